@@ -1,0 +1,14 @@
+//! GemiPanel's protocols and domain logic.
+//!
+//! Nothing in this crate performs I/O or knows about browsers: protocols are state machines fed
+//! with bytes, responses and the current time, returning what to send and what to show. The
+//! service worker and the pages drive them in the browser; the native tests drive them directly.
+
+pub mod gemini;
+pub mod jsonrpc;
+pub mod mcp;
+pub mod messages;
+pub mod settings;
+pub mod sse;
+pub mod tools;
+pub mod url_policy;

@@ -1,0 +1,202 @@
+//! The typed protocol between the pages (side panel, popup) and the service worker.
+//!
+//! Every message is a plain JSON object so that it survives `chrome.runtime` structured cloning
+//! and can be typed by hand in a test. A page sends a [`ClientMessage`]; the worker answers with
+//! [`WorkerMessage::Response`] carrying the same `id`, and pushes [`WorkerMessage::Event`]s to
+//! pages that hold a port open.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A request from a page, with the id its answer will carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientMessage {
+    pub id: u64,
+    pub request: Request,
+}
+
+/// What a page can ask of the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Request {
+    /// Health and identity of the worker.
+    Status,
+}
+
+/// The worker's answer to one [`Request`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Response {
+    Status(WorkerStatus),
+    /// The request could not be carried out; `message` says why in words a person can act on.
+    Error { message: String },
+}
+
+/// Answer to [`Request::Status`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerStatus {
+    /// `version` from the manifest.
+    pub extension_version: String,
+    /// Milliseconds since this worker instance started; it restarts from zero when Chrome
+    /// stops and revives the worker.
+    pub uptime_ms: u64,
+    pub configured_servers: u32,
+}
+
+/// Something the worker tells open pages without being asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The worker (re)started; pages refresh whatever they show of it.
+    WorkerStarted { extension_version: String },
+}
+
+/// Everything the worker sends to a page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorkerMessage {
+    Response { id: u64, response: Response },
+    Event { event: Event },
+}
+
+/// A message a page sent that is not a valid [`ClientMessage`].
+///
+/// Keeps the request id when one could be read, so the page that sent it still gets an answer
+/// instead of waiting forever.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeError {
+    pub id: Option<u64>,
+    pub reason: String,
+}
+
+impl DecodeError {
+    /// The answer the page gets: an error response naming what was wrong.
+    pub fn into_reply(self) -> WorkerMessage {
+        WorkerMessage::Response {
+            id: self.id.unwrap_or(0),
+            response: Response::Error {
+                message: format!("the worker could not read this request: {}", self.reason),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Reads a page's message from whatever JSON value arrived.
+pub fn decode_client_message(value: Value) -> Result<ClientMessage, DecodeError> {
+    let id = value.get("id").and_then(Value::as_u64);
+    let Value::Object(fields) = &value else {
+        return Err(DecodeError {
+            id,
+            reason: format!("expected an object with `id` and `request`, got {}", kind_of(&value)),
+        });
+    };
+    if id.is_none() {
+        let reason = match fields.get("id") {
+            None => "missing field `id`".to_owned(),
+            Some(other) => format!("`id` must be a non-negative integer, got {}", kind_of(other)),
+        };
+        return Err(DecodeError { id, reason });
+    }
+    let Some(request) = fields.get("request") else {
+        return Err(DecodeError { id, reason: "missing field `request`".to_owned() });
+    };
+    let request = Request::deserialize(request)
+        .map_err(|e| DecodeError { id, reason: format!("in `request`: {e}") })?;
+    Ok(ClientMessage { id: id.unwrap_or_default(), request })
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn status_request_round_trips_through_json() {
+        let msg = ClientMessage { id: 7, request: Request::Status };
+        let wire = serde_json::to_value(&msg).unwrap();
+        assert_eq!(wire, json!({"id": 7, "request": {"type": "status"}}));
+        assert_eq!(decode_client_message(wire).unwrap(), msg);
+    }
+
+    #[test]
+    fn responses_and_events_have_a_kind_tag() {
+        let reply = WorkerMessage::Response {
+            id: 3,
+            response: Response::Status(WorkerStatus {
+                extension_version: "0.1.0".into(),
+                uptime_ms: 12,
+                configured_servers: 2,
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(&reply).unwrap(),
+            json!({"kind": "response", "id": 3, "response": {
+                "type": "status", "extension_version": "0.1.0", "uptime_ms": 12, "configured_servers": 2
+            }})
+        );
+        let event = WorkerMessage::Event {
+            event: Event::WorkerStarted { extension_version: "0.1.0".into() },
+        };
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"kind": "event", "event": {"type": "worker_started", "extension_version": "0.1.0"}})
+        );
+    }
+
+    #[test]
+    fn unknown_request_type_is_named_and_keeps_the_id() {
+        let err = decode_client_message(json!({"id": 9, "request": {"type": "launch_rockets"}}))
+            .unwrap_err();
+        assert_eq!(err.id, Some(9));
+        assert!(err.reason.contains("launch_rockets"), "{}", err.reason);
+        assert!(err.reason.contains("status"), "lists what is known: {}", err.reason);
+    }
+
+    #[test]
+    fn malformed_envelopes_say_what_is_wrong() {
+        let cases = [
+            (json!("status"), "got a string"),
+            (json!(null), "got null"),
+            (json!({"request": {"type": "status"}}), "missing field `id`"),
+            (json!({"id": -1, "request": {"type": "status"}}), "non-negative integer"),
+            (json!({"id": "1", "request": {"type": "status"}}), "got a string"),
+            (json!({"id": 1}), "missing field `request`"),
+            (json!({"id": 1, "request": {}}), "missing field `type`"),
+            (json!({"id": 1, "request": 5}), "in `request`"),
+        ];
+        for (input, expected) in cases {
+            let err = decode_client_message(input.clone()).unwrap_err();
+            assert!(err.reason.contains(expected), "{input}: {}", err.reason);
+        }
+    }
+
+    #[test]
+    fn a_decode_error_becomes_an_error_reply_to_the_same_id() {
+        let err = decode_client_message(json!({"id": 4, "request": {"type": "nope"}})).unwrap_err();
+        match err.into_reply() {
+            WorkerMessage::Response { id: 4, response: Response::Error { message } } => {
+                assert!(message.contains("nope"), "{message}");
+            }
+            other => panic!("unexpected reply {other:?}"),
+        }
+    }
+}

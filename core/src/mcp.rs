@@ -1,1 +1,24 @@
-//! (being written)
+//! The MCP client: protocol types and a Streamable HTTP client behind [`HttpTransport`].
+//!
+//! The client speaks protocol 2026-07-28 (stateless, per-request `_meta`) and falls back to the
+//! `initialize` handshake of 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 when the server is
+//! of the older era. It performs no I/O itself: the host supplies HTTP and a timer.
+
+mod client;
+pub mod elicitation;
+mod error;
+mod headers;
+mod race;
+pub mod reply;
+mod session;
+pub mod transport;
+pub mod types;
+
+pub use client::{CallEvent, CallHandler, Client, ServerConfig};
+pub use error::{redact_url, Error};
+pub use race::CancelToken;
+pub use session::{SessionState, LEGACY_VERSIONS, MODERN_VERSION};
+pub use transport::{
+    HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer, TransportError,
+};
+pub use types::*;

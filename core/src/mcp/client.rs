@@ -1,0 +1,876 @@
+//! The MCP client over Streamable HTTP.
+//!
+//! One `Client` per server. Methods take `&self` so a single-threaded host can run calls in
+//! parallel; state lives in `Cell`/`RefCell` and is never borrowed across an `.await`.
+
+use super::elicitation;
+use super::error::{Error, Kind};
+use super::headers::encode_value;
+use super::race::{first, CancelToken, Either};
+use super::reply::{DecodeError, ReplyDecoder};
+use super::session::{is_supported, SessionState, LEGACY_VERSIONS, MODERN_VERSION};
+use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
+use super::types::*;
+use crate::jsonrpc::{code, ErrorObject, Id, Message, Notification, Request, Response};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::time::Duration;
+
+/// How to reach one server and how long to wait for it.
+#[derive(Clone)]
+pub struct ServerConfig {
+    pub url: String,
+    /// Sent with every request (API keys, `Authorization`). Never shown in `Debug`.
+    pub headers: Vec<(String, String)>,
+    pub request_timeout: Duration,
+    pub notification_timeout: Duration,
+    pub max_reply_bytes: usize,
+    pub client_info: Implementation,
+}
+
+impl ServerConfig {
+    pub fn new(url: impl Into<String>) -> Self {
+        ServerConfig {
+            url: url.into(),
+            headers: Vec::new(),
+            request_timeout: Duration::from_secs(30),
+            notification_timeout: Duration::from_secs(10),
+            max_reply_bytes: 10 * 1024 * 1024,
+            client_info: Implementation {
+                name: "GemiPanel".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                title: None,
+            },
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("ServerConfig")
+            .field("url", &super::redact_url(&self.url))
+            .field("header_names", &names)
+            .field("request_timeout", &self.request_timeout)
+            .field("notification_timeout", &self.notification_timeout)
+            .field("max_reply_bytes", &self.max_reply_bytes)
+            .finish()
+    }
+}
+
+/// Something the server said while a request was running.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallEvent {
+    Progress(Progress),
+    /// The tool list changed: fetch it again.
+    ToolsListChanged,
+    ResourcesListChanged,
+    /// `notifications/message`.
+    Log {
+        level: String,
+        data: Value,
+    },
+}
+
+/// Whoever made a call: sees its events and answers the server's questions.
+///
+/// `()` is the handler of nobody: it ignores events and declines every elicitation.
+#[allow(async_fn_in_trait)] // `?Send` on purpose: the browser host is single-threaded.
+pub trait CallHandler {
+    fn on_event(&self, _event: CallEvent) {}
+
+    /// The server asks the person something. Form defaults are applied to the answer afterwards.
+    async fn elicit(&self, _request: ElicitRequest) -> ElicitResult {
+        ElicitResult::decline()
+    }
+}
+
+impl CallHandler for () {}
+
+/// How many times a 2026-07-28 server may answer `input_required` for one call.
+const MAX_INPUT_ROUNDS: usize = 8;
+/// How many times a broken SSE reply is resumed with `Last-Event-ID`.
+const MAX_RESUMPTIONS: usize = 5;
+/// The wait before resuming when the server named no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
+/// Error bodies are read only this far: enough for a message.
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
+
+pub struct Client<T> {
+    transport: T,
+    config: ServerConfig,
+    session: RefCell<Option<SessionState>>,
+    server: RefCell<Option<ServerDescription>>,
+    next_id: Cell<i64>,
+    tools_changed: Cell<bool>,
+}
+
+/// What one POST produced.
+struct Reply {
+    result: Value,
+    session_id: Option<String>,
+}
+
+impl<T: HttpTransport + Timer> Client<T> {
+    pub fn new(transport: T, config: ServerConfig) -> Self {
+        Client {
+            transport,
+            config,
+            session: RefCell::new(None),
+            server: RefCell::new(None),
+            next_id: Cell::new(1),
+            tools_changed: Cell::new(false),
+        }
+    }
+
+    /// A client resuming a session saved with [`session`](Self::session).
+    pub fn with_session(transport: T, config: ServerConfig, session: SessionState) -> Self {
+        let client = Client::new(transport, config);
+        if is_supported(&session.protocol_version) {
+            *client.session.borrow_mut() = Some(session);
+        }
+        client
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// The state to persist; `None` before the first connection.
+    pub fn session(&self) -> Option<SessionState> {
+        self.session.borrow().clone()
+    }
+
+    /// What the server said about itself, once connected in this process.
+    pub fn server(&self) -> Option<ServerDescription> {
+        self.server.borrow().clone()
+    }
+
+    /// True once after the server announced a changed tool list.
+    pub fn take_tools_list_changed(&self) -> bool {
+        self.tools_changed.replace(false)
+    }
+
+    /// Negotiates the protocol if that has not happened yet.
+    pub async fn connect(&self) -> Result<SessionState, Error> {
+        if let Some(session) = self.session() {
+            return Ok(session);
+        }
+        let timeout = self.config.request_timeout;
+        match first(self.negotiate(), self.transport.sleep(timeout)).await {
+            Either::Left(result) => result,
+            Either::Right(()) => Err(self.error(Kind::Timeout(timeout))),
+        }
+    }
+
+    pub async fn ping(&self) -> Result<(), Error> {
+        // 2026-07-28 removed `ping`; `server/discover` is the cheap request every server answers.
+        let method = if self.connect().await?.is_modern() { "server/discover" } else { "ping" };
+        self.request(method, Map::new(), &(), None).await.map(drop)
+    }
+
+    /// Every tool, following `nextCursor` pages.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
+        let pages = self
+            .paginate("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor))
+            .await?;
+        self.tools_changed.set(false);
+        Ok(pages)
+    }
+
+    /// Every resource, following `nextCursor` pages.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
+        self.paginate("resources/list", |page: ListResourcesResult| {
+            (page.resources, page.next_cursor)
+        })
+        .await
+    }
+
+    pub async fn read_resource<H: CallHandler>(
+        &self,
+        uri: &str,
+        handler: &H,
+    ) -> Result<ReadResourceResult, Error> {
+        let mut params = Map::new();
+        params.insert("uri".into(), uri.into());
+        let result = self.request("resources/read", params, handler, None).await?;
+        self.decode("resources/read", result)
+    }
+
+    /// Calls a tool. Progress and questions go to `handler`; `cancel` abandons the call.
+    pub async fn call_tool<H: CallHandler>(
+        &self,
+        name: &str,
+        arguments: Value,
+        handler: &H,
+        cancel: Option<&CancelToken>,
+    ) -> Result<CallToolResult, Error> {
+        let mut params = Map::new();
+        params.insert("name".into(), name.into());
+        params.insert("arguments".into(), arguments);
+        let result = self.request("tools/call", params, handler, cancel).await?;
+        self.decode("tools/call", result)
+    }
+
+    /// Ends a handshake-era session (HTTP DELETE); stateless sessions have nothing to end.
+    pub async fn close(&self) -> Result<(), Error> {
+        let Some(session) = self.session.borrow_mut().take() else {
+            return Ok(());
+        };
+        let Some(session_id) = session.session_id.clone() else {
+            return Ok(());
+        };
+        let mut headers = self.base_headers();
+        headers.push(("Mcp-Session-Id".into(), session_id));
+        if session.sends_version_header() {
+            headers.push(("MCP-Protocol-Version".into(), session.protocol_version.clone()));
+        }
+        let request = HttpRequest {
+            method: Method::Delete,
+            url: self.config.url.clone(),
+            headers,
+            body: None,
+        };
+        let sent = first(
+            self.transport.send(request),
+            self.transport.sleep(self.config.notification_timeout),
+        )
+        .await;
+        match sent {
+            // 405: the server does not let clients end sessions; that is allowed.
+            Either::Left(Ok(r)) if r.status < 300 || r.status == 404 || r.status == 405 => Ok(()),
+            Either::Left(Ok(r)) => Err(self.error(self.http_error(r).await)),
+            Either::Left(Err(e)) => Err(self.error(Kind::Transport(e))),
+            Either::Right(()) => Err(self.error(Kind::Timeout(self.config.notification_timeout))),
+        }
+    }
+
+    async fn paginate<P: DeserializeOwned, I>(
+        &self,
+        method: &str,
+        split: impl Fn(P) -> (Vec<I>, Option<String>),
+    ) -> Result<Vec<I>, Error> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        // A bound on pages, so a server that repeats a cursor cannot keep us here forever.
+        for _ in 0..1000 {
+            let mut params = Map::new();
+            if let Some(c) = &cursor {
+                params.insert("cursor".into(), c.as_str().into());
+            }
+            let page: P = self.decode(method, self.request(method, params, &(), None).await?)?;
+            let (mut page_items, next) = split(page);
+            items.append(&mut page_items);
+            match next {
+                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                _ => return Ok(items),
+            }
+        }
+        Ok(items)
+    }
+
+    fn decode<R: DeserializeOwned>(&self, method: &str, value: Value) -> Result<R, Error> {
+        serde_json::from_value(value).map_err(|e| {
+            self.error(Kind::Protocol(format!("unexpected result shape: {e}"))).with_method(method)
+        })
+    }
+
+    /// Sends one request with the whole protocol around it: connecting, timeouts, cancellation,
+    /// session renewal and 2026-07-28 input rounds.
+    async fn request<H: CallHandler>(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        handler: &H,
+        cancel: Option<&CancelToken>,
+    ) -> Result<Value, Error> {
+        let id = self.fresh_id();
+        let timeout = self.config.request_timeout;
+        let work = self.request_with_renewal(method, params, handler, &id);
+        let cancelled = async {
+            match cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = first(work, first(self.transport.sleep(timeout), cancelled)).await;
+        let failure = match outcome {
+            Either::Left(result) => return result.map_err(|e| e.with_method(method)),
+            Either::Right(Either::Left(())) => Kind::Timeout(timeout),
+            Either::Right(Either::Right(())) => Kind::Cancelled,
+        };
+        // A handshake-era server is told; a stateless one sees the stream close (dropped above).
+        let reason =
+            if matches!(failure, Kind::Cancelled) { "cancelled by the user" } else { "timed out" };
+        self.notify_cancelled(&id, reason).await;
+        Err(self.error(failure).with_method(method))
+    }
+
+    async fn request_with_renewal<H: CallHandler>(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        handler: &H,
+        id: &Id,
+    ) -> Result<Value, Error> {
+        let session = self.connect().await?;
+        match self.request_in_session(&session, method, params.clone(), handler, id).await {
+            Err(e) if matches!(e.kind(), Kind::SessionExpired) && session.session_id.is_some() => {
+                // The server forgot us (restart, expiry): one new session, one retry.
+                self.session.replace(None);
+                let renewed = self.initialize().await?;
+                self.request_in_session(&renewed, method, params, handler, id).await
+            }
+            other => other,
+        }
+    }
+
+    async fn request_in_session<H: CallHandler>(
+        &self,
+        session: &SessionState,
+        method: &str,
+        mut params: Map<String, Value>,
+        handler: &H,
+        id: &Id,
+    ) -> Result<Value, Error> {
+        let mut meta = Map::new();
+        if method == "tools/call" {
+            meta.insert("progressToken".into(), Value::from(format!("progress-{id}")));
+        }
+        if !session.is_modern() {
+            if !meta.is_empty() {
+                params.insert("_meta".into(), Value::Object(meta));
+            }
+            let request = Request {
+                id: id.clone(),
+                method: method.into(),
+                params: Some(Value::Object(params)),
+            };
+            return self.exchange(session, request, handler).await.map(|r| r.result);
+        }
+        meta.extend(self.modern_meta());
+        params.insert("_meta".into(), Value::Object(meta));
+        let mut request_id = id.clone();
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let request = Request {
+                id: request_id.clone(),
+                method: method.into(),
+                params: Some(Value::Object(params.clone())),
+            };
+            let result = self.exchange(session, request, handler).await?.result;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            // Multi round-trip: answer the server's questions, then ask again with a new id.
+            let responses = self.answer_input_requests(&result, handler).await?;
+            params.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+            request_id = self.fresh_id();
+        }
+        Err(self.error(Kind::Protocol(format!(
+            "the server asked for input more than {MAX_INPUT_ROUNDS} times"
+        ))))
+    }
+
+    async fn answer_input_requests<H: CallHandler>(
+        &self,
+        result: &Value,
+        handler: &H,
+    ) -> Result<Map<String, Value>, Error> {
+        let mut responses = Map::new();
+        let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+            return Ok(responses);
+        };
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            match self.answer_server_request(method, &params, handler).await {
+                Ok(answer) => responses.insert(key.clone(), answer),
+                Err(e) => {
+                    return Err(self.error(Kind::Protocol(format!(
+                        "the server asked for \"{method}\", which this client cannot answer: {}",
+                        e.message
+                    ))))
+                }
+            };
+        }
+        Ok(responses)
+    }
+
+    /// The answer to a server-to-client request, whichever era it came in.
+    async fn answer_server_request<H: CallHandler>(
+        &self,
+        method: &str,
+        params: &Value,
+        handler: &H,
+    ) -> Result<Value, ErrorObject> {
+        match method {
+            "ping" => Ok(json!({})),
+            "elicitation/create" => {
+                let request = elicitation::parse_request(params)
+                    .map_err(|m| ErrorObject::new(code::INVALID_PARAMS, m))?;
+                let answer = handler.elicit(request.clone()).await;
+                let answer = elicitation::complete_with_defaults(&request, answer);
+                serde_json::to_value(answer)
+                    .map_err(|e| ErrorObject::new(code::INTERNAL_ERROR, e.to_string()))
+            }
+            other => Err(ErrorObject::new(
+                code::METHOD_NOT_FOUND,
+                format!("client does not support {other}"),
+            )),
+        }
+    }
+
+    fn modern_meta(&self) -> Map<String, Value> {
+        let mut meta = Map::new();
+        meta.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_VERSION.into());
+        meta.insert(
+            "io.modelcontextprotocol/clientInfo".into(),
+            serde_json::to_value(&self.config.client_info).unwrap_or(Value::Null),
+        );
+        meta.insert("io.modelcontextprotocol/clientCapabilities".into(), client_capabilities());
+        meta
+    }
+
+    // ---- connecting --------------------------------------------------------------------------
+
+    /// Tries the stateless protocol first and falls back to the handshake as the spec says:
+    /// a recognised 2026-07-28 error means a modern server, anything else from a 4xx a legacy one.
+    async fn negotiate(&self) -> Result<SessionState, Error> {
+        let modern = SessionState { protocol_version: MODERN_VERSION.into(), session_id: None };
+        let mut params = Map::new();
+        params.insert("_meta".into(), Value::Object(self.modern_meta()));
+        let probe = Request {
+            id: self.fresh_id(),
+            method: "server/discover".into(),
+            params: Some(Value::Object(params)),
+        };
+        match self.exchange(&modern, probe, &()).await {
+            Ok(reply) => {
+                let supported = string_list(reply.result.get("supportedVersions"));
+                if supported.iter().any(|v| v == MODERN_VERSION) {
+                    let info = reply
+                        .result
+                        .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+                        .cloned()
+                        .and_then(|v| serde_json::from_value(v).ok())
+                        .unwrap_or_default();
+                    *self.server.borrow_mut() = Some(ServerDescription {
+                        protocol_version: MODERN_VERSION.into(),
+                        server_info: info,
+                        capabilities: reply.result.get("capabilities").cloned().unwrap_or_default(),
+                        instructions: reply
+                            .result
+                            .get("instructions")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    });
+                    *self.session.borrow_mut() = Some(modern.clone());
+                    return Ok(modern);
+                }
+                self.initialize().await
+            }
+            Err(e) => match e.rpc_error().map(|r| r.code) {
+                Some(code::UNSUPPORTED_PROTOCOL_VERSION) => {
+                    let supported = string_list(
+                        e.rpc_error()
+                            .and_then(|r| r.data.as_ref())
+                            .and_then(|d| d.get("supported")),
+                    );
+                    if supported.iter().any(|v| LEGACY_VERSIONS.contains(&v.as_str())) {
+                        self.initialize().await
+                    } else {
+                        let offered = supported.join(", ");
+                        Err(self.error(Kind::UnsupportedVersion { offered }))
+                    }
+                }
+                Some(code::HEADER_MISMATCH | code::MISSING_REQUIRED_CLIENT_CAPABILITY) => Err(e),
+                _ if falls_back_to_handshake(&e) => self.initialize().await,
+                _ => Err(e),
+            },
+        }
+    }
+
+    /// The handshake of 2025-11-25 and earlier: `initialize`, then `notifications/initialized`.
+    async fn initialize(&self) -> Result<SessionState, Error> {
+        let params = json!({
+            "protocolVersion": LEGACY_VERSIONS[0],
+            "capabilities": client_capabilities(),
+            "clientInfo": self.config.client_info,
+        });
+        let request =
+            Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params) };
+        // No version header on `initialize`: the version is what is being negotiated.
+        let reply = self
+            .exchange(
+                &SessionState { protocol_version: "2025-03-26".into(), session_id: None },
+                request,
+                &(),
+            )
+            .await
+            .map_err(|e| e.with_method("initialize"))?;
+        let description: ServerDescription = self.decode("initialize", reply.result)?;
+        if !LEGACY_VERSIONS.contains(&description.protocol_version.as_str()) {
+            let offered = description.protocol_version.clone();
+            return Err(self.error(Kind::UnsupportedVersion { offered }).with_method("initialize"));
+        }
+        let session = SessionState {
+            protocol_version: description.protocol_version.clone(),
+            session_id: reply.session_id,
+        };
+        *self.server.borrow_mut() = Some(description);
+        self.notify(&session, "notifications/initialized", None)
+            .await
+            .map_err(|e| e.with_method("notifications/initialized"))?;
+        *self.session.borrow_mut() = Some(session.clone());
+        Ok(session)
+    }
+
+    // ---- one HTTP exchange -------------------------------------------------------------------
+
+    /// POSTs one request and reads its reply, JSON or SSE, until the response to it arrives.
+    async fn exchange<H: CallHandler>(
+        &self,
+        session: &SessionState,
+        request: Request,
+        handler: &H,
+    ) -> Result<Reply, Error> {
+        let mut headers = self.session_headers(session);
+        if session.is_modern() {
+            headers.push(("Mcp-Method".into(), request.method.clone()));
+            let params = request.params.as_ref();
+            let name = params.and_then(|p| p.get("name").or_else(|| p.get("uri")));
+            if let (Some(name), "tools/call" | "resources/read" | "prompts/get") =
+                (name.and_then(Value::as_str), request.method.as_str())
+            {
+                headers.push(("Mcp-Name".into(), encode_value(name)));
+            }
+        }
+        let id = request.id.clone();
+        let http = HttpRequest {
+            method: Method::Post,
+            url: self.config.url.clone(),
+            headers,
+            body: Some(Message::Request(request).to_json()),
+        };
+        let response =
+            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
+        if response.status == 404 && session.session_id.is_some() {
+            return Err(self.error(Kind::SessionExpired));
+        }
+        if !(200..300).contains(&response.status) {
+            let kind = self.http_error(response).await;
+            if session.session_id.is_some() && is_unknown_session_reply(&kind) {
+                return Err(self.error(Kind::SessionExpired));
+            }
+            return Err(self.error(kind));
+        }
+        let session_id = response.header("Mcp-Session-Id").map(str::to_owned);
+        let result = self.read_reply(session, response, &id, handler).await?;
+        Ok(Reply { result, session_id })
+    }
+
+    /// Reads replies until the response with `id`, resuming a broken SSE stream when it can.
+    async fn read_reply<H: CallHandler>(
+        &self,
+        session: &SessionState,
+        mut response: HttpResponse<T::Body>,
+        id: &Id,
+        handler: &H,
+    ) -> Result<Value, Error> {
+        let mut resumptions = 0;
+        let mut last_event_id: Option<String> = None;
+        let mut retry: Option<u64> = None;
+        loop {
+            let content_type = response.header("Content-Type").map(str::to_owned);
+            let mut decoder = ReplyDecoder::for_content_type(
+                content_type.as_deref(),
+                self.config.max_reply_bytes,
+            )
+            .map_err(|e| self.decode_error(e))?;
+            let broke = loop {
+                match response.body.next_chunk().await {
+                    Ok(Some(chunk)) => {
+                        let messages = decoder.feed(&chunk).map_err(|e| self.decode_error(e))?;
+                        if let Some(done) =
+                            self.handle_messages(session, messages, id, handler).await
+                        {
+                            return done;
+                        }
+                    }
+                    Ok(None) => break None,
+                    Err(e) => break Some(e),
+                }
+            };
+            let messages = decoder.finish().map_err(|e| self.decode_error(e))?;
+            if let Some(done) = self.handle_messages(session, messages, id, handler).await {
+                return done;
+            }
+            let (event_id, event_retry) = decoder.resume_point();
+            if let Some(event_id) = event_id {
+                last_event_id = Some(event_id.to_owned());
+            }
+            retry = event_retry.or(retry);
+            // Only handshake-era SSE replies can be resumed (2026-07-28 dropped `Last-Event-ID`).
+            let resumable = decoder.is_stream() && !session.is_modern() && last_event_id.is_some();
+            if !resumable || resumptions == MAX_RESUMPTIONS {
+                return Err(match broke {
+                    Some(e) => self.error(Kind::Transport(e)),
+                    None => self.error(Kind::StreamEnded),
+                });
+            }
+            resumptions += 1;
+            let wait = retry.map_or(DEFAULT_RETRY, Duration::from_millis);
+            self.transport.sleep(wait.min(self.config.request_timeout)).await;
+            response = self.resume(session, last_event_id.as_deref().unwrap_or_default()).await?;
+        }
+    }
+
+    /// GET with `Last-Event-ID`: the server replays what the broken stream missed.
+    async fn resume(
+        &self,
+        session: &SessionState,
+        last_event_id: &str,
+    ) -> Result<HttpResponse<T::Body>, Error> {
+        let mut headers: Vec<(String, String)> = self
+            .session_headers(session)
+            .into_iter()
+            .filter(|(name, _)| {
+                !name.eq_ignore_ascii_case("Content-Type") && !name.eq_ignore_ascii_case("Accept")
+            })
+            .collect();
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        headers.push(("Last-Event-ID".into(), last_event_id.into()));
+        let request =
+            HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
+        let response =
+            self.transport.send(request).await.map_err(|e| self.error(Kind::Transport(e)))?;
+        if response.status == 404 && session.session_id.is_some() {
+            return Err(self.error(Kind::SessionExpired));
+        }
+        if !(200..300).contains(&response.status) {
+            return Err(self.error(self.http_error(response).await));
+        }
+        Ok(response)
+    }
+
+    /// Handles messages from a reply; `Some` once the response to `id` is among them.
+    async fn handle_messages<H: CallHandler>(
+        &self,
+        session: &SessionState,
+        messages: Vec<Message>,
+        id: &Id,
+        handler: &H,
+    ) -> Option<Result<Value, Error>> {
+        for message in messages {
+            match message {
+                Message::Response(Response { id: Some(rid), outcome }) if &rid == id => {
+                    return Some(outcome.map_err(|e| self.error(Kind::Rpc(e))));
+                }
+                // An error the server could not attribute: on a reply to our POST it is ours.
+                Message::Response(Response { id: None, outcome: Err(e) }) => {
+                    return Some(Err(self.error(Kind::Rpc(e))));
+                }
+                Message::Response(_) => {}
+                Message::Notification(n) => self.handle_notification(n, handler),
+                Message::Request(r) => {
+                    let outcome = self
+                        .answer_server_request(
+                            &r.method,
+                            r.params.as_ref().unwrap_or(&Value::Null),
+                            handler,
+                        )
+                        .await;
+                    let answer = Message::Response(Response { id: Some(r.id), outcome });
+                    // If the answer cannot be delivered the server times out on its side; our
+                    // own request still ends through its timeout, so nothing hangs here.
+                    let _ = self.post_message(session, answer).await;
+                }
+            }
+        }
+        None
+    }
+
+    fn handle_notification<H: CallHandler>(&self, notification: Notification, handler: &H) {
+        let params = notification.params.unwrap_or(Value::Null);
+        let event = match notification.method.as_str() {
+            "notifications/progress" => match serde_json::from_value(params) {
+                Ok(progress) => CallEvent::Progress(progress),
+                Err(_) => return,
+            },
+            "notifications/tools/list_changed" => {
+                self.tools_changed.set(true);
+                CallEvent::ToolsListChanged
+            }
+            "notifications/resources/list_changed" => CallEvent::ResourcesListChanged,
+            "notifications/message" => CallEvent::Log {
+                level: params.get("level").and_then(Value::as_str).unwrap_or("info").to_owned(),
+                data: params.get("data").cloned().unwrap_or(Value::Null),
+            },
+            _ => return,
+        };
+        handler.on_event(event);
+    }
+
+    // ---- notifications and plain messages ----------------------------------------------------
+
+    async fn notify(
+        &self,
+        session: &SessionState,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), Error> {
+        let message = Message::Notification(Notification { method: method.into(), params });
+        let sent = first(
+            self.post_message(session, message),
+            self.transport.sleep(self.config.notification_timeout),
+        )
+        .await;
+        match sent {
+            Either::Left(result) => result,
+            Either::Right(()) => Err(self.error(Kind::Timeout(self.config.notification_timeout))),
+        }
+    }
+
+    async fn notify_cancelled(&self, id: &Id, reason: &str) {
+        let Some(session) = self.session() else { return };
+        if session.is_modern() {
+            return;
+        }
+        let params = json!({"requestId": id, "reason": reason});
+        // Best effort: the call has already failed for the caller.
+        let _ = self.notify(&session, "notifications/cancelled", Some(params)).await;
+    }
+
+    /// POSTs a notification or a response; the server answers 202 without a body.
+    async fn post_message(&self, session: &SessionState, message: Message) -> Result<(), Error> {
+        let http = HttpRequest {
+            method: Method::Post,
+            url: self.config.url.clone(),
+            headers: self.session_headers(session),
+            body: Some(message.to_json()),
+        };
+        let response =
+            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
+        if (200..300).contains(&response.status) {
+            Ok(())
+        } else {
+            Err(self.error(self.http_error(response).await))
+        }
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    fn fresh_id(&self) -> Id {
+        let n = self.next_id.get();
+        self.next_id.set(n + 1);
+        Id::Number(n)
+    }
+
+    fn base_headers(&self) -> Vec<(String, String)> {
+        let mut headers = self.config.headers.clone();
+        headers.push(("Accept".into(), "application/json, text/event-stream".into()));
+        headers
+    }
+
+    fn session_headers(&self, session: &SessionState) -> Vec<(String, String)> {
+        let mut headers = self.base_headers();
+        headers.push(("Content-Type".into(), "application/json".into()));
+        if session.sends_version_header() {
+            headers.push(("MCP-Protocol-Version".into(), session.protocol_version.clone()));
+        }
+        if let Some(session_id) = &session.session_id {
+            headers.push(("Mcp-Session-Id".into(), session_id.clone()));
+        }
+        headers
+    }
+
+    fn error(&self, kind: Kind) -> Error {
+        Error::new(kind, &self.config.url)
+    }
+
+    fn decode_error(&self, error: DecodeError) -> Error {
+        self.error(match error {
+            DecodeError::NotMcp { content_type } => Kind::NotMcpServer { content_type },
+            DecodeError::TooLarge { limit } => Kind::TooLarge { limit },
+            DecodeError::Malformed(what) => Kind::Malformed(what),
+        })
+    }
+
+    /// Reads the start of an error body for the server's own words.
+    async fn http_error(&self, mut response: HttpResponse<T::Body>) -> Kind {
+        let www_authenticate = response.header("WWW-Authenticate").map(str::to_owned);
+        let is_html = response
+            .header("Content-Type")
+            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/html"));
+        let mut body = Vec::new();
+        while body.len() < ERROR_BODY_LIMIT {
+            match response.body.next_chunk().await {
+                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+                _ => break,
+            }
+        }
+        let rpc = serde_json::from_slice::<Value>(&body)
+            .ok()
+            .and_then(|v| Message::from_value(v).ok())
+            .and_then(|m| match m {
+                Message::Response(Response { outcome: Err(e), .. }) => Some(e),
+                _ => None,
+            });
+        let message = match &rpc {
+            Some(e) => Some(e.message.clone()),
+            None if is_html || body.trim_ascii_start().starts_with(b"<") => {
+                Some("an HTML page, not MCP".into())
+            }
+            None => {
+                let text = String::from_utf8_lossy(&body);
+                let text: String = text.trim().chars().take(200).collect();
+                (!text.is_empty()).then_some(text)
+            }
+        };
+        Kind::Http { status: response.status, message, www_authenticate, rpc }
+    }
+}
+
+/// A 4xx other than "sign in" answers the stateless probe of a handshake-era server, and so
+/// does a JSON-RPC error that 2026-07-28 does not define (such as "method not found").
+fn falls_back_to_handshake(error: &Error) -> bool {
+    match error.status() {
+        Some(401 | 403) => false,
+        Some(status) => (400..500).contains(&status),
+        None => matches!(error.kind(), Kind::Rpc(_)),
+    }
+}
+
+/// The SDK's example routers (and so server-everything) answer an unknown session with 400
+/// "No valid session ID provided" instead of the 404 the spec asks for; treat it the same.
+fn is_unknown_session_reply(kind: &Kind) -> bool {
+    match kind {
+        Kind::Http { status: 400, rpc: Some(rpc), .. } => {
+            rpc.code == -32000 && rpc.message.to_ascii_lowercase().contains("session")
+        }
+        _ => false,
+    }
+}
+
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// Elicitation (form and URL) and the MCP Apps extension.
+fn client_capabilities() -> Value {
+    json!({
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {
+            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
+        }
+    })
+}

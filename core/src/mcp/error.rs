@@ -1,0 +1,224 @@
+//! The one error type of the MCP client: ask it questions, show its `Display` to the person.
+
+use super::transport::TransportError;
+use crate::jsonrpc::ErrorObject;
+use std::fmt;
+use std::time::Duration;
+
+pub struct Error {
+    /// Boxed so `Result<_, Error>` stays small on the happy path.
+    kind: Box<Kind>,
+    /// The server's URL without credentials, query or fragment.
+    server: String,
+    /// The JSON-RPC method that failed, when one was being sent.
+    method: Option<String>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Kind {
+    Transport(TransportError),
+    Timeout(Duration),
+    Http {
+        status: u16,
+        message: Option<String>,
+        www_authenticate: Option<String>,
+        /// The JSON-RPC error in the body, when there was one.
+        rpc: Option<ErrorObject>,
+    },
+    NotMcpServer {
+        content_type: String,
+    },
+    Malformed(String),
+    TooLarge {
+        limit: usize,
+    },
+    Rpc(ErrorObject),
+    StreamEnded,
+    SessionExpired,
+    Cancelled,
+    UnsupportedVersion {
+        offered: String,
+    },
+    Protocol(String),
+}
+
+impl Error {
+    pub(crate) fn new(kind: Kind, server_url: &str) -> Self {
+        Error { kind: Box::new(kind), server: redact_url(server_url), method: None }
+    }
+
+    pub(crate) fn with_method(mut self, method: &str) -> Self {
+        self.method.get_or_insert_with(|| method.to_owned());
+        self
+    }
+
+    pub(crate) fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    pub fn is_timeout(&self) -> bool {
+        matches!(*self.kind, Kind::Timeout(_))
+    }
+
+    /// The server could not be reached at all (down, wrong port, DNS).
+    pub fn is_connect(&self) -> bool {
+        matches!(&*self.kind, Kind::Transport(e) if e.is_connect())
+    }
+
+    /// The HTTP status of a non-success reply.
+    pub fn status(&self) -> Option<u16> {
+        match *self.kind {
+            Kind::Http { status, .. } => Some(status),
+            _ => None,
+        }
+    }
+
+    /// HTTP 401: the server wants authorization (OAuth).
+    pub fn is_auth_required(&self) -> bool {
+        self.status() == Some(401)
+    }
+
+    /// The `WWW-Authenticate` header of a 401 or 403, for OAuth discovery.
+    pub fn www_authenticate(&self) -> Option<&str> {
+        match &*self.kind {
+            Kind::Http { www_authenticate, .. } => www_authenticate.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The session was unknown to the server even after initializing again.
+    pub fn is_session_expired(&self) -> bool {
+        matches!(*self.kind, Kind::SessionExpired)
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        matches!(*self.kind, Kind::Cancelled)
+    }
+
+    /// The URL answered, but with something that is not MCP (an HTML page, say).
+    pub fn is_not_mcp_server(&self) -> bool {
+        matches!(*self.kind, Kind::NotMcpServer { .. })
+    }
+
+    /// The reply was not valid JSON, JSON-RPC or SSE, or did not match the protocol.
+    pub fn is_malformed(&self) -> bool {
+        matches!(*self.kind, Kind::Malformed(_) | Kind::Protocol(_))
+    }
+
+    pub fn is_too_large(&self) -> bool {
+        matches!(*self.kind, Kind::TooLarge { .. })
+    }
+
+    /// The JSON-RPC error the server answered with (also inside an HTTP error reply).
+    pub fn rpc_error(&self) -> Option<&ErrorObject> {
+        match &*self.kind {
+            Kind::Rpc(e) => Some(e),
+            Kind::Http { rpc, .. } => rpc.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MCP server {}", self.server)?;
+        if let Some(method) = &self.method {
+            write!(f, " ({method})")?;
+        }
+        f.write_str(": ")?;
+        match &*self.kind {
+            Kind::Transport(e) if e.is_connect() => write!(f, "could not connect: {e}"),
+            Kind::Transport(e) => write!(f, "connection failed: {e}"),
+            Kind::Timeout(d) => write!(f, "no reply within {} s", d.as_secs_f32()),
+            Kind::Http {
+                status, message, ..
+            } => {
+                write!(f, "answered HTTP {status}")?;
+                if *status == 401 {
+                    f.write_str(" (sign-in required)")?;
+                }
+                match message {
+                    Some(m) if !m.is_empty() => write!(f, ": {m}"),
+                    _ => Ok(()),
+                }
+            }
+            Kind::NotMcpServer { content_type } => write!(
+                f,
+                "not an MCP server (it answered with {content_type}); check the URL, it usually ends in /mcp"
+            ),
+            Kind::Malformed(what) => write!(f, "malformed reply: {what}"),
+            Kind::TooLarge { limit } => write!(f, "reply larger than {limit} bytes"),
+            Kind::Rpc(e) => write!(f, "error {}: {}", e.code, e.message),
+            Kind::StreamEnded => f.write_str("the reply stream ended before the result arrived"),
+            Kind::SessionExpired => {
+                f.write_str("the server forgot the session and a new one was refused")
+            }
+            Kind::Cancelled => f.write_str("cancelled"),
+            Kind::UnsupportedVersion { offered } => write!(
+                f,
+                "speaks MCP protocol version {offered}, which this client does not support"
+            ),
+            Kind::Protocol(what) => write!(f, "protocol error: {what}"),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind)
+            .field("server", &self.server)
+            .field("method", &self.method)
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &*self.kind {
+            Kind::Transport(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A URL fit for messages: no user info, query or fragment (they can hold secrets).
+pub fn redact_url(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut url) => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.set_query(None);
+            url.set_fragment(None);
+            url.to_string()
+        }
+        Err(_) => "(invalid URL)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_server_without_secrets() {
+        let e = Error::new(
+            Kind::Http {
+                status: 401,
+                message: Some("token expired".into()),
+                www_authenticate: Some("Bearer resource_metadata=x".into()),
+                rpc: None,
+            },
+            "https://user:pw@example.com/mcp?key=SECRET#frag",
+        )
+        .with_method("tools/list");
+        let text = e.to_string();
+        assert_eq!(
+            text,
+            "MCP server https://example.com/mcp (tools/list): answered HTTP 401 (sign-in required): token expired"
+        );
+        assert!(!format!("{e:?}").contains("SECRET"));
+        assert!(e.is_auth_required());
+        assert_eq!(e.www_authenticate(), Some("Bearer resource_metadata=x"));
+    }
+}

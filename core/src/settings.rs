@@ -1,1 +1,36 @@
-//! (being written)
+//! The one versioned settings document: Gemini key and model, MCP servers, tool choices.
+//!
+//! - [`load`] reads what storage holds (any earlier version is migrated) and validates it; a
+//!   document that fails is returned inside the error, never replaced.
+//! - [`apply`] applies one [`SettingsEdit`]; the worker runs edits one after another, each a
+//!   read-modify-write of the stored document.
+//! - [`preview_import`] reads an export, a gemini-cli `settings.json` or a Claude Desktop config
+//!   into an [`ImportPreview`]; [`export`] writes the own format.
+//!
+//! Secrets (API key, header values) are [`Secret`]s: redacted in `Debug`, absent from every
+//! error message.
+
+mod document;
+mod edit;
+mod export;
+mod import;
+mod jsonc;
+mod load;
+mod migrate;
+mod secret;
+mod validate;
+
+pub use document::{
+    same_name, CachedTools, GeminiSettings, Server, ServerId, Settings, CURRENT_VERSION,
+    DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
+};
+pub use edit::{apply, EditError, ServerDraft, SettingsEdit};
+pub use export::{export, ExportOptions, EXPORT_FORMAT};
+pub use import::{
+    preview_import, ImportError, ImportPreview, ImportSource, Skipped, MAX_IMPORT_BYTES,
+};
+pub use jsonc::strip_comments;
+pub use load::{load, LoadError, LoadFailure, Loaded};
+pub use migrate::{migrate, version_of, MigrationError};
+pub use secret::Secret;
+pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};

@@ -1,1 +1,291 @@
-//! (being written)
+//! Which URLs GemiPanel may fetch.
+//!
+//! Two policies. A URL the user configured as an MCP server may point at loopback (over http or
+//! https) and, when the user ticked "local network server" for it, at a private network address
+//! over https; anything else must be https. A URL learned from a server (OAuth metadata,
+//! authorization, token and registration endpoints) must be https and public: a server must not
+//! be able to steer the extension at the user's router, a cloud metadata service or localhost.
+//!
+//! Host names are normalised by the WHATWG parser of the `url` crate first, which already turns
+//! decimal (`2130706433`), octal (`0177.0.0.1`), hex (`0x7f.1`), short (`127.1`) and full-width
+//! IPv4 forms into plain addresses and lower-cases names. What it leaves is done here: trailing
+//! dots on names and IPv4 addresses hidden inside IPv6 ones (mapped, compatible, NAT64, 6to4).
+//!
+//! What no URL check can see: a public name that resolves to a private address (DNS rebinding).
+//! The browser resolves names, not us.
+
+use std::fmt;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use url::{Host, Url};
+
+/// Where a URL came from, which decides what it may point at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// An MCP server URL the user typed or imported. `local_network` is the user's
+    /// "local network server" tick for that server.
+    Configured { local_network: bool },
+    /// A URL a server told us to fetch: OAuth metadata, authorization, token, registration.
+    Learned,
+}
+
+/// What a host is, after normalisation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostClass {
+    Public,
+    /// 127.0.0.0/8, ::1, `localhost` and `*.localhost`.
+    Loopback,
+    /// RFC 1918, CGNAT 100.64/10, fc00::/7, fec0::/10, and names that only resolve on a local
+    /// network (`.local`, `.lan`, `.internal`, `.home.arpa`, single-label names).
+    PrivateNetwork,
+    /// 169.254/16 and fe80::/10.
+    LinkLocal,
+    /// Cloud instance metadata services, which hand out credentials to whoever asks.
+    Metadata,
+    /// Addresses nothing should be fetched from: 0.0.0.0/8, ::, multicast, broadcast, 240/4.
+    Unroutable,
+}
+
+/// Why a URL was refused. `Display` is a sentence to show next to the URL field; it names the
+/// host but never the whole URL, whose user info or query may carry secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlRefusal {
+    kind: RefusalKind,
+    detail: String,
+}
+
+/// The reason behind a [`UrlRefusal`], for code that reacts to it (e.g. highlights the tick box).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusalKind {
+    /// Not a URL at all.
+    Unparsable,
+    /// Not http or https.
+    Scheme,
+    /// `user:password@` in the URL.
+    UserInfo,
+    /// A `#fragment`, which a server URL or an OAuth endpoint never has.
+    Fragment,
+    NoHost,
+    /// http to something other than loopback (configured) or http at all (learned).
+    Insecure,
+    /// A private network address the user has not ticked "local network server" for.
+    NeedsLocalNetwork,
+    /// A learned URL pointing at loopback, a private network or link-local address.
+    NotPublic,
+    Metadata,
+    Unroutable,
+}
+
+impl UrlRefusal {
+    pub fn kind(&self) -> RefusalKind {
+        self.kind
+    }
+
+    /// True when ticking "local network server" would make the URL acceptable.
+    pub fn needs_local_network(&self) -> bool {
+        self.kind == RefusalKind::NeedsLocalNetwork
+    }
+
+    fn new(kind: RefusalKind, detail: impl Into<String>) -> Self {
+        UrlRefusal { kind, detail: detail.into() }
+    }
+}
+
+impl fmt::Display for UrlRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let host = &self.detail;
+        match self.kind {
+            RefusalKind::Unparsable => write!(f, "this is not a valid URL ({host})"),
+            RefusalKind::Scheme => write!(f, "only http and https URLs can be used"),
+            RefusalKind::UserInfo => write!(
+                f,
+                "the URL contains a user name or password; remove it and put credentials in a header"
+            ),
+            RefusalKind::Fragment => write!(f, "the URL must not contain a #fragment"),
+            RefusalKind::NoHost => write!(f, "the URL has no host name"),
+            RefusalKind::Insecure => {
+                write!(f, "http is only allowed for loopback addresses; use https")
+            }
+            RefusalKind::NeedsLocalNetwork => write!(
+                f,
+                "{host} is a private network address: tick “local network server” to allow it"
+            ),
+            RefusalKind::NotPublic => write!(
+                f,
+                "the server pointed to {host}, which is not a public address; addresses a server \
+                 gives us must be public"
+            ),
+            RefusalKind::Metadata => write!(
+                f,
+                "{host} is a cloud metadata service, which is never contacted"
+            ),
+            RefusalKind::Unroutable => write!(f, "{host} is not an address a server can have"),
+        }
+    }
+}
+
+impl std::error::Error for UrlRefusal {}
+
+/// Parses `input` and checks it against `policy`. Returns the normalised URL to fetch.
+pub fn check(input: &str, policy: Policy) -> Result<Url, UrlRefusal> {
+    let url = Url::parse(input.trim())
+        .map_err(|e| UrlRefusal::new(RefusalKind::Unparsable, e.to_string()))?;
+    check_parsed(&url, policy)?;
+    Ok(url)
+}
+
+/// Checks an already parsed URL against `policy`.
+pub fn check_parsed(url: &Url, policy: Policy) -> Result<(), UrlRefusal> {
+    let https = match url.scheme() {
+        "https" => true,
+        "http" => false,
+        _ => return Err(UrlRefusal::new(RefusalKind::Scheme, "")),
+    };
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(UrlRefusal::new(RefusalKind::UserInfo, ""));
+    }
+    if url.fragment().is_some() {
+        return Err(UrlRefusal::new(RefusalKind::Fragment, ""));
+    }
+    let host = match url.host() {
+        Some(Host::Domain("")) | None => return Err(UrlRefusal::new(RefusalKind::NoHost, "")),
+        Some(host) => host,
+    };
+    let shown = url.host_str().unwrap_or_default().to_string();
+    let class = classify_host(&host);
+    match class {
+        HostClass::Metadata => return Err(UrlRefusal::new(RefusalKind::Metadata, shown)),
+        HostClass::Unroutable => return Err(UrlRefusal::new(RefusalKind::Unroutable, shown)),
+        _ => {}
+    }
+    match policy {
+        Policy::Learned => {
+            if !https {
+                return Err(UrlRefusal::new(RefusalKind::Insecure, shown));
+            }
+            if class != HostClass::Public {
+                return Err(UrlRefusal::new(RefusalKind::NotPublic, shown));
+            }
+        }
+        Policy::Configured { local_network } => {
+            // The scheme is checked before the tick so that a person is not asked to tick a box
+            // only to be told next that http is refused anyway.
+            if !https && class != HostClass::Loopback {
+                return Err(UrlRefusal::new(RefusalKind::Insecure, shown));
+            }
+            let private = matches!(class, HostClass::PrivateNetwork | HostClass::LinkLocal);
+            if private && !local_network {
+                return Err(UrlRefusal::new(RefusalKind::NeedsLocalNetwork, shown));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// True when a configured URL is acceptable only with the "local network server" tick.
+pub fn needs_local_network(url: &Url) -> bool {
+    url.host()
+        .map(|h| matches!(classify_host(&h), HostClass::PrivateNetwork | HostClass::LinkLocal))
+        .unwrap_or(false)
+}
+
+/// Classifies a host parsed by the `url` crate.
+pub fn classify_host(host: &Host<&str>) -> HostClass {
+    match host {
+        Host::Ipv4(ip) => classify_ipv4(*ip),
+        Host::Ipv6(ip) => classify_ipv6(*ip),
+        Host::Domain(name) => classify_domain(name),
+    }
+}
+
+fn classify_domain(name: &str) -> HostClass {
+    let name = name.to_ascii_lowercase();
+    // `localhost.` and `localhost` are the same name to a resolver.
+    let name = name.strip_suffix('.').unwrap_or(&name);
+    if name.is_empty() {
+        return HostClass::Unroutable;
+    }
+    // The url crate leaves `127.0.0.1.` style hosts with a trailing dot as names in some
+    // versions; parse what is left once more so no IPv4 form slips through as a "name".
+    if let Ok(reparsed) = Host::parse(name) {
+        match reparsed {
+            Host::Ipv4(ip) => return classify_ipv4(ip),
+            Host::Ipv6(ip) => return classify_ipv6(ip),
+            Host::Domain(_) => {}
+        }
+    }
+    const METADATA_NAMES: [&str; 3] = ["metadata.google.internal", "metadata.goog", "metadata"];
+    if METADATA_NAMES.contains(&name) {
+        return HostClass::Metadata;
+    }
+    if name == "localhost" || name.ends_with(".localhost") {
+        return HostClass::Loopback;
+    }
+    const LOCAL_SUFFIXES: [&str; 5] = [".local", ".lan", ".internal", ".home.arpa", ".intranet"];
+    if !name.contains('.') || LOCAL_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+        return HostClass::PrivateNetwork;
+    }
+    HostClass::Public
+}
+
+fn classify_ipv4(ip: Ipv4Addr) -> HostClass {
+    const METADATA: [Ipv4Addr; 3] = [
+        Ipv4Addr::new(169, 254, 169, 254), // AWS, GCP, Azure, most others
+        Ipv4Addr::new(169, 254, 170, 2),   // AWS ECS task credentials
+        Ipv4Addr::new(100, 100, 100, 200), // Alibaba Cloud
+    ];
+    let [a, b, _, _] = ip.octets();
+    if METADATA.contains(&ip) {
+        HostClass::Metadata
+    } else if ip.is_loopback() {
+        HostClass::Loopback
+    } else if a == 0 || ip.is_multicast() || ip.is_broadcast() || a >= 240 {
+        HostClass::Unroutable
+    } else if ip.is_link_local() {
+        HostClass::LinkLocal
+    } else if ip.is_private() || (a == 100 && (64..128).contains(&b)) {
+        HostClass::PrivateNetwork
+    } else {
+        HostClass::Public
+    }
+}
+
+fn classify_ipv6(ip: Ipv6Addr) -> HostClass {
+    const AWS_METADATA: Ipv6Addr = Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254);
+    if ip == AWS_METADATA {
+        return HostClass::Metadata;
+    }
+    if ip.is_loopback() {
+        return HostClass::Loopback;
+    }
+    if ip.is_unspecified() || ip.is_multicast() {
+        return HostClass::Unroutable;
+    }
+    if let Some(v4) = embedded_ipv4(ip) {
+        return classify_ipv4(v4);
+    }
+    let first = ip.segments()[0];
+    if first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfec0 {
+        HostClass::PrivateNetwork // unique local fc00::/7, deprecated site-local fec0::/10
+    } else if first & 0xffc0 == 0xfe80 {
+        HostClass::LinkLocal
+    } else {
+        HostClass::Public
+    }
+}
+
+/// The IPv4 address an IPv6 address stands for, in the forms that reach an IPv4 host:
+/// mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:ab:cd::`.
+fn embedded_ipv4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = ip.segments();
+    let low = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        Some(v4)
+    } else if s[..6] == [0; 6] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        Some(low) // compatible (:: and ::1 were handled before) or NAT64
+    } else if s[0] == 0x2002 {
+        Some(Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8))
+    } else {
+        None
+    }
+}

@@ -1,0 +1,163 @@
+//! The settings document of the current schema version, as stored in `chrome.storage.local`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::secret::Secret;
+
+/// The schema version this build writes. Older documents are migrated on load (`migrate.rs`).
+pub const CURRENT_VERSION: u64 = 2;
+/// Model used until the user picks another.
+pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
+/// Timeout for one request to an MCP server when the user sets none.
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+/// Everything the user configured. The worker is its only writer; see [`super::apply`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Always [`CURRENT_VERSION`] once loaded; kept in the struct so the stored JSON says it.
+    pub version: u64,
+    pub gemini: GeminiSettings,
+    pub servers: Vec<Server>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            version: CURRENT_VERSION,
+            gemini: GeminiSettings::default(),
+            servers: Vec::new(),
+        }
+    }
+}
+
+impl Settings {
+    pub fn server(&self, id: &ServerId) -> Option<&Server> {
+        self.servers.iter().find(|s| &s.id == id)
+    }
+
+    pub fn server_by_name(&self, name: &str) -> Option<&Server> {
+        self.servers.iter().find(|s| same_name(&s.name, name))
+    }
+}
+
+/// Server names are compared without case: tool names derived from them are lower-cased, so
+/// "GitHub" and "github" would collide there.
+pub fn same_name(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeminiSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<Secret>,
+    pub model: String,
+}
+
+impl Default for GeminiSettings {
+    fn default() -> Self {
+        GeminiSettings { api_key: None, model: DEFAULT_MODEL.to_string() }
+    }
+}
+
+/// One remote MCP server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Server {
+    pub id: ServerId,
+    pub name: String,
+    /// Normalised by `url_policy::check` when it was set.
+    pub url: String,
+    /// Header name → value. Every value counts as a secret (most are credentials).
+    #[serde(default)]
+    pub headers: BTreeMap<String, Secret>,
+    pub timeout_ms: u64,
+    /// Calls run without asking first.
+    #[serde(default)]
+    pub trust: bool,
+    /// Only these tools are offered to the model; `None` offers all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_tools: Option<Vec<String>>,
+    /// Never offered; wins over `include_tools`.
+    #[serde(default)]
+    pub exclude_tools: Vec<String>,
+    /// Switched on in new chats.
+    #[serde(default = "yes")]
+    pub enabled_by_default: bool,
+    /// The user's "local network server" tick: allows private network addresses.
+    #[serde(default)]
+    pub local_network: bool,
+    /// The last tool list the server gave, so the side panel can show tools before connecting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tools: Option<CachedTools>,
+    /// Tools the user said "always allow" for.
+    #[serde(default)]
+    pub allowed_tools: BTreeSet<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A tool list as the server sent it (`tools/list` result entries), kept opaque: the MCP
+/// module reads it, settings only stores it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CachedTools {
+    /// Milliseconds since the Unix epoch.
+    pub fetched_at_ms: u64,
+    pub tools: Vec<Value>,
+}
+
+/// A server's stable identity: tokens, chats and tool routes refer to it, so renaming a server
+/// or changing its URL keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ServerId(String);
+
+impl ServerId {
+    const PREFIX: &'static str = "srv_";
+
+    /// A fresh id from 16 random bytes the caller draws (core has no RNG).
+    pub fn generate(random: [u8; 16]) -> Self {
+        ServerId(format!("{}{}", Self::PREFIX, hex(&random[..8])))
+    }
+
+    /// An id that is a pure function of `seed` and `name`: migrations must give the same ids
+    /// every time they run on the same document, and an import derives one per imported name.
+    pub fn derive(seed: &[u8], name: &str) -> Self {
+        let mut hash = Sha256::new();
+        hash.update(b"gemipanel server id\0");
+        hash.update(seed);
+        hash.update(b"\0");
+        hash.update(name.trim().to_lowercase().as_bytes());
+        ServerId(format!("{}{}", Self::PREFIX, hex(&hash.finalize()[..8])))
+    }
+
+    /// Reads an id that came from storage or a page; `None` when it is not one of ours.
+    pub fn parse(text: &str) -> Option<Self> {
+        let rest = text.strip_prefix(Self::PREFIX)?;
+        let ok = (1..=64).contains(&rest.len())
+            && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        ok.then(|| ServerId(text.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ServerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

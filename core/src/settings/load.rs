@@ -1,0 +1,89 @@
+//! Reading the stored document: migrate, parse, validate. A document that fails is handed back
+//! whole inside the error, so the worker can keep it under another key and tell the user,
+//! instead of overwriting it with defaults.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::document::Settings;
+use super::migrate::{migrate, safe_serde_message, MigrationError};
+use super::validate::{validate, Invalid};
+
+/// A document read from storage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub settings: Settings,
+    /// The version it was stored as, when older than the current one: the worker writes the
+    /// upgraded document back (after keeping the old one aside if it wants).
+    pub migrated_from: Option<u64>,
+}
+
+/// Why a stored document was not accepted. Holds the raw input; `Debug` and `Display` leave it
+/// out because it contains the API key and header values.
+#[derive(Clone, PartialEq)]
+pub struct LoadError {
+    raw: Value,
+    reason: LoadFailure,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadFailure {
+    Migration(MigrationError),
+    /// The JSON does not have the current schema's shape.
+    Shape(String),
+    Invalid(Invalid),
+}
+
+impl LoadError {
+    pub fn reason(&self) -> &LoadFailure {
+        &self.reason
+    }
+
+    /// The document exactly as it was read, to store aside.
+    pub fn raw(&self) -> &Value {
+        &self.raw
+    }
+
+    pub fn into_raw(self) -> Value {
+        self.raw
+    }
+
+    /// True when a newer GemiPanel wrote the document (the user may have downgraded).
+    pub fn is_newer_version(&self) -> bool {
+        matches!(self.reason, LoadFailure::Migration(MigrationError::Newer(_)))
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the saved settings could not be read: ")?;
+        match &self.reason {
+            LoadFailure::Migration(e) => write!(f, "{e}"),
+            LoadFailure::Shape(m) => f.write_str(m),
+            LoadFailure::Invalid(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+impl fmt::Debug for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadError").field("reason", &self.reason).finish_non_exhaustive()
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Reads a stored document of any known version. `None` in storage is the worker's business:
+/// it starts from `Settings::default()`.
+pub fn load(raw: &Value) -> Result<Loaded, LoadError> {
+    let fail = |reason| LoadError { raw: raw.clone(), reason };
+    let (current, from) = migrate(raw.clone()).map_err(|e| fail(LoadFailure::Migration(e)))?;
+    let settings: Settings = serde_json::from_value(current)
+        .map_err(|e| fail(LoadFailure::Shape(safe_serde_message(&e))))?;
+    validate(&settings).map_err(|e| fail(LoadFailure::Invalid(e)))?;
+    Ok(Loaded {
+        settings,
+        migrated_from: (from < super::document::CURRENT_VERSION).then_some(from),
+    })
+}

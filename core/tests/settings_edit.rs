@@ -1,0 +1,262 @@
+//! Edits through the pure `apply`: each refuses bad input without changing anything, and a
+//! thousand interleaved edits from three sources all land.
+
+use gemipanel_core::settings::{
+    apply, parse_headers, EditError, Field, Secret, ServerDraft, ServerId, Settings, SettingsEdit,
+};
+use serde_json::json;
+
+fn id(n: u8) -> ServerId {
+    ServerId::generate([n; 16])
+}
+
+fn add(doc: &Settings, n: u8, name: &str, url: &str) -> Settings {
+    let edit = SettingsEdit::AddServer { id: id(n), server: ServerDraft::new(name, url) };
+    apply(doc, &edit).unwrap_or_else(|e| panic!("adding {name}: {e}"))
+}
+
+fn base() -> Settings {
+    add(&Settings::default(), 1, "everything", "http://localhost:3001/mcp")
+}
+
+#[test]
+fn bad_edits_are_refused_with_the_field_to_blame_and_change_nothing() {
+    let doc = add(&base(), 2, "remote", "https://mcp.example.com/mcp");
+    let lan = SettingsEdit::AddServer {
+        id: id(3),
+        server: ServerDraft {
+            local_network: true,
+            ..ServerDraft::new("lan", "https://nas.local/mcp")
+        },
+    };
+    let doc = apply(&doc, &lan).unwrap();
+    let private =
+        ServerDraft { local_network: false, ..ServerDraft::new("lan2", "https://192.168.1.5/mcp") };
+    #[rustfmt::skip]
+    let cases: Vec<(SettingsEdit, Field, &str)> = vec![
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft::new("EveryThing", "https://a.example/") }, Field::Name, "already exists"),
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft::new("  ", "https://a.example/") }, Field::Name, "needs a name"),
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft::new("remote2", "http://a.example/") }, Field::Url, "use https"),
+        (SettingsEdit::AddServer { id: id(9), server: private }, Field::Url, "tick “local network server”"),
+        (SettingsEdit::AddServer { id: id(1), server: ServerDraft::new("other", "https://a.example/") }, Field::ServerId, "same id"),
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft { timeout_ms: Some(0), ..ServerDraft::new("t", "https://a.example/") } }, Field::Timeout, "between"),
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("Bad Name".into(), Secret::new("FAKE-1"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "not a valid header name"),
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("X-Key".into(), Secret::new("FAKE\r\nInjected: 1"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "line break"),
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("Mcp-Session-Id".into(), Secret::new("FAKE-2"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "set by the browser or the MCP client"),
+        (SettingsEdit::UpdateServer { id: id(2), server: ServerDraft::new("everything", "https://mcp.example.com/") }, Field::Name, "already exists"),
+        (SettingsEdit::SetLocalNetwork { id: id(3), local_network: false }, Field::Url, "tick “local network server”"),
+        (SettingsEdit::SetModel { model: "gemini 2.5".into() }, Field::Model, "may only contain"),
+        (SettingsEdit::SetApiKey { api_key: Some(Secret::new("FAKE key with spaces")) }, Field::ApiKey, "printable ASCII"),
+        (SettingsEdit::AllowTool { id: id(1), tool: String::new() }, Field::AllowedTools, "not a valid tool name"),
+        (SettingsEdit::SetToolFilters { id: id(1), include_tools: Some(vec!["a\u{0}".into()]), exclude_tools: vec![] }, Field::ToolFilters, "not a valid tool name"),
+        (SettingsEdit::SetCachedTools { id: id(1), tools: vec![json!({"description": "no name"})], fetched_at_ms: 1 }, Field::CachedTools, "with a name"),
+        (SettingsEdit::RemoveServer { id: id(7) }, Field::ServerId, "no longer exists"),
+        (SettingsEdit::SetTrust { id: id(7), trust: true }, Field::ServerId, "no longer exists"),
+    ];
+    let mut failures = Vec::new();
+    for (edit, field, says) in cases {
+        match apply(&doc, &edit) {
+            Ok(_) => failures.push(format!("{edit:?}: accepted")),
+            Err(e) => {
+                if e.field() != field || !e.to_string().contains(says) {
+                    failures.push(format!("{edit:?}: {:?} {e}", e.field()));
+                }
+                assert!(
+                    !e.to_string().contains("FAKE") && !format!("{e:?}").contains("FAKE"),
+                    "{e:?}"
+                );
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_refused_url_tells_the_popup_to_offer_the_tick() {
+    let edit = SettingsEdit::AddServer {
+        id: id(3),
+        server: ServerDraft::new("lan", "https://10.0.0.2/mcp"),
+    };
+    let err = apply(&base(), &edit).unwrap_err();
+    assert!(err.url_refusal().unwrap().needs_local_network());
+    assert_eq!(err.to_string(), "server “lan”: 10.0.0.2 is a private network address: tick “local network server” to allow it");
+    let ticked = SettingsEdit::AddServer {
+        id: id(3),
+        server: ServerDraft {
+            local_network: true,
+            ..ServerDraft::new("lan", "https://10.0.0.2/mcp")
+        },
+    };
+    assert!(apply(&base(), &ticked).is_ok());
+}
+
+#[test]
+fn update_keeps_headers_when_none_are_sent_and_forgets_approvals_when_the_url_changes() {
+    let mut doc = base();
+    let headers = parse_headers(r#"{"Authorization": "Bearer FAKE-3"}"#).unwrap();
+    let with_headers = ServerDraft {
+        headers: Some(headers),
+        ..ServerDraft::new("everything", "http://localhost:3001/mcp")
+    };
+    for edit in [
+        SettingsEdit::UpdateServer { id: id(1), server: with_headers },
+        SettingsEdit::AllowTool { id: id(1), tool: "echo".into() },
+        SettingsEdit::SetCachedTools {
+            id: id(1),
+            tools: vec![json!({"name": "echo"})],
+            fetched_at_ms: 5,
+        },
+        SettingsEdit::UpdateServer {
+            id: id(1),
+            server: ServerDraft {
+                trust: true,
+                ..ServerDraft::new("Everything", "http://LOCALHOST:3001/mcp")
+            },
+        },
+    ] {
+        doc = apply(&doc, &edit).unwrap();
+    }
+    let s = doc.server(&id(1)).unwrap();
+    assert_eq!((s.name.as_str(), s.trust), ("Everything", true));
+    assert_eq!(s.headers["Authorization"].expose(), "Bearer FAKE-3");
+    // Same URL once normalised: approvals and cache stay.
+    assert!(s.allowed_tools.contains("echo") && s.cached_tools.is_some());
+
+    let moved = SettingsEdit::UpdateServer {
+        id: id(1),
+        server: ServerDraft::new("Everything", "https://other.example/mcp"),
+    };
+    let doc = apply(&doc, &moved).unwrap();
+    let s = doc.server(&id(1)).unwrap();
+    assert!(s.allowed_tools.is_empty() && s.cached_tools.is_none());
+}
+
+#[test]
+fn the_header_box_is_checked_as_the_user_types() {
+    assert!(parse_headers("").unwrap().is_empty());
+    for (text, says) in [
+        (r#"{"Authorization": "Bearer FAKE-4""#, "must be a JSON object"),
+        (r#"["FAKE-5"]"#, "JSON object of names"),
+        (r#"{"X-Key": 5}"#, "must be a string"),
+        (r#"{"Cookie": "FAKE-6"}"#, "cannot be configured"),
+        (r#"{"X-Key": "a", "x-key": "b"}"#, "given twice"),
+    ] {
+        let e = parse_headers(text).unwrap_err();
+        assert!(e.to_string().contains(says), "{text}: {e}");
+        assert!(!e.to_string().contains("FAKE"), "{e}");
+    }
+}
+
+#[test]
+fn edits_travel_as_tagged_json() {
+    let edit = SettingsEdit::AllowTool { id: id(1), tool: "echo".into() };
+    let json = serde_json::to_value(&edit).unwrap();
+    assert_eq!(json["type"], "allow_tool");
+    assert_eq!(serde_json::from_value::<SettingsEdit>(json).unwrap(), edit);
+}
+
+/// A small deterministic generator, so a failing order can be replayed from its seed.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// The popup adds servers and sets their trust, the side panel allows tools on a shared server,
+/// the worker refreshes its tool cache. Each source's edits stay in order (the worker's queue
+/// keeps order per sender), the three are interleaved at random, and every effect is there.
+#[test]
+fn a_thousand_interleaved_edits_from_three_sources_all_land() {
+    let shared = id(1);
+    let mut popup = Vec::new();
+    for n in 0..40u8 {
+        let server = ServerDraft::new(format!("popup-{n}"), format!("https://s{n}.example/mcp"));
+        popup.push(SettingsEdit::AddServer { id: id(n + 10), server });
+        popup.push(SettingsEdit::SetTrust { id: id(n + 10), trust: true });
+    }
+    let panel: Vec<_> = (0..460)
+        .map(|n| SettingsEdit::AllowTool { id: shared.clone(), tool: format!("tool_{n}") })
+        .collect();
+    let worker: Vec<_> = (0..460u64)
+        .map(|n| SettingsEdit::SetCachedTools {
+            id: shared.clone(),
+            tools: vec![json!({ "name": format!("t{n}") })],
+            fetched_at_ms: n,
+        })
+        .collect();
+    assert_eq!(popup.len() + panel.len() + worker.len(), 1000);
+
+    for seed in [1u64, 42, 0x9e37_79b9_7f4a_7c15] {
+        let mut rng = XorShift(seed);
+        let mut queues = [popup.iter(), panel.iter(), worker.iter()].map(Iterator::peekable);
+        let mut doc = base();
+        let mut applied = 0;
+        loop {
+            let open: Vec<usize> = (0..3).filter(|&q| queues[q].peek().is_some()).collect();
+            if open.is_empty() {
+                break;
+            }
+            let q = open[(rng.next() % open.len() as u64) as usize];
+            let edit = queues[q].next().unwrap();
+            doc = apply(&doc, edit)
+                .unwrap_or_else(|e: EditError| panic!("seed {seed}: {edit:?}: {e}"));
+            applied += 1;
+        }
+        assert_eq!(applied, 1000);
+        assert_eq!(doc.servers.len(), 41, "seed {seed}");
+        assert!(doc.servers.iter().filter(|s| s.name.starts_with("popup-")).all(|s| s.trust));
+        let s = doc.server(&shared).unwrap();
+        assert_eq!(s.allowed_tools.len(), 460, "seed {seed}");
+        assert_eq!(s.cached_tools.as_ref().unwrap().fetched_at_ms, 459, "seed {seed}");
+    }
+}
+
+/// Arbitrary edits, valid or not, never panic and never leave an invalid document.
+#[test]
+fn random_edits_never_panic_or_break_the_document() {
+    let mut rng = XorShift(7);
+    let urls = [
+        "https://a.example/",
+        "http://127.1/",
+        "https://10.0.0.1/",
+        "http://x.example/",
+        "ftp://a/",
+        "",
+        "https://u:p@a.example/",
+    ];
+    let names = ["a", "A", " a", "", "b", "c"];
+    let mut doc = base();
+    for _ in 0..2000 {
+        let n = (rng.next() % 8) as u8;
+        let pick = |r: u64, list: &[&str]| list[(r % list.len() as u64) as usize].to_string();
+        let edit = match rng.next() % 6 {
+            0 => SettingsEdit::AddServer {
+                id: id(n),
+                server: ServerDraft {
+                    local_network: rng.next().is_multiple_of(2),
+                    ..ServerDraft::new(pick(rng.next(), &names), pick(rng.next(), &urls))
+                },
+            },
+            1 => SettingsEdit::UpdateServer {
+                id: id(n),
+                server: ServerDraft::new(pick(rng.next(), &names), pick(rng.next(), &urls)),
+            },
+            2 => SettingsEdit::RemoveServer { id: id(n) },
+            3 => SettingsEdit::SetLocalNetwork {
+                id: id(n),
+                local_network: rng.next().is_multiple_of(2),
+            },
+            4 => SettingsEdit::AllowTool { id: id(n), tool: pick(rng.next(), &names) },
+            _ => SettingsEdit::SetApiKey { api_key: Some(Secret::new(pick(rng.next(), &names))) },
+        };
+        if let Ok(next) = apply(&doc, &edit) {
+            gemipanel_core::settings::validate(&next).unwrap();
+            doc = next;
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Import of gemini-cli and Claude Desktop configs (fixtures built from their documentation)
+//! and of the extension's own export, and export with and without secrets.
+
+use std::path::Path;
+
+use gemipanel_core::settings::{
+    apply, export, load, preview_import, ExportOptions, ImportError, ImportPreview, ImportSource,
+    ServerDraft, ServerId, Settings, SettingsEdit,
+};
+
+const SEED: [u8; 16] = [7; 16];
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/settings").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    Added,
+    Updated,
+    Skipped(&'static str),
+}
+use Verdict::*;
+
+fn verdict_of(preview: &ImportPreview, name: &str) -> Option<String> {
+    if preview.added.iter().any(|s| s.name == name) {
+        return Some("Added".into());
+    }
+    if preview.updated.iter().any(|s| s.name == name) {
+        return Some("Updated".into());
+    }
+    preview.skipped.iter().find(|s| s.name == name).map(|s| format!("Skipped({})", s.reason))
+}
+
+fn check_table(preview: &ImportPreview, table: &[(&str, Verdict)]) {
+    let mut failures = Vec::new();
+    for (name, expected) in table {
+        let got = verdict_of(preview, name).unwrap_or_else(|| "missing".into());
+        let ok = match expected {
+            Added => got == "Added",
+            Updated => got == "Updated",
+            Skipped(says) => got.starts_with("Skipped(") && got.contains(says),
+        };
+        if !ok {
+            failures.push(format!("{name}: expected {expected:?}, got {got}"));
+        }
+    }
+    let total = preview.added.len() + preview.updated.len() + preview.skipped.len();
+    assert_eq!(total, table.len(), "every server of the file is accounted for once");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for text in preview.warnings.iter().chain(preview.skipped.iter().map(|s| &s.reason)) {
+        assert!(!text.contains("FAKE"), "a secret leaked into {text}");
+    }
+}
+
+/// The user already has a server called "github"; importing updates it, keeping its id.
+fn current() -> Settings {
+    let edit = SettingsEdit::AddServer {
+        id: ServerId::generate([1; 16]),
+        server: ServerDraft::new("github", "https://api.githubcopilot.com/mcp/"),
+    };
+    let doc = apply(&Settings::default(), &edit).unwrap();
+    let allow =
+        SettingsEdit::AllowTool { id: ServerId::generate([1; 16]), tool: "search_code".into() };
+    apply(&doc, &allow).unwrap()
+}
+
+#[test]
+fn gemini_cli_settings_json() {
+    let preview = preview_import(&fixture("gemini_cli_settings.json"), &current(), SEED).unwrap();
+    assert_eq!(preview.source, ImportSource::GeminiCli);
+    #[rustfmt::skip]
+    check_table(&preview, &[
+        ("pythonTools",        Skipped("stdio servers (command) cannot run in a browser")),
+        ("filteredServer",     Skipped("stdio servers (command) cannot run in a browser")),
+        ("httpServer",         Added),
+        ("httpServerWithAuth", Added),
+        ("discoveredServer",   Added),
+        ("googleCloudServer",  Added),
+        ("github",             Updated),
+        ("lanServer",          Added),
+        ("plainHttpRemote",    Skipped("http is only allowed for loopback addresses; use https")),
+    ]);
+    let find =
+        |name: &str| preview.added.iter().chain(&preview.updated).find(|s| s.name == name).unwrap();
+    let auth = find("httpServerWithAuth");
+    assert_eq!(auth.timeout_ms, 5000);
+    assert_eq!(auth.headers["Authorization"].expose(), "Bearer FAKE-gemini-cli-token-0101");
+    assert_eq!(auth.headers.len(), 3);
+    let github = find("github");
+    assert_eq!(github.id, ServerId::generate([1; 16]), "an update keeps the existing id");
+    assert!(github.trust && github.allowed_tools.contains("search_code"));
+    assert_eq!(github.exclude_tools, ["delete_repository"]);
+    assert_eq!(github.timeout_ms, 600_000);
+    assert!(find("lanServer").local_network);
+    assert!(!find("httpServer").local_network);
+
+    let warned = |name: &str, says: &str| {
+        preview.warnings.iter().any(|w| w.contains(name) && w.contains(says))
+    };
+    assert!(warned("discoveredServer", "SSE transport"), "{:#?}", preview.warnings);
+    assert!(warned("github", "header Authorization refers to an environment variable"));
+    assert!(warned("googleCloudServer", "not imported: authProviderType, oauth"));
+    assert!(warned("lanServer", "“local network server” is ticked"));
+}
+
+#[test]
+fn claude_desktop_config_json() {
+    let preview =
+        preview_import(&fixture("claude_desktop_config.json"), &Settings::default(), SEED).unwrap();
+    assert_eq!(preview.source, ImportSource::ClaudeDesktop);
+    #[rustfmt::skip]
+    check_table(&preview, &[
+        ("filesystem",        Skipped("stdio servers (command) cannot run in a browser")),
+        ("remote-via-bridge", Skipped("bridges to a remote server at remote.mcp.example.com")),
+        ("linear",            Added),
+        ("legacy-sse",        Added),
+        ("metadata-trap",     Skipped("cloud metadata service")),
+        ("odd-transport",     Skipped("transport type “websocket” is not supported")),
+    ]);
+    let linear = &preview.added.iter().find(|s| s.name == "linear").unwrap();
+    assert_eq!(linear.url, "https://mcp.linear.app/mcp");
+    assert_eq!(linear.headers["Authorization"].expose(), "Bearer FAKE-claude-token-0202");
+    assert!(preview.warnings.iter().any(|w| w.contains("legacy-sse") && w.contains("SSE")));
+    assert!(!preview.warnings.iter().any(|w| w.contains("linear")));
+}
+
+#[test]
+fn applying_a_preview_adds_and_updates_and_can_be_reloaded() {
+    let doc = current();
+    let preview = preview_import(&fixture("gemini_cli_settings.json"), &doc, SEED).unwrap();
+    let (added, updated) = (preview.added.len(), preview.updated.len());
+    let after = apply(&doc, &preview.clone().into_edit()).unwrap();
+    assert_eq!(after.servers.len(), doc.servers.len() + added);
+    assert_eq!(updated, 1);
+    // Applying the same preview again changes nothing: servers match by name.
+    assert_eq!(apply(&after, &preview.into_edit()).unwrap(), after);
+    let stored = serde_json::to_value(&after).unwrap();
+    assert_eq!(load(&stored).unwrap().settings, after);
+}
+
+#[test]
+fn export_leaves_secrets_out_unless_asked() {
+    let doc = load(&serde_json::from_str(&fixture("v2_full.json")).unwrap()).unwrap().settings;
+    let plain = export(&doc, ExportOptions::default());
+    assert!(!plain.contains("FAKE"), "{plain}");
+    assert!(plain.contains("\"X-Api-Key\""), "header names stay so the user knows what to fill in");
+    assert!(!plain.contains("fetched_at_ms"), "tool caches are not exported");
+    let full = export(&doc, ExportOptions { include_secrets: true });
+    assert!(
+        full.contains("AIzaSyFAKE-current-key-0004") && full.contains("FAKE-header-secret-0005")
+    );
+
+    // Into a fresh install: without secrets, headers are dropped with a warning.
+    let preview = preview_import(&plain, &Settings::default(), SEED).unwrap();
+    assert_eq!(preview.source, ImportSource::GemiPanel);
+    assert_eq!(preview.added.len(), 2);
+    assert!(preview.api_key.is_none());
+    assert!(preview.added[0].headers.is_empty());
+    assert!(preview.warnings.iter().any(|w| w.contains("no value for header X-Api-Key")));
+    assert_eq!(preview.model.as_deref(), Some("gemini-2.5-pro"));
+
+    // With secrets, the round trip restores the document (less the cache).
+    let preview = preview_import(&full, &Settings::default(), SEED).unwrap();
+    let restored = apply(&Settings::default(), &preview.into_edit()).unwrap();
+    let mut expected = doc.clone();
+    expected.servers.iter_mut().for_each(|s| s.cached_tools = None);
+    assert_eq!(restored, expected);
+}
+
+#[test]
+fn an_old_export_is_migrated_on_import() {
+    let v1 = fixture("v1_prototype.json").replacen('{', r#"{ "format": "gemipanel.settings","#, 1);
+    let preview = preview_import(&v1, &Settings::default(), SEED).unwrap();
+    assert_eq!(preview.added.len(), 3);
+    assert!(preview.api_key.is_some());
+}
+
+#[test]
+fn files_that_are_not_settings_are_refused_without_quoting_them() {
+    let big = format!("{{\"mcpServers\": {{}}, \"pad\": \"{}\"}}", "x".repeat(1 << 20));
+    let cases = [
+        ("{ \"geminiApiKey\": \"FAKE-7\" ", "not valid JSON"),
+        ("[\"FAKE-8\"]", "neither a GemiPanel export"),
+        ("{\"servers\": []}", "neither a GemiPanel export"),
+        ("{\"format\": \"gemipanel.settings\", \"version\": 9}", "newer GemiPanel"),
+        (big.as_str(), "larger than"),
+    ];
+    for (text, says) in cases {
+        let e: ImportError = preview_import(text, &Settings::default(), SEED).unwrap_err();
+        assert!(e.to_string().contains(says), "{e}");
+        assert!(!e.to_string().contains("FAKE"));
+    }
+}
+
+#[test]
+fn malformed_entries_are_skipped_one_by_one() {
+    let text = r#"{ "mcpServers": {
+        "list": [],
+        "no-url": { "trust": true },
+        "bad-header": { "httpUrl": "https://a.example/", "headers": { "X": 1 } },
+        "userinfo": { "httpUrl": "https://me:FAKE-9@a.example/" },
+        "ok": { "httpUrl": "https://a.example/mcp", "timeout": -5 },
+        "OK": { "httpUrl": "https://b.example/mcp" },
+        "": { "httpUrl": "https://c.example/mcp" }
+    } }"#;
+    let preview = preview_import(text, &Settings::default(), SEED).unwrap();
+    check_table(
+        &preview,
+        &[
+            ("list", Skipped("not a JSON object")),
+            ("no-url", Skipped("no httpUrl or url")),
+            ("bad-header", Skipped("header X is not a string")),
+            ("userinfo", Skipped("user name or password")),
+            ("OK", Added),
+            ("ok", Skipped("another server with this name")),
+            ("", Skipped("needs a name")),
+        ],
+    );
+    assert!(preview.warnings.iter().any(|w| w.contains("“ok”: the timeout is out of range")));
+}
+
+#[test]
+fn comments_are_stripped_but_not_inside_strings() {
+    let text = "{\n  // comment\n  \"mcpServers\": { /* block */ \"a\": { \"httpUrl\": \"https://a.example/x//y\" } }\n}";
+    let preview = preview_import(text, &Settings::default(), SEED).unwrap();
+    assert_eq!(preview.added[0].url, "https://a.example/x//y");
+}

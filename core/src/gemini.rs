@@ -1,1 +1,45 @@
-//! (being written)
+//! Talking to the Gemini API: wire types for `streamGenerateContent?alt=sse`, stream
+//! accumulation, errors and retry policy, the model list, and the function-calling loop as a
+//! sans-IO state machine ([`Chat`]).
+//!
+//! Nothing here performs I/O. The side panel sends the [`ModelRequest`]s that [`Chat`] emits,
+//! splits the SSE reply with `core::sse`, feeds each `data` payload back, and runs the
+//! [`ToolCall`]s through the worker.
+
+mod backoff;
+mod chat;
+mod error;
+mod models;
+mod stream;
+mod tool_result;
+mod wire;
+
+pub use backoff::RetryPolicy;
+pub use chat::{
+    stream_path, Action, Busy, Chat, ChatConfig, ChatEvent, ModelRequest, Notice, ToolCall,
+    ToolsOff, DEFAULT_MAX_ROUNDS,
+};
+pub use error::{parse_proto_duration, ApiErrorBody, ApiStatus, Error};
+pub use models::{chat_models, model_id, supports_function_calling, ListModelsResponse, Model};
+pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
+pub use tool_result::ToolOutcome;
+pub use wire::{
+    Blob, Candidate, Content, FinishReason, FunctionCall, FunctionDeclaration, FunctionResponse,
+    GenerateContentRequest, GenerateContentResponse, GenerationConfig, Part, PromptFeedback,
+    ThinkingConfig, Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
+};
+
+/// The public endpoint; tests point the driver elsewhere.
+pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+
+/// `GET` path of the model list, one page at a time.
+pub fn list_models_path(page_token: Option<&str>) -> String {
+    match page_token {
+        Some(token) => {
+            let mut serializer = url::form_urlencoded::Serializer::new(String::new());
+            serializer.append_pair("pageSize", "1000").append_pair("pageToken", token);
+            format!("/v1beta/models?{}", serializer.finish())
+        }
+        None => "/v1beta/models?pageSize=1000".to_owned(),
+    }
+}

@@ -1,1 +1,179 @@
-//! (being written)
+//! Exposing MCP tools to Gemini: which tools, under which function names, with which schema,
+//! and routing a function call back to (server, tool).
+//!
+//! Input is a small local [`ToolDescriptor`], so this module does not depend on the MCP client;
+//! [`ToolDescriptor::from_mcp`] reads one from a `tools/list` entry.
+
+pub mod naming;
+pub mod schema;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::gemini::FunctionDeclaration;
+
+/// The MCP Apps visibility values (`_meta.ui.visibility`).
+pub const VISIBILITY_MODEL: &str = "model";
+pub const VISIBILITY_APP: &str = "app";
+
+/// One MCP tool of one server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDescriptor {
+    pub server_id: String,
+    /// Shown to people and used in the function name.
+    pub server_name: String,
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    /// `_meta.ui.visibility`; empty means the default, visible to both model and app.
+    pub visibility: Vec<String>,
+}
+
+impl ToolDescriptor {
+    /// Reads an entry of `tools/list` (`name`, `description`, `inputSchema`, `_meta.ui`).
+    /// `None` when it has no name.
+    pub fn from_mcp(server_id: &str, server_name: &str, tool: &Value) -> Option<Self> {
+        let name = tool.get("name")?.as_str()?.to_owned();
+        let description =
+            tool.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let input_schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        let visibility = tool
+            .pointer("/_meta/ui/visibility")
+            .and_then(Value::as_array)
+            .map(|v| v.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default();
+        Some(Self {
+            server_id: server_id.into(),
+            server_name: server_name.into(),
+            name,
+            description,
+            input_schema,
+            visibility,
+        })
+    }
+
+    /// False for app-only tools (`visibility: ["app"]`): the model never sees them.
+    pub fn visible_to_model(&self) -> bool {
+        self.visibility.is_empty() || self.visibility.iter().any(|v| v == VISIBILITY_MODEL)
+    }
+
+    /// Whether an MCP App of the same server may call this tool.
+    pub fn visible_to_app(&self) -> bool {
+        self.visibility.is_empty() || self.visibility.iter().any(|v| v == VISIBILITY_APP)
+    }
+}
+
+/// Per-server include/exclude lists of MCP tool names (as in gemini-cli's `includeTools` /
+/// `excludeTools`). Exclusion wins.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolFilter {
+    /// `None`: every tool not excluded.
+    pub include: Option<Vec<String>>,
+    pub exclude: Vec<String>,
+}
+
+impl ToolFilter {
+    pub fn allows(&self, tool: &str) -> bool {
+        let included = self.include.as_ref().is_none_or(|list| list.iter().any(|t| t == tool));
+        included && !self.exclude.iter().any(|t| t == tool)
+    }
+}
+
+/// Where a function call goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRoute {
+    pub server_id: String,
+    pub tool_name: String,
+}
+
+/// One tool as Gemini sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExposedTool {
+    pub route: ToolRoute,
+    pub declaration: FunctionDeclaration,
+}
+
+/// The tools of a chat, named uniquely and sorted by function name (a stable prefix helps the
+/// API's prompt cache).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExposedTools {
+    by_name: BTreeMap<String, ExposedTool>,
+}
+
+impl ExposedTools {
+    /// The model-visible tools that pass their server's filter (no filter: all). Two tools whose
+    /// names collide after sanitising both get a hash of (server id, tool name) as suffix, so the
+    /// result does not depend on input order. Exact duplicates are kept once.
+    pub fn build(tools: &[ToolDescriptor], filters: &BTreeMap<String, ToolFilter>) -> Self {
+        let selected: Vec<&ToolDescriptor> = tools
+            .iter()
+            .filter(|t| t.visible_to_model())
+            .filter(|t| filters.get(&t.server_id).is_none_or(|f| f.allows(&t.name)))
+            .collect();
+        let mut groups: BTreeMap<String, Vec<&ToolDescriptor>> = BTreeMap::new();
+        for tool in selected {
+            groups
+                .entry(naming::function_name(&tool.server_name, &tool.name))
+                .or_default()
+                .push(tool);
+        }
+        let mut by_name = BTreeMap::new();
+        for (base, group) in groups {
+            let unique = group.len() == 1;
+            for tool in group {
+                let name = if unique {
+                    base.clone()
+                } else {
+                    let key = format!("{}\u{0}{}", tool.server_id, tool.name);
+                    naming::with_suffix(&base, &naming::short_hash(&key))
+                };
+                by_name.entry(name.clone()).or_insert_with(|| ExposedTool {
+                    route: ToolRoute {
+                        server_id: tool.server_id.clone(),
+                        tool_name: tool.name.clone(),
+                    },
+                    declaration: FunctionDeclaration {
+                        name,
+                        description: tool.description.clone(),
+                        parameters_json_schema: Some(schema::parameters_json_schema(
+                            &tool.input_schema,
+                        )),
+                        parameters: None,
+                    },
+                });
+            }
+        }
+        Self { by_name }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    /// The `functionDeclarations` to send.
+    pub fn declarations(&self) -> Vec<FunctionDeclaration> {
+        self.by_name.values().map(|t| t.declaration.clone()).collect()
+    }
+
+    /// Routes a function name from the model back to its server and tool.
+    pub fn route(&self, function_name: &str) -> Option<&ToolRoute> {
+        self.by_name.get(function_name).map(|t| &t.route)
+    }
+
+    /// The function name given to a tool, for showing in the UI.
+    pub fn function_name(&self, server_id: &str, tool_name: &str) -> Option<&str> {
+        self.by_name
+            .iter()
+            .find(|(_, t)| t.route.server_id == server_id && t.route.tool_name == tool_name)
+            .map(|(name, _)| name.as_str())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ExposedTool)> {
+        self.by_name.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}

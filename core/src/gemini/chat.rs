@@ -1,0 +1,594 @@
+//! The function-calling loop as a sans-IO state machine.
+//!
+//! A [`Chat`] holds the history and drives one user turn at a time: user message → request →
+//! streamed model turn → (function calls → results → function responses → request)* → answer.
+//! It does no I/O and reads no clock: the driver feeds it with `handle_*` calls (stream payloads,
+//! HTTP errors, tool results, the time in milliseconds) and takes work out with
+//! [`Chat::poll_action`] (requests to send, tools to run, things to abort), what to show with
+//! [`Chat::poll_event`], and when to call back with [`Chat::poll_timeout`].
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::backoff::RetryPolicy;
+use super::models::{model_id, supports_function_calling};
+use super::stream::{StreamAccumulator, StreamEvent, StreamOutcome};
+use super::tool_result::{convert, ToolOutcome};
+use super::wire::{
+    Content, FinishReason, FunctionDeclaration, FunctionResponse, GenerateContentRequest,
+    GenerationConfig, Part, Tool, UsageMetadata, ROLE_USER,
+};
+use super::Error;
+
+/// Rounds of tool calls allowed per user message.
+pub const DEFAULT_MAX_ROUNDS: u32 = 10;
+
+/// What a chat sends with every request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatConfig {
+    /// `gemini-2.5-flash` or `models/gemini-2.5-flash`.
+    pub model: String,
+    pub system_instruction: Option<String>,
+    pub generation_config: Option<GenerationConfig>,
+    /// MCP tools, named and converted by `core::tools`, with `parametersJsonSchema`.
+    pub declarations: Vec<FunctionDeclaration>,
+    /// Grounding with Google Search; MCP tools are off while it is on.
+    pub google_search: bool,
+    pub max_rounds: u32,
+    pub retry: RetryPolicy,
+}
+
+impl ChatConfig {
+    pub fn new(model: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            system_instruction: None,
+            generation_config: None,
+            declarations: Vec::new(),
+            google_search: false,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// Why the MCP tools will not be sent, if they will not.
+    pub fn tools_off_reason(&self) -> Option<ToolsOff> {
+        if self.declarations.is_empty() {
+            None
+        } else if self.google_search {
+            Some(ToolsOff::GoogleSearch)
+        } else if !supports_function_calling(&self.model) {
+            Some(ToolsOff::ModelWithoutFunctionCalling)
+        } else {
+            None
+        }
+    }
+
+    fn tools(&self) -> Vec<Tool> {
+        if self.google_search {
+            vec![Tool::google_search()]
+        } else if self.declarations.is_empty() || self.tools_off_reason().is_some() {
+            Vec::new()
+        } else {
+            vec![Tool::functions(self.declarations.clone())]
+        }
+    }
+}
+
+/// Why MCP tools are off for a chat (shown next to the tools menu).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolsOff {
+    GoogleSearch,
+    ModelWithoutFunctionCalling,
+}
+
+impl fmt::Display for ToolsOff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::GoogleSearch => "MCP tools are off while Google Search grounding is on.",
+            Self::ModelWithoutFunctionCalling => {
+                "This model cannot call functions; MCP tools are off."
+            }
+        })
+    }
+}
+
+/// A request for the driver to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    /// Feed everything about this request back with this id; late input for an old id is ignored.
+    pub id: u64,
+    pub model: String,
+    pub body: GenerateContentRequest,
+}
+
+impl ModelRequest {
+    /// `/v1beta/models/{model}:streamGenerateContent?alt=sse`.
+    pub fn path(&self) -> String {
+        stream_path(&self.model)
+    }
+}
+
+/// The streaming path for a model id or name.
+pub fn stream_path(model: &str) -> String {
+    format!("/v1beta/models/{}:streamGenerateContent?alt=sse", model_id(model))
+}
+
+/// A function call to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// Unique within the chat; report the result with it.
+    pub call_id: String,
+    /// The id the model gave the call, if any; echoed in the function response.
+    pub api_id: Option<String>,
+    /// The function name (`mcp_…`): route it with `core::tools`.
+    pub name: String,
+    /// Always an object.
+    pub args: Map<String, Value>,
+    /// 1-based round within the current user turn.
+    pub round: u32,
+}
+
+/// Work for the driver.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// POST this request and stream the answer back. (Boxed: it dwarfs the other variants.)
+    Send(Box<ModelRequest>),
+    /// Run these calls, all of them, in parallel.
+    CallTools(Vec<ToolCall>),
+    /// Abort the HTTP request in flight.
+    AbortRequest { id: u64 },
+    /// Cancel a running tool call (MCP `notifications/cancelled`).
+    CancelTool { call_id: String },
+}
+
+/// Something the transcript should show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatEvent {
+    TextDelta(String),
+    ThoughtDelta(String),
+    Usage(UsageMetadata),
+    /// A model turn was appended to the history (`incomplete`: cut short, partial text kept).
+    ModelTurn {
+        incomplete: bool,
+        finish_reason: Option<FinishReason>,
+    },
+    /// A tool call finished and its response will go to the model.
+    ToolDone {
+        call_id: String,
+        response: Value,
+    },
+    Retrying {
+        retry: u32,
+        delay: Duration,
+        error: Error,
+    },
+    Notice(Notice),
+    Error(Error),
+    /// The user turn is over; the chat accepts a new message.
+    Idle,
+}
+
+/// A visible message that is not an error.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    RoundLimit {
+        max_rounds: u32,
+    },
+    /// The API refused `parametersJsonSchema`; retried once with `parameters`.
+    SchemaFallback,
+    Incomplete,
+    Finish(FinishReason),
+    Stopped,
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::RoundLimit { max_rounds } => write!(
+                f,
+                "Stopped after {max_rounds} rounds of tool calls for this message; \
+                 send another message to continue."
+            ),
+            Self::SchemaFallback => f.write_str(
+                "Gemini rejected the tools' JSON schemas; retrying with simplified schemas.",
+            ),
+            Self::Incomplete => f.write_str("The reply was cut short and is incomplete."),
+            Self::Finish(reason) => f.write_str(&reason.notice().unwrap_or_default()),
+            Self::Stopped => f.write_str("Stopped."),
+        }
+    }
+}
+
+/// The chat is in the middle of a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Busy;
+
+impl fmt::Display for Busy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Gemini is still answering; wait or press Stop.")
+    }
+}
+
+impl std::error::Error for Busy {}
+
+#[derive(Debug)]
+enum Phase {
+    Idle,
+    Streaming { request_id: u64, acc: StreamAccumulator },
+    WaitingRetry { at_ms: u64 },
+    RunningTools { calls: Vec<ToolCall>, results: Vec<Option<ToolOutcome>> },
+}
+
+/// A conversation with Gemini. See the module documentation.
+#[derive(Debug)]
+pub struct Chat {
+    config: ChatConfig,
+    history: Vec<Content>,
+    phase: Phase,
+    actions: VecDeque<Action>,
+    events: VecDeque<ChatEvent>,
+    next_request_id: u64,
+    next_call_id: u64,
+    /// Tool rounds in the current user turn.
+    rounds: u32,
+    /// Retries of the current request.
+    retries: u32,
+    /// The schema fallback has been used; it is kept for the rest of the chat.
+    schema_fallback: bool,
+}
+
+impl Chat {
+    /// A chat over a saved history (empty for a new chat).
+    pub fn new(config: ChatConfig, history: Vec<Content>) -> Self {
+        Self {
+            config,
+            history,
+            phase: Phase::Idle,
+            actions: VecDeque::new(),
+            events: VecDeque::new(),
+            next_request_id: 1,
+            next_call_id: 1,
+            rounds: 0,
+            retries: 0,
+            schema_fallback: false,
+        }
+    }
+
+    pub fn history(&self) -> &[Content] {
+        &self.history
+    }
+
+    pub fn config(&self) -> &ChatConfig {
+        &self.config
+    }
+
+    /// Change model, tools or search for the next turn.
+    pub fn set_config(&mut self, config: ChatConfig) -> Result<(), Busy> {
+        self.ensure_idle()?;
+        if config.declarations != self.config.declarations {
+            self.schema_fallback = false;
+        }
+        self.config = config;
+        Ok(())
+    }
+
+    pub fn is_busy(&self) -> bool {
+        !matches!(self.phase, Phase::Idle)
+    }
+
+    fn ensure_idle(&self) -> Result<(), Busy> {
+        if self.is_busy() {
+            Err(Busy)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Starts a user turn with these parts (text, images as `inlineData`).
+    pub fn send_message(&mut self, parts: Vec<Part>) -> Result<(), Busy> {
+        self.ensure_idle()?;
+        self.push_user_parts(parts);
+        self.rounds = 0;
+        self.start_request();
+        Ok(())
+    }
+
+    /// Starts a user turn with a text message.
+    pub fn send_text(&mut self, text: impl Into<String>) -> Result<(), Busy> {
+        self.send_message(vec![Part::text(text)])
+    }
+
+    /// Sends the history again after a turn ended in an error (the last content is the user's).
+    pub fn retry(&mut self) -> Result<bool, Busy> {
+        self.ensure_idle()?;
+        let last_is_user = self.history.last().is_some_and(|c| !c.is_model());
+        if last_is_user {
+            self.start_request();
+        }
+        Ok(last_is_user)
+    }
+
+    /// One SSE `data` payload of request `request_id`.
+    pub fn handle_stream_data(&mut self, request_id: u64, data: &str) {
+        let Phase::Streaming { request_id: current, acc } = &mut self.phase else { return };
+        if *current != request_id {
+            return;
+        }
+        for event in acc.push(data) {
+            match event {
+                StreamEvent::TextDelta(t) => self.events.push_back(ChatEvent::TextDelta(t)),
+                StreamEvent::ThoughtDelta(t) => self.events.push_back(ChatEvent::ThoughtDelta(t)),
+                StreamEvent::Usage(u) => self.events.push_back(ChatEvent::Usage(u)),
+                // Calls run once the turn is complete; finish and errors are handled at the end.
+                StreamEvent::FunctionCall(_) | StreamEvent::Finish(_) | StreamEvent::Error(_) => {}
+            }
+        }
+    }
+
+    /// The stream of `request_id` ended without a transport error.
+    pub fn handle_stream_end(&mut self, request_id: u64, now_ms: u64) {
+        if let Some(outcome) = self.take_stream(request_id) {
+            self.finish_model_turn(outcome, None, now_ms);
+        }
+    }
+
+    /// The request answered with a non-2xx status and this body.
+    pub fn handle_http_error(&mut self, request_id: u64, status: u16, body: &str, now_ms: u64) {
+        if let Some(outcome) = self.take_stream(request_id) {
+            self.finish_model_turn(outcome, Some(Error::from_http(status, body)), now_ms);
+        }
+    }
+
+    /// The connection failed or dropped mid-stream.
+    pub fn handle_network_error(&mut self, request_id: u64, message: &str, now_ms: u64) {
+        if let Some(outcome) = self.take_stream(request_id) {
+            self.finish_model_turn(outcome, Some(Error::network(message)), now_ms);
+        }
+    }
+
+    /// A tool call finished. Once every call of the round is in, the responses go to the model.
+    pub fn handle_tool_result(&mut self, call_id: &str, outcome: ToolOutcome) {
+        let Phase::RunningTools { calls, results } = &mut self.phase else { return };
+        let Some(index) = calls.iter().position(|c| c.call_id == call_id) else { return };
+        if results[index].is_some() {
+            return;
+        }
+        let response = convert(&outcome).response;
+        results[index] = Some(outcome);
+        self.events.push_back(ChatEvent::ToolDone { call_id: call_id.to_owned(), response });
+        if results.iter().all(Option::is_some) {
+            let Phase::RunningTools { calls, results } =
+                std::mem::replace(&mut self.phase, Phase::Idle)
+            else {
+                return;
+            };
+            let outcomes = results.into_iter().flatten().collect::<Vec<_>>();
+            self.push_function_responses(&calls, &outcomes);
+            self.start_request();
+        }
+    }
+
+    /// The clock moved on; retries that are due are sent.
+    pub fn handle_timeout(&mut self, now_ms: u64) {
+        if let Phase::WaitingRetry { at_ms } = self.phase {
+            if now_ms >= at_ms {
+                self.phase = Phase::Idle;
+                self.send_request();
+            }
+        }
+    }
+
+    /// Stop: abort the stream, cancel pending calls, keep what arrived. The history stays valid
+    /// for the next message (cancelled calls are answered as errors).
+    pub fn stop(&mut self) {
+        match std::mem::replace(&mut self.phase, Phase::Idle) {
+            Phase::Idle => return,
+            Phase::Streaming { request_id, acc } => {
+                self.actions.push_back(Action::AbortRequest { id: request_id });
+                let outcome = acc.finish();
+                self.append_partial(outcome.content, outcome.finish_reason);
+            }
+            Phase::WaitingRetry { .. } => {}
+            Phase::RunningTools { calls, results } => {
+                let mut outcomes = Vec::with_capacity(calls.len());
+                for (call, result) in calls.iter().zip(results) {
+                    outcomes.push(result.unwrap_or_else(|| {
+                        self.actions
+                            .push_back(Action::CancelTool { call_id: call.call_id.clone() });
+                        ToolOutcome::Error("The user stopped this call.".into())
+                    }));
+                }
+                self.push_function_responses(&calls, &outcomes);
+            }
+        }
+        self.events.push_back(ChatEvent::Notice(Notice::Stopped));
+        self.events.push_back(ChatEvent::Idle);
+    }
+
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    pub fn poll_event(&mut self) -> Option<ChatEvent> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`Chat::handle_timeout`], in the driver's milliseconds.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        match self.phase {
+            Phase::WaitingRetry { at_ms } => Some(at_ms),
+            _ => None,
+        }
+    }
+
+    fn take_stream(&mut self, request_id: u64) -> Option<StreamOutcome> {
+        match &self.phase {
+            Phase::Streaming { request_id: current, .. } if *current == request_id => {}
+            _ => return None,
+        }
+        match std::mem::replace(&mut self.phase, Phase::Idle) {
+            Phase::Streaming { acc, .. } => Some(acc.finish()),
+            _ => None,
+        }
+    }
+
+    fn start_request(&mut self) {
+        self.retries = 0;
+        self.send_request();
+    }
+
+    fn send_request(&mut self) {
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        let mut tools = self.config.tools();
+        if self.schema_fallback {
+            for tool in &mut tools {
+                for decl in &mut tool.function_declarations {
+                    *decl = decl.to_openapi_parameters();
+                }
+            }
+        }
+        let body = GenerateContentRequest {
+            contents: self.history.clone(),
+            tools,
+            system_instruction: self.config.system_instruction.clone().map(Content::system),
+            generation_config: self.config.generation_config.clone(),
+            ..GenerateContentRequest::default()
+        };
+        let model = model_id(&self.config.model).to_owned();
+        self.actions.push_back(Action::Send(Box::new(ModelRequest { id, model, body })));
+        self.phase = Phase::Streaming { request_id: id, acc: StreamAccumulator::new() };
+    }
+
+    fn finish_model_turn(&mut self, outcome: StreamOutcome, transport: Option<Error>, now: u64) {
+        let error = transport.or_else(|| outcome.error.clone());
+        if let Some(error) = error {
+            let nothing_shown = outcome.content.parts.is_empty();
+            if nothing_shown && self.try_recover(&error, now) {
+                return;
+            }
+            self.append_partial(outcome.content, outcome.finish_reason);
+            self.events.push_back(ChatEvent::Error(error));
+            self.events.push_back(ChatEvent::Idle);
+            return;
+        }
+        if outcome.finish_reason.is_none() {
+            // Ended without a finish reason: cut short. Calls of a partial turn are not run.
+            self.append_partial(outcome.content, None);
+            self.events.push_back(ChatEvent::Idle);
+            return;
+        }
+        let calls = outcome.function_calls();
+        let finish_reason = outcome.finish_reason.clone();
+        if !outcome.content.parts.is_empty() {
+            self.history.push(outcome.content);
+        }
+        self.events.push_back(ChatEvent::ModelTurn {
+            incomplete: false,
+            finish_reason: finish_reason.clone(),
+        });
+        if let Some(reason) = finish_reason.filter(|r| r.notice().is_some()) {
+            self.events.push_back(ChatEvent::Notice(Notice::Finish(reason)));
+        }
+        if calls.is_empty() {
+            self.events.push_back(ChatEvent::Idle);
+        } else {
+            self.start_tool_round(calls);
+        }
+    }
+
+    /// Retry after 429/5xx, or fall back to OpenAPI schemas once. True when something was sent
+    /// or scheduled.
+    fn try_recover(&mut self, error: &Error, now_ms: u64) -> bool {
+        let sends_declarations =
+            self.config.tools().iter().any(|t| !t.function_declarations.is_empty());
+        if error.is_schema_rejected() && !self.schema_fallback && sends_declarations {
+            self.schema_fallback = true;
+            self.events.push_back(ChatEvent::Notice(Notice::SchemaFallback));
+            self.send_request();
+            return true;
+        }
+        let retry = self.retries + 1;
+        let Some(delay) = self.config.retry.delay(error, retry) else { return false };
+        self.retries = retry;
+        self.events.push_back(ChatEvent::Retrying { retry, delay, error: error.clone() });
+        let at_ms = now_ms.saturating_add(u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
+        self.phase = Phase::WaitingRetry { at_ms };
+        true
+    }
+
+    fn start_tool_round(&mut self, calls: Vec<super::wire::FunctionCall>) {
+        if self.rounds >= self.config.max_rounds {
+            // Answer the calls so the history stays valid, but do not run them or ask again.
+            let round = self.rounds + 1;
+            let tool_calls =
+                calls.into_iter().map(|c| self.tool_call(c, round)).collect::<Vec<_>>();
+            let limit = format!("Not run: the limit of {} tool rounds was reached.", self.rounds);
+            let outcomes = vec![ToolOutcome::Error(limit); tool_calls.len()];
+            self.push_function_responses(&tool_calls, &outcomes);
+            let max_rounds = self.config.max_rounds;
+            self.events.push_back(ChatEvent::Notice(Notice::RoundLimit { max_rounds }));
+            self.events.push_back(ChatEvent::Idle);
+            return;
+        }
+        self.rounds += 1;
+        let round = self.rounds;
+        let calls = calls.into_iter().map(|c| self.tool_call(c, round)).collect::<Vec<_>>();
+        self.actions.push_back(Action::CallTools(calls.clone()));
+        let results = vec![None; calls.len()];
+        self.phase = Phase::RunningTools { calls, results };
+    }
+
+    fn tool_call(&mut self, call: super::wire::FunctionCall, round: u32) -> ToolCall {
+        let call_id = format!("call-{}", self.next_call_id);
+        self.next_call_id += 1;
+        let args = match call.args {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        ToolCall { call_id, api_id: call.id, name: call.name, args, round }
+    }
+
+    /// Appends a cut-short model turn: text only (calls and signatures of an unfinished turn
+    /// cannot be answered), marked incomplete.
+    fn append_partial(&mut self, mut content: Content, finish_reason: Option<FinishReason>) {
+        content.parts.retain(|p| p.function_call.is_none() && p.text.is_some());
+        let has_text =
+            content.parts.iter().any(|p| p.text.as_deref().is_some_and(|t| !t.is_empty()));
+        if has_text {
+            self.history.push(content);
+            self.events.push_back(ChatEvent::ModelTurn { incomplete: true, finish_reason });
+            self.events.push_back(ChatEvent::Notice(Notice::Incomplete));
+        }
+    }
+
+    /// One user turn: every function response in call order, then attachments (images).
+    fn push_function_responses(&mut self, calls: &[ToolCall], outcomes: &[ToolOutcome]) {
+        let mut parts = Vec::with_capacity(calls.len());
+        let mut attachments = Vec::new();
+        for (call, outcome) in calls.iter().zip(outcomes) {
+            let converted = convert(outcome);
+            parts.push(Part::function_response(FunctionResponse {
+                id: call.api_id.clone(),
+                name: call.name.clone(),
+                response: converted.response,
+            }));
+            attachments.extend(converted.attachments);
+        }
+        parts.extend(attachments);
+        self.history.push(Content { role: Some(ROLE_USER.into()), parts });
+    }
+
+    /// A new user message joins a trailing user turn (left by an error or a stop) instead of
+    /// making two user turns in a row.
+    fn push_user_parts(&mut self, parts: Vec<Part>) {
+        match self.history.last_mut() {
+            Some(last) if last.role.as_deref() == Some(ROLE_USER) => last.parts.extend(parts),
+            _ => self.history.push(Content { role: Some(ROLE_USER.into()), parts }),
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! One error type for everything that can go wrong talking to Gemini, with predicates the UI maps
+//! to actions ("Check the API key", "Retry in 20 s").
+//!
+//! The API answers failures with `{"error": {"code", "message", "status", "details": [...]}}`
+//! (google.rpc.Status); the message is shown as the API wrote it.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `google.rpc.Status` as the API sends it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ApiStatus {
+    #[serde(default)]
+    pub code: u16,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<Value>,
+}
+
+/// The envelope `{"error": ApiStatus}`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ApiErrorBody {
+    pub error: ApiStatus,
+}
+
+const RETRY_INFO: &str = "type.googleapis.com/google.rpc.RetryInfo";
+const ERROR_INFO: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+const BAD_REQUEST: &str = "type.googleapis.com/google.rpc.BadRequest";
+
+impl ApiStatus {
+    fn details_of<'a>(&'a self, ty: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+        self.details.iter().filter(move |d| d.get("@type").and_then(Value::as_str) == Some(ty))
+    }
+
+    /// `RetryInfo.retryDelay`, a protobuf Duration in JSON form (`"20s"`, `"1.5s"`).
+    pub fn retry_delay(&self) -> Option<Duration> {
+        self.details_of(RETRY_INFO)
+            .find_map(|d| d.get("retryDelay").and_then(Value::as_str))
+            .and_then(parse_proto_duration)
+    }
+
+    /// `ErrorInfo.reason`, e.g. `API_KEY_INVALID`.
+    pub fn reason(&self) -> Option<&str> {
+        self.details_of(ERROR_INFO).find_map(|d| d.get("reason").and_then(Value::as_str))
+    }
+
+    /// Field paths named by `BadRequest.fieldViolations`.
+    fn violated_fields(&self) -> impl Iterator<Item = &str> {
+        self.details_of(BAD_REQUEST)
+            .filter_map(|d| d.get("fieldViolations").and_then(Value::as_array))
+            .flatten()
+            .filter_map(|v| v.get("field").and_then(Value::as_str))
+    }
+}
+
+/// Parses `"<seconds>[.<fraction>]s"`. Anything else is `None`.
+pub fn parse_proto_duration(text: &str) -> Option<Duration> {
+    let secs = text.trim().strip_suffix('s')?;
+    let value: f64 = secs.parse().ok()?;
+    (0.0..1e9).contains(&value).then(|| Duration::from_secs_f64(value))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    /// A non-2xx HTTP answer (or an error object inside the stream).
+    Api { http_status: u16, body: Option<ApiStatus>, text: String },
+    /// The connection failed or dropped.
+    Network(String),
+    /// A chunk that is not the JSON we expect.
+    Malformed(String),
+    /// The prompt was blocked before any candidate (`promptFeedback.blockReason`).
+    Blocked(String),
+    /// No API key is configured.
+    MissingKey,
+}
+
+/// An error of a Gemini request. Ask it questions instead of matching on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    kind: Kind,
+}
+
+impl Error {
+    /// From a non-2xx HTTP answer and its body (whatever it holds).
+    pub fn from_http(http_status: u16, body: &str) -> Self {
+        // Some proxies wrap the status in a one-element array. (Checked by the first character:
+        // serde would otherwise read the array as the struct's fields, in order.)
+        let parsed = if body.trim_start().starts_with('[') {
+            serde_json::from_str::<Vec<ApiErrorBody>>(body).ok().and_then(|v| v.into_iter().next())
+        } else {
+            serde_json::from_str::<ApiErrorBody>(body).ok()
+        }
+        .map(|b| b.error);
+        let text = body.chars().take(500).collect();
+        Self { kind: Kind::Api { http_status, body: parsed, text } }
+    }
+
+    /// From an error object found inside the stream (`data: {"error": …}`).
+    pub fn from_api_status(status: ApiStatus) -> Self {
+        let http_status = status.code;
+        Self { kind: Kind::Api { http_status, body: Some(status), text: String::new() } }
+    }
+
+    pub fn network(message: impl Into<String>) -> Self {
+        Self { kind: Kind::Network(message.into()) }
+    }
+
+    pub fn malformed(message: impl Into<String>) -> Self {
+        Self { kind: Kind::Malformed(message.into()) }
+    }
+
+    pub fn blocked(reason: impl Into<String>) -> Self {
+        Self { kind: Kind::Blocked(reason.into()) }
+    }
+
+    pub fn missing_key() -> Self {
+        Self { kind: Kind::MissingKey }
+    }
+
+    /// The HTTP status (or `error.code` of an in-stream error).
+    pub fn status(&self) -> Option<u16> {
+        match &self.kind {
+            Kind::Api { http_status, .. } => Some(*http_status),
+            _ => None,
+        }
+    }
+
+    /// The parsed `google.rpc.Status`, when the body had one.
+    pub fn api_status(&self) -> Option<&ApiStatus> {
+        match &self.kind {
+            Kind::Api { body, .. } => body.as_ref(),
+            _ => None,
+        }
+    }
+
+    fn rpc_status(&self) -> &str {
+        self.api_status().map_or("", |s| s.status.as_str())
+    }
+
+    fn message(&self) -> &str {
+        self.api_status().map_or("", |s| s.message.as_str())
+    }
+
+    /// The key is missing, invalid or lacks permission: the person must fix the settings.
+    pub fn is_auth(&self) -> bool {
+        if matches!(self.kind, Kind::MissingKey) {
+            return true;
+        }
+        let reason = self.api_status().and_then(ApiStatus::reason);
+        matches!(self.status(), Some(401 | 403))
+            || matches!(reason, Some("API_KEY_INVALID" | "API_KEY_SERVICE_BLOCKED"))
+            || self.rpc_status() == "UNAUTHENTICATED"
+            || self.rpc_status() == "PERMISSION_DENIED"
+            || (self.status() == Some(400) && self.message().contains("API key not valid"))
+    }
+
+    pub fn is_missing_key(&self) -> bool {
+        matches!(self.kind, Kind::MissingKey)
+    }
+
+    /// 429 / `RESOURCE_EXHAUSTED`.
+    pub fn is_rate_limited(&self) -> bool {
+        self.status() == Some(429) || self.rpc_status() == "RESOURCE_EXHAUSTED"
+    }
+
+    /// The delay the API asked for (`RetryInfo.retryDelay`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.api_status().and_then(ApiStatus::retry_delay)
+    }
+
+    /// 5xx: Google's side; worth retrying.
+    pub fn is_server(&self) -> bool {
+        matches!(self.status(), Some(500..=599))
+    }
+
+    pub fn is_network(&self) -> bool {
+        matches!(self.kind, Kind::Network(_))
+    }
+
+    pub fn is_malformed(&self) -> bool {
+        matches!(self.kind, Kind::Malformed(_))
+    }
+
+    pub fn is_blocked(&self) -> bool {
+        matches!(self.kind, Kind::Blocked(_))
+    }
+
+    /// A 400 about the function declarations' schemas, e.g. `Invalid JSON payload received.
+    /// Unknown name "$schema" at 'tools[0].function_declarations[0].parameters'` or
+    /// `…function_declarations[1].parameters.properties[x].items: missing field`.
+    pub fn is_schema_rejected(&self) -> bool {
+        if self.status() != Some(400) || self.is_auth() {
+            return false;
+        }
+        let mentions_declarations = |text: &str| {
+            text.contains("function_declarations")
+                || text.contains("functionDeclarations")
+                || text.contains("parametersJsonSchema")
+                || text.contains("parameters_json_schema")
+        };
+        let from_fields = self
+            .api_status()
+            .map(|s| s.violated_fields().any(mentions_declarations))
+            .unwrap_or(false);
+        let raw = match &self.kind {
+            Kind::Api { text, .. } => text.as_str(),
+            _ => "",
+        };
+        from_fields || mentions_declarations(self.message()) || mentions_declarations(raw)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Api { http_status, body: Some(s), .. } if !s.message.is_empty() => {
+                write!(f, "Gemini API error {http_status}")?;
+                if !s.status.is_empty() {
+                    write!(f, " ({})", s.status)?;
+                }
+                write!(f, ": {}", s.message)
+            }
+            Kind::Api { http_status, text, .. } if !text.trim().is_empty() => {
+                write!(f, "Gemini API error {http_status}: {}", text.trim())
+            }
+            Kind::Api { http_status, .. } => write!(f, "Gemini API answered HTTP {http_status}"),
+            Kind::Network(m) => write!(f, "Connection to the Gemini API failed: {m}"),
+            Kind::Malformed(m) => write!(f, "Gemini sent a reply that could not be read: {m}"),
+            Kind::Blocked(r) => write!(f, "Gemini blocked the prompt ({r})"),
+            Kind::MissingKey => f.write_str("No Gemini API key is set; add one in the settings"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

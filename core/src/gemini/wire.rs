@@ -1,0 +1,317 @@
+//! The JSON the Gemini API speaks (`v1beta`, camelCase), for `streamGenerateContent?alt=sse`.
+//!
+//! Parts that come from the model are kept verbatim: every field this crate does not model lands
+//! in an `extra` map and is written back unchanged, and `thoughtSignature` is an opaque string that
+//! is never decoded. Gemini rejects a follow-up request whose signatures were altered or dropped.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Role of a [`Content`]: the API knows `user` and `model`; function responses travel as `user`.
+pub const ROLE_USER: &str = "user";
+/// See [`ROLE_USER`].
+pub const ROLE_MODEL: &str = "model";
+
+/// The body of `generateContent` / `streamGenerateContent`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateContentRequest {
+    pub contents: Vec<Content>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Tool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_config: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_instruction: Option<Content>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation_config: Option<GenerationConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety_settings: Option<Value>,
+}
+
+/// One turn of the conversation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Content {
+    /// Absent on `systemInstruction` and sometimes on blocked candidates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub parts: Vec<Part>,
+}
+
+impl Content {
+    /// A user turn holding one text part.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self { role: Some(ROLE_USER.into()), parts: vec![Part::text(text)] }
+    }
+
+    /// Content for `systemInstruction`. The API ignores its role; it is `user` because that is
+    /// what the official SDKs send (checked against `@google/genai` by the Node test).
+    pub fn system(text: impl Into<String>) -> Self {
+        Self::user_text(text)
+    }
+
+    /// True when the role is `model`.
+    pub fn is_model(&self) -> bool {
+        self.role.as_deref() == Some(ROLE_MODEL)
+    }
+
+    /// The function calls of this turn, in order.
+    pub fn function_calls(&self) -> impl Iterator<Item = &FunctionCall> {
+        self.parts.iter().filter_map(|p| p.function_call.as_ref())
+    }
+
+    /// Concatenated visible (non-thought) text.
+    pub fn text(&self) -> String {
+        self.parts.iter().filter(|p| !p.is_thought()).filter_map(|p| p.text.as_deref()).collect()
+    }
+}
+
+/// One part of a [`Content`]. Exactly one of the data fields is normally set; unknown fields
+/// (`executableCode`, `videoMetadata`, future ones) are kept in `extra`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// True on thought summaries (with `thinkingConfig.includeThoughts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought: Option<bool>,
+    /// Opaque; must be sent back exactly as received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_data: Option<Blob>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_call: Option<FunctionCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_response: Option<FunctionResponse>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Part {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { text: Some(text.into()), ..Self::default() }
+    }
+
+    pub fn inline_data(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
+        Self {
+            inline_data: Some(Blob { mime_type: mime_type.into(), data: data.into() }),
+            ..Self::default()
+        }
+    }
+
+    pub fn function_response(response: FunctionResponse) -> Self {
+        Self { function_response: Some(response), ..Self::default() }
+    }
+
+    pub fn is_thought(&self) -> bool {
+        self.thought == Some(true)
+    }
+}
+
+/// Base64 bytes with their media type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Blob {
+    pub mime_type: String,
+    pub data: String,
+}
+
+/// A call the model asks for. `id` is set by some backends (and needed back in the response);
+/// the Gemini Developer API often omits it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The result of a call. `response` is an object: `{"output": …}` or `{"error": …}` by the
+/// API's convention.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    pub response: Value,
+}
+
+/// An entry of `tools`: function declarations or a built-in tool.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub function_declarations: Vec<FunctionDeclaration>,
+    /// Grounding with Google Search: serialised as `{"googleSearch": {}}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub google_search: Option<Map<String, Value>>,
+}
+
+impl Tool {
+    pub fn functions(declarations: Vec<FunctionDeclaration>) -> Self {
+        Self { function_declarations: declarations, google_search: None }
+    }
+
+    pub fn google_search() -> Self {
+        Self { function_declarations: Vec::new(), google_search: Some(Map::new()) }
+    }
+}
+
+/// A function the model may call. Either `parametersJsonSchema` (JSON Schema, preferred) or
+/// `parameters` (the OpenAPI subset the API accepted first) is set, never both.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionDeclaration {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters_json_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+}
+
+impl FunctionDeclaration {
+    /// The same declaration with its JSON Schema moved to `parameters`, sanitised to the OpenAPI
+    /// subset. Used when the API rejects `parametersJsonSchema`.
+    pub fn to_openapi_parameters(&self) -> Self {
+        let parameters = self
+            .parameters_json_schema
+            .as_ref()
+            .or(self.parameters.as_ref())
+            .map(crate::tools::schema::to_openapi_subset);
+        Self {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters_json_schema: None,
+            parameters,
+        }
+    }
+}
+
+/// `generationConfig`; only the fields GemiPanel sets are typed, the rest go through `extra`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerationConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_config: Option<ThinkingConfig>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_thoughts: Option<bool>,
+    /// Gemini 2.5: token budget (-1 = dynamic, 0 = off where allowed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<i32>,
+    /// Gemini 3: `minimal`, `low`, `medium`, `high`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<String>,
+}
+
+/// One SSE chunk (or the whole reply of the non-streaming call).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateContentResponse {
+    #[serde(default)]
+    pub candidates: Vec<Candidate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_feedback: Option<PromptFeedback>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_metadata: Option<UsageMetadata>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Content>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptFeedback {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_reason: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageMetadata {
+    #[serde(default)]
+    pub prompt_token_count: u64,
+    #[serde(default)]
+    pub candidates_token_count: u64,
+    #[serde(default)]
+    pub thoughts_token_count: u64,
+    #[serde(default)]
+    pub total_token_count: u64,
+}
+
+/// Why the model stopped. Unknown reasons are kept as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    Stop,
+    MaxTokens,
+    Safety,
+    Recitation,
+    MalformedFunctionCall,
+    Other(String),
+}
+
+impl FinishReason {
+    pub fn parse(reason: &str) -> Self {
+        match reason {
+            "STOP" => Self::Stop,
+            "MAX_TOKENS" => Self::MaxTokens,
+            "SAFETY" | "PROHIBITED_CONTENT" | "BLOCKLIST" | "SPII" | "IMAGE_SAFETY" => Self::Safety,
+            "RECITATION" => Self::Recitation,
+            "MALFORMED_FUNCTION_CALL" => Self::MalformedFunctionCall,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// A sentence for the transcript when the reason is worth telling; `None` for a normal stop.
+    pub fn notice(&self) -> Option<String> {
+        match self {
+            Self::Stop => None,
+            Self::MaxTokens => Some("The reply was cut at the maximum output length.".into()),
+            Self::Safety => Some("The reply was stopped by Gemini's safety filters.".into()),
+            Self::Recitation => Some("The reply was stopped because it recited a source.".into()),
+            Self::MalformedFunctionCall => {
+                Some("Gemini produced a malformed tool call; try rephrasing.".into())
+            }
+            Self::Other(reason) => Some(format!("The reply stopped early ({reason}).")),
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Gemini function names for MCP tools: `mcp_{server}_{tool}`.
+//!
+//! Gemini accepts `[A-Za-z0-9_.:-]`, at most 64 characters. Names are lowercased, every other
+//! character becomes `_`, runs of `_` collapse and ends are trimmed. A name that is too long is
+//! cut and given a short hash of the full name, so two long names that share a prefix stay
+//! distinct and the same tool always gets the same name.
+
+use sha2::{Digest, Sha256};
+
+/// Longest function name Gemini accepts.
+pub const MAX_NAME_LEN: usize = 64;
+const HASH_LEN: usize = 8;
+
+/// Lowercase ASCII alphanumerics separated by single `_`, no `_` at either end.
+pub fn sanitize_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_owned()
+}
+
+/// The first [`HASH_LEN`] hex digits of SHA-256 of `text`.
+pub fn short_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().take(HASH_LEN / 2).map(|b| format!("{b:02x}")).collect()
+}
+
+/// `mcp_{server}_{tool}`, cut to [`MAX_NAME_LEN`] with a hash suffix when longer.
+/// Empty segments (a name of only symbols or non-Latin letters) become `server` / `tool`.
+pub fn function_name(server: &str, tool: &str) -> String {
+    let server = non_empty(sanitize_segment(server), "server");
+    let tool = non_empty(sanitize_segment(tool), "tool");
+    let name = format!("mcp_{server}_{tool}");
+    if name.len() <= MAX_NAME_LEN {
+        name
+    } else {
+        with_suffix(&name, &short_hash(&name))
+    }
+}
+
+/// `name` cut so that `_{suffix}` fits in [`MAX_NAME_LEN`], then `_{suffix}` appended.
+/// `name` must be ASCII (it is, after [`sanitize_segment`]).
+pub fn with_suffix(name: &str, suffix: &str) -> String {
+    let keep = MAX_NAME_LEN.saturating_sub(suffix.len() + 1).min(name.len());
+    let head = name.get(..keep).unwrap_or(name).trim_end_matches('_');
+    format!("{head}_{suffix}")
+}
+
+fn non_empty(segment: String, fallback: &str) -> String {
+    if segment.is_empty() {
+        fallback.to_owned()
+    } else {
+        segment
+    }
+}

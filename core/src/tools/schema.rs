@@ -1,0 +1,366 @@
+//! MCP `inputSchema` (JSON Schema) → what Gemini accepts.
+//!
+//! `parametersJsonSchema` takes JSON Schema but not references, so local `$ref`s are inlined and
+//! recursive ones cut to `{"type": "object"}`. When the API still refuses a schema, the fallback
+//! [`to_openapi_subset`] rewrites it to the OpenAPI 3.0 subset that `parameters` accepts: the API
+//! rejects any field it does not know ("Unknown name \"additionalProperties\"…"), so unknown
+//! keywords are dropped rather than passed through.
+
+use std::borrow::Cow;
+
+use serde_json::{json, Map, Value};
+
+/// Refs expanded per schema; beyond that (a schema built to explode) refs are cut.
+const MAX_EXPANSIONS: usize = 2_000;
+/// Nesting depth beyond which subschemas are cut.
+const MAX_DEPTH: usize = 48;
+
+/// The schema for `parametersJsonSchema`: refs inlined, `$defs`/`definitions` dropped, and an
+/// object schema at the root (Gemini wants named arguments).
+pub fn parameters_json_schema(input_schema: &Value) -> Value {
+    let mut schema = inline_refs(input_schema);
+    if let Value::Object(map) = &mut schema {
+        if !map.contains_key("type") {
+            map.insert("type".into(), json!("object"));
+        }
+        return schema;
+    }
+    json!({ "type": "object", "properties": {} })
+}
+
+/// Inlines every local `$ref` (`#/$defs/…`, `#/definitions/…`, any `#/…` pointer, `#`). A ref
+/// to a schema already being expanded (a cycle) becomes `{"type": "object"}`; a ref that cannot
+/// be resolved is dropped, keeping its sibling keywords.
+pub fn inline_refs(schema: &Value) -> Value {
+    let mut inliner = Inliner { root: schema, stack: vec!["#".to_owned()], expansions: 0 };
+    inliner.schema(schema, 0, true)
+}
+
+struct Inliner<'a> {
+    root: &'a Value,
+    /// Refs being expanded, innermost last.
+    stack: Vec<String>,
+    expansions: usize,
+}
+
+/// Keywords whose value is a map from names to schemas.
+const SCHEMA_MAP_KEYWORDS: &[&str] =
+    &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
+/// Keywords whose value is a schema or a list of schemas. Any other keyword's value is data
+/// (`const`, `enum`, `default`, `examples`, vendor extensions) and is copied untouched.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+];
+
+impl Inliner<'_> {
+    fn schema(&mut self, node: &Value, depth: usize, at_root: bool) -> Value {
+        let Value::Object(map) = node else { return node.clone() };
+        if depth > MAX_DEPTH {
+            return cut(map);
+        }
+        let mut out = Map::new();
+        for (key, value) in map {
+            if key == "$ref" || (at_root && (key == "$defs" || key == "definitions")) {
+                continue;
+            }
+            let value = match (key.as_str(), value) {
+                (k, Value::Object(entries)) if SCHEMA_MAP_KEYWORDS.contains(&k) => Value::Object(
+                    entries
+                        .iter()
+                        .map(|(name, sub)| (name.clone(), self.schema(sub, depth + 1, false)))
+                        .collect(),
+                ),
+                (k, Value::Array(list)) if SCHEMA_KEYWORDS.contains(&k) => Value::Array(
+                    list.iter().map(|sub| self.schema(sub, depth + 1, false)).collect(),
+                ),
+                (k, sub) if SCHEMA_KEYWORDS.contains(&k) => self.schema(sub, depth + 1, false),
+                (_, data) => data.clone(),
+            };
+            out.insert(key.clone(), value);
+        }
+        let Some(reference) = map.get("$ref").and_then(Value::as_str) else {
+            return Value::Object(out);
+        };
+        if self.stack.iter().any(|r| r == reference) || self.expansions >= MAX_EXPANSIONS {
+            let mut cut = cut(&out);
+            if let Value::Object(c) = &mut cut {
+                for (key, value) in out {
+                    c.entry(key).or_insert(value);
+                }
+            }
+            return cut;
+        }
+        let Some(target) = resolve(self.root, reference) else { return Value::Object(out) };
+        self.expansions += 1;
+        self.stack.push(reference.to_owned());
+        let resolved = self.schema(target, depth + 1, false);
+        self.stack.pop();
+        match resolved {
+            // Sibling keywords (a local `description`) override the target's.
+            Value::Object(mut merged) => {
+                merged.extend(out);
+                Value::Object(merged)
+            }
+            other if out.is_empty() => other,
+            _ => Value::Object(out),
+        }
+    }
+}
+
+/// The replacement of a cut reference: an open object, keeping a local description.
+fn cut(map: &Map<String, Value>) -> Value {
+    let mut out = json!({ "type": "object" });
+    if let (Some(obj), Some(d)) = (out.as_object_mut(), map.get("description")) {
+        obj.insert("description".into(), d.clone());
+    }
+    out
+}
+
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
+/// Rewrites a JSON Schema to the OpenAPI subset of Gemini's `parameters`: keeps `type`,
+/// `description`, `enum` (strings), `items`, `properties`, `required`, `nullable`, `anyOf`,
+/// allowed `format`s and numeric/length bounds; `type: [T, "null"]` → `type: T, nullable: true`;
+/// `const` → a one-value `enum`; `oneOf` → `anyOf`; `allOf` merged; the rest dropped.
+pub fn to_openapi_subset(schema: &Value) -> Value {
+    let inlined = inline_refs(schema);
+    let mut out = sanitize(&inlined, 0);
+    if let Some(map) = out.as_object_mut() {
+        if map.get("type").and_then(Value::as_str) != Some("object") && !map.contains_key("anyOf") {
+            // Function parameters are always an object of named arguments.
+            return json!({ "type": "object", "properties": {} });
+        }
+    }
+    out
+}
+
+fn sanitize(node: &Value, depth: usize) -> Value {
+    let Value::Object(source) = node else {
+        // `true` / `false` schemas, or junk: an unconstrained value.
+        return json!({});
+    };
+    if depth > MAX_DEPTH {
+        return json!({ "type": "object" });
+    }
+    let map = merge_all_of(source);
+    let mut out = Map::new();
+    let mut nullable = map.get("nullable").and_then(Value::as_bool).unwrap_or(false);
+
+    match map.get("type") {
+        Some(Value::String(t)) if t == "null" => nullable = true,
+        Some(Value::String(t)) => {
+            out.insert("type".into(), json!(t));
+        }
+        Some(Value::Array(types)) => {
+            let named: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
+            nullable |= named.contains(&"null");
+            let real: Vec<&str> = named.into_iter().filter(|t| *t != "null").collect();
+            match real.as_slice() {
+                [] => {}
+                [one] => {
+                    out.insert("type".into(), json!(one));
+                }
+                many => {
+                    // One variant per type, each with the keywords that apply to it.
+                    let variants = many
+                        .iter()
+                        .map(|t| {
+                            let mut variant = map.clone().into_owned();
+                            variant.insert("type".into(), json!(t));
+                            variant.remove("description");
+                            sanitize(&Value::Object(variant), depth + 1)
+                        })
+                        .collect();
+                    out.insert("anyOf".into(), Value::Array(variants));
+                }
+            }
+        }
+        _ => {}
+    }
+
+    if let Some(Value::String(d)) = map.get("description") {
+        out.insert("description".into(), json!(d));
+    }
+
+    let variants = map.get("anyOf").or_else(|| map.get("oneOf")).and_then(Value::as_array);
+    if let Some(variants) = variants {
+        let mut kept = Vec::new();
+        for variant in variants {
+            if variant.get("type").and_then(Value::as_str) == Some("null") {
+                nullable = true;
+            } else {
+                kept.push(sanitize(variant, depth + 1));
+            }
+        }
+        match kept.len() {
+            0 => {}
+            1 => {
+                // `anyOf: [T, null]` is just a nullable T.
+                if let Some(Value::Object(only)) = kept.pop() {
+                    for (k, v) in only {
+                        out.entry(k).or_insert(v);
+                    }
+                }
+            }
+            _ => {
+                out.insert("anyOf".into(), Value::Array(kept));
+            }
+        }
+    }
+
+    let enum_values = map
+        .get("enum")
+        .and_then(Value::as_array)
+        .cloned()
+        .or_else(|| map.get("const").map(|c| vec![c.clone()]));
+    if let Some(values) = enum_values {
+        nullable |= values.iter().any(Value::is_null);
+        let values: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
+        // Gemini's enum holds strings only; other enums are dropped, not coerced.
+        if !values.is_empty() && values.iter().all(|v| v.is_string()) {
+            out.insert("enum".into(), Value::Array(values.into_iter().cloned().collect()));
+            out.entry("type").or_insert(json!("string"));
+        }
+    }
+
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        let properties: Map<String, Value> =
+            properties.iter().map(|(k, v)| (k.clone(), sanitize(v, depth + 1))).collect();
+        if let Some(Value::Array(required)) = map.get("required") {
+            // The API rejects `required` names that are not properties.
+            let required: Vec<Value> = required
+                .iter()
+                .filter(|r| r.as_str().is_some_and(|r| properties.contains_key(r)))
+                .cloned()
+                .collect();
+            if !required.is_empty() {
+                out.insert("required".into(), Value::Array(required));
+            }
+        }
+        out.insert("properties".into(), Value::Object(properties));
+        out.entry("type").or_insert(json!("object"));
+    }
+
+    match map.get("items") {
+        Some(Value::Array(tuple)) => {
+            let first = tuple.first().map_or(json!({}), |s| sanitize(s, depth + 1));
+            out.insert("items".into(), first);
+        }
+        Some(items) => {
+            out.insert("items".into(), sanitize(items, depth + 1));
+        }
+        None => {}
+    }
+    if out.get("type").and_then(Value::as_str) == Some("array") && !out.contains_key("items") {
+        // "…parameters.properties[x].items: missing field."
+        out.insert("items".into(), json!({ "type": "string" }));
+    }
+    if out.get("items").is_some() {
+        out.entry("type").or_insert(json!("array"));
+    }
+
+    copy_format(&map, &mut out);
+    copy_bounds(&map, &mut out);
+
+    if nullable {
+        out.insert("nullable".into(), json!(true));
+    }
+    Value::Object(out)
+}
+
+/// Folds `allOf` members into the schema: properties and required lists are unioned, other
+/// keywords filled in where the schema has none.
+fn merge_all_of(map: &Map<String, Value>) -> Cow<'_, Map<String, Value>> {
+    let Some(Value::Array(members)) = map.get("allOf") else { return Cow::Borrowed(map) };
+    let mut merged = map.clone();
+    merged.remove("allOf");
+    for member in members.iter().filter_map(Value::as_object) {
+        for (key, value) in merge_all_of(member).into_owned() {
+            match (key.as_str(), merged.get_mut(&key), value) {
+                ("properties", Some(Value::Object(props)), Value::Object(more)) => {
+                    for (k, v) in more {
+                        props.entry(k).or_insert(v);
+                    }
+                }
+                ("required", Some(Value::Array(list)), Value::Array(more)) => {
+                    for r in more {
+                        if !list.contains(&r) {
+                            list.push(r);
+                        }
+                    }
+                }
+                (_, None, value) => {
+                    merged.insert(key, value);
+                }
+                _ => {}
+            }
+        }
+    }
+    Cow::Owned(merged)
+}
+
+/// `format` is accepted only in a few combinations: `date-time`/`enum` on strings,
+/// `int32`/`int64` on integers, `float`/`double` on numbers.
+fn copy_format(map: &Map<String, Value>, out: &mut Map<String, Value>) {
+    let (Some(format), Some(ty)) =
+        (map.get("format").and_then(Value::as_str), out.get("type").and_then(Value::as_str))
+    else {
+        return;
+    };
+    let allowed = match ty {
+        "string" => ["date-time", "enum"].contains(&format),
+        "integer" => ["int32", "int64"].contains(&format),
+        "number" => ["float", "double"].contains(&format),
+        _ => false,
+    };
+    if allowed {
+        out.insert("format".into(), json!(format));
+    }
+}
+
+fn copy_bounds(map: &Map<String, Value>, out: &mut Map<String, Value>) {
+    for key in [
+        "minimum",
+        "maximum",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minProperties",
+        "maxProperties",
+    ] {
+        if let Some(n) = map.get(key).filter(|v| v.is_number()) {
+            out.insert(key.into(), n.clone());
+        }
+    }
+    // Draft 6+ numeric exclusive bounds; close enough as inclusive ones for the model.
+    for (exclusive, inclusive) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")]
+    {
+        if let Some(n) = map.get(exclusive).filter(|v| v.is_number()) {
+            out.entry(inclusive).or_insert(n.clone());
+        }
+    }
+    if let Some(Value::String(p)) = map.get("pattern") {
+        out.insert("pattern".into(), json!(p));
+    }
+}

@@ -1,0 +1,156 @@
+//! Wire types against the real JSON: round trips, the model list, and the request fixture the
+//! Node test compares with what the official `@google/genai` SDK sends.
+
+use std::path::PathBuf;
+
+use gemipanel_core::gemini::{
+    chat_models, list_models_path, stream_path, supports_function_calling, Content, FunctionCall,
+    FunctionDeclaration, FunctionResponse, GenerateContentRequest, GenerationConfig,
+    ListModelsResponse, Part, ThinkingConfig, Tool,
+};
+use serde_json::{json, Value};
+
+fn data(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/gemini").join(file)
+}
+
+#[test]
+fn model_parts_round_trip_verbatim() {
+    let original = json!({
+        "role": "model",
+        "parts": [
+            {"text": "thinking…", "thought": true},
+            {"functionCall": {"id": "c1", "name": "f", "args": {"n": 1.5, "list": [1, "a", null]},
+                              "futureField": {"x": 1}},
+             "thoughtSignature": "Cq8CAdHtim8//+sig=="},
+            {"executableCode": {"language": "PYTHON", "code": "1+1"}},
+            {"text": "", "thoughtSignature": "AAAA////"},
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}, "videoMetadata": {}}
+        ]
+    });
+    let content: Content = serde_json::from_value(original.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&content).unwrap(), original);
+    let text = serde_json::to_string(&content).unwrap();
+    assert!(text.contains(r#""thoughtSignature":"Cq8CAdHtim8//+sig==""#));
+    assert_eq!(content.function_calls().count(), 1);
+}
+
+#[test]
+fn paths() {
+    assert_eq!(
+        stream_path("models/gemini-2.5-flash"),
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
+    assert_eq!(
+        stream_path("gemma-3-27b-it"),
+        "/v1beta/models/gemma-3-27b-it:streamGenerateContent?alt=sse"
+    );
+    assert_eq!(list_models_path(None), "/v1beta/models?pageSize=1000");
+    assert_eq!(list_models_path(Some("a/b+c")), "/v1beta/models?pageSize=1000&pageToken=a%2Fb%2Bc");
+}
+
+#[test]
+fn model_list_filters_chat_models_and_function_calling() {
+    let list: ListModelsResponse =
+        serde_json::from_str(&std::fs::read_to_string(data("models.json")).unwrap()).unwrap();
+    let chat: Vec<&str> = chat_models(&list.models).map(|m| m.id()).collect();
+    assert_eq!(chat, ["gemini-2.5-flash", "gemini-3-flash-preview", "gemma-3-27b-it"]);
+    let with_tools: Vec<&str> = chat_models(&list.models)
+        .filter(|m| m.supports_function_calling())
+        .map(|m| m.id())
+        .collect();
+    assert_eq!(with_tools, ["gemini-2.5-flash", "gemini-3-flash-preview"]);
+    assert!(!supports_function_calling("models/Gemma-2-9b"));
+    assert!(supports_function_calling("gemini-2.5-pro"));
+    // Unknown fields survive.
+    assert_eq!(list.models[0].extra["thinking"], json!(true));
+}
+
+/// The request GemiPanel sends for the second step of a function-calling turn. The same file is
+/// what `tests/e2e-node/fake-gemini.test.mjs` expects the official SDK to send for the same
+/// conversation. Regenerate with `UPDATE_FIXTURES=1 cargo test -p gemipanel-core --test gemini_wire`.
+fn function_response_request() -> GenerateContentRequest {
+    let call = FunctionCall {
+        id: Some("fc-1".into()),
+        name: "mcp_weather_get_forecast".into(),
+        args: Some(json!({"city": "Tokyo"})),
+        ..FunctionCall::default()
+    };
+    GenerateContentRequest {
+        contents: vec![
+            Content::user_text("What is the weather in Tokyo?"),
+            Content {
+                role: Some("model".into()),
+                parts: vec![Part {
+                    function_call: Some(call),
+                    thought_signature: Some("EjQKMgG+Pvb7sig/+==".into()),
+                    ..Part::default()
+                }],
+            },
+            Content {
+                role: Some("user".into()),
+                parts: vec![Part::function_response(FunctionResponse {
+                    id: Some("fc-1".into()),
+                    name: "mcp_weather_get_forecast".into(),
+                    response: json!({"output": {"temperature": 21, "sky": "clear"}}),
+                })],
+            },
+        ],
+        tools: vec![Tool::functions(vec![FunctionDeclaration {
+            name: "mcp_weather_get_forecast".into(),
+            description: "Forecast for a city".into(),
+            parameters_json_schema: Some(json!({
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
+                "required": ["city"]
+            })),
+            parameters: None,
+        }])],
+        system_instruction: Some(Content::system("Be brief.")),
+        generation_config: Some(GenerationConfig {
+            thinking_config: Some(ThinkingConfig {
+                include_thoughts: Some(true),
+                ..ThinkingConfig::default()
+            }),
+            ..GenerationConfig::default()
+        }),
+        ..GenerateContentRequest::default()
+    }
+}
+
+#[test]
+fn request_matches_the_shared_sdk_fixture() {
+    let actual = serde_json::to_value(function_response_request()).unwrap();
+    let path = data("sdk_request_function_response.json");
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        std::fs::write(&path, serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
+    }
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        actual, expected,
+        "run with UPDATE_FIXTURES=1 to regenerate after a deliberate change"
+    );
+    let back: GenerateContentRequest = serde_json::from_value(expected).unwrap();
+    assert_eq!(back, function_response_request());
+}
+
+#[test]
+fn google_search_tool_and_openapi_fallback_shapes() {
+    assert_eq!(serde_json::to_value(Tool::google_search()).unwrap(), json!({"googleSearch": {}}));
+    let decl = FunctionDeclaration {
+        name: "f".into(),
+        description: String::new(),
+        parameters_json_schema: Some(json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"a": {"type": ["string", "null"]}},
+            "additionalProperties": false
+        })),
+        parameters: None,
+    };
+    assert_eq!(
+        serde_json::to_value(decl.to_openapi_parameters()).unwrap(),
+        json!({"name": "f", "parameters": {"type": "object",
+               "properties": {"a": {"type": "string", "nullable": true}}}})
+    );
+}

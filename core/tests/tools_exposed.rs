@@ -1,0 +1,138 @@
+//! MCP tools as Gemini functions: names, filters, visibility, routing.
+
+use std::collections::BTreeMap;
+
+use gemipanel_core::tools::naming::{function_name, sanitize_segment, MAX_NAME_LEN};
+use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
+use serde_json::json;
+
+fn tool(server_id: &str, server_name: &str, name: &str) -> ToolDescriptor {
+    ToolDescriptor {
+        server_id: server_id.into(),
+        server_name: server_name.into(),
+        name: name.into(),
+        description: format!("{name} of {server_name}"),
+        input_schema: json!({"type": "object"}),
+        visibility: Vec::new(),
+    }
+}
+
+#[test]
+fn names_are_sanitised() {
+    for (server, tool, want) in [
+        ("Everything", "echo", "mcp_everything_echo"),
+        ("My Server (prod)", "get-sum", "mcp_my_server_prod_get_sum"),
+        ("__a..b__", "Tool/Name!!x", "mcp_a_b_tool_name_x"),
+        ("日本語", "検索", "mcp_server_tool"),
+        ("GitHub", "search_repositories", "mcp_github_search_repositories"),
+        ("s", "ÉTÉ été", "mcp_s_t_t"),
+    ] {
+        assert_eq!(function_name(server, tool), want, "{server} / {tool}");
+    }
+    assert_eq!(sanitize_segment("--A--B--"), "a_b");
+}
+
+#[test]
+fn long_names_are_cut_with_a_stable_hash() {
+    let long_tool = "a_really_long_tool_name_that_goes_on_and_on_and_on_forever_";
+    let a = function_name("server", &format!("{long_tool}1"));
+    let b = function_name("server", &format!("{long_tool}2"));
+    for name in [&a, &b] {
+        assert!(name.len() <= MAX_NAME_LEN && name.len() >= MAX_NAME_LEN - 1, "{name}");
+        assert!(name.starts_with("mcp_server_a_really_long"));
+        assert!(name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'));
+    }
+    assert_ne!(a, b);
+    assert_eq!(a, function_name("server", &format!("{long_tool}1")), "stable");
+    // Exactly 64 characters is not cut.
+    let exact = format!("mcp_s_{}", "x".repeat(58));
+    assert_eq!(function_name("s", &"x".repeat(58)), exact);
+}
+
+#[test]
+fn colliding_names_are_disambiguated_independently_of_order() {
+    let tools = vec![
+        tool("id-1", "My Server", "search"),
+        tool("id-2", "my-server", "search"),
+        tool("id-3", "Other", "search"),
+    ];
+    let forward = ExposedTools::build(&tools, &BTreeMap::new());
+    let mut reversed_input = tools.clone();
+    reversed_input.reverse();
+    let reversed = ExposedTools::build(&reversed_input, &BTreeMap::new());
+    assert_eq!(forward, reversed);
+
+    let names: Vec<String> = forward.declarations().into_iter().map(|d| d.name).collect();
+    assert_eq!(names.len(), 3);
+    assert!(names.contains(&"mcp_other_search".to_owned()), "no collision, no suffix");
+    let suffixed: Vec<&String> =
+        names.iter().filter(|n| n.starts_with("mcp_my_server_search_")).collect();
+    assert_eq!(suffixed.len(), 2);
+    assert_ne!(suffixed[0], suffixed[1]);
+    for name in &names {
+        let route = forward.route(name).unwrap();
+        assert_eq!(forward.function_name(&route.server_id, &route.tool_name), Some(name.as_str()));
+    }
+    assert_eq!(forward.route("mcp_nope"), None);
+}
+
+#[test]
+fn filters_and_visibility() {
+    let mut app_only = tool("s1", "Apps", "refresh");
+    app_only.visibility = vec!["app".into()];
+    let mut both = tool("s1", "Apps", "show");
+    both.visibility = vec!["model".into(), "app".into()];
+    let mut model_only = tool("s1", "Apps", "think");
+    model_only.visibility = vec!["model".into()];
+    let tools = vec![
+        app_only.clone(),
+        both.clone(),
+        model_only.clone(),
+        tool("s2", "Files", "read"),
+        tool("s2", "Files", "write"),
+        tool("s2", "Files", "delete"),
+        tool("s3", "Open", "any"),
+    ];
+    assert!(!app_only.visible_to_model() && app_only.visible_to_app());
+    assert!(both.visible_to_model() && both.visible_to_app());
+    assert!(model_only.visible_to_model() && !model_only.visible_to_app());
+
+    let mut filters = BTreeMap::new();
+    filters.insert(
+        "s2".to_owned(),
+        ToolFilter {
+            include: Some(vec!["read".into(), "delete".into()]),
+            exclude: vec!["delete".into()],
+        },
+    );
+    let exposed = ExposedTools::build(&tools, &filters);
+    let names: Vec<String> = exposed.declarations().into_iter().map(|d| d.name).collect();
+    assert_eq!(names, ["mcp_apps_show", "mcp_apps_think", "mcp_files_read", "mcp_open_any"]);
+    assert_eq!(
+        exposed.route("mcp_files_read"),
+        Some(&ToolRoute { server_id: "s2".into(), tool_name: "read".into() })
+    );
+    assert!(ToolFilter::default().allows("anything"));
+}
+
+#[test]
+fn descriptors_from_tools_list_entries() {
+    let entry = json!({
+        "name": "get-tiny-image",
+        "description": "Returns an image",
+        "inputSchema": {"type": "object", "properties": {}},
+        "_meta": {"ui": {"visibility": ["app"], "resourceUri": "ui://x"}}
+    });
+    let d = ToolDescriptor::from_mcp("id", "Everything", &entry).unwrap();
+    assert_eq!(d.name, "get-tiny-image");
+    assert_eq!(d.visibility, ["app"]);
+    assert!(!d.visible_to_model());
+    assert!(ToolDescriptor::from_mcp("id", "x", &json!({"description": "no name"})).is_none());
+    let bare = ToolDescriptor::from_mcp("id", "x", &json!({"name": "t"})).unwrap();
+    assert!(bare.visible_to_model());
+
+    let exposed = ExposedTools::build(&[bare], &BTreeMap::new());
+    let decl = &exposed.declarations()[0];
+    assert_eq!(decl.parameters_json_schema, Some(json!({"type": "object", "properties": {}})));
+    assert_eq!(decl.parameters, None);
+}

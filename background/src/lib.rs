@@ -1,1 +1,87 @@
+//! The service worker.
+//!
+//! `background.js` registers the `chrome.runtime` listeners synchronously (so no message is
+//! lost while wasm compiles) and forwards to the exports below once `start` has run. Lasting
+//! state lives in `chrome.storage`; the statics here hold only what dies with the worker anyway:
+//! its start time and the ports of pages open right now.
 
+mod router;
+
+use std::cell::{Cell, RefCell};
+
+use gemipanel_browser::chrome::{self, Port};
+use gemipanel_browser::messaging::to_js;
+use gemipanel_core::messages::{decode_client_message, Event, WorkerMessage};
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    static STARTED_AT_MS: Cell<f64> = const { Cell::new(0.0) };
+    static PORTS: RefCell<Vec<Port>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Called once by `background.js` after the module is instantiated.
+#[wasm_bindgen]
+pub fn start() {
+    STARTED_AT_MS.with(|t| t.set(js_sys::Date::now()));
+}
+
+/// A one-shot message (`chrome.runtime.sendMessage`); resolves to the reply.
+#[wasm_bindgen]
+pub async fn on_message(message: JsValue) -> JsValue {
+    let reply = handle(message).await;
+    encode(&reply)
+}
+
+/// A page opened a port.
+#[wasm_bindgen]
+pub fn on_connect(port: Port) {
+    let hello = WorkerMessage::Event {
+        event: Event::WorkerStarted { extension_version: chrome::extension_version() },
+    };
+    let _ = port.post(&encode(&hello));
+    PORTS.with(|ports| ports.borrow_mut().push(port));
+}
+
+/// A message arrived on a page's port; the reply goes back on the same port.
+#[wasm_bindgen]
+pub fn on_port_message(port: Port, message: JsValue) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let reply = handle(message).await;
+        // The page may have closed meanwhile; nothing is waiting then.
+        let _ = port.post(&encode(&reply));
+    });
+}
+
+#[wasm_bindgen]
+pub fn on_disconnect(port: Port) {
+    PORTS.with(|ports| ports.borrow_mut().retain(|p| !p.is(&port)));
+}
+
+pub(crate) fn uptime_ms() -> u64 {
+    let started = STARTED_AT_MS.with(Cell::get);
+    (js_sys::Date::now() - started).max(0.0) as u64
+}
+
+async fn handle(message: JsValue) -> WorkerMessage {
+    let value = match serde_wasm_bindgen::from_value::<serde_json::Value>(message) {
+        Ok(value) => value,
+        Err(err) => {
+            return gemipanel_core::messages::DecodeError { id: None, reason: err.to_string() }
+                .into_reply()
+        }
+    };
+    match decode_client_message(value) {
+        Ok(message) => WorkerMessage::Response {
+            id: message.id,
+            response: router::route(message.request).await,
+        },
+        Err(err) => err.into_reply(),
+    }
+}
+
+fn encode(message: &WorkerMessage) -> JsValue {
+    to_js(message).unwrap_or_else(|err| {
+        web_sys::console::error_1(&err.to_string().into());
+        JsValue::UNDEFINED
+    })
+}

@@ -1,1 +1,28 @@
+//! The only crate that touches extension APIs.
+//!
+//! `chrome.*` bindings, the typed messaging between pages and the worker, and (later) the
+//! fetch-based HTTP transport. Everything here is a thin adapter over `gemipanel-core` types.
 
+pub mod chrome;
+mod error;
+pub mod messaging;
+pub mod port;
+
+pub use error::BrowserError;
+
+use gemipanel_core::messages::{UptimeUnit, WorkerStatus};
+
+/// The one-line description of the worker that both pages show, in the user's language.
+pub fn worker_status_text(status: &WorkerStatus) -> String {
+    let (amount, unit) = status.uptime();
+    let key = match unit {
+        UptimeUnit::Seconds => "uptimeSeconds",
+        UptimeUnit::Minutes => "uptimeMinutes",
+        UptimeUnit::Hours => "uptimeHours",
+    };
+    let uptime = chrome::message(key, &[&amount.to_string()]);
+    chrome::message(
+        "workerStatusLine",
+        &[&status.extension_version, &uptime, &status.configured_servers.to_string()],
+    )
+}

@@ -23,13 +23,25 @@ pub enum Request {
     Status,
 }
 
+impl Request {
+    /// Whether sending the request twice is harmless, so a page may resend it when the worker
+    /// stopped before answering. Anything with side effects (a tool call) is not.
+    pub fn is_retry_safe(&self) -> bool {
+        match self {
+            Request::Status => true,
+        }
+    }
+}
+
 /// The worker's answer to one [`Request`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Response {
     Status(WorkerStatus),
     /// The request could not be carried out; `message` says why in words a person can act on.
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 /// Answer to [`Request::Status`].
@@ -41,6 +53,25 @@ pub struct WorkerStatus {
     /// stops and revives the worker.
     pub uptime_ms: u64,
     pub configured_servers: u32,
+}
+
+impl WorkerStatus {
+    /// Uptime rounded for people: seconds below a minute, minutes below an hour, then hours.
+    pub fn uptime(&self) -> (u64, UptimeUnit) {
+        let seconds = self.uptime_ms / 1000;
+        match seconds {
+            0..=59 => (seconds, UptimeUnit::Seconds),
+            60..=3599 => (seconds / 60, UptimeUnit::Minutes),
+            _ => (seconds / 3600, UptimeUnit::Hours),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UptimeUnit {
+    Seconds,
+    Minutes,
+    Hours,
 }
 
 /// Something the worker tells open pages without being asked.
@@ -128,6 +159,23 @@ fn kind_of(value: &Value) -> &'static str {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn uptime_is_rounded_to_the_largest_whole_unit() {
+        let cases = [
+            (0, (0, UptimeUnit::Seconds)),
+            (59_999, (59, UptimeUnit::Seconds)),
+            (60_000, (1, UptimeUnit::Minutes)),
+            (3_599_999, (59, UptimeUnit::Minutes)),
+            (3_600_000, (1, UptimeUnit::Hours)),
+            (u64::MAX, (u64::MAX / 1000 / 3600, UptimeUnit::Hours)),
+        ];
+        for (uptime_ms, expected) in cases {
+            let status =
+                WorkerStatus { extension_version: String::new(), uptime_ms, configured_servers: 0 };
+            assert_eq!(status.uptime(), expected, "{uptime_ms} ms");
+        }
+    }
 
     #[test]
     fn status_request_round_trips_through_json() {

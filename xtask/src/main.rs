@@ -1,1 +1,42 @@
-fn main() {}
+//! `cargo xtask <task>`: the project's build, run and test automation. Only cargo is needed to
+//! start it; every tool it uses is installed by `setup`.
+
+mod dist;
+mod run;
+mod setup;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  setup   install what the build and the tests need (idempotent)
+  dist    build the extension into dist/ and print the wasm sizes
+  run     setup + dist, then open Chromium with the extension loaded
+  test    setup, then every test suite; ends with `N passed, N failed`
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("setup") => setup::run(),
+        Some("dist") => dist::run().map(|_| ()),
+        Some("run") => run::run(),
+        Some("test") => test::run(&args[1..]),
+        Some("help" | "--help" | "-h") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown task `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

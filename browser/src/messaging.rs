@@ -1,0 +1,107 @@
+//! Conversion of the page↔worker messages to and from JS values, and the popup's one-shot
+//! requests.
+
+use gemipanel_core::messages::{ClientMessage, Request, Response, WorkerMessage};
+use serde::{de::DeserializeOwned, Serialize};
+use wasm_bindgen::JsValue;
+
+use crate::{chrome, BrowserError};
+
+/// Serializes to a plain JS object (numbers stay numbers, maps become objects).
+pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, BrowserError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| BrowserError::new(format!("encoding a message: {e}")))
+}
+
+pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, BrowserError> {
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| BrowserError::new(format!("decoding a message: {e}")))
+}
+
+/// Sends one request with `chrome.runtime.sendMessage` and waits for its answer (the popup's
+/// way: it lives too briefly to hold a port).
+pub async fn request_once(request: Request) -> Result<Response, BrowserError> {
+    let id = 1;
+    let message = to_js(&ClientMessage { id, request })?;
+    let answer = chrome::send_message(&message).await?;
+    if answer.is_undefined() {
+        return Err(BrowserError::new("the worker gave no answer"));
+    }
+    match from_js::<WorkerMessage>(answer)? {
+        WorkerMessage::Response { response, .. } => Ok(response),
+        WorkerMessage::Event { .. } => Err(BrowserError::new("the worker answered with an event")),
+    }
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use super::*;
+    use gemipanel_core::messages::{Event, WorkerStatus};
+    use wasm_bindgen_test::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    fn status() -> Response {
+        Response::Status(WorkerStatus {
+            extension_version: "1.2.3".into(),
+            uptime_ms: 4_000_000_000,
+            configured_servers: 3,
+        })
+    }
+
+    #[wasm_bindgen_test]
+    fn worker_messages_survive_the_js_boundary() {
+        let messages = [
+            WorkerMessage::Response { id: 9, response: status() },
+            WorkerMessage::Event { event: Event::WorkerStarted { extension_version: "1".into() } },
+        ];
+        for message in messages {
+            let js = to_js(&message).unwrap();
+            assert!(js.is_object());
+            assert_eq!(from_js::<WorkerMessage>(js).unwrap(), message);
+        }
+    }
+
+    #[wasm_bindgen_test]
+    fn large_ids_stay_plain_numbers() {
+        let js = to_js(&ClientMessage { id: 1 << 40, request: Request::Status }).unwrap();
+        let id = js_sys::Reflect::get(&js, &"id".into()).unwrap();
+        assert_eq!(id.as_f64(), Some((1u64 << 40) as f64));
+    }
+
+    #[wasm_bindgen_test]
+    async fn request_once_sends_an_envelope_and_reads_the_answer() {
+        // A stand-in for chrome.runtime that answers like the worker and records what it got.
+        js_sys::eval(
+            r#"globalThis.chrome = { runtime: { sendMessage: async (m) => {
+                globalThis.lastSent = m;
+                return { kind: "response", id: m.id, response: {
+                    type: "status", extension_version: "1.2.3", uptime_ms: 4000000000, configured_servers: 3 } };
+            } } };"#,
+        )
+        .unwrap();
+        let response = request_once(Request::Status).await.unwrap();
+        assert_eq!(response, status());
+        let sent = js_sys::eval("JSON.stringify(globalThis.lastSent)").unwrap();
+        assert_eq!(sent.as_string().unwrap(), r#"{"id":1,"request":{"type":"status"}}"#);
+    }
+
+    #[wasm_bindgen_test]
+    async fn request_once_reports_a_missing_answer() {
+        js_sys::eval("globalThis.chrome = { runtime: { sendMessage: async () => undefined } };")
+            .unwrap();
+        let err = request_once(Request::Status).await.unwrap_err();
+        assert!(err.message().contains("no answer"), "{err}");
+    }
+
+    #[wasm_bindgen_test]
+    async fn request_once_reports_a_throwing_runtime() {
+        js_sys::eval(
+            "globalThis.chrome = { runtime: { sendMessage: async () => { throw new Error('Receiving end does not exist.'); } } };",
+        )
+        .unwrap();
+        let err = request_once(Request::Status).await.unwrap_err();
+        assert!(err.message().contains("Receiving end does not exist"), "{err}");
+    }
+}

@@ -1,0 +1,147 @@
+//! The side panel's long-lived connection to the worker.
+//!
+//! Requests carry ids and are matched to their responses; events are handed to a callback. An
+//! open port keeps the worker alive, but Chrome may still stop it (updates, DevTools, crashes):
+//! then requests in flight fail with a message saying so, and the port reconnects — at once for
+//! the first disconnect, lazily on the next request if the worker keeps dropping us.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use futures_channel::oneshot;
+use gemipanel_core::messages::{ClientMessage, Event, Request, Response, WorkerMessage};
+use wasm_bindgen::JsValue;
+
+use crate::chrome::{self, Port};
+use crate::messaging::{from_js, to_js};
+use crate::BrowserError;
+
+/// Below this interval between two connects, reconnection waits for the next request.
+const RECONNECT_QUIET_MS: f64 = 1_000.0;
+
+#[derive(Clone)]
+pub struct WorkerPort {
+    inner: Rc<RefCell<Inner>>,
+}
+
+struct Inner {
+    name: String,
+    port: Option<Port>,
+    last_connect_ms: f64,
+    next_id: u64,
+    pending: HashMap<u64, oneshot::Sender<Response>>,
+    on_event: Rc<dyn Fn(Event)>,
+}
+
+impl WorkerPort {
+    /// Connects now; `on_event` receives every event the worker pushes.
+    pub fn connect(name: &str, on_event: impl Fn(Event) + 'static) -> Self {
+        let this = Self {
+            inner: Rc::new(RefCell::new(Inner {
+                name: name.to_owned(),
+                port: None,
+                last_connect_ms: f64::NEG_INFINITY,
+                next_id: 1,
+                pending: HashMap::new(),
+                on_event: Rc::new(on_event),
+            })),
+        };
+        // A failure here is reported by the first request, which retries the connection.
+        let _ = this.ensure_connected();
+        this
+    }
+
+    /// Sends `request` and waits for the worker's response. When the worker stops before
+    /// answering, a retry-safe request is sent once more on a fresh connection.
+    pub async fn request(&self, request: Request) -> Result<Response, BrowserError> {
+        let attempts = if request.is_retry_safe() { 2 } else { 1 };
+        let mut outcome = Err(BrowserError::new("no attempt made"));
+        for _ in 0..attempts {
+            outcome = self.send_once(request.clone()).await;
+            if outcome.is_ok() {
+                break;
+            }
+        }
+        outcome
+    }
+
+    async fn send_once(&self, request: Request) -> Result<Response, BrowserError> {
+        let port = self.ensure_connected()?;
+        let (id, answer) = {
+            let mut inner = self.inner.borrow_mut();
+            let id = inner.next_id;
+            inner.next_id += 1;
+            let (sender, answer) = oneshot::channel();
+            inner.pending.insert(id, sender);
+            (id, answer)
+        };
+        let sent = to_js(&ClientMessage { id, request }).and_then(|message| port.post(&message));
+        if let Err(err) = sent {
+            // Posting fails on a port Chrome already closed; forget it so the retry reconnects.
+            let mut inner = self.inner.borrow_mut();
+            inner.pending.remove(&id);
+            if inner.port.as_ref().is_some_and(|p| p.is(&port)) {
+                inner.port = None;
+            }
+            return Err(err);
+        }
+        answer.await.map_err(|_| {
+            BrowserError::new("the background worker stopped before answering; please try again")
+        })
+    }
+
+    fn ensure_connected(&self) -> Result<Port, BrowserError> {
+        if let Some(port) = self.inner.borrow().port.clone() {
+            return Ok(port);
+        }
+        let name = self.inner.borrow().name.clone();
+        let port = chrome::connect(&name)?;
+        {
+            let mut inner = self.inner.borrow_mut();
+            inner.port = Some(port.clone());
+            inner.last_connect_ms = js_sys::Date::now();
+        }
+        let weak = Rc::downgrade(&self.inner);
+        port.on_message(move |message| {
+            if let Some(inner) = weak.upgrade() {
+                deliver(&inner, message);
+            }
+        });
+        let weak = Rc::downgrade(&self.inner);
+        let this_port = port.clone();
+        port.on_disconnect(move || {
+            let Some(inner) = weak.upgrade() else { return };
+            let reconnect_now = {
+                let mut state = inner.borrow_mut();
+                if !state.port.as_ref().is_some_and(|p| p.is(&this_port)) {
+                    return;
+                }
+                state.port = None;
+                // Dropping the senders fails every request in flight.
+                state.pending.clear();
+                js_sys::Date::now() - state.last_connect_ms > RECONNECT_QUIET_MS
+            };
+            if reconnect_now {
+                let _ = WorkerPort { inner }.ensure_connected();
+            }
+        });
+        Ok(port)
+    }
+}
+
+fn deliver(inner: &Rc<RefCell<Inner>>, message: JsValue) {
+    match from_js::<WorkerMessage>(message) {
+        Ok(WorkerMessage::Response { id, response }) => {
+            let sender = inner.borrow_mut().pending.remove(&id);
+            if let Some(sender) = sender {
+                let _ = sender.send(response);
+            }
+        }
+        Ok(WorkerMessage::Event { event }) => {
+            let on_event = inner.borrow().on_event.clone();
+            on_event(event);
+        }
+        Err(err) => web_sys::console::warn_1(&format!("ignoring a worker message: {err}").into()),
+    }
+}

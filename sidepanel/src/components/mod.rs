@@ -1,0 +1,2 @@
+pub mod empty_chat;
+pub mod status_bar;

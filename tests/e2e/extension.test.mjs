@@ -1,0 +1,139 @@
+// The walking skeleton end to end: the built extension in real Chromium, its worker answering
+// both pages, surviving a stop, and refusing malformed requests without crashing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, screenshot, stopServiceWorkers, serviceWorker } from './harness.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+async function open(name) {
+  const page = await browser.context.newPage();
+  await page.goto(browser.url(name));
+  return page;
+}
+
+/** Sends a one-shot message from an extension page, as the popup does. */
+function sendMessage(page, message) {
+  return page.evaluate((m) => chrome.runtime.sendMessage(m), message);
+}
+
+test('the service worker is registered from background.js', async () => {
+  const worker = await serviceWorker(browser.context);
+  assert.equal(worker.url(), browser.url('background.js'));
+});
+
+test('the side panel shows the status the worker reports', async () => {
+  const page = await open('sidepanel.html');
+  const status = page.getByTestId('worker-status');
+  await status.and(page.locator('[data-state="ok"]')).waitFor();
+  const text = await status.innerText();
+  assert.match(text, /v0\.1\.0 · worker up \d+ s · 0 MCP servers/);
+  assert.equal(await page.locator('h1').innerText(), 'GemiPanel');
+  await screenshot(page, 'sidepanel-status');
+  await page.close();
+});
+
+test('the popup shows the status the worker reports', async () => {
+  const page = await open('popup.html');
+  const status = page.getByTestId('worker-status');
+  await status.and(page.locator('[data-state="ok"]')).waitFor();
+  assert.match(await status.innerText(), /v0\.1\.0 · worker up \d+ s · 0 MCP servers/);
+  await screenshot(page, 'popup-status');
+  await page.close();
+});
+
+test('the count of configured servers comes from storage', async () => {
+  const page = await open('popup.html');
+  await page.evaluate(() => chrome.storage.local.set({ settings: { servers: [{ id: 'a' }, { id: 'b' }] } }));
+  const reply = await sendMessage(page, { id: 3, request: { type: 'status' } });
+  assert.equal(reply.response.configured_servers, 2);
+  await page.evaluate(() => chrome.storage.local.remove('settings'));
+  await page.close();
+});
+
+test('a request the worker cannot decode gets an error naming the problem', async () => {
+  const page = await open('popup.html');
+  const cases = [
+    [{ id: 5, request: { type: 'launch_rockets' } }, 5, /launch_rockets/],
+    [{ id: 6 }, 6, /missing field `request`/],
+    [{ request: { type: 'status' } }, 0, /missing field `id`/],
+    ['status', 0, /got a string/],
+  ];
+  for (const [message, id, problem] of cases) {
+    const reply = await sendMessage(page, message);
+    assert.equal(reply.kind, 'response');
+    assert.equal(reply.id, id);
+    assert.equal(reply.response.type, 'error');
+    assert.match(reply.response.message, problem);
+  }
+  // The worker is still there and answers normally.
+  const reply = await sendMessage(page, { id: 7, request: { type: 'status' } });
+  assert.equal(reply.response.type, 'status');
+  await page.close();
+});
+
+test('a port gets answers with matching ids and a greeting event', async () => {
+  const page = await open('popup.html');
+  const messages = await page.evaluate(() => new Promise((resolve) => {
+    const port = chrome.runtime.connect({ name: 'test' });
+    const seen = [];
+    port.onMessage.addListener((m) => {
+      seen.push(m);
+      if (seen.filter((x) => x.kind === 'response').length === 2) { port.disconnect(); resolve(seen); }
+    });
+    port.postMessage({ id: 41, request: { type: 'status' } });
+    port.postMessage({ id: 42, request: { type: 'nope' } });
+  }));
+  const byId = Object.fromEntries(messages.filter((m) => m.kind === 'response').map((m) => [m.id, m.response]));
+  assert.equal(byId[41].type, 'status');
+  assert.equal(byId[42].type, 'error');
+  assert.match(byId[42].message, /nope/);
+  assert.ok(messages.some((m) => m.kind === 'event' && m.event.type === 'worker_started'));
+  await page.close();
+});
+
+test('after the worker is stopped, the very next one-shot message is answered by a new worker', async () => {
+  const page = await open('popup.html');
+  await new Promise((r) => setTimeout(r, 1500));
+  const before = await sendMessage(page, { id: 1, request: { type: 'status' } });
+  assert.ok(before.response.uptime_ms >= 1500, `uptime ${before.response.uptime_ms}`);
+  await stopServiceWorkers(page);
+  const afterStop = await sendMessage(page, { id: 2, request: { type: 'status' } });
+  assert.equal(afterStop.id, 2);
+  assert.equal(afterStop.response.type, 'status');
+  assert.ok(afterStop.response.uptime_ms < before.response.uptime_ms,
+    `a restarted worker counts from zero: ${afterStop.response.uptime_ms} ms`);
+  await page.close();
+});
+
+test('a port opened right after a stop has its first message answered', async () => {
+  const page = await open('popup.html');
+  await stopServiceWorkers(page);
+  const reply = await page.evaluate(() => new Promise((resolve, reject) => {
+    const port = chrome.runtime.connect({ name: 'early' });
+    port.onMessage.addListener((m) => { if (m.kind === 'response') resolve(m); });
+    port.onDisconnect.addListener(() => reject(new Error('disconnected')));
+    port.postMessage({ id: 9, request: { type: 'status' } });
+  }));
+  assert.equal(reply.id, 9);
+  assert.equal(reply.response.type, 'status');
+  await page.close();
+});
+
+test('the side panel recovers when the worker is stopped under it', async () => {
+  const page = await open('sidepanel.html');
+  const status = page.getByTestId('worker-status');
+  await status.and(page.locator('[data-state="ok"]')).waitFor();
+  await new Promise((r) => setTimeout(r, 2500));
+  await page.getByRole('button', { name: 'Refresh status' }).click();
+  await page.getByText(/worker up [2-9] s/).waitFor();
+  await stopServiceWorkers(page);
+  // Right after the stop, before or after the page notices: the next request is answered.
+  await page.getByRole('button', { name: 'Refresh status' }).click();
+  await page.getByText(/worker up [01] s/).waitFor({ timeout: 10_000 });
+  assert.equal(await status.getAttribute('data-state'), 'ok');
+  await screenshot(page, 'sidepanel-after-restart');
+  await page.close();
+});

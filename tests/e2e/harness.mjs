@@ -1,0 +1,74 @@
+// Starts Chromium with the built extension loaded, as a person would after "Load unpacked".
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { chromium } = require('playwright-core');
+
+export const CHROMIUM = '/usr/lib/chromium/chromium';
+export const dist = resolve(process.env.GEMIPANEL_DIST ?? 'dist');
+export const outDir = resolve(process.env.GEMIPANEL_OUT ?? 'target/e2e');
+export const extensionId = process.env.GEMIPANEL_EXTENSION_ID;
+
+/**
+ * Launches a fresh profile with the extension. `options.locale` sets the UI language,
+ * `options.colorScheme` the theme. Returns { context, worker, url(page), close() }.
+ */
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false } = {}) {
+  if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
+  const profile = mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless,
+    locale,
+    colorScheme,
+    viewport: { width: 420, height: 720 },
+    ignoreDefaultArgs: ['--disable-extensions'],
+    args: [
+      `--disable-extensions-except=${dist}`,
+      `--load-extension=${dist}`,
+      `--lang=${locale}`,
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+    ],
+  });
+  const worker = await serviceWorker(context);
+  return {
+    context,
+    worker,
+    url: (page) => `chrome-extension://${extensionId}/${page}`,
+    async close() {
+      await context.close();
+      if (!keepProfile) rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The extension's service worker, waiting for it to register if needed. */
+export async function serviceWorker(context) {
+  const mine = (w) => w.url() === `chrome-extension://${extensionId}/background.js`;
+  const existing = context.serviceWorkers().find(mine);
+  if (existing) return existing;
+  return context.waitForEvent('serviceworker', { predicate: mine, timeout: 15_000 });
+}
+
+/** Stops every service worker through the DevTools protocol, as Chrome does when idle. */
+export async function stopServiceWorkers(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await cdp.detach();
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(outDir, { recursive: true });
+  const path = join(outDir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

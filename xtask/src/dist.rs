@@ -1,0 +1,102 @@
+//! `cargo xtask dist`: builds the extension into dist/, loadable with "Load unpacked".
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use crate::util::{self, cargo, node_bin, Cmd, Result};
+
+/// The wasm crates and the name of their output in dist/wasm/.
+pub const WASM_CRATES: [(&str, &str); 3] = [
+    ("gemipanel-background", "background"),
+    ("gemipanel-sidepanel", "sidepanel"),
+    ("gemipanel-popup", "popup"),
+];
+
+pub struct WasmSize {
+    pub name: &'static str,
+    pub raw: usize,
+    pub gzip: usize,
+}
+
+pub fn run() -> Result<Vec<WasmSize>> {
+    let root = util::root();
+    let dist = util::dist_dir();
+    let mut build = cargo().args(["build", "--release", "--target", "wasm32-unknown-unknown"]);
+    for (package, _) in WASM_CRATES {
+        build = build.args(["-p", package]);
+    }
+    build.run()?;
+
+    if dist.exists() {
+        fs::remove_dir_all(&dist).map_err(|e| format!("clearing dist/: {e}"))?;
+    }
+    let wasm_dir = dist.join("wasm");
+    fs::create_dir_all(&wasm_dir).map_err(|e| format!("creating dist/: {e}"))?;
+    copy_dir(&root.join("static"), &dist)?;
+    fs::copy(root.join("manifest.json"), dist.join("manifest.json"))
+        .map_err(|e| format!("copying manifest.json: {e}"))?;
+
+    let mut sizes = Vec::new();
+    for (package, name) in WASM_CRATES {
+        let built = root
+            .join("target/wasm32-unknown-unknown/release")
+            .join(format!("{}.wasm", package.replace('-', "_")));
+        Cmd::new("wasm-bindgen")
+            .args(["--target", "web", "--no-typescript", "--out-name", name, "--out-dir"])
+            .arg(&wasm_dir)
+            .arg(&built)
+            .run()?;
+        let wasm = wasm_dir.join(format!("{name}_bg.wasm"));
+        Cmd::new(node_bin("wasm-opt")).arg("-Oz").arg(&wasm).arg("-o").arg(&wasm).run()?;
+        let bytes = fs::read(&wasm).map_err(|e| format!("reading {}: {e}", wasm.display()))?;
+        sizes.push(WasmSize { name, raw: bytes.len(), gzip: gzip_len(&bytes) });
+    }
+    check_contents(&dist)?;
+    println!("dist/ ready: {}", dist.display());
+    for size in &sizes {
+        println!(
+            "  {:<11} {:>8.1} KB raw {:>8.1} KB gzip",
+            size.name,
+            size.raw as f64 / 1024.0,
+            size.gzip as f64 / 1024.0
+        );
+    }
+    Ok(sizes)
+}
+
+fn gzip_len(bytes: &[u8]) -> usize {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).expect("writing to memory");
+    encoder.finish().expect("writing to memory").len()
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result {
+    fs::create_dir_all(to).map_err(|e| format!("creating {}: {e}", to.display()))?;
+    for entry in fs::read_dir(from).map_err(|e| format!("reading {}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target)
+                .map_err(|e| format!("copying {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// dist/ is what users install: no source maps, no node_modules, nothing but the extension.
+fn check_contents(dir: &Path) -> Result {
+    for entry in fs::read_dir(dir).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        if name == "node_modules" || name.ends_with(".map") || name.ends_with(".d.ts") {
+            return Err(format!("dist/ must not contain {}", path.display()));
+        }
+        if path.is_dir() {
+            check_contents(&path)?;
+        }
+    }
+    Ok(())
+}

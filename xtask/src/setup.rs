@@ -1,0 +1,118 @@
+//! `cargo xtask setup`: installs what the build and the tests need, skipping what is present.
+//!
+//! Targets a Debian machine where we are root. Elsewhere it installs nothing system-wide and
+//! says exactly what to install by hand.
+
+use std::path::Path;
+
+use crate::util::{self, cargo, locked_version, Cmd, Result, CHROMEDRIVER, CHROMIUM};
+
+pub fn run() -> Result {
+    wasm_target()?;
+    wasm_bindgen_cli()?;
+    chromium()?;
+    npm_packages()?;
+    eprintln!("setup: everything is installed");
+    Ok(())
+}
+
+/// Whether everything is already there, so `test` and `run` can skip the slower checks.
+pub fn is_complete() -> bool {
+    has_wasm_target()
+        && wasm_bindgen_version().as_deref() == locked_version("wasm-bindgen").ok().as_deref()
+        && Path::new(CHROMIUM).exists()
+        && Path::new(CHROMEDRIVER).exists()
+        && npm_packages_current()
+}
+
+fn has_wasm_target() -> bool {
+    Cmd::new("rustup")
+        .args(["target", "list", "--installed"])
+        .read()
+        .is_some_and(|out| out.lines().any(|l| l.trim() == "wasm32-unknown-unknown"))
+}
+
+fn wasm_target() -> Result {
+    if has_wasm_target() {
+        return Ok(());
+    }
+    Cmd::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]).run()
+}
+
+fn wasm_bindgen_version() -> Option<String> {
+    let out = Cmd::new("wasm-bindgen").arg("--version").read()?;
+    out.split_whitespace().nth(1).map(str::to_owned)
+}
+
+/// The CLI must match the `wasm-bindgen` crate exactly, or its output does not load.
+fn wasm_bindgen_cli() -> Result {
+    let wanted = locked_version("wasm-bindgen")?;
+    if wasm_bindgen_version().as_deref() == Some(wanted.as_str()) {
+        return Ok(());
+    }
+    // `--locked` fails: a version in the CLI's own lock file is no longer on crates.io.
+    cargo().args(["install", "wasm-bindgen-cli", "--version", &wanted]).run()
+}
+
+fn chromium() -> Result {
+    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+        return Ok(());
+    }
+    if !can_apt() {
+        return Err(format!(
+            "Chromium and ChromeDriver are missing and this machine is not a Debian machine where \
+             we are root. Install them by hand so that {CHROMIUM} and {CHROMEDRIVER} exist \
+             (Debian/Ubuntu: `sudo apt-get install chromium chromium-driver`), then run again."
+        ));
+    }
+    Cmd::new("apt-get").args(["update", "-qq"]).run()?;
+    Cmd::new("apt-get")
+        .args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"])
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .run()
+}
+
+fn can_apt() -> bool {
+    Path::new("/usr/bin/apt-get").exists()
+        && Cmd::new("id").arg("-u").read().as_deref() == Some("0")
+}
+
+/// npm installs from tests/package-lock.json. A stamp with the lock file's hash makes the
+/// check cheap and notices any change of the lock file.
+fn npm_packages() -> Result {
+    if npm_packages_current() {
+        return Ok(());
+    }
+    if Cmd::new("npm").arg("--version").read().is_none() {
+        if !can_apt() {
+            return Err("Node.js and npm are missing: install Node.js 20 or newer with npm, then \
+                        run again."
+                .into());
+        }
+        Cmd::new("apt-get").args(["update", "-qq"]).run()?;
+        Cmd::new("apt-get").args(["install", "-y", "-qq", "nodejs", "npm"]).run()?;
+    }
+    Cmd::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .dir(util::tests_dir())
+        .run()?;
+    std::fs::write(npm_stamp(), lock_hash()?).map_err(|e| format!("writing the npm stamp: {e}"))
+}
+
+fn npm_stamp() -> std::path::PathBuf {
+    util::tests_dir().join("node_modules/.gemipanel-lock-hash")
+}
+
+fn lock_hash() -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let lock = std::fs::read(util::tests_dir().join("package-lock.json"))
+        .map_err(|e| format!("reading tests/package-lock.json: {e}"))?;
+    Ok(Sha256::digest(&lock).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn npm_packages_current() -> bool {
+    match (std::fs::read_to_string(npm_stamp()), lock_hash()) {
+        (Ok(stamp), Ok(hash)) => stamp == hash,
+        _ => false,
+    }
+}

@@ -6,6 +6,9 @@ use gemipanel_core::messages::{Request, Response, WorkerStatus};
 pub async fn route(request: Request) -> Response {
     match request {
         Request::Status => status().await,
+        other => {
+            Response::Error { message: format!("not supported by this worker yet: {other:?}") }
+        }
     }
 }
 

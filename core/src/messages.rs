@@ -8,6 +8,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::mcp::{CallToolResult, ElicitResult, ReadResourceResult, Tool};
+use crate::settings::{Secret, Server, ServerDraft, ServerId, Settings, SettingsEdit};
+
 /// A request from a page, with the id its answer will carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClientMessage {
@@ -21,14 +24,78 @@ pub struct ClientMessage {
 pub enum Request {
     /// Health and identity of the worker.
     Status,
+
+    // --- Settings: the worker is the only writer of the settings document. ---
+    /// The whole document (the pages may see the Gemini key: the side panel calls Gemini).
+    GetSettings,
+    /// One read-modify-write step; answered with the document after the edit.
+    EditSettings {
+        edit: SettingsEdit,
+    },
+    /// Reads an import file (own format, gemini-cli, Claude Desktop) without applying it.
+    PreviewImport {
+        text: String,
+    },
+    Export {
+        include_secrets: bool,
+    },
+    /// Models of the Gemini API for `api_key`, or for the stored key when `None`.
+    ListModels {
+        api_key: Option<Secret>,
+    },
+
+    // --- MCP servers. ---
+    /// Every configured server with its connection status.
+    ListServers,
+    /// Tools of one server; from the cache unless `refresh`.
+    ListTools {
+        server_id: ServerId,
+        refresh: bool,
+    },
+    /// Runs a tool. `call_id` is chosen by the page and names the call in progress events,
+    /// elicitations and [`Request::CancelToolCall`].
+    CallTool {
+        call_id: String,
+        server_id: ServerId,
+        tool: String,
+        arguments: Value,
+    },
+    CancelToolCall {
+        call_id: String,
+    },
+    ReadResource {
+        server_id: ServerId,
+        uri: String,
+    },
+    /// Connects to a server that is not saved yet and lists its tools.
+    TestConnection {
+        draft: ServerDraft,
+    },
+    /// The person's answer to an [`Event::Elicitation`].
+    AnswerElicitation {
+        elicitation_id: String,
+        result: ElicitResult,
+    },
 }
 
 impl Request {
     /// Whether sending the request twice is harmless, so a page may resend it when the worker
-    /// stopped before answering. Anything with side effects (a tool call) is not.
+    /// stopped before answering. Anything with side effects (a tool call, an edit) is not.
     pub fn is_retry_safe(&self) -> bool {
         match self {
-            Request::Status => true,
+            Request::Status
+            | Request::GetSettings
+            | Request::PreviewImport { .. }
+            | Request::Export { .. }
+            | Request::ListModels { .. }
+            | Request::ListServers
+            | Request::ListTools { .. }
+            | Request::ReadResource { .. }
+            | Request::TestConnection { .. } => true,
+            Request::EditSettings { .. }
+            | Request::CallTool { .. }
+            | Request::CancelToolCall { .. }
+            | Request::AnswerElicitation { .. } => false,
         }
     }
 }
@@ -38,10 +105,101 @@ impl Request {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Response {
     Status(WorkerStatus),
+    Settings {
+        settings: Settings,
+    },
+    ImportPreview {
+        preview: ImportPreviewView,
+    },
+    Exported {
+        json: String,
+    },
+    Models {
+        models: Vec<ModelInfo>,
+    },
+    Servers {
+        servers: Vec<ServerView>,
+    },
+    Tools {
+        server_id: ServerId,
+        tools: Vec<Tool>,
+    },
+    ToolResult {
+        result: CallToolResult,
+    },
+    Resource {
+        result: ReadResourceResult,
+    },
+    ConnectionTest {
+        outcome: ConnectionOutcome,
+    },
+    /// Done; nothing to report.
+    Ok,
     /// The request could not be carried out; `message` says why in words a person can act on.
     Error {
         message: String,
     },
+}
+
+/// A server as the pages list it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerView {
+    pub id: ServerId,
+    pub name: String,
+    pub url: String,
+    pub status: ServerStatus,
+    /// Tools known from the cache or the live server, after the include/exclude filters.
+    pub tool_count: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ServerStatus {
+    /// Not contacted since the worker started.
+    Idle,
+    Connecting,
+    Ready {
+        protocol_version: String,
+    },
+    /// The server answered 401: the user has to sign in.
+    NeedsSignIn,
+    Error {
+        message: String,
+    },
+}
+
+/// The result of [`Request::TestConnection`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ConnectionOutcome {
+    Connected { protocol_version: String, server_name: Option<String>, tools: Vec<Tool> },
+    NeedsSignIn,
+    Failed { message: String },
+}
+
+/// A Gemini model the user can pick.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// Without the `models/` prefix, as used in request paths.
+    pub id: String,
+    pub display_name: String,
+    pub supports_function_calling: bool,
+}
+
+/// An import preview, as the popup shows it before the user applies it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportPreviewView {
+    /// "GemiPanel", "gemini-cli", "Claude Desktop" or "mcpServers".
+    pub source: String,
+    pub added: Vec<Server>,
+    pub updated: Vec<Server>,
+    /// (server name, why it is skipped)
+    pub skipped: Vec<(String, String)>,
+    pub warnings: Vec<String>,
+    pub sets_api_key: bool,
+    pub model: Option<String>,
+    /// Apply it with [`Request::EditSettings`].
+    pub edit: SettingsEdit,
 }
 
 /// Answer to [`Request::Status`].
@@ -78,8 +236,46 @@ pub enum UptimeUnit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    /// The worker (re)started; pages refresh whatever they show of it.
-    WorkerStarted { extension_version: String },
+    /// Sent to each page that connects; pages (re)load what they show of the worker.
+    WorkerStarted {
+        extension_version: String,
+    },
+    /// The settings document changed (from any page or the worker itself).
+    SettingsChanged {
+        settings: Settings,
+    },
+    ServerStatus {
+        server_id: ServerId,
+        status: ServerStatus,
+    },
+    /// The server's tool list changed; list it again.
+    ToolsChanged {
+        server_id: ServerId,
+    },
+    /// `notifications/progress` of a running call.
+    ToolProgress {
+        call_id: String,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    /// A server asks the person something during the call `call_id`; answer with
+    /// [`Request::AnswerElicitation`]. Unanswered ones are declined when the call ends.
+    Elicitation {
+        call_id: String,
+        elicitation_id: String,
+        prompt: ElicitationPrompt,
+    },
+}
+
+/// What a server asks the person (`elicitation/create`), ready to show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum ElicitationPrompt {
+    /// A form built from `requested_schema`, pre-filled with `defaults`.
+    Form { message: String, requested_schema: Value, defaults: serde_json::Map<String, Value> },
+    /// A link to open; the server learns the outcome by itself.
+    Url { message: String, url: String },
 }
 
 /// Everything the worker sends to a page.

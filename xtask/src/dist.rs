@@ -39,8 +39,8 @@ pub fn run() -> Result<Vec<WasmSize>> {
 
     let mut sizes = Vec::new();
     for (package, name) in WASM_CRATES {
-        let built = root
-            .join("target/wasm32-unknown-unknown/release")
+        let built = util::target_dir()
+            .join("wasm32-unknown-unknown/release")
             .join(format!("{}.wasm", package.replace('-', "_")));
         Cmd::new("wasm-bindgen")
             .args(["--target", "web", "--no-typescript", "--out-name", name, "--out-dir"])

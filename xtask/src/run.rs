@@ -15,6 +15,6 @@ pub fn run() -> Result {
         .env("GEMIPANEL_DIST", util::dist_dir())
         .env("GEMIPANEL_EXTENSION_ID", util::extension_id()?)
         .env("GEMIPANEL_HEADLESS", if headless { "1" } else { "0" })
-        .env("GEMIPANEL_OUT", util::root().join("target/run"))
+        .env("GEMIPANEL_OUT", util::target_dir().join("run"))
         .run()
 }

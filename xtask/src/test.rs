@@ -28,7 +28,8 @@ pub fn run(args: &[String]) -> Result {
     let only = args.first().map(String::as_str);
     let mut total = Tally::default();
     let mut problems = Vec::new();
-    let suites: [(&str, Suite); 3] = [("native", native), ("wasm", wasm), ("e2e", e2e)];
+    let suites: [(&str, Suite); 4] =
+        [("native", native), ("wasm", wasm), ("node", node), ("e2e", e2e)];
     for (name, suite) in suites {
         if only.is_some_and(|o| o != name) {
             continue;
@@ -74,14 +75,24 @@ fn wasm() -> Result<Tally> {
     finish(ok, parse_cargo_test(&out))
 }
 
+/// Node tests of the test fixtures themselves (the fake Gemini against the official SDK).
+fn node() -> Result<Tally> {
+    node_test(&util::tests_dir().join("e2e-node"))
+}
+
+/// The built extension in Chromium.
 fn e2e() -> Result<Tally> {
     dist::run()?;
-    let out_dir = util::root().join("target/e2e");
+    node_test(&util::tests_dir().join("e2e"))
+}
+
+fn node_test(dir: &std::path::Path) -> Result<Tally> {
+    let out_dir = util::target_dir().join("e2e");
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
     let (ok, out) = Cmd::new("node")
         .args(["--test", "--test-concurrency=1", "--test-reporter=tap"])
-        .args(test_files(&util::tests_dir().join("e2e"))?)
+        .args(test_files(dir)?)
         .env("GEMIPANEL_DIST", util::dist_dir())
         .env("GEMIPANEL_EXTENSION_ID", util::extension_id()?)
         .env("GEMIPANEL_OUT", &out_dir)

@@ -10,8 +10,14 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_owned()
 }
 
+/// `dist/`, or `$GEMIPANEL_DIST` so parallel work trees do not overwrite each other's build.
 pub fn dist_dir() -> PathBuf {
-    root().join("dist")
+    std::env::var_os("GEMIPANEL_DIST").map(PathBuf::from).unwrap_or_else(|| root().join("dist"))
+}
+
+/// Cargo's target directory, honouring `$CARGO_TARGET_DIR`.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
 }
 
 pub fn tests_dir() -> PathBuf {

@@ -1,6 +1,7 @@
 //! `cargo xtask <task>`: the project's build, run and test automation. Only cargo is needed to
 //! start it; every tool it uses is installed by `setup`.
 
+mod bench;
 mod dist;
 mod run;
 mod setup;
@@ -17,6 +18,7 @@ tasks:
   dist    build the extension into dist/ and print the wasm sizes
   run     setup + dist, then open Chromium with the extension loaded
   test    setup, then every test suite; ends with `N passed, N failed`
+  bench   performance and size figures
 ";
 
 fn main() -> ExitCode {
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
         Some("dist") => dist::run().map(|_| ()),
         Some("run") => run::run(),
         Some("test") => test::run(&args[1..]),
+        Some("bench") => bench::run(),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())

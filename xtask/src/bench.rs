@@ -1,0 +1,53 @@
+//! `cargo xtask bench`: the figures the issues ask for, in one run. Benchmarks report numbers;
+//! they do not pass or fail.
+
+use crate::util::{cargo, Result};
+
+pub fn run() -> Result {
+    let mut figures = Vec::new();
+    figures.extend(sse_throughput()?);
+    println!("\nfigures:");
+    for (name, value) in &figures {
+        println!("  {name} = {value}");
+    }
+    Ok(())
+}
+
+/// Native SSE parser throughput on a 64 MB stream.
+fn sse_throughput() -> Result<Vec<(String, String)>> {
+    let (ok, out) =
+        cargo().args(["bench", "-p", "gemipanel-core", "--bench", "sse_throughput"]).run_tee()?;
+    if !ok {
+        return Err("the SSE benchmark failed".into());
+    }
+    Ok(figures_in(&out))
+}
+
+/// Lines of the form `name=value` that the benchmark programs print.
+fn figures_in(output: &str) -> Vec<(String, String)> {
+    output
+        .lines()
+        .filter_map(|line| line.trim().split_once('='))
+        .filter(|(name, _)| {
+            !name.is_empty()
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit())
+        })
+        .map(|(name, value)| (name.to_owned(), value.trim().to_owned()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn figures_are_read_from_name_value_lines() {
+        let out =
+            "Compiling x\nsse parser: 64 MB\nsse_throughput_mb_s=512\n  p50_ratio=0.93\nA=b\n";
+        assert_eq!(
+            super::figures_in(out),
+            vec![
+                ("sse_throughput_mb_s".to_owned(), "512".to_owned()),
+                ("p50_ratio".to_owned(), "0.93".to_owned())
+            ]
+        );
+    }
+}

@@ -14,6 +14,7 @@ pub fn App() -> Html {
                 let action = match request_once(Request::Status).await {
                     Ok(Response::Status(status)) => Action::StatusLoaded(status),
                     Ok(Response::Error { message }) => Action::StatusFailed(message),
+                    Ok(other) => Action::StatusFailed(format!("unexpected answer: {other:?}")),
                     Err(err) => Action::StatusFailed(err.to_string()),
                 };
                 dispatcher.dispatch(action);

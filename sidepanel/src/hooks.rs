@@ -14,6 +14,7 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
     use_memo((), move |_| {
         WorkerPort::connect("sidepanel", move |event| match event {
             Event::WorkerStarted { .. } => dispatcher.dispatch(Action::WorkerStarted),
+            _ => {}
         })
     })
 }
@@ -30,6 +31,7 @@ pub fn use_worker_status(
             let action = match port.request(Request::Status).await {
                 Ok(Response::Status(status)) => Action::StatusLoaded(status),
                 Ok(Response::Error { message }) => Action::StatusFailed(message),
+                Ok(other) => Action::StatusFailed(format!("unexpected answer: {other:?}")),
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);

@@ -6,6 +6,7 @@ mod dist;
 mod run;
 mod setup;
 mod test;
+mod tidy;
 mod util;
 
 use std::process::ExitCode;

@@ -1,0 +1,110 @@
+//! Tidy checks: rules of the architecture that a grep can enforce, run as ordinary tests.
+//! Each failure names the file and line and what to do instead.
+
+#![cfg(test)]
+
+use std::path::{Path, PathBuf};
+
+use crate::util::root;
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// `path:line: text` for every line of the crate's sources that contains `needle`.
+fn find(crate_dir: &str, needle: &str) -> Vec<String> {
+    let mut hits = Vec::new();
+    for file in rust_files(&root().join(crate_dir)) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            if line.contains(needle) {
+                let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+                hits.push(format!("{shown}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    hits
+}
+
+#[test]
+fn core_depends_on_no_browser_or_runtime_crate() {
+    let manifest = std::fs::read_to_string(root().join("core/Cargo.toml")).unwrap();
+    for banned in ["wasm-bindgen", "web-sys", "js-sys", "gloo", "yew", "tokio", "reqwest"] {
+        assert!(
+            !manifest.lines().any(|l| l.trim_start().starts_with(banned)),
+            "core/Cargo.toml depends on {banned}: core must stay pure; put browser code in \
+             gemipanel-browser and I/O in the drivers"
+        );
+    }
+}
+
+#[test]
+fn only_the_browser_crate_binds_chrome_apis() {
+    for dir in ["core", "background", "sidepanel", "popup"] {
+        let hits = find(dir, "js_namespace = [\"chrome\"");
+        assert!(
+            hits.is_empty(),
+            "chrome.* bindings belong in browser/src/chrome.rs:\n{}",
+            hits.join("\n")
+        );
+    }
+}
+
+#[test]
+fn secrets_are_not_logged() {
+    for dir in ["core", "browser", "background", "sidepanel", "popup"] {
+        let hits: Vec<_> = find(dir, "console::")
+            .into_iter()
+            .filter(|line| line.contains("expose(") || line.contains("api_key"))
+            .collect();
+        assert!(
+            hits.is_empty(),
+            "a log line touches a secret; log what failed, not the value:\n{}",
+            hits.join("\n")
+        );
+    }
+}
+
+#[test]
+fn manifest_permissions_are_the_ones_in_use() {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("manifest.json")).unwrap())
+            .unwrap();
+    let permissions: Vec<&str> = manifest["permissions"]
+        .as_array()
+        .expect("manifest.json lists permissions")
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert_eq!(permissions, ["storage", "unlimitedStorage", "sidePanel", "identity"]);
+    assert_eq!(manifest["manifest_version"], 3);
+    let csp = manifest["content_security_policy"]["extension_pages"].as_str().unwrap_or_default();
+    assert!(csp.contains("'wasm-unsafe-eval'"), "wasm does not compile without 'wasm-unsafe-eval'");
+}
+
+#[test]
+fn every_locale_has_the_same_keys() {
+    let keys = |lang: &str| -> Vec<String> {
+        let path = root().join(format!("static/_locales/{lang}/messages.json"));
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut keys: Vec<String> = json.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    let (en, ja) = (keys("en"), keys("ja"));
+    let missing_ja: Vec<_> = en.iter().filter(|k| !ja.contains(k)).collect();
+    let missing_en: Vec<_> = ja.iter().filter(|k| !en.contains(k)).collect();
+    assert!(missing_ja.is_empty(), "keys missing from _locales/ja: {missing_ja:?}");
+    assert!(missing_en.is_empty(), "keys missing from _locales/en: {missing_en:?}");
+}

@@ -5,9 +5,18 @@
 //! state lives in `chrome.storage`; the statics here hold only what dies with the worker anyway:
 //! its start time and the ports of pages open right now.
 
+mod calls;
+mod lock;
+mod models;
+mod ports;
+mod registry;
 mod router;
+mod servers;
+mod settings;
+mod store;
+mod wait;
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 
 use gemipanel_browser::chrome::{self, Port};
 use gemipanel_browser::messaging::to_js;
@@ -16,7 +25,6 @@ use wasm_bindgen::prelude::*;
 
 thread_local! {
     static STARTED_AT_MS: Cell<f64> = const { Cell::new(0.0) };
-    static PORTS: RefCell<Vec<Port>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Called once by `background.js` after the module is instantiated.
@@ -28,7 +36,7 @@ pub fn start() {
 /// A one-shot message (`chrome.runtime.sendMessage`); resolves to the reply.
 #[wasm_bindgen]
 pub async fn on_message(message: JsValue) -> JsValue {
-    let reply = handle(message).await;
+    let reply = handle(message, None).await;
     encode(&reply)
 }
 
@@ -39,14 +47,20 @@ pub fn on_connect(port: Port) {
         event: Event::WorkerStarted { extension_version: chrome::extension_version() },
     };
     let _ = port.post(&encode(&hello));
-    PORTS.with(|ports| ports.borrow_mut().push(port));
+    ports::add(port.clone());
+    // A settings problem is told to every page until the person dismisses it.
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Some(problem) = store::problem().await {
+            ports::send(&port, Event::SettingsProblem { problem });
+        }
+    });
 }
 
 /// A message arrived on a page's port; the reply goes back on the same port.
 #[wasm_bindgen]
 pub fn on_port_message(port: Port, message: JsValue) {
     wasm_bindgen_futures::spawn_local(async move {
-        let reply = handle(message).await;
+        let reply = handle(message, Some(port.clone())).await;
         // The page may have closed meanwhile; nothing is waiting then.
         let _ = port.post(&encode(&reply));
     });
@@ -54,7 +68,8 @@ pub fn on_port_message(port: Port, message: JsValue) {
 
 #[wasm_bindgen]
 pub fn on_disconnect(port: Port) {
-    PORTS.with(|ports| ports.borrow_mut().retain(|p| !p.is(&port)));
+    ports::remove(&port);
+    calls::port_closed(&port);
 }
 
 pub(crate) fn uptime_ms() -> u64 {
@@ -62,7 +77,7 @@ pub(crate) fn uptime_ms() -> u64 {
     (js_sys::Date::now() - started).max(0.0) as u64
 }
 
-async fn handle(message: JsValue) -> WorkerMessage {
+async fn handle(message: JsValue, port: Option<Port>) -> WorkerMessage {
     let value = match serde_wasm_bindgen::from_value::<serde_json::Value>(message) {
         Ok(value) => value,
         Err(err) => {
@@ -73,13 +88,13 @@ async fn handle(message: JsValue) -> WorkerMessage {
     match decode_client_message(value) {
         Ok(message) => WorkerMessage::Response {
             id: message.id,
-            response: router::route(message.request).await,
+            response: router::route(message.request, port).await,
         },
         Err(err) => err.into_reply(),
     }
 }
 
-fn encode(message: &WorkerMessage) -> JsValue {
+pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
     to_js(message).unwrap_or_else(|err| {
         web_sys::console::error_1(&err.to_string().into());
         JsValue::UNDEFINED

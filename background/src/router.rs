@@ -1,35 +1,63 @@
-//! Turns each page request into a response.
+//! Turns each page request into a response. `port` is the page's port when the request came on
+//! one (events for the request go there), `None` for a one-shot message.
 
-use gemipanel_browser::chrome;
+use gemipanel_browser::chrome::{self, Port};
 use gemipanel_core::messages::{Request, Response, WorkerStatus};
 
-pub async fn route(request: Request) -> Response {
-    match request {
-        Request::Status => status().await,
-        other => {
-            Response::Error { message: format!("not supported by this worker yet: {other:?}") }
-        }
-    }
-}
+use crate::{calls, models, servers, settings, store};
 
-async fn status() -> Response {
-    let configured_servers = match configured_servers().await {
-        Ok(count) => count,
+pub async fn route(request: Request, port: Option<Port>) -> Response {
+    // Requests that need no settings.
+    let request = match request {
+        Request::EditSettings { edit } => return settings::edit(edit).await,
+        Request::CancelToolCall { call_id } => return servers::cancel(&call_id),
+        Request::TestConnection { draft } => return servers::test_connection(draft).await,
+        Request::AnswerElicitation { elicitation_id, result } => {
+            return if calls::answer(&elicitation_id, result) {
+                Response::Ok
+            } else {
+                Response::Error {
+                    message: "that question is no longer waiting for an answer".into(),
+                }
+            };
+        }
+        Request::DismissSettingsProblem => {
+            return match store::dismiss_problem().await {
+                Ok(()) => Response::Ok,
+                Err(message) => Response::Error { message },
+            };
+        }
+        other => other,
+    };
+    let settings = match store::read().await {
+        Ok(settings) => settings,
         Err(message) => return Response::Error { message },
     };
-    Response::Status(WorkerStatus {
-        extension_version: chrome::extension_version(),
-        uptime_ms: crate::uptime_ms(),
-        configured_servers,
-    })
-}
-
-async fn configured_servers() -> Result<u32, String> {
-    let settings = chrome::local_get("settings").await.map_err(|e| e.to_string())?;
-    if !settings.is_object() {
-        return Ok(0);
+    match request {
+        Request::Status => Response::Status(WorkerStatus {
+            extension_version: chrome::extension_version(),
+            uptime_ms: crate::uptime_ms(),
+            configured_servers: settings.servers.len() as u32,
+        }),
+        Request::GetSettings => Response::Settings { settings },
+        Request::PreviewImport { text } => settings::preview(&settings, &text),
+        Request::Export { include_secrets } => settings::export_json(&settings, include_secrets),
+        Request::ListModels { api_key } => models::list(&settings, api_key).await,
+        Request::ListServers => servers::list(settings).await,
+        Request::ListTools { server_id, refresh } => {
+            servers::tools(settings, server_id, refresh).await
+        }
+        Request::CallTool { call_id, server_id, tool, arguments } => {
+            servers::call(settings, port, call_id, server_id, tool, arguments).await
+        }
+        Request::ReadResource { server_id, uri } => {
+            servers::read_resource(settings, server_id, uri).await
+        }
+        // Handled above.
+        Request::EditSettings { .. }
+        | Request::CancelToolCall { .. }
+        | Request::TestConnection { .. }
+        | Request::AnswerElicitation { .. }
+        | Request::DismissSettingsProblem => Response::Error { message: "unreachable".into() },
     }
-    let servers = js_sys::Reflect::get(&settings, &"servers".into()).unwrap_or_default();
-    // Only an array counts; a stored document of another shape is not ours to interpret here.
-    Ok(if js_sys::Array::is_array(&servers) { js_sys::Array::from(&servers).length() } else { 0 })
 }

@@ -38,6 +38,19 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = set)]
     fn storage_local_set(items: &JsValue) -> Result<Promise, JsValue>;
 
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = remove)]
+    fn storage_local_remove(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = get)]
+    fn storage_session_get(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = set)]
+    fn storage_session_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = remove)]
+    fn storage_session_remove(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = contains)]
+    fn permissions_contains(permissions: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = crypto, js_name = getRandomValues)]
+    fn crypto_get_random_values(array: &js_sys::Uint8Array) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(catch, js_namespace = ["chrome", "i18n"], js_name = getMessage)]
     fn i18n_get_message(name: &str, substitutions: &JsValue) -> Result<JsValue, JsValue>;
 }
@@ -115,6 +128,63 @@ pub async fn local_set(key: &str, value: &JsValue) -> Result<(), BrowserError> {
     Ok(())
 }
 
+/// Removes one key of `chrome.storage.local`.
+pub async fn local_remove(key: &str) -> Result<(), BrowserError> {
+    let promise = storage_local_remove(&key.into())
+        .map_err(|e| BrowserError::from_js("writing storage", e))?;
+    let _: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("writing storage", e))?;
+    Ok(())
+}
+
+/// Reads one key of `chrome.storage.session` (kept while the browser runs, across worker
+/// restarts); `undefined` when absent.
+pub async fn session_get(key: &str) -> Result<JsValue, BrowserError> {
+    let doing = "reading session storage";
+    let promise = storage_session_get(&key.into()).map_err(|e| BrowserError::from_js(doing, e))?;
+    let items: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    js_sys::Reflect::get(&items, &key.into()).map_err(|e| BrowserError::from_js(doing, e))
+}
+
+/// Writes one key of `chrome.storage.session`.
+pub async fn session_set(key: &str, value: &JsValue) -> Result<(), BrowserError> {
+    let doing = "writing session storage";
+    let items = Object::new();
+    js_sys::Reflect::set(&items, &key.into(), value).map_err(|e| BrowserError::from_js(doing, e))?;
+    let promise = storage_session_set(&items).map_err(|e| BrowserError::from_js(doing, e))?;
+    let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    Ok(())
+}
+
+/// Removes one key of `chrome.storage.session`.
+pub async fn session_remove(key: &str) -> Result<(), BrowserError> {
+    let doing = "writing session storage";
+    let promise = storage_session_remove(&key.into()).map_err(|e| BrowserError::from_js(doing, e))?;
+    let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    Ok(())
+}
+
+/// Whether the extension may fetch from `origin_pattern` (e.g. `https://example.com/*`).
+pub async fn has_host_permission(origin_pattern: &str) -> Result<bool, BrowserError> {
+    let doing = "checking site access";
+    let query = Object::new();
+    let origins = js_sys::Array::of1(&origin_pattern.into());
+    js_sys::Reflect::set(&query, &"origins".into(), &origins)
+        .map_err(|e| BrowserError::from_js(doing, e))?;
+    let promise = permissions_contains(&query).map_err(|e| BrowserError::from_js(doing, e))?;
+    let granted = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    Ok(granted.as_bool() == Some(true))
+}
+
+/// `N` bytes from `crypto.getRandomValues`.
+pub fn random_bytes<const N: usize>() -> Result<[u8; N], BrowserError> {
+    let array = js_sys::Uint8Array::new_with_length(N as u32);
+    crypto_get_random_values(&array).map_err(|e| BrowserError::from_js("drawing random bytes", e))?;
+    let mut bytes = [0u8; N];
+    array.copy_to(&mut bytes);
+    Ok(bytes)
+}
+
 /// A localized string from `_locales`, with `$1`… substitutions; the key itself when missing,
 /// so a forgotten translation is visible instead of blank.
 pub fn message(key: &str, substitutions: &[&str]) -> String {
@@ -126,4 +196,81 @@ pub fn message(key: &str, substitutions: &[&str]) -> String {
         },
         Err(_) => key.to_owned(),
     }
+}
+
+// --- The popup's calls: side panel, windows, host permissions, commands. ---
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "sidePanel"], js_name = open)]
+    fn side_panel_open(options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "windows"], js_name = getCurrent)]
+    fn windows_get_current() -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = request)]
+    fn permissions_request(permissions: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "commands"], js_name = getAll)]
+    fn commands_get_all() -> Result<Promise, JsValue>;
+}
+
+/// `chrome.sidePanel.open({windowId})`. Chrome only allows it during a user gesture, so the call
+/// is made before this returns (call it straight from the click handler); the future only waits.
+pub fn open_side_panel(
+    window_id: i32,
+) -> impl std::future::Future<Output = Result<(), BrowserError>> {
+    let started = (|| {
+        let options = Object::new();
+        js_sys::Reflect::set(&options, &"windowId".into(), &window_id.into())?;
+        side_panel_open(&options)
+    })();
+    async move {
+        let promise = started.map_err(|e| BrowserError::from_js("opening the side panel", e))?;
+        let _: JsValue = JsFuture::from(promise)
+            .await
+            .map_err(|e| BrowserError::from_js("opening the side panel", e))?;
+        Ok(())
+    }
+}
+
+/// The id of the window this page is shown in (`chrome.windows.getCurrent`).
+pub async fn current_window_id() -> Result<i32, BrowserError> {
+    let promise =
+        windows_get_current().map_err(|e| BrowserError::from_js("finding the window", e))?;
+    let window: JsValue = JsFuture::from(promise)
+        .await
+        .map_err(|e| BrowserError::from_js("finding the window", e))?;
+    js_sys::Reflect::get(&window, &"id".into())
+        .ok()
+        .and_then(|id| id.as_f64())
+        .map(|id| id as i32)
+        .ok_or_else(|| BrowserError::new("finding the window: it has no id"))
+}
+
+/// `chrome.permissions.request({origins})`: whether the person granted them. Like
+/// [`open_side_panel`], the request is made before this returns, inside the user gesture.
+pub fn request_origins(
+    origins: &[String],
+) -> impl std::future::Future<Output = Result<bool, BrowserError>> {
+    let started = (|| {
+        let list: js_sys::Array = origins.iter().map(|o| JsValue::from_str(o)).collect();
+        let permissions = Object::new();
+        js_sys::Reflect::set(&permissions, &"origins".into(), &list)?;
+        permissions_request(&permissions)
+    })();
+    async move {
+        let promise = started.map_err(|e| BrowserError::from_js("asking for permission", e))?;
+        let granted: JsValue = JsFuture::from(promise)
+            .await
+            .map_err(|e| BrowserError::from_js("asking for permission", e))?;
+        Ok(granted.as_bool().unwrap_or(false))
+    }
+}
+
+/// The keyboard shortcut the person has for the manifest command `name`, if any is set.
+pub async fn command_shortcut(name: &str) -> Option<String> {
+    let commands: JsValue = JsFuture::from(commands_get_all().ok()?).await.ok()?;
+    let commands: js_sys::Array = commands.dyn_into().ok()?;
+    commands.iter().find_map(|command| {
+        let get = |key: &str| js_sys::Reflect::get(&command, &key.into()).ok()?.as_string();
+        (get("name")? == name).then(|| get("shortcut")).flatten().filter(|s| !s.is_empty())
+    })
 }

@@ -4,7 +4,9 @@
 //! fetch-based HTTP transport. Everything here is a thin adapter over `gemipanel-core` types.
 
 pub mod chrome;
+pub mod gemini_http;
 mod error;
+pub mod http;
 pub mod messaging;
 pub mod port;
 

@@ -8,9 +8,11 @@ mod client;
 pub mod elicitation;
 mod error;
 mod headers;
+pub mod param_headers;
 mod race;
 pub mod reply;
 mod session;
+mod standalone;
 pub mod transport;
 pub mod types;
 

@@ -76,6 +76,8 @@ pub enum Request {
         elicitation_id: String,
         result: ElicitResult,
     },
+    /// The person has seen the [`Event::SettingsProblem`]; stop reporting it.
+    DismissSettingsProblem,
 }
 
 impl Request {
@@ -95,12 +97,16 @@ impl Request {
             Request::EditSettings { .. }
             | Request::CallTool { .. }
             | Request::CancelToolCall { .. }
-            | Request::AnswerElicitation { .. } => false,
+            | Request::AnswerElicitation { .. }
+            | Request::DismissSettingsProblem => false,
         }
     }
 }
 
 /// The worker's answer to one [`Request`].
+// Answers live only while they cross the port; boxing the big ones would only add noise to
+// every place that builds or matches them.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Response {
@@ -266,6 +272,23 @@ pub enum Event {
         elicitation_id: String,
         prompt: ElicitationPrompt,
     },
+    /// The stored settings could not be loaded. Sent when it happens and to every page that
+    /// connects until dismissed with [`Request::DismissSettingsProblem`].
+    SettingsProblem {
+        problem: SettingsProblem,
+    },
+}
+
+/// The stored settings could not be loaded (damaged, or written by a newer version). The document
+/// was kept, untouched, under the `chrome.storage.local` key `kept_under`, and the worker went on
+/// with default settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettingsProblem {
+    /// Says what is wrong; never contains the document's secrets.
+    pub message: String,
+    pub kept_under: String,
+    /// Milliseconds since the Unix epoch.
+    pub at_ms: u64,
 }
 
 /// What a server asks the person (`elicitation/create`), ready to show.
@@ -279,6 +302,7 @@ pub enum ElicitationPrompt {
 }
 
 /// Everything the worker sends to a page.
+#[allow(clippy::large_enum_variant)] // as for `Response`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WorkerMessage {

@@ -1,53 +1,224 @@
-use gemipanel_browser::{chrome::message, messaging::request_once, worker_status_text};
-use gemipanel_core::messages::{Request, Response};
+//! The popup page: wires the state, the worker effects and the components together.
+
+use gemipanel_browser::{chrome, chrome::message, worker_status_text};
+use gemipanel_core::settings::{ServerId, SettingsEdit};
 use yew::prelude::*;
 
+use crate::components::gemini_card::GeminiCard;
+use crate::components::import_export::ImportExport;
+use crate::components::server_form::ServerFormView;
+use crate::components::server_list::ServerList;
+use crate::effects::{self, Dispatch};
+use crate::form::host_permission;
+use crate::hooks::{use_shortcut, use_window_id, use_worker};
 use crate::state::{Action, State, WorkerView};
+
+/// The manifest command that opens the side panel (handled by the worker).
+const OPEN_CHAT_COMMAND: &str = "open-side-panel";
 
 #[function_component]
 pub fn App() -> Html {
     let state = use_reducer(State::default);
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with(state.status_epoch, move |_| {
-            wasm_bindgen_futures::spawn_local(async move {
-                let action = match request_once(Request::Status).await {
-                    Ok(Response::Status(status)) => Action::StatusLoaded(status),
-                    Ok(Response::Error { message }) => Action::StatusFailed(message),
-                    Ok(other) => Action::StatusFailed(format!("unexpected answer: {other:?}")),
-                    Err(err) => Action::StatusFailed(err.to_string()),
-                };
-                dispatcher.dispatch(action);
-            });
-        });
-    }
-    let on_refresh = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::RefreshStatus))
+    use_worker(&state);
+    let dispatch = state.dispatcher();
+    let act = |make: fn() -> Action| {
+        let d = dispatch.clone();
+        Callback::from(move |_| d.dispatch(make()))
     };
-    let (dot, text) = match &state.worker {
+    let with = |make: fn(ServerId) -> Action| {
+        let d = dispatch.clone();
+        Callback::from(move |id| d.dispatch(make(id)))
+    };
+
+    let on_check = {
+        let (d, key) = (dispatch.clone(), state.gemini.api_key.clone());
+        Callback::from(move |()| effects::check_models(d.clone(), key.clone()))
+    };
+    let on_save_gemini = {
+        let (d, settings, form) = (dispatch.clone(), state.settings.clone(), state.gemini.clone());
+        Callback::from(move |()| {
+            if let Some(settings) = settings.clone() {
+                effects::save_gemini(d.clone(), settings, form.api_key.clone(), form.model.clone());
+            }
+        })
+    };
+    let server_form = state.form.clone().map(|form| {
+        let on_test = {
+            let (d, form) = (dispatch.clone(), form.clone());
+            Callback::from(move |()| {
+                if let Some(mut draft) = form.draft() {
+                    // The worker names the test connection; an unnamed draft is still testable.
+                    if draft.name.is_empty() {
+                        draft.name = "test".into();
+                    }
+                    effects::test_connection(d.clone(), draft);
+                }
+            })
+        };
+        let on_save = save_server_callback(dispatch.clone(), &state);
+        html! {
+            <ServerFormView form={form} on_test={on_test} on_save={on_save}
+                on_edit={dispatch_with(&dispatch, Action::FormEdit)} on_cancel={act(|| Action::CloseForm)} />
+        }
+    });
+    let on_remove_confirmed = {
+        let d = dispatch.clone();
+        Callback::from(move |id: ServerId| effects::remove_server(d.clone(), id))
+    };
+    let on_file = {
+        let d = dispatch.clone();
+        Callback::from(move |file: web_sys::File| {
+            d.dispatch(Action::ImportReading);
+            let d = d.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match crate::download::read_text(file).await {
+                    Ok(text) => effects::preview_import(d, text),
+                    Err(message) => d.dispatch(Action::ImportFailed(message)),
+                }
+            });
+        })
+    };
+    let on_paste = {
+        let d = dispatch.clone();
+        Callback::from(move |text: String| {
+            d.dispatch(Action::ImportReading);
+            effects::preview_import(d.clone(), text)
+        })
+    };
+    let on_apply_import = {
+        let d = dispatch.clone();
+        Callback::from(move |edit: SettingsEdit| effects::apply_import(d.clone(), edit))
+    };
+    let on_export = {
+        let (d, include) = (dispatch.clone(), state.include_secrets);
+        Callback::from(move |()| effects::export(d.clone(), include))
+    };
+
+    html! {
+        <div class="page popup">
+            <TopBar />
+            <main class="content">
+                if let Some(problem) = &state.settings_problem {
+                    <div class="banner error" role="alert" data-testid="settings-problem">
+                        <p>{ message("popupSettingsProblem", &[&problem.message, &problem.kept_under]) }</p>
+                        <button type="button" class="secondary"
+                            onclick={{ let d = dispatch.clone(); Callback::from(move |_: MouseEvent| effects::dismiss_settings_problem(d.clone())) }}>
+                            { message("popupDismiss", &[]) }</button>
+                    </div>
+                }
+                if let Some(error) = &state.settings_error {
+                    <p class="banner error" role="alert">{ message("popupSettingsUnavailable", &[error]) }</p>
+                }
+                <GeminiCard form={state.gemini.clone()} loaded={state.settings.is_some()}
+                    on_key={dispatch_with(&dispatch, Action::ApiKeyInput)}
+                    on_model={dispatch_with(&dispatch, Action::ModelInput)}
+                    on_check={on_check} on_save={on_save_gemini} />
+                <ServerList servers={state.servers.clone()} confirm_remove={state.confirm_remove.clone()}
+                    error={state.list_error.clone().or_else(|| state.servers_error.clone())}
+                    form_open={state.form.is_some()}
+                    on_add={act(|| Action::AddServer)} on_edit={with(Action::EditServer)}
+                    on_remove={with(Action::AskRemove)} on_confirm={on_remove_confirmed}
+                    on_cancel={act(|| Action::CancelRemove)}>
+                    { server_form.unwrap_or_default() }
+                </ServerList>
+                <ImportExport import={state.import.clone()} include_secrets={state.include_secrets}
+                    export_error={state.export_error.clone()} on_file={on_file} on_paste={on_paste}
+                    on_apply={on_apply_import} on_cancel={act(|| Action::ImportCancel)}
+                    on_export={on_export}
+                    on_include_secrets={dispatch_with(&dispatch, Action::IncludeSecrets)} />
+            </main>
+            <StatusBar worker={state.worker.clone()} on_refresh={act(|| Action::RefreshStatus)} />
+        </div>
+    }
+}
+
+fn dispatch_with<T: 'static>(dispatch: &Dispatch, make: fn(T) -> Action) -> Callback<T> {
+    let d = dispatch.clone();
+    Callback::from(move |value| d.dispatch(make(value)))
+}
+
+/// Save checks the form against the current document and, for a remote https server, asks for
+/// the host permission inside this click before sending the edit.
+fn save_server_callback(dispatch: Dispatch, state: &State) -> Callback<()> {
+    let (settings, form) = (state.settings.clone(), state.form.clone());
+    Callback::from(move |()| {
+        let (Some(settings), Some(form)) = (settings.as_ref(), form.as_ref()) else { return };
+        let id = match effects::new_server_id() {
+            Ok(id) => id,
+            Err(message) => return dispatch.dispatch(Action::FormSaveFailed(None, message)),
+        };
+        match form.save_edit(settings, id) {
+            Ok(edit) => effects::save_server(dispatch.clone(), edit, host_permission(&form.url)),
+            Err((field, message)) => dispatch.dispatch(Action::FormSaveFailed(field, message)),
+        }
+    })
+}
+
+#[function_component]
+fn TopBar() -> Html {
+    let window_id = use_window_id();
+    let shortcut = use_shortcut(OPEN_CHAT_COMMAND);
+    let error = use_state(|| None::<String>);
+    let onclick = {
+        let error = error.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(window_id) = window_id else {
+                return error.set(Some(message("popupOpenChatNoWindow", &[])));
+            };
+            // Called now, inside the click: Chrome requires a user gesture.
+            let opened = chrome::open_side_panel(window_id);
+            let error = error.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match opened.await {
+                    Ok(()) => {
+                        error.set(None);
+                        if let Some(window) = web_sys::window() {
+                            let _ = window.close();
+                        }
+                    }
+                    Err(err) => error.set(Some(err.to_string())),
+                }
+            });
+        })
+    };
+    let title = match &shortcut {
+        Some(keys) => message("popupOpenChatShortcut", &[keys]),
+        None => message("popupOpenChat", &[]),
+    };
+    html! {
+        <header class="topbar">
+            <img class="logo" src="icons/icon32.png" alt="" />
+            <h1>{ message("appTitle", &[]) }</h1>
+            <button type="button" class="primary" data-testid="open-chat" {onclick} title={title}>
+                { message("popupOpenChat", &[]) }
+                if let Some(keys) = &shortcut { <kbd>{ keys }</kbd> }
+            </button>
+            if let Some(error) = &*error {
+                <p class="note error topbar-error" role="alert">{ error }</p>
+            }
+        </header>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct StatusBarProps {
+    worker: WorkerView,
+    on_refresh: Callback<()>,
+}
+
+#[function_component]
+fn StatusBar(props: &StatusBarProps) -> Html {
+    let (dot, text) = match &props.worker {
         WorkerView::Loading => ("pending", message("workerConnecting", &[])),
         WorkerView::Ready(status) => ("ok", worker_status_text(status)),
         WorkerView::Failed(err) => ("error", message("workerError", &[err])),
     };
     html! {
-        <div class="page popup">
-            <header class="topbar">
-                <img class="logo" src="icons/icon32.png" alt="" />
-                <h1>{ message("popupTitle", &[]) }</h1>
-            </header>
-            <main class="content">
-                <section class="card" aria-labelledby="worker-heading">
-                    <h2 id="worker-heading">{ message("workerSection", &[]) }</h2>
-                    <p class="status-row" role="status" data-testid="worker-status" data-state={dot}>
-                        <span class={classes!("dot", dot)} aria-hidden="true"></span>
-                        <span class="status-text">{ text }</span>
-                        <button type="button" class="icon-button" onclick={on_refresh}
-                            title={message("refreshStatus", &[])}
-                            aria-label={message("refreshStatus", &[])}>{ "↻" }</button>
-                    </p>
-                </section>
-            </main>
-        </div>
+        <footer class="statusbar" role="status" data-testid="worker-status" data-state={dot}>
+            <span class={classes!("dot", dot)} aria-hidden="true"></span>
+            <span class="status-text">{ text }</span>
+            <button type="button" class="icon-button" onclick={props.on_refresh.reform(|_: MouseEvent| ())}
+                title={message("refreshStatus", &[])} aria-label={message("refreshStatus", &[])}>{ "↻" }</button>
+        </footer>
     }
 }

@@ -1,6 +1,14 @@
 //! The toolbar popup: settings.
+//!
+//! `state.rs` and `form.rs` are pure and tested natively; `effects.rs` and `hooks.rs` talk to
+//! the worker and the browser; `components/` render.
 
 mod app;
+mod components;
+mod download;
+mod effects;
+mod form;
+mod hooks;
 mod state;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]

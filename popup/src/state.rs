@@ -1,9 +1,16 @@
-//! The popup's state and its pure reducer.
+//! The popup's state and its pure reducer. Effects (requests to the worker, file reading) live
+//! in `effects.rs` and report back with [`Action`]s.
 
 use std::rc::Rc;
 
-use gemipanel_core::messages::WorkerStatus;
+use gemipanel_core::messages::{
+    ConnectionOutcome, ImportPreviewView, ModelInfo, ServerStatus, ServerView, SettingsProblem,
+    WorkerStatus,
+};
+use gemipanel_core::settings::{ServerId, Settings};
 use yew::Reducible;
+
+use crate::form::{FormEdit, ServerForm};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum WorkerView {
@@ -13,11 +20,66 @@ pub enum WorkerView {
     Failed(String),
 }
 
+/// A request the person started: not yet, running, answered, or failed with a message.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Pending<T> {
+    #[default]
+    Idle,
+    Running,
+    Done(T),
+    Failed(String),
+}
+
+impl<T> Pending<T> {
+    pub fn is_running(&self) -> bool {
+        matches!(self, Pending::Running)
+    }
+}
+
+/// The Gemini card's inputs; filled from the settings until the person types.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GeminiForm {
+    pub api_key: String,
+    pub model: String,
+    pub dirty: bool,
+    /// `Done(())` shows "Saved".
+    pub save: Pending<()>,
+    pub check: Pending<Vec<ModelInfo>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ImportView {
+    #[default]
+    Idle,
+    Reading,
+    Preview(ImportPreviewView),
+    Applying(ImportPreviewView),
+    /// How many servers were added or updated.
+    Applied(usize),
+    Failed(String),
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct State {
     pub worker: WorkerView,
     /// Bumped to fetch the worker's status again.
     pub status_epoch: u32,
+    pub settings: Option<Settings>,
+    pub settings_error: Option<String>,
+    /// The stored document could not be loaded; shown until dismissed.
+    pub settings_problem: Option<SettingsProblem>,
+    pub gemini: GeminiForm,
+    pub servers: Vec<ServerView>,
+    pub servers_error: Option<String>,
+    /// Bumped to list the servers again.
+    pub servers_epoch: u32,
+    pub form: Option<ServerForm>,
+    /// The server whose removal waits for confirmation.
+    pub confirm_remove: Option<ServerId>,
+    pub list_error: Option<String>,
+    pub import: ImportView,
+    pub include_secrets: bool,
+    pub export_error: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +87,58 @@ pub enum Action {
     RefreshStatus,
     StatusLoaded(WorkerStatus),
     StatusFailed(String),
+
+    /// The document, from `GetSettings`, an edit's answer or a `SettingsChanged` event.
+    SettingsLoaded(Settings),
+    SettingsFailed(String),
+    /// `None` once dismissed.
+    SettingsProblem(Option<SettingsProblem>),
+
+    ApiKeyInput(String),
+    ModelInput(String),
+    GeminiSaving,
+    /// Both edits applied: the worker's document after them.
+    GeminiSaved(Settings),
+    GeminiSaveFailed(String),
+    CheckStarted,
+    ModelsLoaded(Vec<ModelInfo>),
+    ModelsFailed(String),
+
+    RefreshServers,
+    ServersLoaded(Vec<ServerView>),
+    ServersFailed(String),
+    ServerStatus {
+        id: ServerId,
+        status: ServerStatus,
+    },
+
+    AddServer,
+    EditServer(ServerId),
+    FormEdit(FormEdit),
+    CloseForm,
+    TestStarted,
+    TestFinished(ConnectionOutcome),
+    TestFailed(String),
+    FormSaving,
+    /// Save refused; the field to show it next to, if any.
+    FormSaveFailed(Option<gemipanel_core::settings::Field>, String),
+    /// Saved: the worker's document after the edit.
+    FormSaved(Settings),
+
+    AskRemove(ServerId),
+    CancelRemove,
+    Removed(Settings),
+    RemoveFailed(String),
+
+    ImportReading,
+    ImportPreviewed(ImportPreviewView),
+    ImportFailed(String),
+    ImportCancel,
+    ImportApplying,
+    ImportApplied(Settings),
+
+    IncludeSecrets(bool),
+    ExportFailed(String),
 }
 
 pub fn reduce(state: &State, action: Action) -> State {
@@ -36,8 +150,153 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
+
+        Action::SettingsLoaded(settings) => next.load_settings(settings),
+        Action::SettingsFailed(message) => next.settings_error = Some(message),
+        Action::SettingsProblem(problem) => next.settings_problem = problem,
+
+        Action::ApiKeyInput(key) => {
+            next.gemini.api_key = key;
+            next.gemini.dirty = true;
+            next.gemini.save = Pending::Idle;
+        }
+        Action::ModelInput(model) => {
+            next.gemini.model = model;
+            next.gemini.dirty = true;
+            next.gemini.save = Pending::Idle;
+        }
+        Action::GeminiSaving => next.gemini.save = Pending::Running,
+        Action::GeminiSaved(settings) => {
+            next.gemini.dirty = false;
+            next.gemini.save = Pending::Done(());
+            next.load_settings(settings);
+        }
+        Action::GeminiSaveFailed(message) => next.gemini.save = Pending::Failed(message),
+        Action::CheckStarted => next.gemini.check = Pending::Running,
+        Action::ModelsLoaded(models) => next.gemini.check = Pending::Done(models),
+        Action::ModelsFailed(message) => next.gemini.check = Pending::Failed(message),
+
+        Action::RefreshServers => next.servers_epoch += 1,
+        Action::ServersLoaded(servers) => {
+            next.servers = servers;
+            next.servers_error = None;
+        }
+        Action::ServersFailed(message) => next.servers_error = Some(message),
+        Action::ServerStatus { id, status } => {
+            if let Some(view) = next.servers.iter_mut().find(|s| s.id == id) {
+                view.status = status;
+            }
+        }
+
+        Action::AddServer => {
+            next.form = Some(ServerForm::new_server());
+            next.confirm_remove = None;
+        }
+        Action::EditServer(id) => {
+            let server = next.settings.as_ref().and_then(|s| s.server(&id));
+            next.form = server.map(ServerForm::edit);
+            next.confirm_remove = None;
+        }
+        Action::FormEdit(edit) => {
+            if let Some(form) = &mut next.form {
+                form.change(edit);
+            }
+        }
+        Action::CloseForm => next.form = None,
+        Action::TestStarted => next.with_form(|f| f.test = Pending::Running),
+        Action::TestFinished(outcome) => next.with_form(|f| f.test = Pending::Done(outcome)),
+        Action::TestFailed(message) => next.with_form(|f| f.test = Pending::Failed(message)),
+        Action::FormSaving => next.with_form(|f| {
+            f.saving = true;
+            f.save_error = None;
+        }),
+        Action::FormSaveFailed(field, message) => next.with_form(|f| {
+            f.saving = false;
+            f.save_error = Some((field, message));
+        }),
+        Action::FormSaved(settings) => {
+            next.form = None;
+            next.load_settings(settings);
+            next.servers_epoch += 1;
+        }
+
+        Action::AskRemove(id) => {
+            next.confirm_remove = Some(id);
+            next.list_error = None;
+        }
+        Action::CancelRemove => next.confirm_remove = None,
+        Action::Removed(settings) => {
+            next.confirm_remove = None;
+            next.list_error = None;
+            next.load_settings(settings);
+            next.servers_epoch += 1;
+        }
+        Action::RemoveFailed(message) => {
+            next.confirm_remove = None;
+            next.list_error = Some(message);
+        }
+
+        Action::ImportReading => next.import = ImportView::Reading,
+        Action::ImportPreviewed(preview) => next.import = ImportView::Preview(preview),
+        Action::ImportFailed(message) => next.import = ImportView::Failed(message),
+        Action::ImportCancel => next.import = ImportView::Idle,
+        Action::ImportApplying => {
+            if let ImportView::Preview(preview) = &state.import {
+                next.import = ImportView::Applying(preview.clone());
+            }
+        }
+        Action::ImportApplied(settings) => {
+            let count = match &state.import {
+                ImportView::Applying(p) | ImportView::Preview(p) => p.added.len() + p.updated.len(),
+                _ => 0,
+            };
+            next.import = ImportView::Applied(count);
+            next.load_settings(settings);
+            next.servers_epoch += 1;
+        }
+
+        Action::IncludeSecrets(include) => next.include_secrets = include,
+        Action::ExportFailed(message) => next.export_error = Some(message),
     }
     next
+}
+
+impl State {
+    fn load_settings(&mut self, settings: Settings) {
+        let gemini = &mut self.gemini;
+        // A document arriving while the person types must not overwrite what they typed.
+        if !gemini.dirty {
+            gemini.api_key = settings
+                .gemini
+                .api_key
+                .as_ref()
+                .map(|k| k.expose().to_string())
+                .unwrap_or_default();
+            gemini.model = settings.gemini.model.clone();
+        }
+        // Another page removed the server being edited or confirmed.
+        if let Some(id) = self.form.as_ref().and_then(|f| f.editing.as_ref()) {
+            if settings.server(id).is_none() {
+                self.form = None;
+            }
+        }
+        if self.confirm_remove.as_ref().is_some_and(|id| settings.server(id).is_none()) {
+            self.confirm_remove = None;
+        }
+        if self.settings.as_ref().map(|s| &s.servers) != Some(&settings.servers) {
+            self.servers_epoch += 1;
+            // The status line counts the servers.
+            self.status_epoch += 1;
+        }
+        self.settings = Some(settings);
+        self.settings_error = None;
+    }
+
+    fn with_form(&mut self, change: impl FnOnce(&mut ServerForm)) {
+        if let Some(form) = &mut self.form {
+            change(form);
+        }
+    }
 }
 
 impl Reducible for State {
@@ -51,6 +310,30 @@ impl Reducible for State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gemipanel_core::settings::{self, Secret, ServerDraft, SettingsEdit};
+
+    fn run(actions: Vec<Action>) -> State {
+        actions.into_iter().fold(State::default(), |s, a| reduce(&s, a))
+    }
+
+    fn with_server(name: &str) -> (Settings, ServerId) {
+        let id = ServerId::generate([7; 16]);
+        let edit = SettingsEdit::AddServer {
+            id: id.clone(),
+            server: ServerDraft::new(name, "https://mcp.example.com/mcp"),
+        };
+        (settings::apply(&Settings::default(), &edit).unwrap(), id)
+    }
+
+    fn view(id: &ServerId) -> ServerView {
+        ServerView {
+            id: id.clone(),
+            name: "A".into(),
+            url: "https://mcp.example.com/mcp".into(),
+            status: ServerStatus::Idle,
+            tool_count: None,
+        }
+    }
 
     #[test]
     fn refreshing_shows_loading_until_the_answer() {
@@ -62,5 +345,147 @@ mod tests {
         assert_eq!((refreshing.worker.clone(), refreshing.status_epoch), (WorkerView::Loading, 1));
         let failed = reduce(&refreshing, Action::StatusFailed("no worker".into()));
         assert_eq!(failed.worker, WorkerView::Failed("no worker".into()));
+    }
+
+    #[test]
+    fn settings_fill_the_gemini_form_until_the_person_types() {
+        let mut settings = Settings::default();
+        settings.gemini.api_key = Some(Secret::new("AIza-stored"));
+        let state = run(vec![Action::SettingsLoaded(settings.clone())]);
+        assert_eq!(state.gemini.api_key, "AIza-stored");
+        assert_eq!(state.gemini.model, settings.gemini.model);
+
+        let typing = run(vec![
+            Action::SettingsLoaded(settings.clone()),
+            Action::ApiKeyInput("AIza-typed".into()),
+            Action::SettingsLoaded(settings.clone()),
+        ]);
+        assert_eq!(typing.gemini.api_key, "AIza-typed", "an event must not undo typing");
+
+        let saved = run(vec![
+            Action::SettingsLoaded(settings.clone()),
+            Action::ApiKeyInput("AIza-typed".into()),
+            Action::GeminiSaving,
+            Action::SettingsLoaded(settings.clone()),
+        ]);
+        assert_eq!(saved.gemini.api_key, "AIza-typed", "the first of two edits must not reset");
+        let mut stored = settings;
+        stored.gemini.api_key = Some(Secret::new("AIza-typed"));
+        let saved = reduce(&saved, Action::GeminiSaved(stored));
+        assert_eq!(saved.gemini.save, Pending::Done(()));
+        assert_eq!(saved.gemini.api_key, "AIza-typed");
+        assert!(!saved.gemini.dirty);
+    }
+
+    #[test]
+    fn model_check_goes_from_running_to_models_or_error() {
+        let state = run(vec![Action::CheckStarted]);
+        assert!(state.gemini.check.is_running());
+        let failed = reduce(&state, Action::ModelsFailed("API key not valid".into()));
+        assert_eq!(failed.gemini.check, Pending::Failed("API key not valid".into()));
+        let model = ModelInfo {
+            id: "gemini-2.5-flash".into(),
+            display_name: "Gemini 2.5 Flash".into(),
+            supports_function_calling: true,
+        };
+        let done = reduce(&state, Action::ModelsLoaded(vec![model.clone()]));
+        assert_eq!(done.gemini.check, Pending::Done(vec![model]));
+    }
+
+    #[test]
+    fn server_status_events_update_the_listed_server_only() {
+        let (_, id) = with_server("A");
+        let other = ServerId::generate([9; 16]);
+        let state = run(vec![
+            Action::ServersLoaded(vec![view(&id)]),
+            Action::ServerStatus { id: id.clone(), status: ServerStatus::NeedsSignIn },
+            Action::ServerStatus { id: other, status: ServerStatus::Connecting },
+        ]);
+        assert_eq!(state.servers.len(), 1);
+        assert_eq!(state.servers[0].status, ServerStatus::NeedsSignIn);
+    }
+
+    #[test]
+    fn editing_opens_the_form_from_the_stored_server() {
+        let (settings, id) = with_server("A");
+        let state = run(vec![Action::SettingsLoaded(settings), Action::EditServer(id.clone())]);
+        let form = state.form.expect("form open");
+        assert_eq!((form.editing, form.name.as_str()), (Some(id), "A"));
+
+        let missing = run(vec![Action::EditServer(ServerId::generate([1; 16]))]);
+        assert_eq!(missing.form, None);
+    }
+
+    #[test]
+    fn saving_closes_the_form_and_lists_again() {
+        let (settings, _) = with_server("A");
+        let state = run(vec![
+            Action::AddServer,
+            Action::FormEdit(FormEdit::Name("B".into())),
+            Action::FormSaving,
+        ]);
+        assert!(state.form.as_ref().is_some_and(|f| f.saving));
+        let refused = reduce(&state, Action::FormSaveFailed(None, "worker said no".into()));
+        let form = refused.form.as_ref().expect("still open");
+        assert_eq!(
+            (form.saving, form.save_error.clone()),
+            (false, Some((None, "worker said no".into())))
+        );
+        let saved = reduce(&state, Action::FormSaved(settings));
+        assert_eq!(saved.form, None);
+        assert!(saved.servers_epoch > state.servers_epoch);
+    }
+
+    #[test]
+    fn a_server_removed_elsewhere_closes_its_form_and_confirmation() {
+        let (settings, id) = with_server("A");
+        let state = run(vec![
+            Action::SettingsLoaded(settings),
+            Action::EditServer(id.clone()),
+            Action::AskRemove(id),
+            Action::SettingsLoaded(Settings::default()),
+        ]);
+        assert_eq!((state.form, state.confirm_remove), (None, None));
+    }
+
+    #[test]
+    fn removal_waits_for_confirmation() {
+        let (settings, id) = with_server("A");
+        let asked = run(vec![Action::SettingsLoaded(settings), Action::AskRemove(id.clone())]);
+        assert_eq!(asked.confirm_remove, Some(id));
+        assert_eq!(reduce(&asked, Action::CancelRemove).confirm_remove, None);
+        let failed = reduce(&asked, Action::RemoveFailed("gone".into()));
+        assert_eq!((failed.confirm_remove, failed.list_error), (None, Some("gone".into())));
+        let removed = reduce(&asked, Action::Removed(Settings::default()));
+        assert_eq!(removed.settings, Some(Settings::default()));
+    }
+
+    #[test]
+    fn import_goes_through_a_preview() {
+        let (settings, _) = with_server("A");
+        let preview = ImportPreviewView {
+            source: "gemini-cli".into(),
+            added: settings.servers.clone(),
+            updated: vec![],
+            skipped: vec![("local".into(), "stdio servers cannot run in a browser".into())],
+            warnings: vec![],
+            sets_api_key: false,
+            model: None,
+            edit: SettingsEdit::Import {
+                servers: settings.servers.clone(),
+                api_key: None,
+                model: None,
+            },
+        };
+        let previewed = run(vec![Action::ImportReading, Action::ImportPreviewed(preview.clone())]);
+        assert_eq!(previewed.import, ImportView::Preview(preview.clone()));
+        assert_eq!(reduce(&previewed, Action::ImportCancel).import, ImportView::Idle);
+        let applying = reduce(&previewed, Action::ImportApplying);
+        assert_eq!(applying.import, ImportView::Applying(preview));
+        let applied = reduce(&applying, Action::ImportApplied(settings.clone()));
+        assert_eq!(applied.import, ImportView::Applied(1));
+        assert_eq!(applied.settings, Some(settings));
+        // Applying without a preview does nothing.
+        assert_eq!(run(vec![Action::ImportApplying]).import, ImportView::Idle);
     }
 }

@@ -46,7 +46,10 @@ test('the popup shows the status the worker reports', async () => {
 
 test('the count of configured servers comes from storage', async () => {
   const page = await open('popup.html');
-  await page.evaluate(() => chrome.storage.local.set({ settings: { servers: [{ id: 'a' }, { id: 'b' }] } }));
+  const server = (id, name) => ({ id, name, url: `http://127.0.0.1:9/${name}`, timeout_ms: 60000 });
+  await page.evaluate((servers) => chrome.storage.local.set({
+    settings: { version: 2, gemini: { model: 'gemini-2.5-flash' }, servers },
+  }), [server('srv_a', 'a'), server('srv_b', 'b')]);
   const reply = await sendMessage(page, { id: 3, request: { type: 'status' } });
   assert.equal(reply.response.configured_servers, 2);
   await page.evaluate(() => chrome.storage.local.remove('settings'));

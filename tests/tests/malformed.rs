@@ -170,6 +170,8 @@ async fn a_broken_sse_reply_is_resumed_with_last_event_id() {
         Script::status(400, "application/json", LEGACY_PROBE_REJECTED),
         initialized("s-9"),
         accepted(),
+        // The session's standalone stream, opened before a tool call: this server has none.
+        Script::status(405, "text/plain", ""),
         Script::sse("id: ev-1\nretry: 50\ndata: \n\n"),
         // A GET has no id to echo: the call's id is 1, the first the client handed out.
         Script::sse("id: ev-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"resumed\"}]}}\n\n"),
@@ -177,7 +179,7 @@ async fn a_broken_sse_reply_is_resumed_with_last_event_id() {
     let client = client_for(&server);
     let result = client.call_tool("slow", json!({}), &(), None).await.expect("resumed");
     assert_eq!(result.content, vec![ContentBlock::Text { text: "resumed".into() }]);
-    let get = &server.received()[4];
+    let get = &server.received()[5];
     assert!(get.head.starts_with("GET "), "{}", get.head);
     assert_eq!(get.header("last-event-id").as_deref(), Some("ev-1"));
     assert_eq!(get.header("mcp-session-id").as_deref(), Some("s-9"));

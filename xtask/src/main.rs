@@ -2,6 +2,7 @@
 //! start it; every tool it uses is installed by `setup`.
 
 mod bench;
+mod conformance;
 mod dist;
 mod run;
 mod setup;
@@ -19,6 +20,7 @@ tasks:
   dist    build the extension into dist/ and print the wasm sizes
   run     setup + dist, then open Chromium with the extension loaded
   test    setup, then every test suite; ends with `N passed, N failed`
+  conformance  the official MCP conformance suites (2025-11-25, 2026-07-28) against the client
   bench   performance and size figures
 ";
 
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
         Some("dist") => dist::run().map(|_| ()),
         Some("run") => run::run(),
         Some("test") => test::run(&args[1..]),
+        Some("conformance") => conformance::main(),
         Some("bench") => bench::run(),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");

@@ -28,8 +28,13 @@ pub fn run(args: &[String]) -> Result {
     let only = args.first().map(String::as_str);
     let mut total = Tally::default();
     let mut problems = Vec::new();
-    let suites: [(&str, Suite); 4] =
-        [("native", native), ("wasm", wasm), ("node", node), ("e2e", e2e)];
+    let suites: [(&str, Suite); 5] = [
+        ("native", native),
+        ("wasm", wasm),
+        ("node", node),
+        ("e2e", e2e),
+        ("conformance", conformance),
+    ];
     for (name, suite) in suites {
         if only.is_some_and(|o| o != name) {
             continue;
@@ -84,6 +89,11 @@ fn node() -> Result<Tally> {
 fn e2e() -> Result<Tally> {
     dist::run()?;
     node_test(&util::tests_dir().join("e2e"))
+}
+
+/// The official MCP conformance suites against the native driver of the client.
+fn conformance() -> Result<Tally> {
+    crate::conformance::run()
 }
 
 fn node_test(dir: &std::path::Path) -> Result<Tally> {

@@ -6,9 +6,11 @@
 use super::elicitation;
 use super::error::{Error, Kind};
 use super::headers::encode_value;
+use super::param_headers::{self, ParamHeader};
 use super::race::{first, CancelToken, Either};
 use super::reply::{DecodeError, ReplyDecoder};
 use super::session::{is_supported, SessionState, LEGACY_VERSIONS, MODERN_VERSION};
+use super::standalone::{Lease, Slot, Standalone};
 use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
 use super::types::*;
 use crate::jsonrpc::{code, ErrorObject, Id, Message, Notification, Request, Response};
@@ -98,13 +100,17 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 /// Error bodies are read only this far: enough for a message.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
-pub struct Client<T> {
+pub struct Client<T: HttpTransport> {
     transport: T,
     config: ServerConfig,
     session: RefCell<Option<SessionState>>,
     server: RefCell<Option<ServerDescription>>,
     next_id: Cell<i64>,
     tools_changed: Cell<bool>,
+    /// The session's standalone SSE stream (see `standalone`).
+    standalone: RefCell<Slot<T::Body>>,
+    /// Per tool, the parameters 2026-07-28 mirrors into headers (from the last tool list).
+    param_headers: RefCell<std::collections::HashMap<String, Vec<ParamHeader>>>,
 }
 
 /// What one POST produced.
@@ -113,7 +119,11 @@ struct Reply {
     session_id: Option<String>,
 }
 
-impl<T: HttpTransport + Timer> Client<T> {
+// `'static` bodies: the standalone stream keeps its pending read between calls.
+impl<T: HttpTransport + Timer> Client<T>
+where
+    T::Body: 'static,
+{
     pub fn new(transport: T, config: ServerConfig) -> Self {
         Client {
             transport,
@@ -122,6 +132,8 @@ impl<T: HttpTransport + Timer> Client<T> {
             server: RefCell::new(None),
             next_id: Cell::new(1),
             tools_changed: Cell::new(false),
+            standalone: RefCell::new(Slot::Closed),
+            param_headers: RefCell::default(),
         }
     }
 
@@ -173,10 +185,22 @@ impl<T: HttpTransport + Timer> Client<T> {
 
     /// Every tool, following `nextCursor` pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        let pages = self
+        let mut pages = self
             .paginate("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor))
             .await?;
         self.tools_changed.set(false);
+        if self.session().is_some_and(|s| s.is_modern()) {
+            // SEP-2243: a tool with broken `x-mcp-header` annotations is left out, not fatal.
+            let mut declared = std::collections::HashMap::new();
+            pages.retain(|tool| match param_headers::declared(&tool.input_schema) {
+                Ok(headers) => {
+                    declared.insert(tool.name.clone(), headers);
+                    true
+                }
+                Err(_) => false,
+            });
+            *self.param_headers.borrow_mut() = declared;
+        }
         Ok(pages)
     }
 
@@ -216,6 +240,7 @@ impl<T: HttpTransport + Timer> Client<T> {
 
     /// Ends a handshake-era session (HTTP DELETE); stateless sessions have nothing to end.
     pub async fn close(&self) -> Result<(), Error> {
+        self.standalone.replace(Slot::Closed);
         let Some(session) = self.session.borrow_mut().take() else {
             return Ok(());
         };
@@ -348,6 +373,9 @@ impl<T: HttpTransport + Timer> Client<T> {
                 method: method.into(),
                 params: Some(Value::Object(params)),
             };
+            if method == "tools/call" {
+                return self.exchange_listening(session, request, handler).await.map(|r| r.result);
+            }
             return self.exchange(session, request, handler).await.map(|r| r.result);
         }
         meta.extend(self.modern_meta());
@@ -445,12 +473,22 @@ impl<T: HttpTransport + Timer> Client<T> {
         let modern = SessionState { protocol_version: MODERN_VERSION.into(), session_id: None };
         let mut params = Map::new();
         params.insert("_meta".into(), Value::Object(self.modern_meta()));
-        let probe = Request {
-            id: self.fresh_id(),
-            method: "server/discover".into(),
-            params: Some(Value::Object(params)),
+        let mut retried = false;
+        let outcome = loop {
+            let probe = Request {
+                id: self.fresh_id(),
+                method: "server/discover".into(),
+                params: Some(Value::Object(params.clone())),
+            };
+            let outcome = self.exchange(&modern, probe, &()).await;
+            match &outcome {
+                // Rejected, yet listed as supported: the spec says retry with a supported
+                // version, and 2026-07-28 is ours. Once, so a confused server cannot loop us.
+                Err(e) if !retried && rejects_yet_supports_modern(e) => retried = true,
+                _ => break outcome,
+            }
         };
-        match self.exchange(&modern, probe, &()).await {
+        match outcome {
             Ok(reply) => {
                 let supported = string_list(reply.result.get("supportedVersions"));
                 if supported.iter().any(|v| v == MODERN_VERSION) {
@@ -550,6 +588,14 @@ impl<T: HttpTransport + Timer> Client<T> {
             {
                 headers.push(("Mcp-Name".into(), encode_value(name)));
             }
+            if let (Some(name), "tools/call") =
+                (name.and_then(Value::as_str), request.method.as_str())
+            {
+                let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&Value::Null);
+                if let Some(declared) = self.param_headers.borrow().get(name) {
+                    headers.extend(param_headers::for_arguments(declared, arguments));
+                }
+            }
         }
         let id = request.id.clone();
         let http = HttpRequest {
@@ -573,6 +619,113 @@ impl<T: HttpTransport + Timer> Client<T> {
         let session_id = response.header("Mcp-Session-Id").map(str::to_owned);
         let result = self.read_reply(session, response, &id, handler).await?;
         Ok(Reply { result, session_id })
+    }
+
+    /// A tool call of a handshake-era session also reads the session's standalone stream, where
+    /// some servers send the call's questions (see `standalone`).
+    async fn exchange_listening<H: CallHandler>(
+        &self,
+        session: &SessionState,
+        request: Request,
+        handler: &H,
+    ) -> Result<Reply, Error> {
+        let mut lease = self.lease_standalone(session).await;
+        let Some(Slot::Open(stream)) = lease.as_mut().map(|l| &mut l.next) else {
+            return self.exchange(session, request, handler).await;
+        };
+        let outcome = first(
+            self.exchange(session, request, handler),
+            self.read_standalone(session, stream, handler),
+        )
+        .await;
+        if stream.is_ended() {
+            if let Some(lease) = lease.as_mut() {
+                lease.next = Slot::Closed;
+            }
+        }
+        match outcome {
+            Either::Left(reply) => reply,
+            Either::Right(never) => match never {},
+        }
+    }
+
+    /// Takes the open stream of this session, or opens one; `None` when there is none to read.
+    async fn lease_standalone(&self, session: &SessionState) -> Option<Lease<'_, T::Body>> {
+        let session_id = session.session_id.clone()?;
+        match self.standalone.replace(Slot::InUse) {
+            Slot::Open(stream) if stream.session_id == session_id => {
+                return Some(Lease::new(&self.standalone, Slot::Open(stream)));
+            }
+            Slot::InUse => return None,
+            Slot::Refused(id) if id == session_id => {
+                self.standalone.replace(Slot::Refused(id));
+                return None;
+            }
+            Slot::Open(_) | Slot::Refused(_) | Slot::Closed => {}
+        }
+        let mut lease = Lease::new(&self.standalone, Slot::Closed);
+        let mut headers: Vec<(String, String)> = self
+            .session_headers(session)
+            .into_iter()
+            .filter(|(name, _)| {
+                !name.eq_ignore_ascii_case("Content-Type") && !name.eq_ignore_ascii_case("Accept")
+            })
+            .collect();
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        let request =
+            HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
+        // Bounded like a notification: a server that never answers the GET delays the call
+        // only this long, and then the call goes on without the stream.
+        let sent = first(
+            self.transport.send(request),
+            self.transport.sleep(self.config.notification_timeout),
+        )
+        .await;
+        match sent {
+            Either::Left(Ok(response)) if (200..300).contains(&response.status) => {
+                let content_type = response.header("Content-Type").map(str::to_owned);
+                let decoder = ReplyDecoder::for_content_type(
+                    content_type.as_deref(),
+                    self.config.max_reply_bytes,
+                );
+                lease.next = match decoder {
+                    Ok(decoder) if decoder.is_stream() => {
+                        Slot::Open(Standalone::new(session_id, response.body, decoder))
+                    }
+                    // Anything but SSE: the server does not offer the stream after all.
+                    _ => Slot::Refused(session_id),
+                };
+            }
+            // 405 is how the spec says "no stream here". 409 (another GET of this session is
+            // still open), 429 and 5xx may pass: those are tried again at the next call.
+            Either::Left(Ok(response)) if !matches!(response.status, 409 | 429 | 500..) => {
+                lease.next = Slot::Refused(session_id);
+            }
+            _ => {}
+        }
+        Some(lease)
+    }
+
+    /// Handles what arrives on the standalone stream until the call it runs beside ends (this
+    /// future is then dropped; it never finishes by itself).
+    async fn read_standalone<H: CallHandler>(
+        &self,
+        session: &SessionState,
+        stream: &mut Standalone<T::Body>,
+        handler: &H,
+    ) -> std::convert::Infallible {
+        while let Some(chunk) = stream.next_chunk().await {
+            let Ok(messages) = stream.decoder.feed(&chunk) else {
+                stream.end();
+                break;
+            };
+            // Responses on this stream answer nothing of ours.
+            let messages =
+                messages.into_iter().filter(|m| !matches!(m, Message::Response(_))).collect();
+            let none = Id::String(String::new());
+            let _ = self.handle_messages(session, messages, &none, handler).await;
+        }
+        std::future::pending().await
     }
 
     /// Reads replies until the response with `id`, resuming a broken SSE stream when it can.
@@ -845,6 +998,16 @@ fn falls_back_to_handshake(error: &Error) -> bool {
         Some(status) => (400..500).contains(&status),
         None => matches!(error.kind(), Kind::Rpc(_)),
     }
+}
+
+/// An "unsupported protocol version" error whose `supported` list names 2026-07-28.
+fn rejects_yet_supports_modern(error: &Error) -> bool {
+    error.rpc_error().is_some_and(|rpc| {
+        rpc.code == code::UNSUPPORTED_PROTOCOL_VERSION
+            && string_list(rpc.data.as_ref().and_then(|d| d.get("supported")))
+                .iter()
+                .any(|v| v == MODERN_VERSION)
+    })
 }
 
 /// The SDK's example routers (and so server-everything) answer an unknown session with 400

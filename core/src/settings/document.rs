@@ -57,11 +57,15 @@ pub struct GeminiSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<Secret>,
     pub model: String,
+    /// Where the Gemini API is; `None` is Google's. Set for tests (a fake API on loopback) and
+    /// proxies; https, or http on loopback only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
 }
 
 impl Default for GeminiSettings {
     fn default() -> Self {
-        GeminiSettings { api_key: None, model: DEFAULT_MODEL.to_string() }
+        GeminiSettings { api_key: None, model: DEFAULT_MODEL.to_string(), base_url: None }
     }
 }
 

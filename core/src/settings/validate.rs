@@ -69,6 +69,12 @@ pub fn validate(doc: &Settings) -> Result<(), Invalid> {
     if let Some(key) = &doc.gemini.api_key {
         validate_api_key(key)?;
     }
+    if let Some(base_url) = &doc.gemini.base_url {
+        // The same rule as for servers: https, or http on this computer.
+        url_policy::check(base_url, Policy::Configured { local_network: false }).map_err(|r| {
+            Invalid::new(Field::Document, format!("the Gemini API address is refused: {r}"))
+        })?;
+    }
     if doc.servers.len() > MAX_SERVERS {
         return Err(Invalid::new(
             Field::Document,

@@ -1,0 +1,151 @@
+//! Tool calls in progress: their progress events, the server's questions (elicitations) to the
+//! page that made the call, and cancellation.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+use futures_channel::oneshot;
+use gemipanel_browser::chrome::Port;
+use gemipanel_core::mcp::{CallEvent, CallHandler, CancelToken, ElicitRequest, ElicitResult};
+use gemipanel_core::messages::{ElicitationPrompt, Event};
+use gemipanel_core::settings::Server;
+
+use crate::{ports, registry};
+
+struct Pending {
+    port: Port,
+    answer: oneshot::Sender<ElicitResult>,
+}
+
+thread_local! {
+    static CALLS: RefCell<HashMap<String, (u64, CancelToken)>> = RefCell::new(HashMap::new());
+    static NEXT_CALL: Cell<u64> = const { Cell::new(1) };
+    static ELICITATIONS: RefCell<HashMap<String, Pending>> = RefCell::new(HashMap::new());
+    static NEXT_ELICITATION: Cell<u64> = const { Cell::new(1) };
+}
+
+/// Whoever made the call: the page's port when it holds one (a one-shot message has none, so
+/// its calls get no events and their elicitations are declined).
+pub struct PageHandler {
+    pub call_id: String,
+    pub port: Option<Port>,
+    pub server: Server,
+}
+
+impl CallHandler for PageHandler {
+    fn on_event(&self, event: CallEvent) {
+        match event {
+            CallEvent::Progress(p) => {
+                if let Some(port) = &self.port {
+                    let event = Event::ToolProgress {
+                        call_id: self.call_id.clone(),
+                        progress: p.progress,
+                        total: p.total,
+                        message: p.message,
+                    };
+                    ports::send(port, event);
+                }
+            }
+            CallEvent::ToolsListChanged => tools_changed(self.server.clone()),
+            _ => {}
+        }
+    }
+
+    async fn elicit(&self, request: ElicitRequest) -> ElicitResult {
+        let Some(port) = &self.port else {
+            return ElicitResult::decline();
+        };
+        let n = NEXT_ELICITATION.with(|n| n.replace(n.get() + 1));
+        let elicitation_id = format!("{}#{n}", self.call_id);
+        let prompt = match request {
+            ElicitRequest::Form { message, requested_schema, defaults } => {
+                ElicitationPrompt::Form { message, requested_schema, defaults }
+            }
+            ElicitRequest::Url { message, url, .. } => ElicitationPrompt::Url { message, url },
+        };
+        let (answer, receiver) = oneshot::channel();
+        ELICITATIONS.with(|e| {
+            e.borrow_mut().insert(elicitation_id.clone(), Pending { port: port.clone(), answer })
+        });
+        ports::send(
+            port,
+            Event::Elicitation {
+                call_id: self.call_id.clone(),
+                elicitation_id: elicitation_id.clone(),
+                prompt,
+            },
+        );
+        // Forgets the question however the wait ends, also when the call is cancelled meanwhile.
+        let _forget = Forget(elicitation_id);
+        // The sender is dropped when the page goes away: then nobody can answer.
+        receiver.await.unwrap_or_else(|_| ElicitResult::decline())
+    }
+}
+
+struct Forget(String);
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        ELICITATIONS.with(|e| e.borrow_mut().remove(&self.0));
+    }
+}
+
+/// The tool list changed: fetch it again, then tell the pages.
+pub fn tools_changed(server: Server) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = registry::fetch_tools(&server, true).await;
+        ports::broadcast(Event::ToolsChanged { server_id: server.id.clone() });
+    });
+}
+
+/// Registers a running call so [`cancel`] finds it; unregisters when the guard drops.
+pub fn register(call_id: &str) -> CallGuard {
+    let token = CancelToken::new();
+    let serial = NEXT_CALL.with(|n| n.replace(n.get() + 1));
+    CALLS.with(|c| c.borrow_mut().insert(call_id.to_owned(), (serial, token.clone())));
+    CallGuard { call_id: call_id.to_owned(), serial, token }
+}
+
+pub struct CallGuard {
+    call_id: String,
+    serial: u64,
+    pub token: CancelToken,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        CALLS.with(|c| {
+            let mut calls = c.borrow_mut();
+            // A later call may have reused the id; remove only our own.
+            if calls.get(&self.call_id).is_some_and(|(serial, _)| *serial == self.serial) {
+                calls.remove(&self.call_id);
+            }
+        });
+    }
+}
+
+/// Cancels the call; false when no call of that id is running.
+pub fn cancel(call_id: &str) -> bool {
+    let token = CALLS.with(|c| c.borrow().get(call_id).map(|(_, t)| t.clone()));
+    match token {
+        Some(token) => {
+            token.cancel();
+            true
+        }
+        None => false,
+    }
+}
+
+/// Hands the person's answer to the waiting call; false when it is no longer waiting.
+pub fn answer(elicitation_id: &str, result: ElicitResult) -> bool {
+    let pending = ELICITATIONS.with(|e| e.borrow_mut().remove(elicitation_id));
+    match pending {
+        Some(pending) => pending.answer.send(result).is_ok(),
+        None => false,
+    }
+}
+
+/// A page closed: its open questions are declined (dropping the senders does that).
+pub fn port_closed(port: &Port) {
+    ELICITATIONS.with(|e| e.borrow_mut().retain(|_, p| !p.port.is(port)));
+}

@@ -1,0 +1,339 @@
+//! One MCP client per configured server, created on first use, with its status and tools.
+//!
+//! Clients live as long as the worker; what must outlive it (the negotiated protocol version and
+//! session id) is kept in `chrome.storage.session`, so a revived worker resumes the session
+//! instead of starting over. The last good tool list goes into the settings (`cached_tools`) so
+//! pages can show tools before a server answers.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures_channel::oneshot;
+use gemipanel_browser::chrome;
+use gemipanel_browser::http::{now_ms, FetchTransport};
+use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_core::mcp::{self, Client, ServerConfig, SessionState, Tool};
+use gemipanel_core::messages::{Event, ServerStatus};
+use gemipanel_core::settings::{Server, ServerId, SettingsEdit};
+use serde::{Deserialize, Serialize};
+
+use crate::{ports, store};
+
+pub type McpClient = Client<FetchTransport>;
+
+struct Entry {
+    /// The configuration the client was made with; a changed one gets a new client.
+    config_key: String,
+    client: Rc<McpClient>,
+    status: ServerStatus,
+    /// Tools fetched from the live server since the worker started.
+    tools: Option<Vec<Tool>>,
+    saved_session: Option<SessionState>,
+    /// Callers waiting for a tool list fetch already under way.
+    waiting: Option<Vec<oneshot::Sender<()>>>,
+}
+
+thread_local! {
+    static ENTRIES: RefCell<HashMap<ServerId, Entry>> = RefCell::new(HashMap::new());
+}
+
+/// What `chrome.storage.session` keeps per server. The URL is kept too so that a session is
+/// never resumed against a server whose URL changed.
+#[derive(Serialize, Deserialize)]
+struct SavedSession {
+    url: String,
+    state: SessionState,
+}
+
+fn session_key(id: &ServerId) -> String {
+    format!("mcp_session_{id}")
+}
+
+/// How the client for `server` is configured.
+pub fn config_of(
+    url: &str,
+    headers: impl Iterator<Item = (String, String)>,
+    timeout_ms: u64,
+) -> ServerConfig {
+    let mut config = ServerConfig::new(url);
+    config.headers = headers.collect();
+    config.request_timeout = Duration::from_millis(timeout_ms.max(1));
+    config
+}
+
+fn config_key(server: &Server) -> String {
+    // Holds header values (secrets) but never leaves memory.
+    let mut key = format!("{}\n{}", server.url, server.timeout_ms);
+    for (name, value) in &server.headers {
+        key.push_str(&format!("\n{name}:{}", value.expose()));
+    }
+    key
+}
+
+/// The client for `server`, created (resuming a saved session) on first use.
+pub async fn client(server: &Server) -> Rc<McpClient> {
+    let key = config_key(server);
+    if let Some(client) = existing(&server.id, &key) {
+        return client;
+    }
+    let saved = saved_session(server).await;
+    // Another request may have created it while storage was read.
+    if let Some(client) = existing(&server.id, &key) {
+        return client;
+    }
+    let config = config_of(
+        &server.url,
+        server.headers.iter().map(|(n, v)| (n.clone(), v.expose().to_owned())),
+        server.timeout_ms,
+    );
+    let client = Rc::new(match saved.clone() {
+        Some(state) => Client::with_session(FetchTransport, config, state),
+        None => Client::new(FetchTransport, config),
+    });
+    let entry = Entry {
+        config_key: key,
+        client: client.clone(),
+        status: ServerStatus::Idle,
+        tools: None,
+        saved_session: saved,
+        waiting: None,
+    };
+    ENTRIES.with(|entries| entries.borrow_mut().insert(server.id.clone(), entry));
+    client
+}
+
+fn existing(id: &ServerId, key: &str) -> Option<Rc<McpClient>> {
+    ENTRIES.with(|entries| {
+        entries.borrow().get(id).filter(|e| e.config_key == key).map(|e| e.client.clone())
+    })
+}
+
+async fn saved_session(server: &Server) -> Option<SessionState> {
+    let raw = chrome::session_get(&session_key(&server.id)).await.ok()?;
+    if raw.is_undefined() {
+        return None;
+    }
+    let saved: SavedSession = from_js(raw).ok()?;
+    (saved.url == server.url).then_some(saved.state)
+}
+
+/// Writes the client's session to `chrome.storage.session` when it changed.
+pub async fn save_session(server: &Server, client: &McpClient) {
+    let now = client.session();
+    let changed = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let Some(entry) = entries.get_mut(&server.id) else { return false };
+        if entry.saved_session == now {
+            return false;
+        }
+        entry.saved_session = now.clone();
+        true
+    });
+    if !changed {
+        return;
+    }
+    let key = session_key(&server.id);
+    let result = match now {
+        Some(state) => match to_js(&SavedSession { url: server.url.clone(), state }) {
+            Ok(value) => chrome::session_set(&key, &value).await,
+            Err(e) => Err(e),
+        },
+        None => chrome::session_remove(&key).await,
+    };
+    if let Err(err) = result {
+        web_sys::console::warn_1(&format!("the MCP session was not saved: {err}").into());
+    }
+}
+
+/// The status shown for `id`: `Idle` until the worker has talked to it.
+pub fn status(id: &ServerId) -> ServerStatus {
+    ENTRIES.with(|entries| {
+        entries.borrow().get(id).map(|e| e.status.clone()).unwrap_or(ServerStatus::Idle)
+    })
+}
+
+/// The tools fetched from the live server since the worker started.
+pub fn live_tools(id: &ServerId) -> Option<Vec<Tool>> {
+    ENTRIES.with(|entries| entries.borrow().get(id).and_then(|e| e.tools.clone()))
+}
+
+/// Records a status and tells the pages when it changed.
+pub fn set_status(id: &ServerId, status: ServerStatus) {
+    let changed = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let Some(entry) = entries.get_mut(id) else { return false };
+        if entry.status == status {
+            return false;
+        }
+        entry.status = status.clone();
+        true
+    });
+    if changed {
+        ports::broadcast(Event::ServerStatus { server_id: id.clone(), status });
+    }
+}
+
+/// Forgets clients (and saved sessions) of servers that are no longer configured.
+pub fn retain(ids: &[ServerId]) {
+    let gone: Vec<ServerId> = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let gone = entries.keys().filter(|id| !ids.contains(id)).cloned().collect();
+        entries.retain(|id, _| ids.contains(id));
+        gone
+    });
+    for id in gone {
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = chrome::session_remove(&session_key(&id)).await;
+        });
+    }
+}
+
+/// After a request: save the session, and mark the server ready or record why it failed.
+pub async fn settle<T>(server: &Server, client: &McpClient, result: &Result<T, mcp::Error>) {
+    save_session(server, client).await;
+    match result {
+        Ok(_) => {
+            let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
+            set_status(&server.id, ServerStatus::Ready { protocol_version: version });
+        }
+        // A cancelled call or a tool's own error says nothing about the connection.
+        Err(err) if err.is_cancelled() || err.rpc_error().is_some() => {}
+        Err(err) => {
+            let status = status_of(&server.url, err).await;
+            set_status(&server.id, status);
+        }
+    }
+}
+
+/// The status a failed request leaves the server in.
+pub async fn status_of(url: &str, err: &mcp::Error) -> ServerStatus {
+    if err.is_auth_required() {
+        ServerStatus::NeedsSignIn
+    } else {
+        ServerStatus::Error { message: explain(url, err).await }
+    }
+}
+
+/// The error's message, plus what to do when the extension lacks access to the site: Chrome
+/// reports a missing host permission exactly like a refused connection.
+pub async fn explain(url: &str, err: &mcp::Error) -> String {
+    let message = err.to_string();
+    if !err.is_connect() {
+        return message;
+    }
+    let Some(pattern) = origin_pattern(url) else { return message };
+    match chrome::has_host_permission(&pattern).await {
+        Ok(false) => format!(
+            "GemiPanel has not been allowed to connect to {} yet: allow it when the popup asks \
+             (edit the server and save it again). ({message})",
+            pattern.trim_end_matches("/*")
+        ),
+        _ => message,
+    }
+}
+
+/// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).
+pub fn origin_pattern(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    let host = url.host_str()?;
+    Some(format!("{}://{}/*", url.scheme(), host))
+}
+
+/// Connects if needed and fetches the tool list (at most one fetch per server at a time; later
+/// callers wait for the one under way). With `refresh` false a list fetched earlier in this
+/// worker's life is returned as is. A fresh list is saved in the settings as the cached tools.
+pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, String> {
+    let client = client(server).await;
+    enum Next {
+        Done(Vec<Tool>),
+        Wait(oneshot::Receiver<()>),
+        Fetch,
+    }
+    let next = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let Some(entry) = entries.get_mut(&server.id) else { return Next::Fetch };
+        if let Some(waiting) = &mut entry.waiting {
+            let (sender, receiver) = oneshot::channel();
+            waiting.push(sender);
+            return Next::Wait(receiver);
+        }
+        match (&entry.tools, refresh) {
+            (Some(tools), false) => Next::Done(tools.clone()),
+            _ => {
+                entry.waiting = Some(Vec::new());
+                Next::Fetch
+            }
+        }
+    });
+    match next {
+        Next::Done(tools) => return Ok(tools),
+        Next::Wait(receiver) => {
+            let _ = receiver.await;
+            // The fetch we waited for is as fresh as asked for.
+            if let Some(tools) = live_tools(&server.id) {
+                return Ok(tools);
+            }
+            return Err(match status(&server.id) {
+                ServerStatus::Error { message } => message,
+                ServerStatus::NeedsSignIn => sign_in_message(server),
+                _ => format!("{} did not list its tools", server.name),
+            });
+        }
+        Next::Fetch => {}
+    }
+    if !matches!(status(&server.id), ServerStatus::Ready { .. }) {
+        set_status(&server.id, ServerStatus::Connecting);
+    }
+    let result = client.list_tools().await;
+    settle(server, &client, &result).await;
+    let outcome = match result {
+        Ok(tools) => {
+            remember_tools(server, &tools);
+            Ok(tools)
+        }
+        Err(err) if err.is_auth_required() => Err(sign_in_message(server)),
+        Err(err) => Err(explain(&server.url, &err).await),
+    };
+    let waiting = ENTRIES
+        .with(|entries| entries.borrow_mut().get_mut(&server.id).and_then(|e| e.waiting.take()));
+    for sender in waiting.into_iter().flatten() {
+        let _ = sender.send(());
+    }
+    outcome
+}
+
+fn sign_in_message(server: &Server) -> String {
+    format!("{} needs you to sign in before it answers", server.name)
+}
+
+/// Keeps `tools` in memory and, when they differ from the cached list, in the settings.
+fn remember_tools(server: &Server, tools: &[Tool]) {
+    ENTRIES.with(|entries| {
+        if let Some(entry) = entries.borrow_mut().get_mut(&server.id) {
+            entry.tools = Some(tools.to_vec());
+        }
+    });
+    let values: Vec<serde_json::Value> =
+        tools.iter().filter_map(|t| serde_json::to_value(t).ok()).collect();
+    if server.cached_tools.as_ref().is_some_and(|c| c.tools == values) {
+        return;
+    }
+    let edit = SettingsEdit::SetCachedTools {
+        id: server.id.clone(),
+        tools: values,
+        fetched_at_ms: now_ms(),
+    };
+    // In the background: a listing should not wait behind queued edits. The server may have
+    // been removed meanwhile; then there is nothing to cache.
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = store::edit(edit).await;
+    });
+}
+
+/// The tools the settings remember for `server`, for use before it answers.
+pub fn cached_tools(server: &Server) -> Option<Vec<Tool>> {
+    let cached = server.cached_tools.as_ref()?;
+    Some(cached.tools.iter().filter_map(|t| serde_json::from_value(t.clone()).ok()).collect())
+}

@@ -1,0 +1,173 @@
+//! The MCP requests of the pages: servers with status, tools, tool calls, resources and
+//! connection tests.
+
+use std::time::Duration;
+
+use futures_channel::oneshot;
+use gemipanel_browser::chrome::Port;
+use gemipanel_browser::http::FetchTransport;
+use gemipanel_core::mcp::{Client, Tool};
+use gemipanel_core::messages::{ConnectionOutcome, Response, ServerStatus, ServerView};
+use gemipanel_core::settings::{Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS};
+use gemipanel_core::tools::ToolFilter;
+use gemipanel_core::url_policy::{self, Policy};
+use serde_json::Value;
+
+use crate::calls::{self, PageHandler};
+use crate::registry;
+use crate::wait::within;
+
+/// How long a listing waits for servers still connecting; later changes arrive as events.
+const LIST_WAIT: Duration = Duration::from_secs(3);
+
+/// Every server with its status. Servers not contacted yet (or that failed) are connected in
+/// parallel first, for at most [`LIST_WAIT`].
+pub async fn list(settings: Settings) -> Response {
+    let ids: Vec<ServerId> = settings.servers.iter().map(|s| s.id.clone()).collect();
+    registry::retain(&ids);
+    let mut done = Vec::new();
+    for server in &settings.servers {
+        let stale =
+            matches!(registry::status(&server.id), ServerStatus::Idle | ServerStatus::Error { .. })
+                || registry::live_tools(&server.id).is_none();
+        if stale && !matches!(registry::status(&server.id), ServerStatus::NeedsSignIn) {
+            let (sender, receiver) = oneshot::channel::<()>();
+            let server = server.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = registry::fetch_tools(&server, false).await;
+                let _ = sender.send(());
+            });
+            done.push(receiver);
+        }
+    }
+    let all_done = async {
+        for receiver in done {
+            let _ = receiver.await;
+        }
+    };
+    let _ = within(all_done, LIST_WAIT).await;
+    let servers = settings.servers.iter().map(view).collect();
+    Response::Servers { servers }
+}
+
+fn view(server: &Server) -> ServerView {
+    let filter =
+        ToolFilter { include: server.include_tools.clone(), exclude: server.exclude_tools.clone() };
+    let tools = registry::live_tools(&server.id).or_else(|| registry::cached_tools(server));
+    ServerView {
+        id: server.id.clone(),
+        name: server.name.clone(),
+        url: server.url.clone(),
+        status: registry::status(&server.id),
+        tool_count: tools.map(|t| t.iter().filter(|t| filter.allows(&t.name)).count() as u32),
+    }
+}
+
+fn find(settings: &Settings, id: &ServerId) -> Result<Server, Box<Response>> {
+    settings.server(id).cloned().ok_or_else(|| {
+        Box::new(Response::Error {
+            message: format!("no MCP server with id {id} is configured (it may have been removed)"),
+        })
+    })
+}
+
+/// All tools of a server (the filters are for the model, not for this list).
+pub async fn tools(settings: Settings, server_id: ServerId, refresh: bool) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    if !refresh {
+        if let Some(tools) =
+            registry::live_tools(&server.id).or_else(|| registry::cached_tools(&server))
+        {
+            return Response::Tools { server_id, tools };
+        }
+    }
+    match registry::fetch_tools(&server, true).await {
+        Ok(tools) => Response::Tools { server_id, tools },
+        Err(message) => Response::Error { message },
+    }
+}
+
+pub async fn call(
+    settings: Settings,
+    port: Option<Port>,
+    call_id: String,
+    server_id: ServerId,
+    tool: String,
+    arguments: Value,
+) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let arguments = if arguments.is_null() { Value::Object(Default::default()) } else { arguments };
+    let client = registry::client(&server).await;
+    let guard = calls::register(&call_id);
+    let handler = PageHandler { call_id, port, server: server.clone() };
+    let result = client.call_tool(&tool, arguments, &handler, Some(&guard.token)).await;
+    drop(guard);
+    registry::settle(&server, &client, &result).await;
+    match result {
+        Ok(result) => Response::ToolResult { result },
+        Err(err) => Response::Error { message: registry::explain(&server.url, &err).await },
+    }
+}
+
+pub async fn read_resource(settings: Settings, server_id: ServerId, uri: String) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let client = registry::client(&server).await;
+    let result = client.read_resource(&uri, &()).await;
+    registry::settle(&server, &client, &result).await;
+    match result {
+        Ok(result) => Response::Resource { result },
+        Err(err) => Response::Error { message: registry::explain(&server.url, &err).await },
+    }
+}
+
+/// Connects to a server that is not saved: a client of its own, closed afterwards.
+pub async fn test_connection(draft: ServerDraft) -> Response {
+    let outcome = match url_policy::check(
+        &draft.url,
+        Policy::Configured { local_network: draft.local_network },
+    ) {
+        Err(refusal) => ConnectionOutcome::Failed { message: refusal.to_string() },
+        Ok(url) => try_connect(url.as_str(), &draft).await,
+    };
+    Response::ConnectionTest { outcome }
+}
+
+async fn try_connect(url: &str, draft: &ServerDraft) -> ConnectionOutcome {
+    let headers = draft.headers.iter().flatten().map(|(n, v)| (n.clone(), v.expose().to_owned()));
+    let config = registry::config_of(url, headers, draft.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
+    let client = Client::new(FetchTransport, config);
+    let listed: Result<Vec<Tool>, _> = async {
+        client.connect().await?;
+        client.list_tools().await
+    }
+    .await;
+    let outcome = match listed {
+        Ok(tools) => ConnectionOutcome::Connected {
+            protocol_version: client.session().map(|s| s.protocol_version).unwrap_or_default(),
+            server_name: client.server().map(|s| s.server_info.name).filter(|n| !n.is_empty()),
+            tools,
+        },
+        Err(err) if err.is_auth_required() => ConnectionOutcome::NeedsSignIn,
+        Err(err) => ConnectionOutcome::Failed { message: registry::explain(url, &err).await },
+    };
+    // Ending the session is a courtesy; the outcome stands either way.
+    let _ = client.close().await;
+    outcome
+}
+
+pub fn cancel(call_id: &str) -> Response {
+    if calls::cancel(call_id) {
+        Response::Ok
+    } else {
+        Response::Error { message: format!("no tool call \"{call_id}\" is running") }
+    }
+}

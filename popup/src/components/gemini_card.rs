@@ -1,0 +1,55 @@
+//! The Gemini card: API key, default model, Save.
+
+use gemipanel_browser::chrome::message;
+use yew::prelude::*;
+
+use super::api_key_field::ApiKeyField;
+use super::field::Note;
+use super::model_field::ModelField;
+use crate::state::{GeminiForm, Pending};
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub form: GeminiForm,
+    /// False until the settings arrived: nothing to save yet.
+    pub loaded: bool,
+    pub on_key: Callback<String>,
+    pub on_model: Callback<String>,
+    pub on_check: Callback<()>,
+    pub on_save: Callback<()>,
+}
+
+#[function_component]
+pub fn GeminiCard(props: &Props) -> Html {
+    let form = &props.form;
+    let models = match &form.check {
+        Pending::Done(models) => Some(models.clone()),
+        _ => None,
+    };
+    let onsubmit = props.on_save.reform(|e: SubmitEvent| e.prevent_default());
+    let (error, hint) = match &form.save {
+        Pending::Failed(error) => (Some(error.clone()), None),
+        Pending::Done(()) => (None, Some(message("popupSaved", &[]))),
+        _ => (None, None),
+    };
+    html! {
+        <section class="card" aria-labelledby="gemini-heading">
+            <h2 id="gemini-heading">{ message("popupGeminiSection", &[]) }</h2>
+            <form {onsubmit}>
+                <ApiKeyField value={form.api_key.clone()} check={form.check.clone()}
+                    oninput={props.on_key.clone()} oncheck={props.on_check.clone()} />
+                <ModelField value={form.model.clone()} {models}
+                    onchange={props.on_model.clone()} />
+                <div class="actions">
+                    <div class="grow" aria-live="polite" data-testid="gemini-save-result">
+                        <Note id="gemini-save-note" {error} {hint} />
+                    </div>
+                    <button type="submit" class="primary" data-testid="save-gemini"
+                        disabled={!props.loaded || !form.dirty || form.save.is_running()}>
+                        { message("popupSave", &[]) }
+                    </button>
+                </div>
+            </form>
+        </section>
+    }
+}

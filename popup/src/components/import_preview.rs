@@ -1,0 +1,71 @@
+//! What an import would change, with Apply and Cancel.
+
+use gemipanel_browser::chrome::message;
+use gemipanel_core::messages::ImportPreviewView;
+use gemipanel_core::settings::SettingsEdit;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub preview: ImportPreviewView,
+    pub applying: bool,
+    pub on_apply: Callback<SettingsEdit>,
+    pub on_cancel: Callback<()>,
+}
+
+#[function_component]
+pub fn ImportPreview(props: &Props) -> Html {
+    let p = &props.preview;
+    let on_apply = {
+        let (cb, edit) = (props.on_apply.clone(), p.edit.clone());
+        Callback::from(move |_: MouseEvent| cb.emit(edit.clone()))
+    };
+    let nothing =
+        p.added.is_empty() && p.updated.is_empty() && !p.sets_api_key && p.model.is_none();
+    let group = |key: &str, items: Html, class: &'static str| {
+        html! {
+            <div class={classes!("preview-group", class)}>
+                <h4>{ message(key, &[]) }</h4>
+                <ul>{ items }</ul>
+            </div>
+        }
+    };
+    let servers = |list: &[gemipanel_core::settings::Server]| {
+        html! {
+            { for list.iter().map(|s| html! {
+                <li><strong>{ &s.name }</strong>{ " " }<span class="muted">{ &s.url }</span></li>
+            }) }
+        }
+    };
+    html! {
+        <div class="import-preview" data-testid="import-preview">
+            <p class="note">{ message("popupImportSource", &[&p.source]) }</p>
+            if !p.added.is_empty() { { group("popupImportAdded", servers(&p.added), "added") } }
+            if !p.updated.is_empty() { { group("popupImportUpdated", servers(&p.updated), "updated") } }
+            if !p.skipped.is_empty() {
+                { group("popupImportSkipped", html! {
+                    { for p.skipped.iter().map(|(name, why)| html! {
+                        <li><strong>{ name }</strong>{ " — " }<span class="muted">{ why }</span></li>
+                    }) }
+                }, "skipped") }
+            }
+            if p.sets_api_key || p.model.is_some() {
+                <p class="note">{ message("popupImportGemini", &[]) }{ p.model.as_deref().map(|m| format!(" ({m})")).unwrap_or_default() }</p>
+            }
+            if !p.warnings.is_empty() {
+                { group("popupImportWarnings", html! {
+                    { for p.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
+                }, "warnings") }
+            }
+            if nothing { <p class="note">{ message("popupImportNothing", &[]) }</p> }
+            <div class="actions">
+                <span class="grow"></span>
+                <button type="button" class="secondary" onclick={props.on_cancel.reform(|_: MouseEvent| ())}>
+                    { message("popupCancel", &[]) }</button>
+                <button type="button" class="primary" data-testid="apply-import"
+                    disabled={nothing || props.applying} onclick={on_apply}>
+                    { message("popupImportApply", &[]) }</button>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,12 @@
+//! The popup's pieces: each takes data and callbacks, and keeps only UI-only state.
+
+pub mod api_key_field;
+pub mod field;
+pub mod gemini_card;
+pub mod import_export;
+pub mod import_preview;
+pub mod model_field;
+pub mod server_form;
+pub mod server_list;
+pub mod server_row;
+pub mod test_result;

@@ -1,0 +1,106 @@
+//! The add/edit server form. Checks run as the person types (see `form.rs`).
+
+use gemipanel_browser::chrome::message;
+use gemipanel_core::settings::Field;
+use gemipanel_core::url_policy::{RefusalKind, UrlRefusal};
+use yew::prelude::*;
+
+use super::field::{CheckField, Note, TextField};
+use super::test_result::TestResult;
+use crate::form::{FormEdit, ServerForm};
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub form: ServerForm,
+    pub on_edit: Callback<FormEdit>,
+    pub on_test: Callback<()>,
+    pub on_save: Callback<()>,
+    pub on_cancel: Callback<()>,
+}
+
+#[function_component]
+pub fn ServerFormView(props: &Props) -> Html {
+    let form = &props.form;
+    let live = form.live_errors();
+    // A refusal from Save goes next to the field it is about.
+    let saved = |field: Field| match &form.save_error {
+        Some((Some(f), message)) if *f == field => Some(message.clone()),
+        _ => None,
+    };
+    let general = match &form.save_error {
+        Some((None, message)) if !message.is_empty() => Some(message.clone()),
+        _ => None,
+    };
+    let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
+    let tick = |make: fn(bool) -> FormEdit| props.on_edit.reform(make);
+    let headers_hint = if form.editing.is_some() && !form.headers_touched && form.stored_headers > 0
+    {
+        message("popupHeadersKept", &[&form.stored_headers.to_string()])
+    } else {
+        message("popupHeadersHint", &[])
+    };
+    let title = if form.editing.is_some() { "popupEditServer" } else { "popupAddServer" };
+    let can_test = form.draft().is_some() && !form.test.is_running();
+    html! {
+        <form class="server-form" data-testid="server-form" aria-labelledby="server-form-title"
+            onsubmit={props.on_save.reform(|e: SubmitEvent| e.prevent_default())}>
+            <h3 id="server-form-title">{ message(title, &[]) }</h3>
+            <TextField id="server-name" label={message("popupServerName", &[])}
+                value={form.name.clone()} oninput={edit(FormEdit::Name)} error={saved(Field::Name)} />
+            <TextField id="server-url" label={message("popupServerUrl", &[])} input_type="url"
+                value={form.url.clone()} oninput={edit(FormEdit::Url)}
+                placeholder="https://example.com/mcp"
+                error={live.url.as_ref().map(url_refusal_text).or_else(|| saved(Field::Url))} />
+            <CheckField id="server-local" label={message("popupLocalNetwork", &[])}
+                checked={form.local_network} onchange={tick(FormEdit::LocalNetwork)}
+                hint={message("popupLocalNetworkHint", &[])} />
+            <TextField id="server-headers" label={message("popupHeaders", &[])} multiline=true
+                value={form.headers.clone()} oninput={edit(FormEdit::Headers)}
+                placeholder={r#"{"Authorization": "Bearer …"}"#}
+                error={live.headers.clone().or_else(|| saved(Field::Headers))} hint={headers_hint} />
+            <TextField id="server-timeout" label={message("popupTimeout", &[])} inputmode="decimal"
+                value={form.timeout.clone()} oninput={edit(FormEdit::Timeout)} placeholder="60"
+                error={live.timeout.then(|| message("popupTimeoutInvalid", &[])).or_else(|| saved(Field::Timeout))} />
+            <TextField id="server-include" label={message("popupIncludeTools", &[])}
+                value={form.include.clone()} oninput={edit(FormEdit::Include)}
+                hint={message("popupIncludeHint", &[])} error={saved(Field::ToolFilters)} />
+            <TextField id="server-exclude" label={message("popupExcludeTools", &[])}
+                value={form.exclude.clone()} oninput={edit(FormEdit::Exclude)}
+                hint={message("popupExcludeHint", &[])} />
+            <CheckField id="server-trust" label={message("popupTrust", &[])} checked={form.trust}
+                onchange={tick(FormEdit::Trust)} hint={message("popupTrustHint", &[])} />
+            <CheckField id="server-enabled" label={message("popupEnabledByDefault", &[])}
+                checked={form.enabled_by_default} onchange={tick(FormEdit::EnabledByDefault)} />
+            <TestResult test={form.test.clone()} />
+            <Note id="server-form-note" error={general} hint={None::<String>} />
+            <div class="actions">
+                <button type="button" class="secondary" data-testid="test-connection"
+                    disabled={!can_test} onclick={props.on_test.reform(|_: MouseEvent| ())}>
+                    { message("popupTestConnection", &[]) }</button>
+                <span class="grow"></span>
+                <button type="button" class="secondary" onclick={props.on_cancel.reform(|_: MouseEvent| ())}>
+                    { message("popupCancel", &[]) }</button>
+                <button type="submit" class="primary" data-testid="save-server"
+                    disabled={form.saving || live.any() || form.url.trim().is_empty()}>
+                    { message("popupSave", &[]) }</button>
+            </div>
+        </form>
+    }
+}
+
+/// The refusal in the person's language; core's English sentence for anything unforeseen.
+pub fn url_refusal_text(refusal: &UrlRefusal) -> String {
+    let key = match refusal.kind() {
+        RefusalKind::Unparsable => "popupUrlUnparsable",
+        RefusalKind::Scheme => "popupUrlScheme",
+        RefusalKind::UserInfo => "popupUrlUserInfo",
+        RefusalKind::Fragment => "popupUrlFragment",
+        RefusalKind::NoHost => "popupUrlNoHost",
+        RefusalKind::Insecure => "popupUrlInsecure",
+        RefusalKind::NeedsLocalNetwork => "popupUrlNeedsLocalNetwork",
+        RefusalKind::Metadata => "popupUrlMetadata",
+        RefusalKind::Unroutable => "popupUrlUnroutable",
+        RefusalKind::NotPublic => return refusal.to_string(),
+    };
+    message(key, &[])
+}

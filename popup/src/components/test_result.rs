@@ -1,0 +1,53 @@
+//! What "Test connection" found: the tools, a sign-in request, or the error.
+
+use gemipanel_browser::chrome::message;
+use gemipanel_core::messages::ConnectionOutcome;
+use yew::prelude::*;
+
+use crate::state::Pending;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub test: Pending<ConnectionOutcome>,
+}
+
+#[function_component]
+pub fn TestResult(props: &Props) -> Html {
+    let body = match &props.test {
+        Pending::Idle => return html! { <div aria-live="polite" data-testid="test-result"></div> },
+        Pending::Running => html! {
+            <p class="note" data-state="running">
+                <span class="spinner" aria-hidden="true"></span>{ message("popupTesting", &[]) }
+            </p>
+        },
+        Pending::Failed(error) => error_line(error),
+        Pending::Done(ConnectionOutcome::Failed { message: error }) => error_line(error),
+        Pending::Done(ConnectionOutcome::NeedsSignIn) => html! {
+            <p class="note warn" data-state="sign-in">{ message("popupTestNeedsSignIn", &[]) }</p>
+        },
+        Pending::Done(ConnectionOutcome::Connected { server_name, tools, .. }) => {
+            let name = server_name.clone().unwrap_or_default();
+            html! {
+                <div data-state="connected">
+                    <p class="note ok">
+                        { message("popupTestConnected", &[&name, &tools.len().to_string()]) }
+                    </p>
+                    <ul class="chips" aria-label={message("popupToolsLabel", &[])}>
+                        { for tools.iter().map(|t| html! {
+                            <li class="chip" title={t.description.clone().unwrap_or_default()}>
+                                { &t.name }</li>
+                        }) }
+                    </ul>
+                </div>
+            }
+        }
+    };
+    html! { <div class="test-result" aria-live="polite" data-testid="test-result">{ body }</div> }
+}
+
+fn error_line(error: &str) -> Html {
+    html! {
+        <p class="note error" role="alert" data-state="failed">
+            { message("popupTestFailed", &[error]) }</p>
+    }
+}

@@ -1,0 +1,197 @@
+//! Requests to the worker, each reporting its outcome to the reducer as [`Action`]s.
+//!
+//! The popup sends one-shot messages (`request_once`); a `Response::Error` becomes the message
+//! shown next to whatever the person clicked.
+
+use gemipanel_browser::chrome;
+use gemipanel_browser::messaging::request_once;
+use gemipanel_core::messages::{Request, Response};
+use gemipanel_core::settings::{Secret, ServerDraft, ServerId, Settings, SettingsEdit};
+use wasm_bindgen_futures::spawn_local;
+use yew::UseReducerDispatcher;
+
+use crate::state::{Action, State};
+
+pub type Dispatch = UseReducerDispatcher<State>;
+
+async fn ask(request: Request) -> Result<Response, String> {
+    match request_once(request).await {
+        Ok(Response::Error { message }) => Err(message),
+        Ok(response) => Ok(response),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
+fn unexpected(response: &Response) -> String {
+    format!("the worker answered with an unexpected message ({response:?})")
+}
+
+/// Sends an edit; `Ok` with the document after it.
+async fn edit(edit: SettingsEdit) -> Result<Settings, String> {
+    match ask(Request::EditSettings { edit }).await? {
+        Response::Settings { settings } => Ok(settings),
+        other => Err(unexpected(&other)),
+    }
+}
+
+pub fn load_status(dispatch: Dispatch) {
+    spawn_local(async move {
+        dispatch.dispatch(match ask(Request::Status).await {
+            Ok(Response::Status(status)) => Action::StatusLoaded(status),
+            Ok(other) => Action::StatusFailed(unexpected(&other)),
+            Err(message) => Action::StatusFailed(message),
+        });
+    });
+}
+
+pub fn load_settings(dispatch: Dispatch) {
+    spawn_local(async move {
+        dispatch.dispatch(match ask(Request::GetSettings).await {
+            Ok(Response::Settings { settings }) => Action::SettingsLoaded(settings),
+            Ok(other) => Action::SettingsFailed(unexpected(&other)),
+            Err(message) => Action::SettingsFailed(message),
+        });
+    });
+}
+
+pub fn load_servers(dispatch: Dispatch) {
+    spawn_local(async move {
+        dispatch.dispatch(match ask(Request::ListServers).await {
+            Ok(Response::Servers { servers }) => Action::ServersLoaded(servers),
+            Ok(other) => Action::ServersFailed(unexpected(&other)),
+            Err(message) => Action::ServersFailed(message),
+        });
+    });
+}
+
+/// Lists the models for the typed key (or the stored one when the box is empty).
+pub fn check_models(dispatch: Dispatch, api_key: String) {
+    dispatch.dispatch(Action::CheckStarted);
+    let api_key = Some(api_key.trim().to_string()).filter(|k| !k.is_empty()).map(Secret::new);
+    spawn_local(async move {
+        dispatch.dispatch(match ask(Request::ListModels { api_key }).await {
+            Ok(Response::Models { models }) => Action::ModelsLoaded(models),
+            Ok(other) => Action::ModelsFailed(unexpected(&other)),
+            Err(message) => Action::ModelsFailed(message),
+        });
+    });
+}
+
+/// Saves the key and the model as two edits, each only when it changed.
+pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model: String) {
+    dispatch.dispatch(Action::GeminiSaving);
+    spawn_local(async move {
+        let api_key = Some(api_key.trim().to_string()).filter(|k| !k.is_empty()).map(Secret::new);
+        let model = model.trim().to_string();
+        let mut latest = stored.clone();
+        if api_key != stored.gemini.api_key {
+            match edit(SettingsEdit::SetApiKey { api_key }).await {
+                Ok(settings) => latest = settings,
+                Err(message) => return dispatch.dispatch(Action::GeminiSaveFailed(message)),
+            }
+        }
+        if model != stored.gemini.model {
+            match edit(SettingsEdit::SetModel { model }).await {
+                Ok(settings) => latest = settings,
+                Err(message) => return dispatch.dispatch(Action::GeminiSaveFailed(message)),
+            }
+        }
+        dispatch.dispatch(Action::GeminiSaved(latest));
+    });
+}
+
+pub fn test_connection(dispatch: Dispatch, draft: ServerDraft) {
+    dispatch.dispatch(Action::TestStarted);
+    spawn_local(async move {
+        dispatch.dispatch(match ask(Request::TestConnection { draft }).await {
+            Ok(Response::ConnectionTest { outcome }) => Action::TestFinished(outcome),
+            Ok(other) => Action::TestFailed(unexpected(&other)),
+            Err(message) => Action::TestFailed(message),
+        });
+    });
+}
+
+/// A fresh server id from the browser's random source.
+pub fn new_server_id() -> Result<ServerId, String> {
+    chrome::random_bytes::<16>().map(ServerId::generate).map_err(|e| e.to_string())
+}
+
+/// Saves the server form's edit. When `permission` is set (a remote https server), the host
+/// permission is requested first — synchronously, inside the click — and saving stops if the
+/// person declines.
+pub fn save_server(dispatch: Dispatch, change: SettingsEdit, permission: Option<String>) {
+    dispatch.dispatch(Action::FormSaving);
+    let asked = permission.map(|origin| chrome::request_origins(&[origin]));
+    spawn_local(async move {
+        if let Some(asked) = asked {
+            match asked.await {
+                Ok(true) => {}
+                Ok(false) => {
+                    let message = chrome::message("popupPermissionDenied", &[]);
+                    return dispatch.dispatch(Action::FormSaveFailed(None, message));
+                }
+                Err(err) => {
+                    let message = chrome::message("popupPermissionFailed", &[err.message()]);
+                    return dispatch.dispatch(Action::FormSaveFailed(None, message));
+                }
+            }
+        }
+        dispatch.dispatch(match edit(change).await {
+            Ok(settings) => Action::FormSaved(settings),
+            Err(message) => Action::FormSaveFailed(None, message),
+        });
+    });
+}
+
+pub fn remove_server(dispatch: Dispatch, id: ServerId) {
+    spawn_local(async move {
+        dispatch.dispatch(match edit(SettingsEdit::RemoveServer { id }).await {
+            Ok(settings) => Action::Removed(settings),
+            Err(message) => Action::RemoveFailed(message),
+        });
+    });
+}
+
+pub fn preview_import(dispatch: Dispatch, text: String) {
+    spawn_local(async move {
+        dispatch.dispatch(match ask(Request::PreviewImport { text }).await {
+            Ok(Response::ImportPreview { preview }) => Action::ImportPreviewed(preview),
+            Ok(other) => Action::ImportFailed(unexpected(&other)),
+            Err(message) => Action::ImportFailed(message),
+        });
+    });
+}
+
+pub fn apply_import(dispatch: Dispatch, change: SettingsEdit) {
+    dispatch.dispatch(Action::ImportApplying);
+    spawn_local(async move {
+        dispatch.dispatch(match edit(change).await {
+            Ok(settings) => Action::ImportApplied(settings),
+            Err(message) => Action::ImportFailed(message),
+        });
+    });
+}
+
+pub fn dismiss_settings_problem(dispatch: Dispatch) {
+    dispatch.dispatch(Action::SettingsProblem(None));
+    spawn_local(async move {
+        // Nothing to show if this fails: the problem is reported again next time.
+        let _ = ask(Request::DismissSettingsProblem).await;
+    });
+}
+
+/// Asks the worker for the export and hands it to the browser as a download.
+pub fn export(dispatch: Dispatch, include_secrets: bool) {
+    spawn_local(async move {
+        let outcome = match ask(Request::Export { include_secrets }).await {
+            Ok(Response::Exported { json }) => {
+                crate::download::save_text("gemipanel-settings.json", &json)
+            }
+            Ok(other) => Err(unexpected(&other)),
+            Err(message) => Err(message),
+        };
+        if let Err(message) = outcome {
+            dispatch.dispatch(Action::ExportFailed(message));
+        }
+    });
+}

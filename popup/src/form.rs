@@ -1,0 +1,362 @@
+//! The server form: what the person typed, and the checks that run as they type.
+//!
+//! Every rule comes from core: the URL from `url_policy`, the headers from
+//! `settings::parse_headers`, and everything else by applying the edit to a copy of the current
+//! document with `settings::apply`, exactly as the worker will. The worker checks again.
+
+use gemipanel_core::settings::{
+    self, parse_headers, Field, Server, ServerDraft, ServerId, Settings, SettingsEdit,
+};
+use gemipanel_core::url_policy::{self, HostClass, Policy, UrlRefusal};
+
+use crate::state::Pending;
+use gemipanel_core::messages::ConnectionOutcome;
+
+/// The fields of the add/edit form, as text where the person types text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServerForm {
+    /// `None` while adding a new server.
+    pub editing: Option<ServerId>,
+    pub name: String,
+    pub url: String,
+    pub local_network: bool,
+    pub headers: String,
+    /// While editing, the stored headers are kept unless the person types into the box.
+    pub headers_touched: bool,
+    /// Number of headers the stored server has (their values stay out of the form).
+    pub stored_headers: usize,
+    /// Seconds; empty means the default.
+    pub timeout: String,
+    pub trust: bool,
+    /// Comma-separated tool names; empty means all tools.
+    pub include: String,
+    pub exclude: String,
+    pub enabled_by_default: bool,
+    pub test: Pending<ConnectionOutcome>,
+    pub saving: bool,
+    /// An error from the save attempt: next to its field, or for the whole form.
+    pub save_error: Option<(Option<Field>, String)>,
+}
+
+/// One change the person makes to the form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormEdit {
+    Name(String),
+    Url(String),
+    LocalNetwork(bool),
+    Headers(String),
+    Timeout(String),
+    Trust(bool),
+    Include(String),
+    Exclude(String),
+    EnabledByDefault(bool),
+}
+
+/// Problems found as the person types, shown next to their fields.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LiveErrors {
+    pub url: Option<UrlRefusal>,
+    pub headers: Option<String>,
+    pub timeout: bool,
+}
+
+impl LiveErrors {
+    pub fn any(&self) -> bool {
+        self.url.is_some() || self.headers.is_some() || self.timeout
+    }
+}
+
+impl ServerForm {
+    pub fn new_server() -> Self {
+        ServerForm { enabled_by_default: true, ..Default::default() }
+    }
+
+    /// The form for editing `server`; header values stay out of it.
+    pub fn edit(server: &Server) -> Self {
+        ServerForm {
+            editing: Some(server.id.clone()),
+            name: server.name.clone(),
+            url: server.url.clone(),
+            local_network: server.local_network,
+            stored_headers: server.headers.len(),
+            timeout: seconds_text(server.timeout_ms),
+            trust: server.trust,
+            include: server.include_tools.as_deref().map(|t| t.join(", ")).unwrap_or_default(),
+            exclude: server.exclude_tools.join(", "),
+            enabled_by_default: server.enabled_by_default,
+            ..Default::default()
+        }
+    }
+
+    pub fn change(&mut self, edit: FormEdit) {
+        // A different address or credentials make the last test result meaningless.
+        let stale_test =
+            matches!(edit, FormEdit::Url(_) | FormEdit::Headers(_) | FormEdit::LocalNetwork(_));
+        match edit {
+            FormEdit::Name(v) => self.name = v,
+            FormEdit::Url(v) => self.url = v,
+            FormEdit::LocalNetwork(v) => self.local_network = v,
+            FormEdit::Headers(v) => {
+                self.headers = v;
+                self.headers_touched = true;
+            }
+            FormEdit::Timeout(v) => self.timeout = v,
+            FormEdit::Trust(v) => self.trust = v,
+            FormEdit::Include(v) => self.include = v,
+            FormEdit::Exclude(v) => self.exclude = v,
+            FormEdit::EnabledByDefault(v) => self.enabled_by_default = v,
+        }
+        if stale_test {
+            self.test = Pending::Idle;
+        }
+        self.save_error = None;
+    }
+
+    /// What is wrong so far. An empty URL is not an error yet: the person has not typed it.
+    pub fn live_errors(&self) -> LiveErrors {
+        let url = match self.url.trim() {
+            "" => None,
+            url => url_policy::check(url, Policy::Configured { local_network: self.local_network })
+                .err(),
+        };
+        let headers = parse_headers(&self.headers).err().map(|e| e.message);
+        LiveErrors { url, headers, timeout: parse_timeout(&self.timeout).is_err() }
+    }
+
+    /// The draft to test or save, or `None` while a live error stands.
+    pub fn draft(&self) -> Option<ServerDraft> {
+        let headers = parse_headers(&self.headers).ok()?;
+        let timeout_ms = parse_timeout(&self.timeout).ok()?;
+        if self.url.trim().is_empty() || self.live_errors().url.is_some() {
+            return None;
+        }
+        Some(ServerDraft {
+            name: self.name.trim().to_string(),
+            url: self.url.trim().to_string(),
+            // On update, untouched headers are kept by the worker.
+            headers: (self.editing.is_none() || self.headers_touched).then_some(headers),
+            timeout_ms,
+            trust: self.trust,
+            include_tools: match tool_list(&self.include) {
+                list if list.is_empty() => None,
+                list => Some(list),
+            },
+            exclude_tools: tool_list(&self.exclude),
+            enabled_by_default: self.enabled_by_default,
+            local_network: self.local_network,
+        })
+    }
+
+    /// The edit that saves the form, checked against `settings` as the worker will check it.
+    /// `new_id` is used when adding.
+    pub fn save_edit(
+        &self,
+        settings: &Settings,
+        new_id: ServerId,
+    ) -> Result<SettingsEdit, (Option<Field>, String)> {
+        let Some(draft) = self.draft() else {
+            return Err((None, String::new()));
+        };
+        let edit = match &self.editing {
+            Some(id) => SettingsEdit::UpdateServer { id: id.clone(), server: draft },
+            None => SettingsEdit::AddServer { id: new_id, server: draft },
+        };
+        match settings::apply(settings, &edit) {
+            Ok(_) => Ok(edit),
+            Err(err) => {
+                let message = match &err {
+                    settings::EditError::Invalid(invalid) => invalid.message.clone(),
+                    other => other.to_string(),
+                };
+                Err((Some(err.field()), message))
+            }
+        }
+    }
+}
+
+/// `12.5` → 12 500 ms. Empty means the default timeout.
+pub fn parse_timeout(text: &str) -> Result<Option<u64>, ()> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match text.replace(',', ".").parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1.0e9 => Ok(Some((s * 1000.0).round() as u64)),
+        _ => Err(()),
+    }
+}
+
+fn seconds_text(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        (ms / 1000).to_string()
+    } else {
+        format!("{}", ms as f64 / 1000.0)
+    }
+}
+
+/// "a, b ,,c" → ["a", "b", "c"].
+pub fn tool_list(text: &str) -> Vec<String> {
+    text.split([',', '\n']).map(str::trim).filter(|t| !t.is_empty()).map(String::from).collect()
+}
+
+/// The host permission to ask for before saving `url`: remote https servers need one so the
+/// worker may fetch them; loopback servers do not. `None` when nothing is needed or the URL is
+/// refused anyway.
+pub fn host_permission(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url.trim()).ok()?;
+    let host = parsed.host()?;
+    if parsed.scheme() != "https" || url_policy::classify_host(&host) == HostClass::Loopback {
+        return None;
+    }
+    // Match patterns without a port match every port.
+    Some(format!("https://{}/*", parsed.host_str()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemipanel_core::url_policy::RefusalKind;
+
+    fn typed(edits: Vec<FormEdit>) -> ServerForm {
+        let mut form = ServerForm::new_server();
+        for edit in edits {
+            form.change(edit);
+        }
+        form
+    }
+
+    #[test]
+    fn url_refusals_show_as_you_type() {
+        let form = typed(vec![FormEdit::Url("http://example.com/mcp".into())]);
+        assert_eq!(form.live_errors().url.map(|r| r.kind()), Some(RefusalKind::Insecure));
+        assert!(form.draft().is_none());
+
+        let form = typed(vec![FormEdit::Url("https://192.168.1.5/mcp".into())]);
+        assert!(form.live_errors().url.is_some_and(|r| r.needs_local_network()));
+        let ticked = typed(vec![
+            FormEdit::Url("https://192.168.1.5/mcp".into()),
+            FormEdit::LocalNetwork(true),
+        ]);
+        assert_eq!(ticked.live_errors(), LiveErrors::default());
+
+        for ok in ["", "http://127.0.0.1:3001/mcp", "https://mcp.example.com/mcp"] {
+            assert_eq!(typed(vec![FormEdit::Url(ok.into())]).live_errors().url, None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn headers_are_checked_as_you_type() {
+        let bad = typed(vec![FormEdit::Headers("{\"Authorization\": 5}".into())]);
+        let error = bad.live_errors().headers.expect("an error");
+        assert!(error.contains("Authorization"), "{error}");
+        let not_json = typed(vec![FormEdit::Headers("{\"X-Key\": \"secret".into())]);
+        assert!(not_json.live_errors().headers.is_some_and(|e| !e.contains("secret")));
+        let good = typed(vec![FormEdit::Headers("{\"X-Key\": \"v\"}".into())]);
+        assert_eq!(good.live_errors().headers, None);
+    }
+
+    #[test]
+    fn a_draft_carries_every_field() {
+        let form = typed(vec![
+            FormEdit::Name(" Everything ".into()),
+            FormEdit::Url("http://127.0.0.1:3001/mcp".into()),
+            FormEdit::Headers("{\"X-Key\": \"v\"}".into()),
+            FormEdit::Timeout("12.5".into()),
+            FormEdit::Trust(true),
+            FormEdit::Include("echo, get-sum,".into()),
+            FormEdit::Exclude("".into()),
+            FormEdit::EnabledByDefault(false),
+        ]);
+        let draft = form.draft().expect("valid");
+        assert_eq!(draft.name, "Everything");
+        assert_eq!(draft.timeout_ms, Some(12_500));
+        assert_eq!(draft.headers.map(|h| h.len()), Some(1));
+        assert_eq!(draft.include_tools, Some(vec!["echo".to_string(), "get-sum".to_string()]));
+        assert_eq!(draft.exclude_tools, Vec::<String>::new());
+        assert!(draft.trust && !draft.enabled_by_default);
+    }
+
+    #[test]
+    fn timeouts_must_be_positive_numbers_of_seconds() {
+        assert_eq!(parse_timeout(""), Ok(None));
+        assert_eq!(parse_timeout("30"), Ok(Some(30_000)));
+        assert_eq!(parse_timeout("0,5"), Ok(Some(500)));
+        for bad in ["0", "-1", "abc", "NaN", "inf"] {
+            assert_eq!(parse_timeout(bad), Err(()), "{bad}");
+        }
+        assert!(typed(vec![FormEdit::Timeout("x".into())]).live_errors().timeout);
+    }
+
+    #[test]
+    fn save_checks_the_rest_like_the_worker_does() {
+        let id = ServerId::generate([1; 16]);
+        let mut settings = Settings::default();
+        let form = typed(vec![
+            FormEdit::Name("Everything".into()),
+            FormEdit::Url("http://127.0.0.1:3001/mcp".into()),
+        ]);
+        let edit = form.save_edit(&settings, id.clone()).expect("valid");
+        settings = settings::apply(&settings, &edit).unwrap();
+
+        // The same name again is refused next to the name field.
+        let again = form.save_edit(&settings, ServerId::generate([2; 16])).unwrap_err();
+        assert_eq!(again.0, Some(Field::Name));
+
+        let unnamed = typed(vec![FormEdit::Url("http://127.0.0.1:3001/mcp".into())]);
+        assert_eq!(
+            unnamed.save_edit(&settings, ServerId::generate([3; 16])).unwrap_err().0,
+            Some(Field::Name)
+        );
+
+        let slow = typed(vec![
+            FormEdit::Name("Slow".into()),
+            FormEdit::Url("http://127.0.0.1:3001/mcp".into()),
+            FormEdit::Timeout("100000".into()),
+        ]);
+        assert_eq!(
+            slow.save_edit(&settings, ServerId::generate([4; 16])).unwrap_err().0,
+            Some(Field::Timeout)
+        );
+    }
+
+    #[test]
+    fn editing_keeps_stored_headers_unless_retyped() {
+        let id = ServerId::generate([1; 16]);
+        let draft = ServerDraft {
+            headers: Some(parse_headers("{\"X-Key\": \"secret\"}").unwrap()),
+            ..ServerDraft::new("A", "https://a.example/mcp")
+        };
+        let settings = settings::apply(
+            &Settings::default(),
+            &SettingsEdit::AddServer { id: id.clone(), server: draft },
+        )
+        .unwrap();
+        let mut form = ServerForm::edit(&settings.servers[0]);
+        assert_eq!((form.stored_headers, form.headers.as_str()), (1, ""));
+        assert_eq!(form.draft().unwrap().headers, None);
+        assert_eq!(form.timeout, "60");
+        form.change(FormEdit::Headers(String::new()));
+        assert_eq!(form.draft().unwrap().headers, Some(Default::default()));
+    }
+
+    #[test]
+    fn changing_the_address_forgets_the_test_result() {
+        let mut form = typed(vec![FormEdit::Url("http://127.0.0.1:1/mcp".into())]);
+        form.test = Pending::Running;
+        form.change(FormEdit::Trust(true));
+        assert_eq!(form.test, Pending::Running);
+        form.change(FormEdit::Url("http://127.0.0.1:2/mcp".into()));
+        assert_eq!(form.test, Pending::Idle);
+    }
+
+    #[test]
+    fn only_remote_https_servers_need_a_host_permission() {
+        assert_eq!(
+            host_permission("https://mcp.example.com:8443/mcp").as_deref(),
+            Some("https://mcp.example.com/*")
+        );
+        assert_eq!(host_permission("http://127.0.0.1:3001/mcp"), None);
+        assert_eq!(host_permission("https://localhost/mcp"), None);
+        assert_eq!(host_permission("not a url"), None);
+    }
+}

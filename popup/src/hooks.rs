@@ -1,0 +1,83 @@
+//! Browser effects the popup keeps while it is open.
+
+use gemipanel_browser::chrome;
+use gemipanel_browser::port::WorkerPort;
+use gemipanel_core::messages::Event;
+use yew::prelude::*;
+
+use crate::effects::{self, Dispatch};
+use crate::state::{Action, State};
+
+/// The name the popup's port carries, so the worker can tell pages apart.
+const PORT_NAME: &str = "popup";
+
+/// Loads what the popup shows, reloads the status and server list when asked, and follows the
+/// worker's events (settings changed elsewhere, server status) over a port while open.
+#[hook]
+pub fn use_worker(state: &UseReducerHandle<State>) {
+    let dispatch = state.dispatcher();
+    use_effect_with(state.status_epoch, {
+        let dispatch = dispatch.clone();
+        move |_| effects::load_status(dispatch)
+    });
+    use_effect_with(state.servers_epoch, {
+        let dispatch = dispatch.clone();
+        move |_| effects::load_servers(dispatch)
+    });
+    use_effect_with((), move |_| {
+        effects::load_settings(dispatch.clone());
+        let port = WorkerPort::connect(PORT_NAME, move |event| on_event(&dispatch, event));
+        // The port lives as long as the popup; dropping it at unmount is all the cleanup needed.
+        move || drop(port)
+    });
+}
+
+fn on_event(dispatch: &Dispatch, event: Event) {
+    let action = match event {
+        Event::SettingsChanged { settings } => Action::SettingsLoaded(settings),
+        Event::ServerStatus { server_id, status } => Action::ServerStatus { id: server_id, status },
+        Event::ToolsChanged { .. } => Action::RefreshServers,
+        Event::SettingsProblem { problem } => Action::SettingsProblem(Some(problem)),
+        // A restarted worker: its status and the servers' states start over.
+        Event::WorkerStarted { .. } => {
+            dispatch.dispatch(Action::RefreshServers);
+            Action::RefreshStatus
+        }
+        // Tool calls and whatever events are added later concern the side panel only.
+        _ => return,
+    };
+    dispatch.dispatch(action);
+}
+
+/// The id of the popup's window, fetched ahead so "Open chat" can call `sidePanel.open`
+/// synchronously inside the click (an `await` first would lose the user gesture).
+#[hook]
+pub fn use_window_id() -> Option<i32> {
+    let id = use_state(|| None);
+    {
+        let id = id.clone();
+        use_effect_with((), move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(window) = chrome::current_window_id().await {
+                    id.set(Some(window));
+                }
+            });
+        });
+    }
+    *id
+}
+
+/// The keyboard shortcut set for the manifest command `name`, once known.
+#[hook]
+pub fn use_shortcut(name: &'static str) -> Option<String> {
+    let shortcut = use_state(|| None);
+    {
+        let shortcut = shortcut.clone();
+        use_effect_with((), move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                shortcut.set(chrome::command_shortcut(name).await);
+            });
+        });
+    }
+    (*shortcut).clone()
+}

@@ -1,0 +1,255 @@
+// The settings popup end to end: a real server-everything added, tested and listed through the
+// popup's UI, a gemini-cli file imported, export, the Gemini card, and screenshots of the popup
+// in English and Japanese, light and dark.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, screenshot } from './harness.mjs';
+import { startEverything } from './servers.mjs';
+
+let browser;
+let everything;
+const files = mkdtempSync(join(tmpdir(), 'gemipanel-popup-'));
+
+before(async () => {
+  everything = await startEverything();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await everything?.stop();
+});
+
+async function openPopup(b = browser) {
+  const page = await b.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(b.url('popup.html'));
+  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+  page.errors = errors;
+  return page;
+}
+
+/** The stored settings, as the worker answers `get_settings`. */
+async function settingsOf(page) {
+  const reply = await page.evaluate(() =>
+    chrome.runtime.sendMessage({ id: 1, request: { type: 'get_settings' } }));
+  assert.equal(reply.response.type, 'settings', JSON.stringify(reply.response));
+  return reply.response.settings;
+}
+
+test('a refused URL is explained next to the field as it is typed', async () => {
+  const page = await openPopup();
+  await page.getByTestId('add-server').click();
+  await page.getByLabel('Name', { exact: true }).fill('Example');
+  await page.getByLabel('URL', { exact: true }).fill('http://example.com/mcp');
+  const note = page.locator('#server-url-note');
+  await note.waitFor();
+  assert.match(await note.innerText(), /http is only allowed for this computer/);
+  assert.equal(await page.locator('#server-url').getAttribute('aria-invalid'), 'true');
+  assert.ok(await page.getByTestId('save-server').isDisabled(), 'Save waits for a valid URL');
+  assert.ok(await page.getByTestId('test-connection').isDisabled());
+  // Headers are checked as they are typed too.
+  await page.getByLabel('Headers (JSON)').fill('{"Authorization": 5}');
+  assert.match(await page.locator('#server-headers-note').innerText(), /Authorization.*must be a string/);
+  await screenshot(page, 'popup-url-refused');
+  // A private address asks for the "local network server" tick, and the tick clears it.
+  await page.getByLabel('URL', { exact: true }).fill('https://192.168.1.20/mcp');
+  assert.match(await note.innerText(), /private network address/);
+  await page.getByLabel('Local network server').check();
+  await note.and(page.locator('[hidden]')).waitFor({ state: 'attached' });
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await page.getByTestId('server-form').count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('server-everything is added through the form: tested, saved and listed', async () => {
+  const page = await openPopup();
+  await page.getByTestId('add-server').click();
+  await page.getByLabel('Name', { exact: true }).fill('Everything');
+  await page.getByLabel('URL', { exact: true }).fill(everything.url);
+  await page.getByLabel('Timeout (seconds)').fill('30');
+  await page.getByLabel('Never these tools').fill('trigger-long-running-operation');
+  await page.getByTestId('test-connection').click();
+  const result = page.getByTestId('test-result');
+  await result.locator('[data-state="connected"]').waitFor({ timeout: 20_000 });
+  const tools = await result.locator('.chip').allInnerTexts();
+  assert.ok(tools.includes('echo'), `tools: ${tools}`);
+  assert.ok(tools.includes('get-sum'), `tools: ${tools}`);
+  await screenshot(page, 'popup-test-connection');
+
+  await page.getByTestId('save-server').click();
+  const row = page.locator('[data-testid="server-row"][data-name="Everything"]');
+  await row.waitFor();
+  assert.equal(await page.getByTestId('server-form').count(), 0, 'the form closes on save');
+  assert.match(await row.innerText(), new RegExp(everything.url.replace(/[.:/]/g, '\\$&')));
+  assert.match(await row.getAttribute('data-state'), /^(idle|connecting|ready)$/);
+
+  const stored = (await settingsOf(page)).servers.find((s) => s.name === 'Everything');
+  assert.equal(stored.url, everything.url);
+  assert.equal(stored.timeout_ms, 30_000);
+  assert.deepEqual(stored.exclude_tools, ['trigger-long-running-operation']);
+  assert.equal(stored.enabled_by_default, true);
+  assert.match(stored.id, /^srv_[0-9a-f]{16}$/);
+  await screenshot(page, 'popup-server-listed');
+
+  // The same name again is refused next to the name field, by the same rules the worker uses.
+  await page.getByTestId('add-server').click();
+  await page.getByLabel('Name', { exact: true }).fill('everything');
+  await page.getByLabel('URL', { exact: true }).fill(everything.url);
+  await page.getByTestId('save-server').click();
+  assert.match(await page.locator('#server-name-note').innerText(), /already|exists|name/i);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a gemini-cli settings.json is previewed, then applied; command servers are skipped', async () => {
+  const file = join(files, 'settings.json');
+  writeFileSync(file, JSON.stringify({
+    theme: 'Default',
+    mcpServers: {
+      imported: { httpUrl: everything.url, timeout: 15000, trust: true, includeTools: ['echo'] },
+      filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
+    },
+  }, null, 2));
+  const page = await openPopup();
+  await page.getByTestId('import-file').setInputFiles(file);
+  const preview = page.getByTestId('import-preview');
+  await preview.waitFor();
+  const text = await preview.innerText();
+  assert.match(text, /gemini-cli/);
+  assert.match(await preview.locator('.added').innerText(), /imported/);
+  assert.match(await preview.locator('.skipped').innerText(), /filesystem/);
+  await screenshot(page, 'popup-import-preview');
+
+  await page.getByTestId('apply-import').click();
+  await page.getByTestId('import-status').locator('.ok').waitFor();
+  await page.locator('[data-testid="server-row"][data-name="imported"]').waitFor();
+  const stored = (await settingsOf(page)).servers.find((s) => s.name === 'imported');
+  assert.equal(stored.trust, true);
+  assert.deepEqual(stored.include_tools, ['echo']);
+  assert.ok(!(await settingsOf(page)).servers.some((s) => s.name === 'filesystem'));
+
+  // Cancel leaves everything as it was.
+  await page.getByTestId('import-file').setInputFiles(file);
+  await preview.waitFor();
+  await preview.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await preview.count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a server is edited and removed after confirmation', async () => {
+  const page = await openPopup();
+  const row = page.locator('[data-testid="server-row"][data-name="imported"]');
+  await row.getByRole('button', { name: 'Edit' }).click();
+  assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'imported');
+  assert.equal(await page.getByLabel('Timeout (seconds)').inputValue(), '15');
+  assert.equal(await page.getByLabel('Only these tools').inputValue(), 'echo');
+  await page.getByLabel('Name', { exact: true }).fill('renamed');
+  await page.getByTestId('save-server').click();
+  const renamed = page.locator('[data-testid="server-row"][data-name="renamed"]');
+  await renamed.waitFor();
+
+  await renamed.getByRole('button', { name: 'Remove' }).click();
+  await screenshot(page, 'popup-confirm-remove');
+  await renamed.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await renamed.count(), 1, 'Cancel keeps the server');
+  await renamed.getByRole('button', { name: 'Remove' }).click();
+  await renamed.locator('button.danger').click();
+  await renamed.waitFor({ state: 'detached' });
+  assert.ok(!(await settingsOf(page)).servers.some((s) => s.name === 'renamed'));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the Gemini key is masked, saved, and checked', async () => {
+  const page = await openPopup();
+  const key = page.getByLabel('API key', { exact: true });
+  assert.equal(await key.getAttribute('type'), 'password');
+  await key.fill('AIzaTestKey123');
+  await page.getByTestId('toggle-key').click();
+  assert.equal(await key.getAttribute('type'), 'text');
+  await page.getByLabel('Default model').fill('gemini-2.5-pro');
+  await page.getByTestId('save-gemini').click();
+  await page.getByTestId('gemini-save-result').getByText('Saved.').waitFor();
+  const gemini = (await settingsOf(page)).gemini;
+  assert.equal(gemini.api_key, 'AIzaTestKey123');
+  assert.equal(gemini.model, 'gemini-2.5-pro');
+
+  // No network here: Check must end in an error shown under the key, not spin forever.
+  await page.getByTestId('check-key').click();
+  await page.getByTestId('check-result').locator('.error').waitFor({ timeout: 30_000 });
+  assert.match(await page.getByTestId('check-result').innerText(), /Check failed/);
+  await screenshot(page, 'popup-gemini-check-failed');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('export downloads the settings without secrets unless asked', async () => {
+  const page = await openPopup();
+  const exported = async () => {
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('export').click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'gemipanel-settings.json');
+    return readFileSync(await download.path(), 'utf8');
+  };
+  const plain = await exported();
+  assert.doesNotMatch(plain, /AIzaTestKey123/);
+  assert.match(plain, /Everything/);
+  await page.getByLabel(/Include secrets/).check();
+  assert.match(await exported(), /AIzaTestKey123/);
+  await page.close();
+});
+
+test('Open chat opens the side panel from the click and closes the popup', async () => {
+  const page = await openPopup();
+  const closed = page.waitForEvent('close');
+  await page.getByTestId('open-chat').click();
+  const outcome = await Promise.race([
+    closed.then(() => 'closed'),
+    page.locator('.topbar-error').waitFor().then(() => page.locator('.topbar-error').innerText()),
+  ]);
+  assert.equal(outcome, 'closed');
+  // The panel's document registers a moment after the popup closes.
+  let panels = [];
+  for (let i = 0; i < 50 && panels.length === 0; i++) {
+    panels = await browser.worker.evaluate(() =>
+      chrome.runtime.getContexts({ contextTypes: ['SIDE_PANEL'] }));
+    if (panels.length === 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(panels.length, 1, JSON.stringify(panels));
+  assert.match(panels[0].documentUrl, /sidepanel\.html$/);
+});
+
+for (const [locale, colorScheme] of [['en-US', 'light'], ['en-US', 'dark'], ['ja', 'light'], ['ja', 'dark']]) {
+  test(`screenshots: ${locale} ${colorScheme}`, async () => {
+    const b = await launch({ locale, colorScheme });
+    try {
+      const page = await openPopup(b);
+      const tag = `${locale.slice(0, 2)}-${colorScheme}`;
+      if (locale === 'ja') assert.equal(await page.locator('#servers-heading').innerText(), 'MCP サーバー');
+      await page.getByTestId('add-server').click();
+      await page.locator('#server-name').fill('Everything');
+      await page.locator('#server-url').fill('http://example.com/mcp');
+      await page.locator('#server-url-note').waitFor();
+      await screenshot(page, `popup-${tag}-refused`);
+      await page.locator('#server-url').fill(everything.url);
+      await page.getByTestId('test-connection').click();
+      await page.getByTestId('test-result').locator('[data-state="connected"]').waitFor({ timeout: 20_000 });
+      await screenshot(page, `popup-${tag}-tested`);
+      await page.getByTestId('save-server').click();
+      await page.locator('[data-testid="server-row"][data-name="Everything"]').waitFor();
+      await screenshot(page, `popup-${tag}`);
+      assert.deepEqual(page.errors, []);
+    } finally {
+      await b.close();
+    }
+  });
+}

@@ -1,0 +1,132 @@
+// Real MCP servers on loopback for the browser tests, on free ports, stopped by the caller.
+//
+//   const everything = await startEverything();   // @modelcontextprotocol/server-everything
+//   everything.url                                 // http://127.0.0.1:<port>/mcp
+//   await everything.stop();
+//
+//   const slow = await startSlowServer({ delayMs: 200 });  // in this process: a minimal
+//   // stateless (2026-07-28) server that answers every request after `delayMs`.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const testsDir = fileURLToPath(new URL('..', import.meta.url));
+const node = fileURLToPath(new URL('../node_modules/.bin/node', import.meta.url));
+const loopback = new URL('../fixtures/mcp/loopback.mjs', import.meta.url).href;
+const everythingScript = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+
+/** A port nobody listens on right now. */
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port, child, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    const open = await new Promise((resolve) => {
+      const socket = net.connect({ port, host: '127.0.0.1' });
+      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
+}
+
+/** server-everything over Streamable HTTP (stateful sessions, SSE replies). */
+export async function startEverything() {
+  const port = await freePort();
+  const child = spawn(node, ['--import', loopback, everythingScript, 'streamableHttp'], {
+    cwd: testsDir,
+    env: { ...process.env, PORT: String(port), GEMIPANEL_TEST_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (d) => { log = (log + d).slice(-4000); });
+  try {
+    await waitForPort(port, child);
+  } catch (err) {
+    child.kill();
+    throw new Error(`server-everything did not start: ${err.message}\n${log}`);
+  }
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/mcp`,
+    log: () => log,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill();
+      await exited;
+    },
+  };
+}
+
+/**
+ * A minimal stateless MCP server (protocol 2026-07-28, JSON replies) that waits `delayMs`
+ * before each answer and offers `tools` (names, or a function giving them per request). Counts
+ * the requests it got. With `requireAuth` every request is answered 401, as a server that wants
+ * an OAuth sign-in does.
+ */
+export async function startSlowServer({ delayMs = 200, name = 'slow', tools = ['wait'], requireAuth = false } = {}) {
+  let requests = 0;
+  let lastTools = [];
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    if (req.method !== 'POST') { res.writeHead(405).end(); return; }
+    requests += 1;
+    if (requireAuth) {
+      res.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"' });
+      res.end('sign in first');
+      return;
+    }
+    let message;
+    try { message = JSON.parse(body); } catch { res.writeHead(400).end(); return; }
+    if (message.id === undefined) { res.writeHead(202).end(); return; }
+    await new Promise((r) => setTimeout(r, delayMs));
+    const reply = (result) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    };
+    switch (message.method) {
+      case 'server/discover':
+        return reply({
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: {} },
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name, version: '1.0.0' } },
+        });
+      case 'tools/list':
+        lastTools = typeof tools === 'function' ? tools() : tools;
+        return reply({ tools: lastTools.map((t) => ({ name: t, inputSchema: { type: 'object' } })) });
+      case 'tools/call':
+        return reply({ content: [{ type: 'text', text: `${name}: ${message.params?.name}` }] });
+      default:
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({
+          jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' },
+        }));
+    }
+  });
+  await new Promise((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, resolve));
+  const { port } = server.address();
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/mcp`,
+    requests: () => requests,
+    lastTools: () => lastTools,
+    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}

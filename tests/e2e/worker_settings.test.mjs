@@ -1,0 +1,245 @@
+// The worker's settings store end to end: one writer, edits from everywhere applied in order
+// without losing any, a damaged document kept aside, import and export through messages.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch } from './harness.mjs';
+import { startSlowServer } from './servers.mjs';
+import { startFakeGemini } from '../fixtures/fake-gemini/server.mjs';
+
+let browser;
+let pageA;
+let pageB;
+let nextId = 1;
+
+before(async () => {
+  browser = await launch();
+  pageA = await browser.context.newPage();
+  await pageA.goto(browser.url('popup.html'));
+  pageB = await browser.context.newPage();
+  await pageB.goto(browser.url('popup.html'));
+});
+after(async () => { await browser?.close(); });
+
+async function request(page, req) {
+  const reply = await page.evaluate((m) => chrome.runtime.sendMessage(m), { id: nextId++, request: req });
+  assert.equal(reply?.kind, 'response', JSON.stringify(reply));
+  return reply.response;
+}
+
+async function edit(page, e) {
+  const response = await request(page, { type: 'edit_settings', edit: e });
+  assert.equal(response.type, 'settings', JSON.stringify(response));
+  return response.settings;
+}
+
+async function reset(page) {
+  await page.evaluate(() => chrome.storage.local.clear());
+}
+
+function randomId() {
+  return `srv_${[...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+test('1,000 edits fired at once from two pages and the worker are all applied', async () => {
+  await reset(pageA);
+  const target = randomId();
+  await edit(pageA, { type: 'add_server', id: target, server: { name: 'Target', url: 'http://127.0.0.1:9/mcp' } });
+  // The worker's own edits: every tools/list of these servers gives a new list, which the
+  // worker saves as cached tools while the pages' edits are queued.
+  const changing = await Promise.all([0, 1, 2].map((i) =>
+    startSlowServer({ delayMs: 5, name: `changing-${i}`, tools: () => [`tool_${Date.now()}_${Math.random()}`] })));
+  const workerIds = [];
+  for (const [i, s] of changing.entries()) {
+    const id = randomId();
+    workerIds.push(id);
+    await edit(pageA, { type: 'add_server', id, server: { name: `Changing ${i}`, url: s.url } });
+  }
+  try {
+    const started = Date.now();
+    // Page A: 500 one-shot messages; page B: 500 on one port; both fired without waiting.
+    const fromA = pageA.evaluate(({ target, base }) => Promise.all(Array.from({ length: 500 }, (_, i) =>
+      chrome.runtime.sendMessage({ id: base + i, request: { type: 'edit_settings', edit: { type: 'allow_tool', id: target, tool: `a_${i}` } } }))),
+    { target, base: 10_000 });
+    const fromB = pageB.evaluate(({ target }) => new Promise((resolve) => {
+      const port = chrome.runtime.connect({ name: 'edits' });
+      const replies = new Map();
+      port.onMessage.addListener((m) => {
+        if (m.kind !== 'response') return;
+        replies.set(m.id, m.response);
+        if (replies.size === 500) { port.disconnect(); resolve([...replies.values()]); }
+      });
+      for (let i = 0; i < 500; i++) {
+        port.postMessage({ id: 20_000 + i, request: { type: 'edit_settings', edit: { type: 'allow_tool', id: target, tool: `b_${i}` } } });
+      }
+    }), { target });
+    const fromWorker = (async () => {
+      const replies = [];
+      for (let i = 0; i < 12; i++) {
+        replies.push(await request(pageA, { type: 'list_tools', server_id: workerIds[i % 3], refresh: true }));
+      }
+      return replies;
+    })();
+    const [a, b, w] = await Promise.all([fromA, fromB, fromWorker]);
+    console.log(`1,000 edits and 12 tool refreshes in ${Date.now() - started} ms`);
+    assert.ok(a.every((r) => r.response.type === 'settings'), JSON.stringify(a.find((r) => r.response.type !== 'settings')));
+    assert.ok(b.every((r) => r.type === 'settings'));
+    assert.ok(w.every((r) => r.type === 'tools'), JSON.stringify(w.find((r) => r.type !== 'tools')));
+
+    // The worker's cached-tools edits run in the background; give them a moment.
+    let settings;
+    for (let i = 0; i < 50; i++) {
+      settings = (await request(pageA, { type: 'get_settings' })).settings;
+      if (workerIds.every((id, i) => settings.servers.find((s) => s.id === id).cached_tools?.tools[0]?.name === changing[i].lastTools()[0])) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const allowed = new Set(settings.servers.find((s) => s.id === target).allowed_tools);
+    const missing = [];
+    for (let i = 0; i < 500; i++) {
+      if (!allowed.has(`a_${i}`)) missing.push(`a_${i}`);
+      if (!allowed.has(`b_${i}`)) missing.push(`b_${i}`);
+    }
+    assert.deepEqual(missing, [], `${missing.length} edits lost`);
+    assert.equal(allowed.size, 1000);
+    // Each refresh gave a new list that the worker queued as an edit; the last one won.
+    for (const [i, id] of workerIds.entries()) {
+      const cached = settings.servers.find((s) => s.id === id).cached_tools;
+      assert.deepEqual(cached?.tools.map((t) => t.name), changing[i].lastTools(), `cached tools of ${id}`);
+    }
+  } finally {
+    await Promise.all(changing.map((s) => s.stop()));
+  }
+});
+
+test('pages with a port follow edits made elsewhere through events', async () => {
+  await reset(pageA);
+  const events = pageB.evaluate(() => new Promise((resolve) => {
+    const port = chrome.runtime.connect({ name: 'follower' });
+    port.onMessage.addListener((m) => {
+      if (m.kind === 'event' && m.event.type === 'settings_changed') {
+        port.disconnect();
+        resolve(m.event.settings);
+      }
+    });
+  }));
+  await new Promise((r) => setTimeout(r, 200));
+  await edit(pageA, { type: 'set_model', model: 'gemini-2.5-pro' });
+  const seen = await events;
+  assert.equal(seen.gemini.model, 'gemini-2.5-pro');
+});
+
+test('a refused edit changes nothing and says why', async () => {
+  await reset(pageA);
+  const response = await request(pageA, {
+    type: 'edit_settings',
+    edit: { type: 'add_server', id: randomId(), server: { name: 'Plain', url: 'http://example.com/mcp' } },
+  });
+  assert.equal(response.type, 'error');
+  assert.match(response.message, /https/);
+  const settings = (await request(pageA, { type: 'get_settings' })).settings;
+  assert.equal(settings.servers.length, 0);
+});
+
+test('a stored document that fails to load is kept aside, reported, and never overwritten', async () => {
+  await reset(pageA);
+  const damaged = { version: 2, gemini: { model: 'gemini-2.5-flash', api_key: 'AIza-secret-value' }, servers: 'not a list' };
+  await pageA.evaluate((d) => chrome.storage.local.set({ settings: d }), damaged);
+
+  // Whoever asks first triggers the load; pages with a port are told.
+  const told = pageB.evaluate(() => new Promise((resolve) => {
+    const port = chrome.runtime.connect({ name: 'problem' });
+    port.onMessage.addListener((m) => {
+      if (m.kind === 'event' && m.event.type === 'settings_problem') { port.disconnect(); resolve(m.event.problem); }
+    });
+  }));
+  await new Promise((r) => setTimeout(r, 200));
+  const status = await request(pageA, { type: 'status' });
+  assert.equal(status.configured_servers, 0);
+  const problem = await told;
+  assert.match(problem.kept_under, /^settings_rejected_\d+/);
+  assert.match(problem.message, /could not be read/);
+  assert.ok(!problem.message.includes('AIza-secret-value'), 'no secret in the message');
+
+  const stored = await pageA.evaluate(() => chrome.storage.local.get(null));
+  assert.deepEqual(stored[problem.kept_under], damaged, 'kept exactly as it was');
+  assert.equal(stored.settings, undefined);
+
+  // Editing starts from defaults and leaves the kept document alone.
+  await edit(pageA, { type: 'set_model', model: 'gemini-2.5-pro' });
+  const after = await pageA.evaluate(() => chrome.storage.local.get(null));
+  assert.deepEqual(after[problem.kept_under], damaged);
+  assert.equal(after.settings.gemini.model, 'gemini-2.5-pro');
+
+  // A page that connects later hears of it too, until it is dismissed.
+  const late = await pageB.evaluate(() => new Promise((resolve) => {
+    const port = chrome.runtime.connect({ name: 'late' });
+    const seen = [];
+    port.onMessage.addListener((m) => { if (m.kind === 'event') seen.push(m.event.type); });
+    setTimeout(() => { port.disconnect(); resolve(seen); }, 300);
+  }));
+  assert.deepEqual(late, ['worker_started', 'settings_problem']);
+  assert.equal((await request(pageA, { type: 'dismiss_settings_problem' })).type, 'ok');
+  const stillKept = await pageA.evaluate(() => chrome.storage.local.get(null));
+  assert.equal(stillKept.settings_problem, undefined);
+  assert.deepEqual(stillKept[problem.kept_under], damaged);
+});
+
+test('a gemini-cli settings.json is previewed, then applied, through messages', async () => {
+  await reset(pageA);
+  const file = JSON.stringify({
+    theme: 'Default',
+    mcpServers: {
+      docs: { httpUrl: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer abc' }, trust: true, timeout: 30000, includeTools: ['search'] },
+      local: { url: 'http://127.0.0.1:8080/sse' },
+      files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem'] },
+    },
+  });
+  const preview = await request(pageA, { type: 'preview_import', text: file });
+  assert.equal(preview.type, 'import_preview', JSON.stringify(preview));
+  const p = preview.preview;
+  assert.equal(p.source, 'gemini-cli');
+  assert.deepEqual(p.added.map((s) => s.name).sort(), ['docs', 'local']);
+  assert.equal(p.skipped.length, 1);
+  assert.equal(p.skipped[0][0], 'files');
+  assert.match(p.skipped[0][1], /command|local/i);
+  // Nothing is applied by a preview.
+  assert.equal((await request(pageA, { type: 'get_settings' })).settings.servers.length, 0);
+
+  const settings = await edit(pageA, p.edit);
+  const docs = settings.servers.find((s) => s.name === 'docs');
+  assert.equal(docs.url, 'https://docs.example.com/mcp');
+  assert.equal(docs.trust, true);
+  assert.equal(docs.timeout_ms, 30000);
+  assert.deepEqual(docs.include_tools, ['search']);
+
+  const exported = await request(pageA, { type: 'export', include_secrets: false });
+  assert.equal(exported.type, 'exported');
+  assert.ok(!exported.json.includes('Bearer abc'), 'no secrets unless asked');
+  assert.match(exported.json, /Authorization/);
+  const withSecrets = await request(pageA, { type: 'export', include_secrets: true });
+  assert.match(withSecrets.json, /Bearer abc/);
+});
+
+test('models are listed from the Gemini API the settings point at', async () => {
+  await reset(pageA);
+  const fake = await startFakeGemini({ apiKey: 'test-key', modelsPageSize: 1 });
+  try {
+    await pageA.evaluate((url) => chrome.storage.local.set({ settings: {
+      version: 2, gemini: { model: 'gemini-2.5-flash', api_key: 'test-key', base_url: url }, servers: [],
+    } }), fake.url);
+    const listed = await request(pageA, { type: 'list_models', api_key: null });
+    assert.equal(listed.type, 'models', JSON.stringify(listed));
+    // Four models on four pages; the embedding model cannot chat.
+    assert.deepEqual(listed.models.map((m) => m.id), ['gemini-2.5-flash', 'gemini-3-flash-preview', 'gemma-3-27b-it']);
+    assert.deepEqual(listed.models.map((m) => m.supports_function_calling), [true, true, false]);
+    const asked = fake.requests().filter((r) => r.path.startsWith('/v1beta/models'));
+    assert.equal(asked.length, 4, JSON.stringify(asked.map((r) => r.path)));
+    assert.equal(asked[0].headers['x-goog-api-key'], 'test-key');
+
+    const wrong = await request(pageA, { type: 'list_models', api_key: 'wrong-key-123' });
+    assert.equal(wrong.type, 'error');
+    assert.match(wrong.message, /HTTP 400.*check the API key/);
+    assert.ok(!wrong.message.includes('wrong-key-123'));
+  } finally {
+    await fake.close();
+  }
+});

@@ -28,3 +28,9 @@ chrome.runtime.onConnect.addListener((port) => {
     early.splice(0).forEach(deliver);
   });
 });
+
+// The keyboard shortcut from the manifest's `commands`. Chrome has no built-in command for the
+// side panel, and `sidePanel.open` only counts as a user action when called synchronously here.
+chrome.commands.onCommand.addListener((command, tab) => {
+  if (command === 'open-side-panel' && tab) chrome.sidePanel.open({ windowId: tab.windowId });
+});

@@ -1,11 +1,23 @@
 //! `cargo xtask bench`: the figures the issues ask for, in one run. Benchmarks report numbers;
 //! they do not pass or fail.
 
-use crate::util::{cargo, Result};
+use crate::util::{self, cargo, Cmd, Result};
+use crate::{dist, setup};
 
 pub fn run() -> Result {
+    if !setup::is_complete() {
+        setup::run()?;
+    }
     let mut figures = Vec::new();
     figures.extend(sse_throughput()?);
+    let sizes = dist::run()?;
+    for size in sizes {
+        figures.push((
+            format!("{}_wasm_gzip_kb", size.name),
+            format!("{:.1}", size.gzip as f64 / 1024.0),
+        ));
+    }
+    figures.extend(browser_bench("mcp_latency.mjs")?);
     println!("\nfigures:");
     for (name, value) in &figures {
         println!("  {name} = {value}");
@@ -19,6 +31,21 @@ fn sse_throughput() -> Result<Vec<(String, String)>> {
         cargo().args(["bench", "-p", "gemipanel-core", "--bench", "sse_throughput"]).run_tee()?;
     if !ok {
         return Err("the SSE benchmark failed".into());
+    }
+    Ok(figures_in(&out))
+}
+
+/// A Node benchmark under tests/bench/ that drives the built extension in Chromium.
+fn browser_bench(script: &str) -> Result<Vec<(String, String)>> {
+    let (ok, out) = Cmd::new("node")
+        .arg(util::tests_dir().join("bench").join(script))
+        .env("GEMIPANEL_DIST", util::dist_dir())
+        .env("GEMIPANEL_EXTENSION_ID", util::extension_id()?)
+        .env("GEMIPANEL_OUT", util::target_dir().join("bench"))
+        .dir(util::root())
+        .run_tee()?;
+    if !ok {
+        return Err(format!("the benchmark {script} failed"));
     }
     Ok(figures_in(&out))
 }

@@ -22,6 +22,7 @@ pub fn is_complete() -> bool {
         && wasm_bindgen_version().as_deref() == locked_version("wasm-bindgen").ok().as_deref()
         && Path::new(CHROMIUM).exists()
         && Path::new(CHROMEDRIVER).exists()
+        && Path::new(CJK_FONT).exists()
         && npm_packages_current()
 }
 
@@ -54,20 +55,34 @@ fn wasm_bindgen_cli() -> Result {
     cargo().args(["install", "wasm-bindgen-cli", "--version", &wanted]).run()
 }
 
+/// Without a CJK font, Chromium draws the Japanese UI (and its screenshots) as empty boxes.
+const CJK_FONT: &str = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
+
 fn chromium() -> Result {
-    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+    if Path::new(CHROMIUM).exists()
+        && Path::new(CHROMEDRIVER).exists()
+        && Path::new(CJK_FONT).exists()
+    {
         return Ok(());
     }
     if !can_apt() {
         return Err(format!(
             "Chromium and ChromeDriver are missing and this machine is not a Debian machine where \
              we are root. Install them by hand so that {CHROMIUM} and {CHROMEDRIVER} exist \
-             (Debian/Ubuntu: `sudo apt-get install chromium chromium-driver`), then run again."
+             and a CJK font (Debian/Ubuntu: `sudo apt-get install chromium chromium-driver fonts-noto-cjk`), then run again."
         ));
     }
     Cmd::new("apt-get").args(["update", "-qq"]).run()?;
     Cmd::new("apt-get")
-        .args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"])
+        .args([
+            "install",
+            "-y",
+            "-qq",
+            "--no-install-recommends",
+            "chromium",
+            "chromium-driver",
+            "fonts-noto-cjk",
+        ])
         .env("DEBIAN_FRONTEND", "noninteractive")
         .run()
 }

@@ -1,29 +1,193 @@
-use gemipanel_browser::chrome::message;
+use std::rc::Rc;
+
+use gemipanel_core::gemini::{supports_function_calling, ToolsOff};
+use gemipanel_core::mcp::{ElicitAction, ElicitResult};
+use gemipanel_core::messages::Request;
 use yew::prelude::*;
 
-use crate::components::{empty_chat::EmptyChat, status_bar::StatusBar};
-use crate::hooks::{use_worker_port, use_worker_status};
-use crate::state::{Action, State};
+use crate::chat_driver::{Decision, TurnSetup};
+use crate::chats_store;
+use crate::components::{
+    composer::Composer,
+    empty_chat::EmptyChat,
+    history_list::HistoryList,
+    status_bar::StatusBar,
+    tools_menu::{ServerChoice, ToolsMenu},
+    top_bar::TopBar,
+    transcript_view::TranscriptView,
+};
+use crate::hooks::{
+    use_chat_persistence, use_driver, use_stick_to_bottom, use_worker_port, use_worker_status,
+};
+use crate::shared::Shared;
+use crate::state::{Action, State, View};
+
+fn new_chat_id() -> String {
+    format!(
+        "{:x}{:06x}",
+        js_sys::Date::now() as u64,
+        (js_sys::Math::random() * 16_777_216.0) as u32
+    )
+}
+
+/// A callback that dispatches the action made from its value.
+fn emit<T: 'static>(
+    dispatcher: &UseReducerDispatcher<State>,
+    make: fn(T) -> Action,
+) -> Callback<T> {
+    let dispatcher = dispatcher.clone();
+    Callback::from(move |value| dispatcher.dispatch(make(value)))
+}
 
 #[function_component]
 pub fn App() -> Html {
-    let state = use_reducer(State::default);
+    let state = use_reducer(|| {
+        let mut state = State::default();
+        state.chat = crate::state::ChatView::new(new_chat_id(), js_sys::Date::now() as u64);
+        state
+    });
     let port = use_worker_port(state.dispatcher());
-    use_worker_status(port, state.status_epoch, state.dispatcher());
-    let on_refresh = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |_| dispatcher.dispatch(Action::RefreshStatus))
+    use_worker_status(port.clone(), state.status_epoch, state.dispatcher());
+    let driver = use_driver(port.clone(), state.dispatcher());
+    use_chat_persistence(state.clone());
+    let dispatcher = state.dispatcher();
+    let model = state.model();
+    let last = state.chat.entries.last().map_or(0, |e| Rc::as_ptr(e) as usize);
+    let (main_ref, on_scroll) = use_stick_to_bottom((state.chat.entries.len(), last));
+
+    let on_send = {
+        let (driver, state) = (driver.clone(), state.clone());
+        Callback::from(move |text: String| {
+            let setup = TurnSetup {
+                model: state.model(),
+                servers: state.enabled_servers(),
+                google_search: state.chat.google_search,
+            };
+            driver.send(text, setup);
+        })
+    };
+    let on_stop = {
+        let driver = driver.clone();
+        Callback::from(move |_| driver.stop())
+    };
+    let on_new_chat = {
+        let (driver, dispatcher) = (driver.clone(), dispatcher.clone());
+        Callback::from(move |_| {
+            driver.stop();
+            driver.reset(Vec::new());
+            dispatcher.dispatch(Action::NewChat {
+                id: new_chat_id(),
+                now_ms: js_sys::Date::now() as u64,
+            });
+        })
+    };
+    let on_open = {
+        let (driver, dispatcher) = (driver.clone(), dispatcher.clone());
+        Callback::from(move |id: String| {
+            let (driver, dispatcher) = (driver.clone(), dispatcher.clone());
+            driver.stop();
+            wasm_bindgen_futures::spawn_local(async move {
+                match chats_store::load(&id).await {
+                    Ok(saved) => {
+                        driver.reset(saved.history.clone());
+                        dispatcher.dispatch(Action::ChatOpened(Box::new(saved)));
+                    }
+                    Err(err) => dispatcher.dispatch(Action::Notice(err.to_string())),
+                }
+            });
+        })
+    };
+    let index_update =
+        |dispatcher: UseReducerDispatcher<State>, result: Result<Vec<_>, _>| match result {
+            Ok(index) => dispatcher.dispatch(Action::ChatsListed(index)),
+            Err(err) => crate::hooks::warn(&format!("updating saved chats: {err}")),
+        };
+    let on_rename = {
+        let dispatcher = dispatcher.clone();
+        Callback::from(move |(id, title): (String, String)| {
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                index_update(dispatcher, chats_store::rename(&id, &title).await);
+            });
+        })
+    };
+    let on_delete = {
+        let dispatcher = dispatcher.clone();
+        Callback::from(move |id: String| {
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                index_update(dispatcher, chats_store::delete(&id).await);
+            });
+        })
+    };
+    let on_decide = {
+        let driver = driver.clone();
+        Callback::from(move |(id, d): (String, Decision)| driver.decide(&id, d))
+    };
+    let on_elicit = {
+        let (port, dispatcher) = (port.clone(), dispatcher.clone());
+        Callback::from(move |(elicitation_id, result): (String, ElicitResult)| {
+            let answer = match result.action {
+                ElicitAction::Accept => "panelAccepted",
+                ElicitAction::Decline => "panelDeclined",
+                ElicitAction::Cancel => "panelCancelled",
+            };
+            let answer = gemipanel_browser::chrome::message(answer, &[]);
+            dispatcher.dispatch(Action::ElicitationAnswered {
+                elicitation_id: elicitation_id.clone(),
+                answer,
+            });
+            let port = port.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = port.request(Request::AnswerElicitation { elicitation_id, result }).await;
+            });
+        })
+    };
+
+    let enabled = state.enabled_servers();
+    let servers: Vec<ServerChoice> = state
+        .settings
+        .iter()
+        .flat_map(|s| s.servers.iter())
+        .map(|s| ServerChoice {
+            id: s.id.as_str().to_owned(),
+            name: s.name.clone(),
+            checked: enabled.contains(s.id.as_str()),
+        })
+        .collect();
+    let tools_off = if state.chat.google_search {
+        Some(ToolsOff::GoogleSearch.to_string())
+    } else if !supports_function_calling(&model) {
+        Some(ToolsOff::ModelWithoutFunctionCalling.to_string())
+    } else {
+        None
+    };
+    let main = match state.view {
+        View::History => html! {
+            <HistoryList chats={state.saved.clone()} current={state.chat.id.clone()}
+                {on_open} {on_rename} {on_delete} />
+        },
+        View::Chat if state.chat.entries.is_empty() => {
+            html! { <EmptyChat has_key={state.settings.is_none() || state.has_api_key()} /> }
+        }
+        View::Chat => html! {
+            <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))} {on_decide} {on_elicit} />
+        },
     };
     html! {
         <div class="page sidepanel">
-            <header class="topbar">
-                <img class="logo" src="icons/icon32.png" alt="" />
-                <h1>{ message("appTitle", &[]) }</h1>
-            </header>
-            <main class="content">
-                <EmptyChat />
-            </main>
-            <StatusBar worker={state.worker.clone()} {on_refresh} />
+            <TopBar models={state.models.clone()} model={model.clone()}
+                history_open={state.view == View::History}
+                on_model={emit(&dispatcher, Action::SetModel)}
+                on_new_chat={on_new_chat}
+                on_history={emit(&dispatcher, Action::ShowHistory)} />
+            <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
+            <Composer busy={state.chat.busy} {on_send} {on_stop}>
+                <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
+                    on_toggle={emit(&dispatcher, Action::ToggleServer)}
+                    on_search={emit(&dispatcher, Action::SetGoogleSearch)} />
+            </Composer>
+            <StatusBar worker={state.worker.clone()} on_refresh={emit(&dispatcher, |()| Action::RefreshStatus)} />
         </div>
     }
 }

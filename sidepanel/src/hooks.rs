@@ -6,20 +6,42 @@ use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::messages::{Event, Request, Response};
 use yew::prelude::*;
 
-use crate::state::{Action, State};
+use crate::chat_driver::Driver;
+use crate::chats_store;
+use crate::state::{Action, ElicitationCard, Progress, State};
 
 /// The panel's port to the worker, connected once; worker events become actions.
 #[hook]
 pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort> {
     use_memo((), move |_| {
-        WorkerPort::connect("sidepanel", move |event| match event {
-            Event::WorkerStarted { .. } => dispatcher.dispatch(Action::WorkerStarted),
-            _ => {}
+        WorkerPort::connect("sidepanel", move |event| {
+            let action = match event {
+                Event::WorkerStarted { .. } => Action::WorkerStarted,
+                Event::SettingsChanged { settings } => Action::SettingsLoaded(Rc::new(settings)),
+                // Server lists and counts are fetched again with the status.
+                Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::RefreshStatus,
+                Event::ToolProgress { call_id, progress, total, message } => Action::ToolProgress {
+                    call_id,
+                    progress: Progress { progress, total, message },
+                },
+                Event::Elicitation { call_id, elicitation_id, prompt } => {
+                    Action::Elicitation(ElicitationCard {
+                        call_id,
+                        elicitation_id,
+                        prompt,
+                        answer: None,
+                    })
+                }
+                // Settings problems are the popup's to show.
+                _ => return,
+            };
+            dispatcher.dispatch(action);
         })
     })
 }
 
-/// Fetches the worker's status each time `epoch` changes.
+/// Fetches the worker's status, the settings, the servers and the models each time `epoch`
+/// changes (a (re)connect or a click on refresh).
 #[hook]
 pub fn use_worker_status(
     port: Rc<WorkerPort>,
@@ -31,10 +53,102 @@ pub fn use_worker_status(
             let action = match port.request(Request::Status).await {
                 Ok(Response::Status(status)) => Action::StatusLoaded(status),
                 Ok(Response::Error { message }) => Action::StatusFailed(message),
-                Ok(other) => Action::StatusFailed(format!("unexpected answer: {other:?}")),
+                Ok(_) => Action::StatusFailed("unexpected answer".into()),
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
+            match port.request(Request::GetSettings).await {
+                Ok(Response::Settings { settings }) => {
+                    dispatcher.dispatch(Action::SettingsLoaded(Rc::new(settings)))
+                }
+                Ok(Response::Error { message }) => {
+                    dispatcher.dispatch(Action::SettingsFailed(message))
+                }
+                Ok(_) => {}
+                Err(err) => dispatcher.dispatch(Action::SettingsFailed(err.to_string())),
+            }
+            if let Ok(Response::Servers { servers }) = port.request(Request::ListServers).await {
+                dispatcher.dispatch(Action::ServersLoaded(servers));
+            }
+            // Without a key or a worker that lists models, the picker offers the default only.
+            if let Ok(Response::Models { models }) =
+                port.request(Request::ListModels { api_key: None }).await
+            {
+                dispatcher.dispatch(Action::ModelsLoaded(models));
+            }
         });
     });
+}
+
+/// The chat driver, made once; its events become actions.
+#[hook]
+pub fn use_driver(port: Rc<WorkerPort>, dispatcher: UseReducerDispatcher<State>) -> Driver {
+    let driver = use_memo((), move |_| {
+        Driver::new((*port).clone(), Callback::from(move |a| dispatcher.dispatch(a)))
+    });
+    (*driver).clone()
+}
+
+/// Loads the history list once and saves the open chat after each turn.
+#[hook]
+pub fn use_chat_persistence(state: UseReducerHandle<State>) {
+    let dispatcher = state.dispatcher();
+    {
+        let dispatcher = dispatcher.clone();
+        use_effect_with((), move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                match chats_store::list().await {
+                    Ok(index) => dispatcher.dispatch(Action::ChatsListed(index)),
+                    Err(err) => warn(&format!("reading saved chats: {err}")),
+                }
+            });
+        });
+    }
+    // The handle is cheap to clone; the chat is copied only when it is saved.
+    let deps = (state.chat.id.clone(), state.chat.save_epoch);
+    use_effect_with(deps, move |_| {
+        let chat = &state.chat;
+        if chat.save_epoch > 0 && !chat.entries.is_empty() {
+            let saved = chat.to_saved();
+            wasm_bindgen_futures::spawn_local(async move {
+                match chats_store::save(&saved).await {
+                    Ok(index) => dispatcher.dispatch(Action::ChatsListed(index)),
+                    Err(err) => dispatcher
+                        .dispatch(Action::Notice(format!("This chat could not be saved: {err}"))),
+                }
+            });
+        }
+    });
+}
+
+pub fn warn(message: &str) {
+    web_sys::console::warn_1(&message.into());
+}
+
+/// Keeps a scrolling element at its bottom while content grows, unless the person scrolled up
+/// to read. `change` is anything that differs when the content changed.
+#[hook]
+pub fn use_stick_to_bottom(change: (usize, usize)) -> (NodeRef, Callback<yew::Event>) {
+    let node = use_node_ref();
+    let pinned = use_mut_ref(|| true);
+    let on_scroll = {
+        let (node, pinned) = (node.clone(), pinned.clone());
+        Callback::from(move |_: yew::Event| {
+            if let Some(el) = node.cast::<web_sys::Element>() {
+                let gap = el.scroll_height() - el.scroll_top() - el.client_height();
+                *pinned.borrow_mut() = gap < 48;
+            }
+        })
+    };
+    {
+        let node = node.clone();
+        use_effect_with(change, move |_| {
+            if *pinned.borrow() {
+                if let Some(el) = node.cast::<web_sys::Element>() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            }
+        });
+    }
+    (node, on_scroll)
 }

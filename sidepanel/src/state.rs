@@ -1,9 +1,20 @@
 //! The side panel's state and its pure reducer.
+//!
+//! The transcript is a list of `Rc<Entry>`: a chunk of a streamed reply clones the list of
+//! pointers and the last entry only, so a chunk costs the same early and late in a long chat.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use gemipanel_core::messages::WorkerStatus;
+use gemipanel_core::gemini::{Content, DEFAULT_BASE_URL};
+use gemipanel_core::messages::{ModelInfo, ServerView, WorkerStatus};
+use gemipanel_core::settings::{Settings, DEFAULT_MODEL};
 use yew::Reducible;
+
+pub use crate::transcript::{
+    ChatSummary, ElicitationCard, Entry, ErrorKind, ErrorView, ModelReply, Progress, SavedChat,
+    ToolCard, ToolStatus,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum WorkerView {
@@ -12,17 +23,192 @@ pub enum WorkerView {
     Failed(String),
 }
 
+/// What the main area shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Chat,
+    History,
+}
+
+/// The open chat.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChatView {
+    pub id: String,
+    pub title: String,
+    pub created_ms: u64,
+    pub updated_ms: u64,
+    /// `None`: the default model from the settings.
+    pub model: Option<String>,
+    /// Server ids whose tools are on; `None`: each server's `enabled_by_default`.
+    pub servers: Option<BTreeSet<String>>,
+    pub google_search: bool,
+    pub entries: Vec<Rc<Entry>>,
+    pub busy: bool,
+    /// The conversation as Gemini sees it, as of the last finished turn.
+    pub history: Rc<Vec<Content>>,
+    /// Bumped when the chat should be saved.
+    pub save_epoch: u32,
+}
+
+impl ChatView {
+    pub fn new(id: String, now_ms: u64) -> Self {
+        Self { id, created_ms: now_ms, updated_ms: now_ms, ..Self::default() }
+    }
+
+    pub fn to_saved(&self) -> SavedChat {
+        SavedChat {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            created_ms: self.created_ms,
+            updated_ms: self.updated_ms,
+            model: self.model.clone(),
+            servers: self.servers.clone(),
+            google_search: self.google_search,
+            history: (*self.history).clone(),
+            entries: self
+                .entries
+                .iter()
+                .filter(|e| !matches!(***e, Entry::Elicitation(_)))
+                .map(|e| (**e).clone())
+                .collect(),
+        }
+    }
+
+    pub fn from_saved(saved: SavedChat) -> Self {
+        Self {
+            id: saved.id,
+            title: saved.title,
+            created_ms: saved.created_ms,
+            updated_ms: saved.updated_ms,
+            model: saved.model,
+            servers: saved.servers,
+            google_search: saved.google_search,
+            entries: saved.entries.into_iter().map(Rc::new).collect(),
+            busy: false,
+            history: Rc::new(saved.history),
+            save_epoch: 0,
+        }
+    }
+
+    fn last_model_reply(&mut self) -> Option<&mut ModelReply> {
+        match self.entries.last_mut().map(Rc::make_mut) {
+            Some(Entry::Model(reply)) if reply.streaming => Some(reply),
+            _ => None,
+        }
+    }
+
+    fn streaming_reply(&mut self) -> &mut ModelReply {
+        if self.last_model_reply().is_none() {
+            self.entries.push(Rc::new(Entry::Model(ModelReply::streaming())));
+        }
+        match self.entries.last_mut().map(Rc::make_mut) {
+            Some(Entry::Model(reply)) => reply,
+            _ => unreachable!("a streaming reply was just pushed"),
+        }
+    }
+
+    fn end_streaming(&mut self, incomplete: bool) {
+        if let Some(reply) = self.last_model_reply() {
+            reply.streaming = false;
+            reply.incomplete |= incomplete;
+        }
+    }
+
+    fn tool_mut(&mut self, call_id: &str) -> Option<&mut ToolCard> {
+        let index = self
+            .entries
+            .iter()
+            .rposition(|e| matches!(&**e, Entry::Tool(card) if card.call_id == call_id))?;
+        match Rc::make_mut(&mut self.entries[index]) {
+            Entry::Tool(card) => Some(card),
+            _ => None,
+        }
+    }
+
+    fn elicitation_mut(&mut self, elicitation_id: &str) -> Option<&mut ElicitationCard> {
+        let index = self.entries.iter().rposition(
+            |e| matches!(&**e, Entry::Elicitation(c) if c.elicitation_id == elicitation_id),
+        )?;
+        match Rc::make_mut(&mut self.entries[index]) {
+            Entry::Elicitation(card) => Some(card),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
     pub worker: WorkerView,
     /// Bumped whenever the worker's status should be fetched again (a (re)connect or a click).
     pub status_epoch: u32,
+    pub settings: Option<Rc<Settings>>,
+    pub settings_error: Option<String>,
+    // Shared: the state is copied on every chunk of a reply.
+    pub models: Rc<Vec<ModelInfo>>,
+    pub servers: Rc<Vec<ServerView>>,
+    pub chat: ChatView,
+    pub saved: Rc<Vec<ChatSummary>>,
+    pub view: View,
 }
 
 impl Default for State {
     fn default() -> Self {
-        Self { worker: WorkerView::Connecting, status_epoch: 0 }
+        Self {
+            worker: WorkerView::Connecting,
+            status_epoch: 0,
+            settings: None,
+            settings_error: None,
+            models: Rc::default(),
+            servers: Rc::default(),
+            chat: ChatView::default(),
+            saved: Rc::default(),
+            view: View::Chat,
+        }
     }
+}
+
+impl State {
+    /// The chat's model, else the default from the settings.
+    pub fn model(&self) -> String {
+        self.chat
+            .model
+            .clone()
+            .or_else(|| self.settings.as_ref().map(|s| s.gemini.model.clone()))
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
+    }
+
+    /// Ids of the servers whose tools this chat offers.
+    pub fn enabled_servers(&self) -> BTreeSet<String> {
+        if let Some(chosen) = &self.chat.servers {
+            return chosen.clone();
+        }
+        self.settings
+            .iter()
+            .flat_map(|s| s.servers.iter())
+            .filter(|s| s.enabled_by_default)
+            .map(|s| s.id.as_str().to_owned())
+            .collect()
+    }
+
+    pub fn has_api_key(&self) -> bool {
+        self.settings
+            .as_ref()
+            .and_then(|s| s.gemini.api_key.as_ref())
+            .is_some_and(|k| !k.is_empty())
+    }
+}
+
+/// Where Gemini lives: the settings' `gemini.base_url` when set (tests, proxies), else Google.
+pub fn base_url(settings: &Settings) -> String {
+    settings
+        .gemini
+        .base_url
+        .as_deref()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or(DEFAULT_BASE_URL)
+        .trim_end_matches('/')
+        .to_owned()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -32,16 +218,202 @@ pub enum Action {
     RefreshStatus,
     StatusLoaded(WorkerStatus),
     StatusFailed(String),
+    SettingsLoaded(Rc<Settings>),
+    SettingsFailed(String),
+    ModelsLoaded(Vec<ModelInfo>),
+    ServersLoaded(Vec<ServerView>),
+
+    SetModel(String),
+    ToggleServer(String),
+    SetGoogleSearch(bool),
+    ShowHistory(bool),
+
+    UserSent {
+        text: String,
+        now_ms: u64,
+    },
+    TextDelta(String),
+    ThoughtDelta(String),
+    ModelTurnEnded {
+        incomplete: bool,
+    },
+    Retrying {
+        seconds: u64,
+        message: String,
+    },
+    Notice(String),
+    Failed(ErrorView),
+    /// The turn is over; `history` is what to save.
+    TurnOver {
+        history: Rc<Vec<Content>>,
+        now_ms: u64,
+    },
+
+    ToolAsked(ToolCard),
+    ToolStarted {
+        call_id: String,
+        now_ms: u64,
+    },
+    ToolProgress {
+        call_id: String,
+        progress: Progress,
+    },
+    ToolFinished {
+        call_id: String,
+        result: String,
+        is_error: bool,
+        now_ms: u64,
+    },
+    ToolDenied {
+        call_id: String,
+    },
+    ToolCancelled {
+        call_id: String,
+    },
+    Elicitation(ElicitationCard),
+    ElicitationAnswered {
+        elicitation_id: String,
+        answer: String,
+    },
+
+    NewChat {
+        id: String,
+        now_ms: u64,
+    },
+    ChatOpened(Box<SavedChat>),
+    ChatsListed(Vec<ChatSummary>),
 }
+
+const TITLE_CHARS: usize = 60;
 
 pub fn reduce(state: &State, action: Action) -> State {
     let mut next = state.clone();
+    let chat = &mut next.chat;
     match action {
         Action::WorkerStarted | Action::RefreshStatus => next.status_epoch += 1,
         Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
+        Action::SettingsLoaded(settings) => {
+            next.settings = Some(settings);
+            next.settings_error = None;
+        }
+        Action::SettingsFailed(message) => next.settings_error = Some(message),
+        Action::ModelsLoaded(models) => next.models = Rc::new(models),
+        Action::ServersLoaded(servers) => next.servers = Rc::new(servers),
+
+        Action::SetModel(model) => chat.model = Some(model),
+        Action::ToggleServer(id) => {
+            let mut servers = state.enabled_servers();
+            if !servers.remove(&id) {
+                servers.insert(id);
+            }
+            next.chat.servers = Some(servers);
+        }
+        Action::SetGoogleSearch(on) => chat.google_search = on,
+        Action::ShowHistory(show) => next.view = if show { View::History } else { View::Chat },
+
+        Action::UserSent { text, now_ms } => {
+            if chat.title.is_empty() {
+                chat.title = title_from(&text);
+            }
+            chat.entries.push(Rc::new(Entry::User { text }));
+            chat.busy = true;
+            chat.updated_ms = now_ms;
+            next.view = View::Chat;
+        }
+        Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
+        Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push_str(&text),
+        Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
+        Action::Retrying { seconds, message } => {
+            chat.end_streaming(false);
+            chat.entries.push(Rc::new(Entry::Retrying { seconds, message }));
+        }
+        Action::Notice(text) => {
+            chat.end_streaming(false);
+            chat.entries.push(Rc::new(Entry::Notice { text }));
+        }
+        Action::Failed(error) => {
+            chat.end_streaming(false);
+            chat.entries.push(Rc::new(Entry::Error(error)));
+        }
+        Action::TurnOver { history, now_ms } => {
+            chat.end_streaming(false);
+            chat.busy = false;
+            chat.history = history;
+            chat.updated_ms = now_ms;
+            chat.save_epoch += 1;
+        }
+
+        Action::ToolAsked(card) => {
+            chat.end_streaming(false);
+            chat.entries.push(Rc::new(Entry::Tool(card)));
+        }
+        Action::ToolStarted { call_id, now_ms } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                card.status = ToolStatus::Running;
+                card.started_ms = Some(now_ms);
+            }
+        }
+        Action::ToolProgress { call_id, progress } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                card.progress = Some(progress);
+            }
+        }
+        Action::ToolFinished { call_id, result, is_error, now_ms } => {
+            let card = chat.tool_mut(&call_id);
+            // A call stopped or denied stays so: its late result never reached the model.
+            if let Some(card) =
+                card.filter(|c| !matches!(c.status, ToolStatus::Cancelled | ToolStatus::Denied))
+            {
+                card.duration_ms = card.started_ms.map(|start| now_ms.saturating_sub(start));
+                if is_error {
+                    card.status = ToolStatus::Failed { message: result };
+                } else {
+                    card.status = ToolStatus::Done;
+                    card.result = Some(result);
+                }
+            }
+        }
+        Action::ToolDenied { call_id } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                card.status = ToolStatus::Denied;
+            }
+        }
+        Action::ToolCancelled { call_id } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                if matches!(card.status, ToolStatus::Confirm | ToolStatus::Running) {
+                    card.status = ToolStatus::Cancelled;
+                }
+            }
+        }
+        Action::Elicitation(card) => chat.entries.push(Rc::new(Entry::Elicitation(card))),
+        Action::ElicitationAnswered { elicitation_id, answer } => {
+            if let Some(card) = chat.elicitation_mut(&elicitation_id) {
+                card.answer = Some(answer);
+            }
+        }
+
+        Action::NewChat { id, now_ms } => {
+            next.chat = ChatView::new(id, now_ms);
+            next.view = View::Chat;
+        }
+        Action::ChatOpened(saved) => {
+            next.chat = ChatView::from_saved(*saved);
+            next.view = View::Chat;
+        }
+        Action::ChatsListed(saved) => next.saved = Rc::new(saved),
     }
     next
+}
+
+/// The first line of the first message, shortened.
+pub fn title_from(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    let mut title: String = line.chars().take(TITLE_CHARS).collect();
+    if line.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
 }
 
 impl Reducible for State {
@@ -60,6 +432,14 @@ mod tests {
         WorkerStatus { extension_version: "0.1.0".into(), uptime_ms, configured_servers: 1 }
     }
 
+    fn run(actions: Vec<Action>) -> State {
+        actions.into_iter().fold(State::default(), |s, a| reduce(&s, a))
+    }
+
+    fn sent(text: &str) -> Action {
+        Action::UserSent { text: text.into(), now_ms: 1 }
+    }
+
     #[test]
     fn a_restart_asks_for_the_status_again_and_keeps_the_last_one_meanwhile() {
         let state = reduce(&State::default(), Action::StatusLoaded(status(5_000)));
@@ -71,9 +451,137 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_replaces_the_status_with_its_message() {
-        let state = reduce(&State::default(), Action::StatusFailed("worker gone".into()));
-        assert_eq!(state.worker, WorkerView::Failed("worker gone".into()));
-        assert_eq!(reduce(&state, Action::RefreshStatus).status_epoch, 1);
+    fn deltas_grow_one_reply_until_the_turn_ends() {
+        let state = run(vec![
+            sent("Hi"),
+            Action::TextDelta("Hello ".into()),
+            Action::TextDelta("there".into()),
+        ]);
+        assert!(state.chat.busy);
+        assert_eq!(state.chat.title, "Hi");
+        assert_eq!(state.chat.entries.len(), 2);
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert_eq!(reply.doc.text(), "Hello there");
+        assert!(reply.streaming);
+        let done = reduce(&state, Action::TurnOver { history: Rc::default(), now_ms: 9 });
+        assert!(!done.chat.busy);
+        assert_eq!(done.chat.save_epoch, state.chat.save_epoch + 1);
+        let Entry::Model(reply) = &*done.chat.entries[1] else { panic!() };
+        assert!(!reply.streaming && !reply.incomplete);
+    }
+
+    #[test]
+    fn a_chunk_shares_every_earlier_entry() {
+        let state = run(vec![sent("a"), Action::TextDelta("x".into())]);
+        let next = reduce(&state, Action::TextDelta("y".into()));
+        assert!(Rc::ptr_eq(&state.chat.entries[0], &next.chat.entries[0]));
+    }
+
+    #[test]
+    fn text_after_a_tool_call_starts_a_new_reply() {
+        let card = ToolCard::asked("call-1", "s1", "Everything", "echo", "{}".into(), None, false);
+        let state = run(vec![
+            sent("echo"),
+            Action::TextDelta("Let me check.".into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::ToolAsked(card),
+            Action::ToolStarted { call_id: "call-1".into(), now_ms: 100 },
+            Action::ToolFinished {
+                call_id: "call-1".into(),
+                result: "Echo: hi".into(),
+                is_error: false,
+                now_ms: 350,
+            },
+            Action::TextDelta("Done.".into()),
+        ]);
+        let kinds: Vec<_> = state.chat.entries.iter().map(|e| e.kind()).collect();
+        assert_eq!(kinds, ["user", "model", "tool", "model"]);
+        let Entry::Tool(card) = &*state.chat.entries[2] else { panic!() };
+        assert_eq!(card.status, ToolStatus::Done);
+        assert_eq!(card.duration_ms, Some(250));
+        assert_eq!(card.result.as_deref(), Some("Echo: hi"));
+    }
+
+    #[test]
+    fn a_cut_reply_is_marked_incomplete_and_keeps_its_text() {
+        let state = run(vec![
+            sent("a"),
+            Action::TextDelta("partial".into()),
+            Action::ModelTurnEnded { incomplete: true },
+            Action::Notice("The reply was cut short and is incomplete.".into()),
+        ]);
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert!(reply.incomplete);
+        assert_eq!(reply.doc.text(), "partial");
+    }
+
+    #[test]
+    fn cancelling_leaves_finished_calls_alone() {
+        let mut card = ToolCard::asked("c", "s", "S", "t", "{}".into(), None, false);
+        card.status = ToolStatus::Done;
+        let state =
+            run(vec![Action::ToolAsked(card), Action::ToolCancelled { call_id: "c".into() }]);
+        let Entry::Tool(card) = &*state.chat.entries[0] else { panic!() };
+        assert_eq!(card.status, ToolStatus::Done);
+    }
+
+    #[test]
+    fn toggling_a_server_starts_from_the_defaults() {
+        let mut settings = Settings::default();
+        let a = gemipanel_core::settings::ServerId::parse("srv_a").unwrap();
+        let b = gemipanel_core::settings::ServerId::parse("srv_b").unwrap();
+        for (id, on) in [(a, true), (b, false)] {
+            settings.servers.push(gemipanel_core::settings::Server {
+                id,
+                name: "x".into(),
+                url: "https://x".into(),
+                headers: Default::default(),
+                timeout_ms: 1000,
+                trust: false,
+                include_tools: None,
+                exclude_tools: vec![],
+                enabled_by_default: on,
+                local_network: false,
+                cached_tools: None,
+                allowed_tools: Default::default(),
+            });
+        }
+        let state = run(vec![Action::SettingsLoaded(Rc::new(settings))]);
+        assert_eq!(state.enabled_servers(), BTreeSet::from(["srv_a".to_owned()]));
+        let toggled = reduce(&state, Action::ToggleServer("srv_b".into()));
+        assert_eq!(toggled.enabled_servers(), BTreeSet::from(["srv_a".into(), "srv_b".into()]));
+        let off = reduce(&toggled, Action::ToggleServer("srv_a".into()));
+        assert_eq!(off.chat.servers, Some(BTreeSet::from(["srv_b".into()])));
+    }
+
+    #[test]
+    fn a_saved_chat_reopens_as_it_was() {
+        let state = run(vec![
+            sent("Tell me"),
+            Action::TextDelta("# Title\n\nBody".into()),
+            Action::TurnOver { history: Rc::new(vec![Content::user_text("Tell me")]), now_ms: 5 },
+        ]);
+        let saved = state.chat.to_saved();
+        let json = serde_json::to_string(&saved).unwrap();
+        let back: SavedChat = serde_json::from_str(&json).unwrap();
+        let reopened = reduce(&State::default(), Action::ChatOpened(Box::new(back)));
+        assert_eq!(reopened.chat.entries, state.chat.entries);
+        assert_eq!(reopened.chat.history, state.chat.history);
+        assert_eq!(reopened.chat.title, "Tell me");
+    }
+
+    #[test]
+    fn titles_are_the_first_line_shortened() {
+        assert_eq!(title_from("\n  Hello  \nworld"), "Hello");
+        let long = "x".repeat(100);
+        assert_eq!(title_from(&long).chars().count(), TITLE_CHARS + 1);
+    }
+
+    #[test]
+    fn the_base_url_defaults_to_google_and_loses_its_trailing_slash() {
+        assert_eq!(base_url(&Settings::default()), DEFAULT_BASE_URL);
+        let mut settings = Settings::default();
+        settings.gemini.base_url = Some("http://127.0.0.1:9/".into());
+        assert_eq!(base_url(&settings), "http://127.0.0.1:9");
     }
 }

@@ -1,2 +1,13 @@
+pub mod code_block;
+pub mod composer;
+pub mod elicitation_card;
 pub mod empty_chat;
+pub mod error_card;
+pub mod history_list;
+pub mod markdown;
+pub mod model_reply;
 pub mod status_bar;
+pub mod tool_card;
+pub mod tools_menu;
+pub mod top_bar;
+pub mod transcript_view;

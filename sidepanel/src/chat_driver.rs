@@ -1,0 +1,567 @@
+//! The browser driver of core's sans-IO [`Chat`]: streams its requests with `fetch` through
+//! `core::sse`, runs its tool calls through the worker (asking first unless the server or tool
+//! is trusted), keeps its retry timer, and turns its events into UI actions.
+//!
+//! Invariant: no `RefCell` borrow is held across an `await` or while dispatching.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
+
+use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
+use gemipanel_browser::port::WorkerPort;
+use gemipanel_core::gemini::{
+    supports_function_calling, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error,
+    ModelRequest, Notice, ToolCall, ToolOutcome,
+};
+use gemipanel_core::messages::{Request, Response};
+use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, DEFAULT_MODEL};
+use gemipanel_core::sse;
+use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
+use serde_json::Value;
+use yew::Callback;
+
+use crate::state::{base_url, Action, ErrorView, ToolCard};
+use crate::tool_text::result_text;
+
+/// What a turn is sent with, as chosen in the UI.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnSetup {
+    pub model: String,
+    pub servers: BTreeSet<String>,
+    pub google_search: bool,
+}
+
+/// The person's answer to a confirmation card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    AllowOnce,
+    AlwaysTool,
+    AlwaysServer,
+    Deny,
+}
+
+#[derive(Debug, Default)]
+struct ServerFacts {
+    name: String,
+    trust: bool,
+    allowed: BTreeSet<String>,
+    read_only: HashMap<String, Option<bool>>,
+}
+
+struct Inner {
+    chat: Chat,
+    port: WorkerPort,
+    dispatch: Callback<Action>,
+    api_key: String,
+    base_url: String,
+    tools: ExposedTools,
+    servers: HashMap<String, ServerFacts>,
+    requests: HashMap<u64, Rc<Abort>>,
+    /// Calls waiting for the person's decision.
+    waiting: BTreeMap<String, (ToolCall, ToolRoute)>,
+    /// Stop was pressed while the turn was still being prepared.
+    stop_requested: bool,
+    /// Only the newest scheduled timer acts.
+    timer_generation: u64,
+    timer_at: Option<u64>,
+}
+
+#[derive(Clone)]
+pub struct Driver(Rc<RefCell<Inner>>);
+
+impl PartialEq for Driver {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}
+
+impl Driver {
+    pub fn new(port: WorkerPort, dispatch: Callback<Action>) -> Self {
+        Self(Rc::new(RefCell::new(Inner {
+            chat: Chat::new(ChatConfig::new(DEFAULT_MODEL), Vec::new()),
+            port,
+            dispatch,
+            api_key: String::new(),
+            base_url: String::new(),
+            tools: ExposedTools::default(),
+            servers: HashMap::new(),
+            requests: HashMap::new(),
+            waiting: BTreeMap::new(),
+            stop_requested: false,
+            timer_generation: 0,
+            timer_at: None,
+        })))
+    }
+
+    fn dispatch(&self, action: Action) {
+        let dispatch = self.0.borrow().dispatch.clone();
+        dispatch.emit(action);
+    }
+
+    /// Replaces the conversation (a new chat, or a saved one reopened); anything running stops.
+    pub fn reset(&self, history: Vec<gemipanel_core::gemini::Content>) {
+        self.abort_everything();
+        let mut inner = self.0.borrow_mut();
+        let config = inner.chat.config().clone();
+        inner.chat = Chat::new(config, history);
+    }
+
+    fn abort_everything(&self) {
+        let mut inner = self.0.borrow_mut();
+        for (_, abort) in inner.requests.drain() {
+            abort.abort();
+        }
+        inner.waiting.clear();
+        inner.timer_generation += 1;
+        inner.timer_at = None;
+    }
+
+    /// Starts a user turn: reads the key and the tools, then sends.
+    pub fn send(&self, text: String, setup: TurnSetup) {
+        self.dispatch(Action::UserSent { text: text.clone(), now_ms: now_ms() });
+        self.0.borrow_mut().stop_requested = false;
+        let this = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let port = this.0.borrow().port.clone();
+            let settings = match port.request(Request::GetSettings).await {
+                Ok(Response::Settings { settings }) => settings,
+                Ok(Response::Error { message }) => return this.fail_setup(message),
+                // (Not `{other:?}`: Debug of the whole protocol costs wasm size.)
+                Ok(_) => return this.fail_setup("unexpected answer".into()),
+                Err(err) => return this.fail_setup(err.to_string()),
+            };
+            let Some(key) = settings.gemini.api_key.clone().filter(|k| !k.is_empty()) else {
+                this.dispatch(Action::Failed(ErrorView::from_error(&Error::missing_key())));
+                return this.end_setup();
+            };
+            let tools_wanted = !setup.google_search && supports_function_calling(&setup.model);
+            let servers = if tools_wanted { setup.servers.clone() } else { BTreeSet::new() };
+            let (tools, facts) = this.load_tools(&port, &settings, &servers).await;
+            if this.0.borrow().stop_requested {
+                return this.end_setup();
+            }
+            let sent = {
+                let mut inner = this.0.borrow_mut();
+                inner.api_key = key.expose().to_owned();
+                inner.base_url = base_url(&settings);
+                let mut config = inner.chat.config().clone();
+                config.model = setup.model.clone();
+                config.declarations = tools.declarations();
+                config.google_search = setup.google_search;
+                inner.tools = tools;
+                inner.servers = facts;
+                let _ = inner.chat.set_config(config);
+                inner.chat.send_text(text)
+            };
+            if let Err(busy) = sent {
+                this.dispatch(Action::Notice(busy.to_string()));
+            }
+            this.pump();
+        });
+    }
+
+    fn fail_setup(&self, message: String) {
+        let message = format!("Could not read the settings from the background worker: {message}");
+        self.dispatch(Action::Failed(ErrorView { kind: crate::state::ErrorKind::Other, message }));
+        self.end_setup();
+    }
+
+    fn end_setup(&self) {
+        let history = Rc::new(self.0.borrow().chat.history().to_vec());
+        self.dispatch(Action::TurnOver { history, now_ms: now_ms() });
+    }
+
+    async fn load_tools(
+        &self,
+        port: &WorkerPort,
+        settings: &Settings,
+        enabled: &BTreeSet<String>,
+    ) -> (ExposedTools, HashMap<String, ServerFacts>) {
+        let mut descriptors = Vec::new();
+        let mut filters = BTreeMap::new();
+        let mut facts = HashMap::new();
+        for server in settings.servers.iter().filter(|s| enabled.contains(s.id.as_str())) {
+            let id = server.id.as_str().to_owned();
+            let request = Request::ListTools { server_id: server.id.clone(), refresh: false };
+            let tools = match port.request(request).await {
+                Ok(Response::Tools { tools, .. }) => tools,
+                Ok(Response::Error { message }) => {
+                    self.notice_tools_unavailable(&server.name, &message);
+                    continue;
+                }
+                Ok(_) => {
+                    self.notice_tools_unavailable(&server.name, "unexpected answer");
+                    continue;
+                }
+                Err(err) => {
+                    self.notice_tools_unavailable(&server.name, err.message());
+                    continue;
+                }
+            };
+            let mut read_only = HashMap::new();
+            for tool in &tools {
+                read_only.insert(
+                    tool.name.clone(),
+                    tool.annotations.as_ref().and_then(|a| a.read_only_hint),
+                );
+                let json = serde_json::to_value(tool).unwrap_or(Value::Null);
+                descriptors.extend(ToolDescriptor::from_mcp(&id, &server.name, &json));
+            }
+            filters.insert(
+                id.clone(),
+                ToolFilter {
+                    include: server.include_tools.clone(),
+                    exclude: server.exclude_tools.clone(),
+                },
+            );
+            facts.insert(
+                id,
+                ServerFacts {
+                    name: server.name.clone(),
+                    trust: server.trust,
+                    allowed: server.allowed_tools.clone(),
+                    read_only,
+                },
+            );
+        }
+        (ExposedTools::build(&descriptors, &filters), facts)
+    }
+
+    fn notice_tools_unavailable(&self, server: &str, why: &str) {
+        self.dispatch(Action::Notice(format!(
+            "The tools of “{server}” are not available for this message: {why}"
+        )));
+    }
+
+    /// Stop: aborts the stream, cancels pending calls, keeps what arrived.
+    pub fn stop(&self) {
+        let busy = {
+            let mut inner = self.0.borrow_mut();
+            inner.stop_requested = true;
+            inner.chat.is_busy()
+        };
+        if busy {
+            self.0.borrow_mut().chat.stop();
+            self.pump();
+        }
+    }
+
+    /// Takes everything the chat has for us and carries it out.
+    fn pump(&self) {
+        let (actions, events) = {
+            let mut inner = self.0.borrow_mut();
+            let mut actions = Vec::new();
+            while let Some(action) = inner.chat.poll_action() {
+                actions.push(action);
+            }
+            let mut events = Vec::new();
+            while let Some(event) = inner.chat.poll_event() {
+                events.push(event);
+            }
+            (actions, events)
+        };
+        self.show(events);
+        for action in actions {
+            self.execute(action);
+        }
+        self.schedule_timer();
+    }
+
+    fn show(&self, events: Vec<ChatEvent>) {
+        // Text deltas of one pump become one action: one render per network chunk.
+        let mut text = String::new();
+        for event in events {
+            if let ChatEvent::TextDelta(delta) = event {
+                text.push_str(&delta);
+                continue;
+            }
+            if !text.is_empty() {
+                self.dispatch(Action::TextDelta(std::mem::take(&mut text)));
+            }
+            let action = match event {
+                // The reply itself is marked incomplete; a second line would repeat it.
+                ChatEvent::TextDelta(_)
+                | ChatEvent::Usage(_)
+                | ChatEvent::ToolDone { .. }
+                | ChatEvent::Notice(Notice::Incomplete) => continue,
+                ChatEvent::ThoughtDelta(t) => Action::ThoughtDelta(t),
+                ChatEvent::ModelTurn { incomplete, .. } => Action::ModelTurnEnded { incomplete },
+                ChatEvent::Retrying { delay, error, .. } => Action::Retrying {
+                    seconds: delay.as_secs_f64().ceil() as u64,
+                    message: error.to_string(),
+                },
+                ChatEvent::Notice(notice) => Action::Notice(notice.to_string()),
+                ChatEvent::Error(error) => Action::Failed(ErrorView::from_error(&error)),
+                ChatEvent::Idle => {
+                    let history = Rc::new(self.0.borrow().chat.history().to_vec());
+                    Action::TurnOver { history, now_ms: now_ms() }
+                }
+            };
+            self.dispatch(action);
+        }
+        if !text.is_empty() {
+            self.dispatch(Action::TextDelta(text));
+        }
+    }
+
+    fn execute(&self, action: ChatAction) {
+        match action {
+            ChatAction::Send(request) => self.send_request(*request),
+            ChatAction::AbortRequest { id } => {
+                if let Some(abort) = self.0.borrow_mut().requests.remove(&id) {
+                    abort.abort();
+                }
+            }
+            ChatAction::CallTools(calls) => {
+                for call in calls {
+                    self.start_call(call);
+                }
+            }
+            ChatAction::CancelTool { call_id } => self.cancel_call(call_id),
+        }
+    }
+
+    fn send_request(&self, request: ModelRequest) {
+        let id = request.id;
+        let (url, key) = {
+            let inner = self.0.borrow();
+            (format!("{}{}", inner.base_url, request.path()), inner.api_key.clone())
+        };
+        let body = match serde_json::to_string(&request.body) {
+            Ok(body) => body,
+            Err(err) => return self.network_error(id, &format!("encoding the request: {err}")),
+        };
+        let abort = match Abort::new() {
+            Ok(abort) => Rc::new(abort),
+            Err(err) => return self.network_error(id, err.message()),
+        };
+        self.0.borrow_mut().requests.insert(id, abort.clone());
+        let this = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut parser = sse::Parser::default();
+            let feeder = this.clone();
+            let result = post_stream(&url, &key, &body, &abort, |bytes| {
+                let mut events = Vec::new();
+                if let Err(err) = parser.feed(bytes, &mut events) {
+                    web_sys::console::warn_1(&format!("Gemini stream: {err}").into());
+                }
+                if events.is_empty() {
+                    return;
+                }
+                {
+                    let mut inner = feeder.0.borrow_mut();
+                    for event in events {
+                        inner.chat.handle_stream_data(id, &event.data);
+                    }
+                }
+                feeder.pump();
+            })
+            .await;
+            this.0.borrow_mut().requests.remove(&id);
+            let now = now_ms();
+            match result {
+                Ok(Answer::Streamed) => this.0.borrow_mut().chat.handle_stream_end(id, now),
+                Ok(Answer::Failed { status, body }) => {
+                    this.0.borrow_mut().chat.handle_http_error(id, status, &body, now)
+                }
+                // Stop already settled the turn.
+                Err(err) if err.is_abort() => {}
+                Err(err) => this.0.borrow_mut().chat.handle_network_error(id, err.message(), now),
+            }
+            this.pump();
+        });
+    }
+
+    fn network_error(&self, id: u64, message: &str) {
+        self.0.borrow_mut().chat.handle_network_error(id, message, now_ms());
+        self.pump();
+    }
+
+    fn start_call(&self, call: ToolCall) {
+        let route = self.0.borrow().tools.route(&call.name).cloned();
+        let Some(route) = route else {
+            let message = format!("There is no tool named {} in this chat.", call.name);
+            self.dispatch(Action::Notice(message.clone()));
+            self.0.borrow_mut().chat.handle_tool_result(&call.call_id, ToolOutcome::Error(message));
+            return self.pump();
+        };
+        let (card, ask) = {
+            let inner = self.0.borrow();
+            let facts = inner.servers.get(&route.server_id);
+            let trusted = facts.is_some_and(|f| f.trust);
+            let allowed = facts.is_some_and(|f| f.allowed.contains(&route.tool_name));
+            let read_only =
+                facts.and_then(|f| f.read_only.get(&route.tool_name).copied().flatten());
+            let args = serde_json::to_string_pretty(&call.args).unwrap_or_default();
+            let name = facts.map(|f| f.name.clone()).unwrap_or_else(|| route.server_id.clone());
+            let card = ToolCard::asked(
+                &call.call_id,
+                &route.server_id,
+                &name,
+                &route.tool_name,
+                args,
+                read_only,
+                trusted,
+            );
+            (card, !(trusted || allowed))
+        };
+        self.dispatch(Action::ToolAsked(card));
+        if ask {
+            self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));
+        } else {
+            self.run_call(call, route);
+        }
+    }
+
+    /// The person answered a confirmation card.
+    pub fn decide(&self, call_id: &str, decision: Decision) {
+        let Some((call, route)) = self.0.borrow_mut().waiting.remove(call_id) else { return };
+        let edit = match decision {
+            Decision::Deny => {
+                self.dispatch(Action::ToolDenied { call_id: call_id.to_owned() });
+                let outcome = ToolOutcome::Error("The user denied this tool call.".into());
+                self.0.borrow_mut().chat.handle_tool_result(call_id, outcome);
+                return self.pump();
+            }
+            Decision::AllowOnce => None,
+            Decision::AlwaysTool => Some(SettingsEdit::AllowTool {
+                id: server_id(&route.server_id),
+                tool: route.tool_name.clone(),
+            }),
+            Decision::AlwaysServer => {
+                Some(SettingsEdit::SetTrust { id: server_id(&route.server_id), trust: true })
+            }
+        };
+        let mut also_run = Vec::new();
+        if let Some(edit) = edit {
+            let mut inner = self.0.borrow_mut();
+            if let Some(facts) = inner.servers.get_mut(&route.server_id) {
+                match &edit {
+                    SettingsEdit::AllowTool { tool, .. } => {
+                        facts.allowed.insert(tool.clone());
+                    }
+                    _ => facts.trust = true,
+                }
+            }
+            if decision == Decision::AlwaysServer {
+                // Other calls of the same server in this round need no question any more.
+                let same: Vec<String> = inner
+                    .waiting
+                    .iter()
+                    .filter(|(_, (_, r))| r.server_id == route.server_id)
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                also_run.extend(same.iter().filter_map(|id| inner.waiting.remove(id)));
+            }
+            let port = inner.port.clone();
+            let dispatch = inner.dispatch.clone();
+            drop(inner);
+            wasm_bindgen_futures::spawn_local(async move {
+                let answer = port.request(Request::EditSettings { edit }).await;
+                let failure = match answer {
+                    Ok(Response::Error { message }) => Some(message),
+                    Err(err) => Some(err.to_string()),
+                    Ok(_) => None,
+                };
+                if let Some(message) = failure {
+                    dispatch
+                        .emit(Action::Notice(format!("Could not remember the choice: {message}")));
+                }
+            });
+        }
+        self.run_call(call, route);
+        for (call, route) in also_run {
+            self.run_call(call, route);
+        }
+    }
+
+    fn run_call(&self, call: ToolCall, route: ToolRoute) {
+        let call_id = call.call_id.clone();
+        self.dispatch(Action::ToolStarted { call_id: call_id.clone(), now_ms: now_ms() });
+        let port = self.0.borrow().port.clone();
+        let this = self.clone();
+        let request = Request::CallTool {
+            call_id: call_id.clone(),
+            server_id: server_id(&route.server_id),
+            tool: route.tool_name,
+            arguments: Value::Object(call.args),
+        };
+        wasm_bindgen_futures::spawn_local(async move {
+            let (outcome, text, is_error) = match port.request(request).await {
+                Ok(Response::ToolResult { result }) => {
+                    let (text, is_error) = result_text(&result);
+                    let json = serde_json::to_value(&result).unwrap_or(Value::Null);
+                    (ToolOutcome::Mcp(json), text, is_error)
+                }
+                Ok(Response::Error { message }) => {
+                    (ToolOutcome::Error(message.clone()), message, true)
+                }
+                Ok(_) => {
+                    let message = "unexpected answer from the worker".to_owned();
+                    (ToolOutcome::Error(message.clone()), message, true)
+                }
+                Err(err) => (ToolOutcome::Error(err.to_string()), err.to_string(), true),
+            };
+            this.dispatch(Action::ToolFinished {
+                call_id: call_id.clone(),
+                result: text,
+                is_error,
+                now_ms: now_ms(),
+            });
+            this.0.borrow_mut().chat.handle_tool_result(&call_id, outcome);
+            this.pump();
+        });
+    }
+
+    fn cancel_call(&self, call_id: String) {
+        let was_waiting = self.0.borrow_mut().waiting.remove(&call_id).is_some();
+        self.dispatch(Action::ToolCancelled { call_id: call_id.clone() });
+        if was_waiting {
+            return;
+        }
+        let port = self.0.borrow().port.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = port.request(Request::CancelToolCall { call_id }).await;
+        });
+    }
+
+    fn schedule_timer(&self) {
+        let (at, generation) = {
+            let mut inner = self.0.borrow_mut();
+            let at = inner.chat.poll_timeout();
+            if at == inner.timer_at {
+                return;
+            }
+            inner.timer_at = at;
+            inner.timer_generation += 1;
+            (at, inner.timer_generation)
+        };
+        let Some(at) = at else { return };
+        let delay = at.saturating_sub(now_ms()).min(u32::MAX as u64) as u32;
+        let this = self.clone();
+        // Forgotten, not cancelled: a stale timer sees a newer generation and does nothing.
+        gloo_timers::callback::Timeout::new(delay, move || {
+            {
+                let mut inner = this.0.borrow_mut();
+                if inner.timer_generation != generation {
+                    return;
+                }
+                inner.timer_at = None;
+                inner.chat.handle_timeout(now_ms());
+            }
+            this.pump();
+        })
+        .forget();
+    }
+}
+
+/// The id as the settings document spelled it (ids are opaque strings on the wire).
+fn server_id(id: &str) -> ServerId {
+    serde_json::from_value(Value::String(id.to_owned()))
+        .unwrap_or_else(|_| ServerId::derive(b"", id))
+}

@@ -1,0 +1,59 @@
+use gemipanel_browser::chrome::message;
+use web_sys::HtmlTextAreaElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub busy: bool,
+    pub on_send: Callback<String>,
+    pub on_stop: Callback<()>,
+    /// The tools menu and toggles, shown above the input.
+    #[prop_or_default]
+    pub children: Html,
+}
+
+/// The message input: Enter sends, Shift+Enter is a newline; Stop while Gemini answers.
+#[function_component]
+pub fn Composer(props: &Props) -> Html {
+    let input = use_node_ref();
+    let send = {
+        let (input, on_send, busy) = (input.clone(), props.on_send.clone(), props.busy);
+        Callback::from(move |_: ()| {
+            let Some(area) = input.cast::<HtmlTextAreaElement>() else { return };
+            let text = area.value();
+            if busy || text.trim().is_empty() {
+                return;
+            }
+            area.set_value("");
+            on_send.emit(text);
+        })
+    };
+    let onkeydown = {
+        let send = send.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            // While an IME composes (Japanese input), Enter confirms the composition.
+            if e.key() == "Enter" && !e.shift_key() && !e.is_composing() {
+                e.prevent_default();
+                send.emit(());
+            }
+        })
+    };
+    let button = if props.busy {
+        let onclick = props.on_stop.reform(|_: MouseEvent| ());
+        html! { <button type="button" class="stop" {onclick} data-testid="stop">{ message("panelStop", &[]) }</button> }
+    } else {
+        let onclick = send.reform(|_: MouseEvent| ());
+        html! { <button type="button" class="primary send" {onclick} data-testid="send">{ message("panelSend", &[]) }</button> }
+    };
+    html! {
+        <footer class="composer">
+            { props.children.clone() }
+            <div class="input-row">
+                <textarea ref={input} rows="2" {onkeydown} data-testid="input"
+                    placeholder={message("panelInputPlaceholder", &[])}
+                    aria-label={message("panelInputPlaceholder", &[])} />
+                { button }
+            </div>
+        </footer>
+    }
+}

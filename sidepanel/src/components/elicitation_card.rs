@@ -1,0 +1,139 @@
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::chrome::message;
+use gemipanel_core::mcp::ElicitResult;
+use gemipanel_core::messages::ElicitationPrompt;
+use serde_json::{Map, Value};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use crate::elicitation_form::{fields, missing, parse_input, Field, FieldKind};
+use crate::state::ElicitationCard;
+
+type Values = Rc<RefCell<Map<String, Value>>>;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub card: ElicitationCard,
+    pub on_answer: Callback<(String, ElicitResult)>,
+}
+
+/// A server's question during a tool call: a form from its schema, or a link to open.
+#[function_component]
+pub fn ElicitationCardView(props: &Props) -> Html {
+    let values: Values = use_mut_ref(|| match &props.card.prompt {
+        ElicitationPrompt::Form { defaults, .. } => defaults.clone(),
+        ElicitationPrompt::Url { .. } => Map::new(),
+    });
+    let problem = use_state(|| None::<String>);
+    let (text, form) = match &props.card.prompt {
+        ElicitationPrompt::Form { message, requested_schema, .. } => {
+            (message.clone(), fields(requested_schema))
+        }
+        ElicitationPrompt::Url { message, .. } => (message.clone(), Vec::new()),
+    };
+    let id = props.card.elicitation_id.clone();
+    let on_accept = {
+        let (id, values, problem, on_answer) =
+            (id.clone(), values.clone(), problem.clone(), props.on_answer.clone());
+        let form = form.clone();
+        Callback::from(move |_: MouseEvent| {
+            let content = values.borrow().clone();
+            match missing(&form, &content).as_slice() {
+                [] => on_answer.emit((id.clone(), ElicitResult::accept(content))),
+                names => problem.set(Some(message("panelRequired", &[&names.join(", ")]))),
+            }
+        })
+    };
+    let plain = |result: fn() -> ElicitResult| {
+        let id = id.clone();
+        props.on_answer.reform(move |_: MouseEvent| (id.clone(), result()))
+    };
+    let link = match &props.card.prompt {
+        ElicitationPrompt::Url { url, .. } => html! {
+            <a href={url.clone()} target="_blank" rel="noopener noreferrer">{ url }</a>
+        },
+        ElicitationPrompt::Form { .. } => html! {},
+    };
+    html! {
+        <div class="elicitation-card" data-testid="elicitation">
+            <p>{ text }</p>
+            { link }
+            { for form.iter().map(|f| field(f, &values)) }
+            if let Some(answer) = &props.card.answer {
+                <p class="badge">{ answer }</p>
+            } else {
+                if let Some(problem) = &*problem { <p class="hint error">{ problem }</p> }
+                <div class="confirm">
+                    <button class="primary" onclick={on_accept}>{ message("panelAccept", &[]) }</button>
+                    <button onclick={plain(ElicitResult::decline)}>{ message("panelDecline", &[]) }</button>
+                    <button onclick={plain(ElicitResult::cancel)}>{ message("panelCancel", &[]) }</button>
+                </div>
+            }
+        </div>
+    }
+}
+
+/// One input; every change writes the typed value (or removes it) in `values`.
+fn field(field: &Field, values: &Values) -> Html {
+    let current = values.borrow().get(&field.name).cloned().unwrap_or(Value::Null);
+    let (name, values) = (field.name.clone(), values.clone());
+    let set = move |value: Option<Value>| match value {
+        Some(value) => drop(values.borrow_mut().insert(name.clone(), value)),
+        None => drop(values.borrow_mut().remove(&name)),
+    };
+    let input = match &field.kind {
+        FieldKind::Boolean => {
+            let onchange = Callback::from(move |e: Event| {
+                set(Some(Value::Bool(e.target_unchecked_into::<HtmlInputElement>().checked())))
+            });
+            html! { <input type="checkbox" checked={current == Value::Bool(true)} {onchange} /> }
+        }
+        FieldKind::Choice(options) | FieldKind::MultiChoice(options) => {
+            let multiple = matches!(field.kind, FieldKind::MultiChoice(_));
+            let chosen = |v: &str| match &current {
+                Value::Array(list) => list.iter().any(|c| c.as_str() == Some(v)),
+                other => other.as_str() == Some(v),
+            };
+            let onchange = Callback::from(move |e: Event| {
+                let select: HtmlSelectElement = e.target_unchecked_into();
+                if !multiple {
+                    return set(Some(Value::String(select.value())));
+                }
+                let picked = select.selected_options();
+                let list = (0..picked.length())
+                    .filter_map(|i| picked.item(i))
+                    .filter_map(|o| o.get_attribute("value"))
+                    .map(Value::String)
+                    .collect();
+                set(Some(Value::Array(list)));
+            });
+            html! {
+                <select {multiple} {onchange}>
+                    if !multiple && current.is_null() { <option value="" selected=true></option> }
+                    { for options.iter().map(|(v, l)| html! { <option value={v.clone()} selected={chosen(v)}>{ l }</option> }) }
+                </select>
+            }
+        }
+        kind => {
+            let kind = kind.clone();
+            let value = match &current {
+                Value::String(s) => s.clone(),
+                Value::Null => String::new(),
+                other => other.to_string(),
+            };
+            let oninput = Callback::from(move |e: InputEvent| {
+                set(parse_input(&kind, &e.target_unchecked_into::<HtmlInputElement>().value()))
+            });
+            html! { <input {value} {oninput} /> }
+        }
+    };
+    html! {
+        <label class="field" data-field={field.name.clone()}>
+            <span>{ &field.label }{ if field.required { " *" } else { "" } }</span>
+            { input }
+            if let Some(d) = &field.description { <small class="hint">{ d }</small> }
+        </label>
+    }
+}

@@ -1,0 +1,61 @@
+use gemipanel_browser::chrome::message;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// One server in the menu.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerChoice {
+    pub id: String,
+    pub name: String,
+    pub checked: bool,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub servers: Vec<ServerChoice>,
+    pub google_search: bool,
+    /// Why MCP tools are off, when they are.
+    pub tools_off: Option<String>,
+    pub on_toggle: Callback<String>,
+    pub on_search: Callback<bool>,
+}
+
+/// Per-chat choices: which servers' tools to offer, and Google Search grounding.
+#[function_component]
+pub fn ToolsMenu(props: &Props) -> Html {
+    let on = props.servers.iter().filter(|s| s.checked).count();
+    let servers = props.servers.iter().map(|server| {
+        let id = server.id.clone();
+        let onchange = props.on_toggle.reform(move |_: Event| id.clone());
+        html! {
+            <label class="check" key={server.id.clone()}>
+                <input type="checkbox" checked={server.checked} {onchange}
+                    disabled={props.tools_off.is_some()} />
+                <span>{ &server.name }</span>
+            </label>
+        }
+    });
+    let on_search =
+        props.on_search.reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked());
+    html! {
+        <div class="tools-row">
+            <details class="tools-menu" data-testid="tools-menu">
+                <summary>{ message("panelTools", &[&on.to_string()]) }</summary>
+                <div class="menu">
+                    if props.servers.is_empty() {
+                        <p class="hint">{ message("panelNoServers", &[]) }</p>
+                    }
+                    { for servers }
+                </div>
+            </details>
+            <label class="check search-toggle">
+                <input type="checkbox" checked={props.google_search} onchange={on_search}
+                    data-testid="google-search" />
+                <span>{ message("panelGoogleSearch", &[]) }</span>
+            </label>
+            if let Some(reason) = &props.tools_off {
+                <p class="tools-off hint" data-testid="tools-off">{ reason }</p>
+            }
+        </div>
+    }
+}

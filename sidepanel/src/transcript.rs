@@ -1,0 +1,289 @@
+//! What the transcript shows, and the saved form of a chat. Plain data: serialisable, compared
+//! by value, no browser types.
+
+use std::collections::BTreeSet;
+
+use gemipanel_core::gemini::{Content, Error};
+use gemipanel_core::messages::ElicitationPrompt;
+use serde::{Deserialize, Serialize};
+
+use crate::markdown::MdDoc;
+
+/// Externally tagged on purpose: internally tagged enums cost several KB of wasm each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Entry {
+    User {
+        text: String,
+    },
+    Model(ModelReply),
+    Tool(ToolCard),
+    /// A question that only makes sense while its call runs: never saved.
+    #[serde(skip)]
+    Elicitation(ElicitationCard),
+    Notice {
+        text: String,
+    },
+    Retrying {
+        seconds: u64,
+        message: String,
+    },
+    Error(ErrorView),
+}
+
+impl Entry {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Entry::User { .. } => "user",
+            Entry::Model(_) => "model",
+            Entry::Tool(_) => "tool",
+            Entry::Elicitation(_) => "elicitation",
+            Entry::Notice { .. } => "notice",
+            Entry::Retrying { .. } => "retrying",
+            Entry::Error(_) => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ModelReply {
+    #[serde(with = "doc_as_text")]
+    pub doc: MdDoc,
+    #[serde(default)]
+    pub thoughts: String,
+    /// Still arriving (never saved as such).
+    #[serde(skip)]
+    pub streaming: bool,
+    /// Cut short (stopped, dropped, or ended without a finish reason); the text is partial.
+    #[serde(default)]
+    pub incomplete: bool,
+}
+
+impl ModelReply {
+    pub fn streaming() -> Self {
+        Self { streaming: true, ..Self::default() }
+    }
+}
+
+mod doc_as_text {
+    use super::MdDoc;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(doc: &MdDoc, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&doc.text())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<MdDoc, D::Error> {
+        Ok(MdDoc::from_text(&String::deserialize(d)?))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// Waiting for the person to allow or deny it.
+    Confirm,
+    Running,
+    Done,
+    Failed {
+        message: String,
+    },
+    Denied,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCard {
+    pub call_id: String,
+    pub server_id: String,
+    pub server_name: String,
+    pub tool: String,
+    /// The arguments as pretty JSON.
+    pub args: String,
+    pub status: ToolStatus,
+    /// What the tool's `readOnlyHint` says, if it says anything.
+    pub read_only_hint: Option<bool>,
+    /// The server is trusted, so its annotations are believed.
+    pub trusted_server: bool,
+    #[serde(default)]
+    pub progress: Option<Progress>,
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub started_ms: Option<u64>,
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
+}
+
+impl ToolCard {
+    /// A card for a call that waits for confirmation.
+    pub fn asked(
+        call_id: &str,
+        server_id: &str,
+        server_name: &str,
+        tool: &str,
+        args: String,
+        read_only_hint: Option<bool>,
+        trusted_server: bool,
+    ) -> Self {
+        Self {
+            call_id: call_id.into(),
+            server_id: server_id.into(),
+            server_name: server_name.into(),
+            tool: tool.into(),
+            args,
+            status: ToolStatus::Confirm,
+            read_only_hint,
+            trusted_server,
+            progress: None,
+            result: None,
+            started_ms: None,
+            duration_ms: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationCard {
+    pub call_id: String,
+    pub elicitation_id: String,
+    pub prompt: ElicitationPrompt,
+    /// How it was answered ("accept", "decline", "cancel"), once it was.
+    pub answer: Option<String>,
+}
+
+/// What the person can do about an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// No key: open the settings.
+    MissingKey,
+    /// Invalid key or no permission: fix the key.
+    Auth,
+    RateLimited,
+    /// Google's side (5xx).
+    Server,
+    Network,
+    /// Anything else (400 bad request, blocked prompt, unreadable reply).
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorView {
+    pub kind: ErrorKind,
+    /// The error in words, with the API's own message.
+    pub message: String,
+}
+
+impl ErrorView {
+    pub fn from_error(error: &Error) -> Self {
+        let kind = if error.is_missing_key() {
+            ErrorKind::MissingKey
+        } else if error.is_auth() {
+            ErrorKind::Auth
+        } else if error.is_rate_limited() {
+            ErrorKind::RateLimited
+        } else if error.is_server() {
+            ErrorKind::Server
+        } else if error.is_network() {
+            ErrorKind::Network
+        } else {
+            ErrorKind::Other
+        };
+        Self { kind, message: error.to_string() }
+    }
+}
+
+/// A chat as stored under `chat:<id>` in `chrome.storage.local`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedChat {
+    pub id: String,
+    pub title: String,
+    pub created_ms: u64,
+    pub updated_ms: u64,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub servers: Option<BTreeSet<String>>,
+    #[serde(default)]
+    pub google_search: bool,
+    /// The conversation as Gemini sees it, to continue it.
+    pub history: Vec<Content>,
+    /// The conversation as the person saw it.
+    pub entries: Vec<Entry>,
+}
+
+impl SavedChat {
+    pub fn summary(&self) -> ChatSummary {
+        ChatSummary { id: self.id.clone(), title: self.title.clone(), updated_ms: self.updated_ms }
+    }
+}
+
+/// One line of the history list (the index under `chats`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatSummary {
+    pub id: String,
+    pub title: String,
+    pub updated_ms: u64,
+}
+
+/// The index after saving `chat`: its line first (most recent first), others kept.
+pub fn index_with(index: &[ChatSummary], chat: ChatSummary) -> Vec<ChatSummary> {
+    let mut next = vec![chat.clone()];
+    next.extend(index.iter().filter(|c| c.id != chat.id).cloned());
+    next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_map_to_what_the_person_can_do() {
+        let body429 =
+            r#"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}"#;
+        let cases = [
+            (Error::missing_key(), ErrorKind::MissingKey),
+            (
+                Error::from_http(
+                    403,
+                    r#"{"error":{"code":403,"message":"denied","status":"PERMISSION_DENIED"}}"#,
+                ),
+                ErrorKind::Auth,
+            ),
+            (Error::from_http(429, body429), ErrorKind::RateLimited),
+            (Error::from_http(503, "{}"), ErrorKind::Server),
+            (Error::network("offline"), ErrorKind::Network),
+            (
+                Error::from_http(
+                    400,
+                    r#"{"error":{"code":400,"message":"Bad thing","status":"INVALID_ARGUMENT"}}"#,
+                ),
+                ErrorKind::Other,
+            ),
+        ];
+        for (error, kind) in cases {
+            assert_eq!(ErrorView::from_error(&error).kind, kind, "{error}");
+        }
+        let view = ErrorView::from_error(&Error::from_http(429, body429));
+        assert!(view.message.contains("Quota exceeded"), "{}", view.message);
+    }
+
+    #[test]
+    fn saving_moves_a_chat_to_the_top_of_the_index_once() {
+        let line =
+            |id: &str, t: u64| ChatSummary { id: id.into(), title: id.into(), updated_ms: t };
+        let index = vec![line("a", 3), line("b", 2), line("c", 1)];
+        let next = index_with(&index, line("b", 4));
+        let ids: Vec<_> = next.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["b", "a", "c"]);
+        assert_eq!(next[0].updated_ms, 4);
+    }
+}

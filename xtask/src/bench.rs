@@ -18,6 +18,7 @@ pub fn run() -> Result {
         ));
     }
     figures.extend(browser_bench("mcp_latency.mjs")?);
+    figures.extend(browser_bench("stream_render.mjs")?);
     println!("\nfigures:");
     for (name, value) in &figures {
         println!("  {name} = {value}");

@@ -19,7 +19,7 @@ fn stream() -> Vec<u8> {
              \"params\":{{\"progressToken\":{n},\"progress\":{n},\"message\":\"{text}\"}}}}\r\n\r\n"
         );
         out.extend_from_slice(line.as_bytes());
-        if n % 16 == 0 {
+        if n.is_multiple_of(16) {
             out.extend_from_slice(b": keep-alive\n\n");
         }
         n += 1;

@@ -108,6 +108,26 @@ fn yes() -> bool {
     true
 }
 
+impl Server {
+    /// A server with every setting at its default, to be filled in by an edit or an import.
+    pub fn blank(id: ServerId, name: String) -> Server {
+        Server {
+            id,
+            name,
+            url: String::new(),
+            headers: BTreeMap::new(),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            trust: false,
+            include_tools: None,
+            exclude_tools: Vec::new(),
+            enabled_by_default: true,
+            local_network: false,
+            cached_tools: None,
+            allowed_tools: BTreeSet::new(),
+        }
+    }
+}
+
 /// A tool list as the server sent it (`tools/list` result entries), kept opaque: the MCP
 /// module reads it, settings only stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -246,20 +246,7 @@ fn find<'a>(doc: &'a mut Settings, id: &ServerId) -> Result<&'a mut Server, Edit
 }
 
 fn empty_server(id: ServerId) -> Server {
-    Server {
-        id,
-        name: String::new(),
-        url: String::new(),
-        headers: BTreeMap::new(),
-        timeout_ms: DEFAULT_TIMEOUT_MS,
-        trust: false,
-        include_tools: None,
-        exclude_tools: Vec::new(),
-        enabled_by_default: true,
-        local_network: false,
-        cached_tools: None,
-        allowed_tools: Default::default(),
-    }
+    Server::blank(id, String::new())
 }
 
 /// Copies a draft into a server; the URL is normalised here so equal URLs compare equal.

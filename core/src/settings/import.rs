@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::document::{same_name, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS};
+use super::document::{same_name, Server, ServerId, Settings};
 use super::edit::SettingsEdit;
 use super::export::EXPORT_FORMAT;
 use super::jsonc::strip_comments;
@@ -290,20 +290,7 @@ impl<'a> Builder<'a> {
     }
 
     fn blank(&self, name: &str) -> Server {
-        Server {
-            id: ServerId::derive(&self.seed, name),
-            name: name.trim().to_string(),
-            url: String::new(),
-            headers: BTreeMap::new(),
-            timeout_ms: DEFAULT_TIMEOUT_MS,
-            trust: false,
-            include_tools: None,
-            exclude_tools: Vec::new(),
-            enabled_by_default: true,
-            local_network: false,
-            cached_tools: None,
-            allowed_tools: Default::default(),
-        }
+        Server::blank(ServerId::derive(&self.seed, name), name.trim().to_string())
     }
 
     /// An export without secrets has header names with empty values: drop them, say which.

@@ -246,16 +246,19 @@ test('a stopped server shows an error status with a message, and resources can b
   assert.equal(resource.type, 'resource', JSON.stringify(resource).slice(0, 500));
   assert.ok(resource.result.contents.length > 0);
 
+  // Stopped before it is added: the popup this test runs in lists servers by itself when the
+  // settings change, and must not get to see the server alive first.
   const slow = await startSlowServer({ delayMs: 0 });
-  const id = await addServer('Gone', slow.url);
   await slow.stop();
+  const id = await addServer('Gone', slow.url);
   // A page with a port open sees the status change as events.
   const { response: listed, events } = await requestOnPort({ type: 'list_servers' });
   const view = listed.servers.find((s) => s.id === id);
   assert.equal(view.status.state, 'error', JSON.stringify(view));
   assert.match(view.status.message, /could not connect/);
   const statuses = events.filter((e) => e.type === 'server_status' && e.server_id === id).map((e) => e.status.state);
-  assert.deepEqual(statuses, ['connecting', 'error']);
+  assert.equal(statuses.at(-1), 'error', JSON.stringify(statuses));
+  assert.ok(statuses.every((s) => s === 'connecting' || s === 'error'), JSON.stringify(statuses));
   await removeServer(id);
 });
 

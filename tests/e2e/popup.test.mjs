@@ -96,6 +96,17 @@ test('server-everything is added through the form: tested, saved and listed', as
   assert.match(stored.id, /^srv_[0-9a-f]{16}$/);
   await screenshot(page, 'popup-server-listed');
 
+  // The side panel offers the new server in its tools menu, switched on for new chats.
+  const panel = await browser.context.newPage();
+  await panel.goto(browser.url('sidepanel.html'));
+  const menu = panel.getByTestId('tools-menu');
+  await menu.locator('summary').click();
+  const entry = menu.getByLabel('Everything');
+  await entry.waitFor();
+  assert.equal(await entry.isChecked(), true, 'enabled by default for new chats');
+  await screenshot(panel, 'sidepanel-tools-menu');
+  await panel.close();
+
   // The same name again is refused next to the name field, by the same rules the worker uses.
   await page.getByTestId('add-server').click();
   await page.getByLabel('Name', { exact: true }).fill('everything');

@@ -39,14 +39,25 @@ thread_local! {
     static QUEUE: Rc<FifoLock> = Rc::default();
     static PENDING: RefCell<VecDeque<(SettingsEdit, Reply)>> = const { RefCell::new(VecDeque::new()) };
     static DRAINING: Cell<bool> = const { Cell::new(false) };
+    /// The document as last read, so a tool call does not parse the whole document again.
+    /// Dropped whenever `settings` changes in storage, whoever wrote it.
+    static CACHED: RefCell<Option<Settings>> = const { RefCell::new(None) };
+    static WATCHING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
 /// moved aside, which writes.
 pub async fn read() -> Result<Settings, String> {
+    if let Some(settings) = CACHED.with(|c| c.borrow().clone()) {
+        return Ok(settings);
+    }
+    watch_for_changes();
     if let Some(raw) = stored().await? {
         if let Ok(loaded) = load(&raw) {
             if loaded.migrated_from.is_none() {
+                if WATCHING.with(Cell::get) {
+                    CACHED.with(|c| *c.borrow_mut() = Some(loaded.settings.clone()));
+                }
                 return Ok(loaded.settings);
             }
         }
@@ -55,6 +66,25 @@ pub async fn read() -> Result<Settings, String> {
     }
     let _turn = queue().lock().await;
     read_locked().await
+}
+
+/// Drops the cached document whenever the stored one changes. Caching only starts once this
+/// listener is in place, so a cached document is never older than the last change.
+fn watch_for_changes() {
+    if WATCHING.with(Cell::get) {
+        return;
+    }
+    let watching = chrome::on_local_storage_changed(|key| {
+        if key == KEY {
+            CACHED.with(|c| c.borrow_mut().take());
+        }
+    });
+    match watching {
+        Ok(()) => WATCHING.with(|w| w.set(true)),
+        Err(err) => {
+            web_sys::console::warn_1(&format!("settings are read without a cache: {err}").into())
+        }
+    }
 }
 
 /// Applies one edit after every edit queued before it; returns the document after it.

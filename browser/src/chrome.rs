@@ -37,6 +37,8 @@ extern "C" {
     fn storage_local_get(keys: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = set)]
     fn storage_local_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local", "onChanged"], js_name = addListener)]
+    fn storage_local_on_changed(listener: &Function) -> Result<(), JsValue>;
 
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = remove)]
     fn storage_local_remove(keys: &JsValue) -> Result<Promise, JsValue>;
@@ -116,6 +118,23 @@ pub async fn local_get(key: &str) -> Result<JsValue, BrowserError> {
         .map_err(|e| BrowserError::from_js("reading storage", e))
 }
 
+/// Calls `listener` with each key of `chrome.storage.local` that anyone (this context or
+/// another) changed.
+pub fn on_local_storage_changed(
+    mut listener: impl FnMut(&str) + 'static,
+) -> Result<(), BrowserError> {
+    let closure = Closure::<dyn FnMut(JsValue)>::new(move |changes: JsValue| {
+        let changes: Object = changes.unchecked_into();
+        for key in Object::keys(&changes).iter().filter_map(|k| k.as_string()) {
+            listener(&key);
+        }
+    });
+    storage_local_on_changed(closure.as_ref().unchecked_ref())
+        .map_err(|e| BrowserError::from_js("watching storage", e))?;
+    closure.forget();
+    Ok(())
+}
+
 /// Writes one key of `chrome.storage.local`.
 pub async fn local_set(key: &str, value: &JsValue) -> Result<(), BrowserError> {
     let items = Object::new();
@@ -142,7 +161,8 @@ pub async fn local_remove(key: &str) -> Result<(), BrowserError> {
 pub async fn session_get(key: &str) -> Result<JsValue, BrowserError> {
     let doing = "reading session storage";
     let promise = storage_session_get(&key.into()).map_err(|e| BrowserError::from_js(doing, e))?;
-    let items: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    let items: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
     js_sys::Reflect::get(&items, &key.into()).map_err(|e| BrowserError::from_js(doing, e))
 }
 
@@ -150,7 +170,8 @@ pub async fn session_get(key: &str) -> Result<JsValue, BrowserError> {
 pub async fn session_set(key: &str, value: &JsValue) -> Result<(), BrowserError> {
     let doing = "writing session storage";
     let items = Object::new();
-    js_sys::Reflect::set(&items, &key.into(), value).map_err(|e| BrowserError::from_js(doing, e))?;
+    js_sys::Reflect::set(&items, &key.into(), value)
+        .map_err(|e| BrowserError::from_js(doing, e))?;
     let promise = storage_session_set(&items).map_err(|e| BrowserError::from_js(doing, e))?;
     let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
     Ok(())
@@ -159,7 +180,8 @@ pub async fn session_set(key: &str, value: &JsValue) -> Result<(), BrowserError>
 /// Removes one key of `chrome.storage.session`.
 pub async fn session_remove(key: &str) -> Result<(), BrowserError> {
     let doing = "writing session storage";
-    let promise = storage_session_remove(&key.into()).map_err(|e| BrowserError::from_js(doing, e))?;
+    let promise =
+        storage_session_remove(&key.into()).map_err(|e| BrowserError::from_js(doing, e))?;
     let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
     Ok(())
 }
@@ -179,7 +201,8 @@ pub async fn has_host_permission(origin_pattern: &str) -> Result<bool, BrowserEr
 /// `N` bytes from `crypto.getRandomValues`.
 pub fn random_bytes<const N: usize>() -> Result<[u8; N], BrowserError> {
     let array = js_sys::Uint8Array::new_with_length(N as u32);
-    crypto_get_random_values(&array).map_err(|e| BrowserError::from_js("drawing random bytes", e))?;
+    crypto_get_random_values(&array)
+        .map_err(|e| BrowserError::from_js("drawing random bytes", e))?;
     let mut bytes = [0u8; N];
     array.copy_to(&mut bytes);
     Ok(bytes)

@@ -9,20 +9,22 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
-use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::gemini::{
     supports_function_calling, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error,
     ModelRequest, Notice, ToolCall, ToolOutcome,
 };
-use gemipanel_core::messages::{Request, Response};
+use gemipanel_core::messages::Request;
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, DEFAULT_MODEL};
 use gemipanel_core::sse;
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
+use serde::Deserialize;
 use serde_json::Value;
 use yew::Callback;
 
 use crate::state::{base_url, Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
+use crate::worker_messages::Reply;
+use crate::worker_port::WorkerPort;
 
 /// What a turn is sent with, as chosen in the UI.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,8 +131,8 @@ impl Driver {
         wasm_bindgen_futures::spawn_local(async move {
             let port = this.0.borrow().port.clone();
             let settings = match port.request(Request::GetSettings).await {
-                Ok(Response::Settings { settings }) => settings,
-                Ok(Response::Error { message }) => return this.fail_setup(message),
+                Ok(Reply::Settings { settings }) => settings,
+                Ok(Reply::Error { message }) => return this.fail_setup(message),
                 // (Not `{other:?}`: Debug of the whole protocol costs wasm size.)
                 Ok(_) => return this.fail_setup("unexpected answer".into()),
                 Err(err) => return this.fail_setup(err.to_string()),
@@ -189,8 +191,8 @@ impl Driver {
             let id = server.id.as_str().to_owned();
             let request = Request::ListTools { server_id: server.id.clone(), refresh: false };
             let tools = match port.request(request).await {
-                Ok(Response::Tools { tools, .. }) => tools,
-                Ok(Response::Error { message }) => {
+                Ok(Reply::Tools { tools, .. }) => tools,
+                Ok(Reply::Error { message }) => {
                     self.notice_tools_unavailable(&server.name, &message);
                     continue;
                 }
@@ -205,12 +207,10 @@ impl Driver {
             };
             let mut read_only = HashMap::new();
             for tool in &tools {
-                read_only.insert(
-                    tool.name.clone(),
-                    tool.annotations.as_ref().and_then(|a| a.read_only_hint),
-                );
-                let json = serde_json::to_value(tool).unwrap_or(Value::Null);
-                descriptors.extend(ToolDescriptor::from_mcp(&id, &server.name, &json));
+                let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
+                let hint = tool.pointer("/annotations/readOnlyHint").and_then(Value::as_bool);
+                read_only.insert(name.to_owned(), hint);
+                descriptors.extend(ToolDescriptor::from_mcp(&id, &server.name, tool));
             }
             filters.insert(
                 id.clone(),
@@ -464,7 +464,7 @@ impl Driver {
             wasm_bindgen_futures::spawn_local(async move {
                 let answer = port.request(Request::EditSettings { edit }).await;
                 let failure = match answer {
-                    Ok(Response::Error { message }) => Some(message),
+                    Ok(Reply::Error { message }) => Some(message),
                     Err(err) => Some(err.to_string()),
                     Ok(_) => None,
                 };
@@ -493,12 +493,11 @@ impl Driver {
         };
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {
-                Ok(Response::ToolResult { result }) => {
+                Ok(Reply::ToolResult { result }) => {
                     let (text, is_error) = result_text(&result);
-                    let json = serde_json::to_value(&result).unwrap_or(Value::Null);
-                    (ToolOutcome::Mcp(json), text, is_error)
+                    (ToolOutcome::Mcp(result), text, is_error)
                 }
-                Ok(Response::Error { message }) => {
+                Ok(Reply::Error { message }) => {
                     (ToolOutcome::Error(message.clone()), message, true)
                 }
                 Ok(_) => {
@@ -562,6 +561,7 @@ impl Driver {
 
 /// The id as the settings document spelled it (ids are opaque strings on the wire).
 fn server_id(id: &str) -> ServerId {
-    serde_json::from_value(Value::String(id.to_owned()))
-        .unwrap_or_else(|_| ServerId::derive(b"", id))
+    // serde's own string deserializer: going through `serde_json::Value` costs wasm size.
+    let text = serde::de::value::StrDeserializer::<serde::de::value::Error>::new(id);
+    ServerId::deserialize(text).unwrap_or_else(|_| ServerId::derive(b"", id))
 }

@@ -2,13 +2,14 @@
 
 use std::rc::Rc;
 
-use gemipanel_browser::port::WorkerPort;
-use gemipanel_core::messages::{Event, Request, Response};
+use gemipanel_core::messages::Request;
 use yew::prelude::*;
 
 use crate::chat_driver::Driver;
 use crate::chats_store;
 use crate::state::{Action, ElicitationCard, Progress, State};
+use crate::worker_messages::{Reply, WorkerEvent};
+use crate::worker_port::WorkerPort;
 
 /// The panel's port to the worker, connected once; worker events become actions.
 #[hook]
@@ -16,15 +17,19 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
     use_memo((), move |_| {
         WorkerPort::connect("sidepanel", move |event| {
             let action = match event {
-                Event::WorkerStarted { .. } => Action::WorkerStarted,
-                Event::SettingsChanged { settings } => Action::SettingsLoaded(Rc::new(settings)),
-                // Server lists and counts are fetched again with the status.
-                Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::RefreshStatus,
-                Event::ToolProgress { call_id, progress, total, message } => Action::ToolProgress {
-                    call_id,
-                    progress: Progress { progress, total, message },
-                },
-                Event::Elicitation { call_id, elicitation_id, prompt } => {
+                WorkerEvent::WorkerStarted => Action::WorkerStarted,
+                WorkerEvent::SettingsChanged { settings } => {
+                    Action::SettingsLoaded(Rc::new(settings))
+                }
+                // The status (with its server count) is fetched again.
+                WorkerEvent::ServerStatus | WorkerEvent::ToolsChanged => Action::RefreshStatus,
+                WorkerEvent::ToolProgress { call_id, progress, total, message } => {
+                    Action::ToolProgress {
+                        call_id,
+                        progress: Progress { progress, total, message },
+                    }
+                }
+                WorkerEvent::Elicitation { call_id, elicitation_id, prompt } => {
                     Action::Elicitation(ElicitationCard {
                         call_id,
                         elicitation_id,
@@ -32,15 +37,14 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
                         answer: None,
                     })
                 }
-                // Settings problems are the popup's to show.
-                _ => return,
+                WorkerEvent::Other => return,
             };
             dispatcher.dispatch(action);
         })
     })
 }
 
-/// Fetches the worker's status, the settings, the servers and the models each time `epoch`
+/// Fetches the worker's status, the settings and the models each time `epoch`
 /// changes (a (re)connect or a click on refresh).
 #[hook]
 pub fn use_worker_status(
@@ -51,27 +55,24 @@ pub fn use_worker_status(
     use_effect_with(epoch, move |_| {
         wasm_bindgen_futures::spawn_local(async move {
             let action = match port.request(Request::Status).await {
-                Ok(Response::Status(status)) => Action::StatusLoaded(status),
-                Ok(Response::Error { message }) => Action::StatusFailed(message),
+                Ok(Reply::Status(status)) => Action::StatusLoaded(status),
+                Ok(Reply::Error { message }) => Action::StatusFailed(message),
                 Ok(_) => Action::StatusFailed("unexpected answer".into()),
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
             match port.request(Request::GetSettings).await {
-                Ok(Response::Settings { settings }) => {
+                Ok(Reply::Settings { settings }) => {
                     dispatcher.dispatch(Action::SettingsLoaded(Rc::new(settings)))
                 }
-                Ok(Response::Error { message }) => {
+                Ok(Reply::Error { message }) => {
                     dispatcher.dispatch(Action::SettingsFailed(message))
                 }
                 Ok(_) => {}
                 Err(err) => dispatcher.dispatch(Action::SettingsFailed(err.to_string())),
             }
-            if let Ok(Response::Servers { servers }) = port.request(Request::ListServers).await {
-                dispatcher.dispatch(Action::ServersLoaded(servers));
-            }
             // Without a key or a worker that lists models, the picker offers the default only.
-            if let Ok(Response::Models { models }) =
+            if let Ok(Reply::Models { models }) =
                 port.request(Request::ListModels { api_key: None }).await
             {
                 dispatcher.dispatch(Action::ModelsLoaded(models));

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use gemipanel_core::gemini::{Content, DEFAULT_BASE_URL};
-use gemipanel_core::messages::{ModelInfo, ServerView, WorkerStatus};
+use gemipanel_core::messages::{ModelInfo, WorkerStatus};
 use gemipanel_core::settings::{Settings, DEFAULT_MODEL};
 use yew::Reducible;
 
@@ -145,7 +145,6 @@ pub struct State {
     pub settings_error: Option<String>,
     // Shared: the state is copied on every chunk of a reply.
     pub models: Rc<Vec<ModelInfo>>,
-    pub servers: Rc<Vec<ServerView>>,
     pub chat: ChatView,
     pub saved: Rc<Vec<ChatSummary>>,
     pub view: View,
@@ -159,7 +158,6 @@ impl Default for State {
             settings: None,
             settings_error: None,
             models: Rc::default(),
-            servers: Rc::default(),
             chat: ChatView::default(),
             saved: Rc::default(),
             view: View::Chat,
@@ -221,7 +219,6 @@ pub enum Action {
     SettingsLoaded(Rc<Settings>),
     SettingsFailed(String),
     ModelsLoaded(Vec<ModelInfo>),
-    ServersLoaded(Vec<ServerView>),
 
     SetModel(String),
     ToggleServer(String),
@@ -299,7 +296,6 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::SettingsFailed(message) => next.settings_error = Some(message),
         Action::ModelsLoaded(models) => next.models = Rc::new(models),
-        Action::ServersLoaded(servers) => next.servers = Rc::new(servers),
 
         Action::SetModel(model) => chat.model = Some(model),
         Action::ToggleServer(id) => {

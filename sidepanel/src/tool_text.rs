@@ -1,29 +1,36 @@
 //! A tool result as the tool card shows it.
 
-use gemipanel_core::mcp::{CallToolResult, ContentBlock};
+use serde_json::Value;
 
 /// The result's text (structured content as JSON when there is no text), and whether the tool
 /// reported an error.
-pub fn result_text(result: &CallToolResult) -> (String, bool) {
+///
+/// `result` is an MCP `CallToolResult` as JSON: the panel hands that JSON to the chat loop
+/// anyway, and not compiling a typed decoder for it keeps the wasm smaller.
+pub fn result_text(result: &Value) -> (String, bool) {
+    let str_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+    let blocks = result.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let mut parts = Vec::new();
-    for block in &result.content {
-        parts.push(match block {
-            ContentBlock::Text { text } => text.clone(),
-            ContentBlock::Image { mime_type, data } => {
-                format!("[image {mime_type}, {} KB]", data.len() * 3 / 4 / 1024)
+    for block in blocks {
+        parts.push(match block.get("type").and_then(Value::as_str) {
+            Some("text") => str_of(block, "text"),
+            Some("image") => {
+                let size = block.get("data").and_then(Value::as_str).map_or(0, str::len);
+                format!("[image {}, {} KB]", str_of(block, "mimeType"), size * 3 / 4 / 1024)
             }
-            ContentBlock::Audio { mime_type, .. } => format!("[audio {mime_type}]"),
-            ContentBlock::Resource { .. } => "[embedded resource]".to_owned(),
-            ContentBlock::ResourceLink { resource } => format!("[link {}]", resource.uri),
-            ContentBlock::Unknown => "[content of an unknown type]".to_owned(),
+            Some("audio") => format!("[audio {}]", str_of(block, "mimeType")),
+            Some("resource") => "[embedded resource]".to_owned(),
+            Some("resource_link") => format!("[link {}]", str_of(block, "uri")),
+            _ => "[content of an unknown type]".to_owned(),
         });
     }
     if parts.is_empty() {
-        if let Some(structured) = &result.structured_content {
+        if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
             parts.push(serde_json::to_string_pretty(structured).unwrap_or_default());
         }
     }
-    (parts.join("\n\n"), result.is_error)
+    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    (parts.join("\n\n"), is_error)
 }
 
 #[cfg(test)]
@@ -31,8 +38,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn result(value: serde_json::Value) -> CallToolResult {
-        serde_json::from_value(value).unwrap()
+    fn result(value: Value) -> Value {
+        value
     }
 
     #[test]
@@ -53,5 +60,25 @@ mod tests {
         assert_eq!(result_text(&r).0, "[image image/png, 0 KB]");
         let r = result(json!({"content": [], "structuredContent": {"x": 1}}));
         assert_eq!(result_text(&r).0, "{\n  \"x\": 1\n}");
+    }
+
+    #[test]
+    fn links_resources_and_unknown_blocks_are_named() {
+        let r = result(json!({"content": [
+            {"type": "resource_link", "uri": "file:///a.txt", "name": "a"},
+            {"type": "resource", "resource": {"uri": "file:///b", "text": "b"}},
+            {"type": "unknown"},
+            {"no": "type"}
+        ]}));
+        assert_eq!(
+            result_text(&r).0,
+            "[link file:///a.txt]\n\n[embedded resource]\n\n[content of an unknown type]\n\n[content of an unknown type]"
+        );
+    }
+
+    #[test]
+    fn a_result_that_is_not_a_call_tool_result_gives_no_text() {
+        assert_eq!(result_text(&json!("odd")), (String::new(), false));
+        assert_eq!(result_text(&json!({"content": 5, "isError": "yes"})), (String::new(), false));
     }
 }

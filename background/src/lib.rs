@@ -19,7 +19,7 @@ mod wait;
 use std::cell::Cell;
 
 use gemipanel_browser::chrome::{self, Port};
-use gemipanel_browser::messaging::to_js;
+use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::messages::{decode_client_message, Event, WorkerMessage};
 use wasm_bindgen::prelude::*;
 
@@ -78,11 +78,11 @@ pub(crate) fn uptime_ms() -> u64 {
 }
 
 async fn handle(message: JsValue, port: Option<Port>) -> WorkerMessage {
-    let value = match serde_wasm_bindgen::from_value::<serde_json::Value>(message) {
+    let value = match from_js::<serde_json::Value>(message) {
         Ok(value) => value,
         Err(err) => {
-            return gemipanel_core::messages::DecodeError { id: None, reason: err.to_string() }
-                .into_reply()
+            let reason = err.message().to_owned();
+            return gemipanel_core::messages::DecodeError { id: None, reason }.into_reply();
         }
     };
     match decode_client_message(value) {

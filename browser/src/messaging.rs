@@ -8,15 +8,24 @@ use wasm_bindgen::JsValue;
 use crate::{chrome, BrowserError};
 
 /// Serializes to a plain JS object (numbers stay numbers, maps become objects).
+///
+/// Through JSON text on purpose: every type then has one serializer (serde_json's) in the wasm
+/// instead of a second one for `serde_wasm_bindgen`, which for the message types alone cost the
+/// worker tens of kilobytes. Messages and storage hold only JSON values anyway.
 pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, BrowserError> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| BrowserError::new(format!("encoding a message: {e}")))
+    let text = serde_json::to_string(value)
+        .map_err(|e| BrowserError::new(format!("encoding a message: {e}")))?;
+    js_sys::JSON::parse(&text).map_err(|e| BrowserError::from_js("encoding a message", e))
 }
 
+/// The inverse of [`to_js`], also through JSON text. `undefined` reads as `null`.
 pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, BrowserError> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| BrowserError::new(format!("decoding a message: {e}")))
+    // `catch`: stringify throws on cycles and BigInts, which no message or stored value has.
+    let text = js_sys::JSON::stringify(&value)
+        .map_err(|e| BrowserError::from_js("decoding a message", e))?
+        .as_string()
+        .unwrap_or_else(|| "null".to_owned());
+    serde_json::from_str(&text).map_err(|e| BrowserError::new(format!("decoding a message: {e}")))
 }
 
 /// Sends one request with `chrome.runtime.sendMessage` and waits for its answer (the popup's
@@ -68,6 +77,14 @@ mod tests {
         let js = to_js(&ClientMessage { id: 1 << 40, request: Request::Status }).unwrap();
         let id = js_sys::Reflect::get(&js, &"id".into()).unwrap();
         assert_eq!(id.as_f64(), Some((1u64 << 40) as f64));
+    }
+
+    #[wasm_bindgen_test]
+    fn undefined_reads_as_null_and_odd_values_fail_cleanly() {
+        assert_eq!(from_js::<Option<u32>>(JsValue::UNDEFINED).unwrap(), None);
+        assert!(from_js::<WorkerMessage>(JsValue::UNDEFINED).is_err());
+        let big = js_sys::eval("10n").unwrap();
+        assert!(from_js::<serde_json::Value>(big).unwrap_err().message().contains("decoding"));
     }
 
     #[wasm_bindgen_test]

@@ -7,8 +7,11 @@
 //! be able to steer the extension at the user's router, a cloud metadata service or localhost.
 //!
 //! Host names are normalised by the WHATWG parser of the `url` crate first, which already turns
-//! decimal (`2130706433`), octal (`0177.0.0.1`), hex (`0x7f.1`), short (`127.1`) and full-width
-//! IPv4 forms into plain addresses and lower-cases names. What it leaves is done here: trailing
+//! decimal (`2130706433`), octal (`0177.0.0.1`), hex (`0x7f.1`) and short (`127.1`) IPv4 forms
+//! into plain addresses and lower-cases names. Host names must be ASCII: the IDNA tables cost
+//! more code than the rest of the worker (`idna_adapter` is pinned to its ASCII-only version), so
+//! internationalised names, full-width digits included, are refused with a request for the
+//! punycode (`xn--`) form. What it leaves is done here: trailing
 //! dots on names and IPv4 addresses hidden inside IPv6 ones (mapped, compatible, NAT64, 6to4).
 //!
 //! What no URL check can see: a public name that resolves to a private address (DNS rebinding).
@@ -59,6 +62,8 @@ pub struct UrlRefusal {
 pub enum RefusalKind {
     /// Not a URL at all.
     Unparsable,
+    /// A host name with characters outside ASCII; its punycode (`xn--`) form works.
+    InternationalDomain,
     /// Not http or https.
     Scheme,
     /// `user:password@` in the URL.
@@ -96,6 +101,11 @@ impl fmt::Display for UrlRefusal {
         let host = &self.detail;
         match self.kind {
             RefusalKind::Unparsable => write!(f, "this is not a valid URL ({host})"),
+            RefusalKind::InternationalDomain => write!(
+                f,
+                "internationalised domain names are not supported; use the punycode (xn--) form \
+                 of {host}"
+            ),
             RefusalKind::Scheme => write!(f, "only http and https URLs can be used"),
             RefusalKind::UserInfo => write!(
                 f,
@@ -128,10 +138,22 @@ impl std::error::Error for UrlRefusal {}
 
 /// Parses `input` and checks it against `policy`. Returns the normalised URL to fetch.
 pub fn check(input: &str, policy: Policy) -> Result<Url, UrlRefusal> {
-    let url = Url::parse(input.trim())
-        .map_err(|e| UrlRefusal::new(RefusalKind::Unparsable, e.to_string()))?;
+    let input = input.trim();
+    let url = Url::parse(input).map_err(|e| match non_ascii_host(input) {
+        Some(host) => UrlRefusal::new(RefusalKind::InternationalDomain, host),
+        None => UrlRefusal::new(RefusalKind::Unparsable, e.to_string()),
+    })?;
     check_parsed(&url, policy)?;
     Ok(url)
+}
+
+/// The host of a URL the parser refused, when it has characters outside ASCII (the parser
+/// refuses every such host; see the module documentation).
+fn non_ascii_host(input: &str) -> Option<&str> {
+    let after_scheme = input.split_once("://")?.1;
+    let authority = after_scheme.split(['/', '?', '#', '\\']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    (!host.is_ascii()).then_some(host)
 }
 
 /// Checks an already parsed URL against `policy`.

@@ -40,7 +40,12 @@ const CASES: &[(&str, Policy, Expect)] = &[
     ("http://[::ffff:127.0.0.1]/mcp",               USER,    Ok("[::ffff:7f00:1]")),
     ("http://[::ffff:7f00:1]/mcp",                  USER,    Ok("[::ffff:7f00:1]")),
     ("http://[::127.0.0.1]/mcp",                    USER,    Ok("[::7f00:1]")),
-    ("http://１２７.０.０.１/mcp",                   USER,    Ok("127.0.0.1")),
+    // Non-ASCII hosts are refused (ASCII-only IDNA keeps the wasm small), full-width digits too.
+    ("http://１２７.０.０.１/mcp",                   USER,    Err(InternationalDomain)),
+    ("https://bücher.example/mcp",                  USER,    Err(InternationalDomain)),
+    ("https://user@bücher.example/mcp",             USER,    Err(InternationalDomain)),
+    ("https://xn--bcher-kva.example/mcp",           USER,    Ok("xn--bcher-kva.example")),
+    ("https://mcp.example.com/bücher",              USER,    Ok("mcp.example.com")),
     ("https://localhost/.well-known/oauth",         LEARNED, Err(NotPublic)),
     ("https://2130706433/token",                    LEARNED, Err(NotPublic)),
     ("https://0x7f.1/token",                        LEARNED, Err(NotPublic)),
@@ -156,6 +161,7 @@ fn every_row_of_the_table_gets_its_verdict() {
 fn the_table_covers_each_refusal_and_each_policy() {
     for kind in [
         Unparsable,
+        InternationalDomain,
         Scheme,
         UserInfo,
         Fragment,
@@ -189,6 +195,12 @@ fn refusals_read_as_sentences_that_name_the_host_but_not_the_secret() {
             "https://alice:hunter2@mcp.example.com/",
             USER,
             "the URL contains a user name or password; remove it and put credentials in a header",
+        ),
+        (
+            "https://alice:hunter2@bücher.example:8443/mcp",
+            USER,
+            "internationalised domain names are not supported; use the punycode (xn--) form of \
+             bücher.example:8443",
         ),
     ];
     for (input, policy, message) in cases {

@@ -155,7 +155,7 @@ pub fn remove_server(dispatch: Dispatch, id: ServerId) {
 pub fn preview_import(dispatch: Dispatch, text: String) {
     spawn_local(async move {
         dispatch.dispatch(match ask(Request::PreviewImport { text }).await {
-            Ok(Response::ImportPreview { preview }) => Action::ImportPreviewed(preview),
+            Ok(Response::ImportPreview { preview }) => Action::ImportPreviewed(Box::new(preview)),
             Ok(other) => Action::ImportFailed(unexpected(&other)),
             Err(message) => Action::ImportFailed(message),
         });

@@ -131,7 +131,7 @@ pub enum Action {
     RemoveFailed(String),
 
     ImportReading,
-    ImportPreviewed(ImportPreviewView),
+    ImportPreviewed(Box<ImportPreviewView>),
     ImportFailed(String),
     ImportCancel,
     ImportApplying,
@@ -237,7 +237,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
 
         Action::ImportReading => next.import = ImportView::Reading,
-        Action::ImportPreviewed(preview) => next.import = ImportView::Preview(preview),
+        Action::ImportPreviewed(preview) => next.import = ImportView::Preview(*preview),
         Action::ImportFailed(message) => next.import = ImportView::Failed(message),
         Action::ImportCancel => next.import = ImportView::Idle,
         Action::ImportApplying => {
@@ -477,7 +477,8 @@ mod tests {
                 model: None,
             },
         };
-        let previewed = run(vec![Action::ImportReading, Action::ImportPreviewed(preview.clone())]);
+        let previewed =
+            run(vec![Action::ImportReading, Action::ImportPreviewed(Box::new(preview.clone()))]);
         assert_eq!(previewed.import, ImportView::Preview(preview.clone()));
         assert_eq!(reduce(&previewed, Action::ImportCancel).import, ImportView::Idle);
         let applying = reduce(&previewed, Action::ImportApplying);

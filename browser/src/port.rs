@@ -1,9 +1,14 @@
-//! The side panel's long-lived connection to the worker.
+//! A page's long-lived connection to the worker.
 //!
 //! Requests carry ids and are matched to their responses; events are handed to a callback. An
 //! open port keeps the worker alive, but Chrome may still stop it (updates, DevTools, crashes):
-//! then requests in flight fail with a message saying so, and the port reconnects — at once for
-//! the first disconnect, lazily on the next request if the worker keeps dropping us.
+//! then requests in flight fail with a message saying so (retry-safe ones are sent once more),
+//! and the port reconnects — at once for the first disconnect, lazily on the next request if the
+//! worker keeps dropping us.
+//!
+//! The port is generic over what it decodes the worker's messages into: core's full
+//! [`WorkerMessage`], or a page's narrower type that leaves out the decoders of answers it never
+//! receives (each one costs wasm size).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -11,6 +16,7 @@ use std::rc::Rc;
 
 use futures_channel::oneshot;
 use gemipanel_core::messages::{ClientMessage, Event, Request, Response, WorkerMessage};
+use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
 use crate::chrome::{self, Port};
@@ -20,23 +26,53 @@ use crate::BrowserError;
 /// Below this interval between two connects, reconnection waits for the next request.
 const RECONNECT_QUIET_MS: f64 = 1_000.0;
 
-#[derive(Clone)]
-pub struct WorkerPort {
-    inner: Rc<RefCell<Inner>>,
+/// A decoded message from the worker: an answer to the request `id`, or an event.
+pub enum Delivery<R, E> {
+    Reply { id: u64, reply: R },
+    Event(E),
 }
 
-struct Inner {
+/// What a port decodes the worker's messages into.
+pub trait Incoming: DeserializeOwned + 'static {
+    type Reply: 'static;
+    type Event: 'static;
+    fn into_delivery(self) -> Delivery<Self::Reply, Self::Event>;
+}
+
+impl Incoming for WorkerMessage {
+    type Reply = Response;
+    type Event = Event;
+
+    fn into_delivery(self) -> Delivery<Response, Event> {
+        match self {
+            WorkerMessage::Response { id, response } => Delivery::Reply { id, reply: response },
+            WorkerMessage::Event { event } => Delivery::Event(event),
+        }
+    }
+}
+
+pub struct WorkerPort<M: Incoming = WorkerMessage> {
+    inner: Rc<RefCell<Inner<M>>>,
+}
+
+impl<M: Incoming> Clone for WorkerPort<M> {
+    fn clone(&self) -> Self {
+        Self { inner: self.inner.clone() }
+    }
+}
+
+struct Inner<M: Incoming> {
     name: String,
     port: Option<Port>,
     last_connect_ms: f64,
     next_id: u64,
-    pending: HashMap<u64, oneshot::Sender<Response>>,
-    on_event: Rc<dyn Fn(Event)>,
+    pending: HashMap<u64, oneshot::Sender<M::Reply>>,
+    on_event: Rc<dyn Fn(M::Event)>,
 }
 
-impl WorkerPort {
+impl<M: Incoming> WorkerPort<M> {
     /// Connects now; `on_event` receives every event the worker pushes.
-    pub fn connect(name: &str, on_event: impl Fn(Event) + 'static) -> Self {
+    pub fn connect(name: &str, on_event: impl Fn(M::Event) + 'static) -> Self {
         let this = Self {
             inner: Rc::new(RefCell::new(Inner {
                 name: name.to_owned(),
@@ -54,11 +90,12 @@ impl WorkerPort {
 
     /// Sends `request` and waits for the worker's response. When the worker stops before
     /// answering, a retry-safe request is sent once more on a fresh connection.
-    pub async fn request(&self, request: Request) -> Result<Response, BrowserError> {
+    pub async fn request(&self, request: Request) -> Result<M::Reply, BrowserError> {
         let attempts = if request.is_retry_safe() { 2 } else { 1 };
+        let message = to_js(&ClientMessage { id: 0, request })?;
         let mut outcome = Err(BrowserError::new("no attempt made"));
         for _ in 0..attempts {
-            outcome = self.send_once(request.clone()).await;
+            outcome = self.send_once(&message).await;
             if outcome.is_ok() {
                 break;
             }
@@ -66,7 +103,8 @@ impl WorkerPort {
         outcome
     }
 
-    async fn send_once(&self, request: Request) -> Result<Response, BrowserError> {
+    /// Posts `message` (encoded once; its `id` is replaced for each attempt).
+    async fn send_once(&self, message: &JsValue) -> Result<M::Reply, BrowserError> {
         let port = self.ensure_connected()?;
         let (id, answer) = {
             let mut inner = self.inner.borrow_mut();
@@ -76,7 +114,9 @@ impl WorkerPort {
             inner.pending.insert(id, sender);
             (id, answer)
         };
-        let sent = to_js(&ClientMessage { id, request }).and_then(|message| port.post(&message));
+        let sent = js_sys::Reflect::set(message, &"id".into(), &JsValue::from_f64(id as f64))
+            .map_err(|e| BrowserError::from_js("numbering a request", e))
+            .and_then(|_| port.post(message));
         if let Err(err) = sent {
             // Posting fails on a port Chrome already closed; forget it so the retry reconnects.
             let mut inner = self.inner.borrow_mut();
@@ -130,15 +170,15 @@ impl WorkerPort {
     }
 }
 
-fn deliver(inner: &Rc<RefCell<Inner>>, message: JsValue) {
-    match from_js::<WorkerMessage>(message) {
-        Ok(WorkerMessage::Response { id, response }) => {
+fn deliver<M: Incoming>(inner: &Rc<RefCell<Inner<M>>>, message: JsValue) {
+    match from_js::<M>(message).map(M::into_delivery) {
+        Ok(Delivery::Reply { id, reply }) => {
             let sender = inner.borrow_mut().pending.remove(&id);
             if let Some(sender) = sender {
-                let _ = sender.send(response);
+                let _ = sender.send(reply);
             }
         }
-        Ok(WorkerMessage::Event { event }) => {
+        Ok(Delivery::Event(event)) => {
             let on_event = inner.borrow().on_event.clone();
             on_event(event);
         }

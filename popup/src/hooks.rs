@@ -2,7 +2,7 @@
 
 use gemipanel_browser::chrome;
 use gemipanel_browser::port::WorkerPort;
-use gemipanel_core::messages::Event;
+use gemipanel_core::messages::{Event, WorkerMessage};
 use yew::prelude::*;
 
 use crate::effects::{self, Dispatch};
@@ -26,7 +26,9 @@ pub fn use_worker(state: &UseReducerHandle<State>) {
     });
     use_effect_with((), move |_| {
         effects::load_settings(dispatch.clone());
-        let port = WorkerPort::connect(PORT_NAME, move |event| on_event(&dispatch, event));
+        let port = WorkerPort::<WorkerMessage>::connect(PORT_NAME, move |event| {
+            on_event(&dispatch, event)
+        });
         // The port lives as long as the popup; dropping it at unmount is all the cleanup needed.
         move || drop(port)
     });

@@ -24,7 +24,7 @@ use yew::Callback;
 use crate::state::{base_url, Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
 use crate::worker_messages::Reply;
-use crate::worker_port::WorkerPort;
+use crate::worker_messages::WorkerPort;
 
 /// What a turn is sent with, as chosen in the UI.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,7 +9,7 @@ use crate::chat_driver::Driver;
 use crate::chats_store;
 use crate::state::{Action, ElicitationCard, Progress, State};
 use crate::worker_messages::{Reply, WorkerEvent};
-use crate::worker_port::WorkerPort;
+use crate::worker_messages::WorkerPort;
 
 /// The panel's port to the worker, connected once; worker events become actions.
 #[hook]

@@ -16,7 +16,6 @@ mod state;
 mod tool_text;
 mod transcript;
 mod worker_messages;
-mod worker_port;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {

@@ -8,6 +8,7 @@
 //!
 //! [`WorkerMessage`]: gemipanel_core::messages::WorkerMessage
 
+use gemipanel_browser::port::Delivery;
 use gemipanel_core::messages::{ElicitationPrompt, ModelInfo, WorkerStatus};
 use gemipanel_core::settings::Settings;
 use serde::Deserialize;
@@ -75,8 +76,24 @@ pub enum WorkerEvent {
     Other,
 }
 
-/// Reads one message from its JSON text.
-pub fn decode(text: &str) -> Result<Incoming, String> {
+/// The panel's port to the worker, decoding into these types.
+pub type WorkerPort = gemipanel_browser::port::WorkerPort<Incoming>;
+
+impl gemipanel_browser::port::Incoming for Incoming {
+    type Reply = Reply;
+    type Event = WorkerEvent;
+
+    fn into_delivery(self) -> Delivery<Reply, WorkerEvent> {
+        match self {
+            Incoming::Response { id, response } => Delivery::Reply { id, reply: response },
+            Incoming::Event { event } => Delivery::Event(event),
+        }
+    }
+}
+
+/// Reads one message from its JSON text, as the port does.
+#[cfg(test)]
+fn decode(text: &str) -> Result<Incoming, String> {
     serde_json::from_str(text).map_err(|e| format!("ignoring a worker message: {e}"))
 }
 

@@ -11,17 +11,6 @@ fn client(server: &TestServer) -> Client<NativeHost> {
     Client::new(NativeHost::default(), ServerConfig::new(server.url()))
 }
 
-fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[derive(Default)]
 struct Recorder {
     events: RefCell<Vec<CallEvent>>,
@@ -62,7 +51,7 @@ async fn negotiates_a_session_and_uses_every_method() {
     assert!(structured.output_schema.is_some());
 
     let echo = client.call_tool("echo", json!({"message": "hi"}), &(), None).await.expect("echo");
-    assert_eq!(text_of(&echo), "Echo: hi");
+    assert_eq!(echo.text(), "Echo: hi");
     assert!(!echo.is_error);
 
     let image = client.call_tool("get-tiny-image", json!({}), &(), None).await.expect("image");
@@ -113,7 +102,7 @@ async fn progress_arrives_as_events() {
         )
         .await
         .expect("long operation");
-    assert!(text_of(&result).contains("completed"), "{result:?}");
+    assert!(result.text().contains("completed"), "{result:?}");
     let progress: Vec<f64> = recorder
         .events
         .borrow()
@@ -177,7 +166,7 @@ async fn elicitation_is_answered_with_defaults_or_declined() {
         .call_tool("trigger-elicitation-request", json!({}), &person, None)
         .await
         .expect("answered");
-    let text = text_of(&result);
+    let text = result.text();
     assert!(text.contains("Ada Lovelace"), "{text}");
     assert!(text.contains("It was a dark and stormy night."), "schema default applied: {text}");
     assert!(
@@ -188,7 +177,7 @@ async fn elicitation_is_answered_with_defaults_or_declined() {
         .call_tool("trigger-elicitation-request", json!({}), &(), None)
         .await
         .expect("declined");
-    assert!(text_of(&nobody).to_lowercase().contains("decline"), "{}", text_of(&nobody));
+    assert!(nobody.text().to_lowercase().contains("decline"), "{}", nobody.text());
 }
 
 #[tokio::test]
@@ -199,7 +188,7 @@ async fn a_forgotten_session_is_renewed_once() {
     server.restart();
     let echo =
         client.call_tool("echo", json!({"message": "again"}), &(), None).await.expect("renewed");
-    assert_eq!(text_of(&echo), "Echo: again");
+    assert_eq!(echo.text(), "Echo: again");
     let after = client.session().and_then(|s| s.session_id);
     assert!(after.is_some() && after != before);
 }

@@ -15,18 +15,6 @@ impl CallHandler for Events {
     }
 }
 
-fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
 #[tokio::test]
 async fn json_replies_work() {
     let server = TestServer::start(Kind::SdkJson);
@@ -37,7 +25,7 @@ async fn json_replies_work() {
     assert!(tools.iter().any(|t| t.name == "greet"));
     let greeting =
         client.call_tool("greet", json!({"name": "Rust"}), &(), None).await.expect("greet");
-    assert!(text_of(&greeting).contains("Rust"), "{greeting:?}");
+    assert!(greeting.text().contains("Rust"), "{greeting:?}");
     client.ping().await.expect("ping");
     client.close().await.expect("close");
 }
@@ -54,7 +42,7 @@ async fn sse_replies_and_resources_work() {
         .call_tool("multi-greet", json!({"name": "Rust"}), &events, None)
         .await
         .expect("multi-greet");
-    assert!(text_of(&result).contains("Rust"));
+    assert!(result.text().contains("Rust"));
     // Its log messages go to the standalone GET stream, which this client does not open.
     let resources = client.list_resources().await.expect("resources/list");
     let read = client.read_resource(&resources[0].uri, &()).await.expect("read");

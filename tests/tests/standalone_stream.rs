@@ -161,17 +161,6 @@ impl CallHandler for AcceptEmpty {
     }
 }
 
-fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn client(server: &Server) -> Client<NativeHost> {
     let mut config = ServerConfig::new(server.url.clone());
     config.request_timeout = Duration::from_secs(10);
@@ -185,7 +174,7 @@ async fn a_question_on_the_standalone_stream_reaches_the_calls_handler() {
     for _ in 0..2 {
         let result = client.call_tool("ask", json!({}), &AcceptEmpty, None).await.expect("call");
         // The person filled in nothing; core added the schema's default.
-        let answer: Value = serde_json::from_str(&text_of(&result)).expect("the answer as JSON");
+        let answer: Value = serde_json::from_str(&result.text()).expect("the answer as JSON");
         assert_eq!(answer, json!({"action": "accept", "content": {"name": "Ada"}}));
     }
     // One GET for the session, kept open between the calls.
@@ -199,7 +188,7 @@ async fn a_server_without_the_stream_is_asked_for_it_once() {
     let client = client(&server);
     for _ in 0..2 {
         let result = client.call_tool("ask", json!({}), &AcceptEmpty, None).await.expect("call");
-        assert_eq!(text_of(&result), "no standalone stream to ask on");
+        assert_eq!(result.text(), "no standalone stream to ask on");
     }
     assert_eq!(server.shared.lock().await.gets, 1);
 }

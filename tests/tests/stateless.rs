@@ -6,17 +6,6 @@ use gemipanel_tests::{NativeHost, TestServer};
 use serde_json::{json, Map};
 use std::cell::RefCell;
 
-fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 struct Person {
     name: Option<&'static str>,
     progress: RefCell<Vec<f64>>,
@@ -52,7 +41,7 @@ async fn speaks_2026_07_28_without_a_session() {
     let tools = client.list_tools().await.expect("tools/list");
     assert_eq!(tools.len(), 4);
     let echo = client.call_tool("echo", json!({"message": "x"}), &(), None).await.expect("echo");
-    assert_eq!(text_of(&echo), "Echo: x");
+    assert_eq!(echo.text(), "Echo: x");
     let sum = client.call_tool("add", json!({"a": 2, "b": 3}), &(), None).await.expect("add");
     assert_eq!(sum.structured_content, Some(json!({"sum": 5})));
     let read = client.read_resource("test://readme", &()).await.expect("read");
@@ -66,15 +55,11 @@ async fn progress_and_input_required_rounds() {
     let client = Client::new(NativeHost::default(), ServerConfig::new(server.url()));
     let person = Person { name: Some("Ada"), progress: RefCell::new(Vec::new()) };
     let counted = client.call_tool("count", json!({"to": 3}), &person, None).await.expect("count");
-    assert_eq!(text_of(&counted), "counted to 3");
+    assert_eq!(counted.text(), "counted to 3");
     assert_eq!(*person.progress.borrow(), vec![1.0, 2.0, 3.0]);
 
     let greeting = client.call_tool("greet", json!({}), &person, None).await.expect("greet");
-    assert!(
-        text_of(&greeting).starts_with("Hello, Ada!"),
-        "default applied: {}",
-        text_of(&greeting)
-    );
+    assert!(greeting.text().starts_with("Hello, Ada!"), "default applied: {}", greeting.text());
     let nobody = client.call_tool("greet", json!({}), &(), None).await.expect("declined");
-    assert_eq!(text_of(&nobody), "declined: decline");
+    assert_eq!(nobody.text(), "declined: decline");
 }

@@ -664,14 +664,7 @@ where
             Slot::Open(_) | Slot::Refused(_) | Slot::Closed => {}
         }
         let mut lease = Lease::new(&self.standalone, Slot::Closed);
-        let mut headers: Vec<(String, String)> = self
-            .session_headers(session)
-            .into_iter()
-            .filter(|(name, _)| {
-                !name.eq_ignore_ascii_case("Content-Type") && !name.eq_ignore_ascii_case("Accept")
-            })
-            .collect();
-        headers.push(("Accept".into(), "text/event-stream".into()));
+        let headers = self.stream_get_headers(session);
         let request =
             HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
         // Bounded like a notification: a server that never answers the GET delays the call
@@ -790,14 +783,7 @@ where
         session: &SessionState,
         last_event_id: &str,
     ) -> Result<HttpResponse<T::Body>, Error> {
-        let mut headers: Vec<(String, String)> = self
-            .session_headers(session)
-            .into_iter()
-            .filter(|(name, _)| {
-                !name.eq_ignore_ascii_case("Content-Type") && !name.eq_ignore_ascii_case("Accept")
-            })
-            .collect();
-        headers.push(("Accept".into(), "text/event-stream".into()));
+        let mut headers = self.stream_get_headers(session);
         headers.push(("Last-Event-ID".into(), last_event_id.into()));
         let request =
             HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
@@ -928,6 +914,20 @@ where
     fn base_headers(&self) -> Vec<(String, String)> {
         let mut headers = self.config.headers.clone();
         headers.push(("Accept".into(), "application/json, text/event-stream".into()));
+        headers
+    }
+
+    /// Headers of a GET that opens an SSE stream of `session` (the standalone stream, or a
+    /// resumption): the session's headers, asking for an event stream and sending no body.
+    fn stream_get_headers(&self, session: &SessionState) -> Vec<(String, String)> {
+        let mut headers: Vec<(String, String)> = self
+            .session_headers(session)
+            .into_iter()
+            .filter(|(name, _)| {
+                !name.eq_ignore_ascii_case("Content-Type") && !name.eq_ignore_ascii_case("Accept")
+            })
+            .collect();
+        headers.push(("Accept".into(), "text/event-stream".into()));
         headers
     }
 

@@ -49,6 +49,19 @@ pub struct Tool {
     pub meta: Option<Value>,
 }
 
+impl CallToolResult {
+    /// The text blocks of the result, joined: what a tool "said".
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 fn empty_object_schema() -> Value {
     serde_json::json!({"type": "object"})
 }

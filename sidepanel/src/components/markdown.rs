@@ -49,10 +49,11 @@ impl PartialEq for GroupProps {
     }
 }
 
-/// [`GROUP`] finished blocks; rendered once.
+/// [`GROUP`] finished blocks; rendered once. Wrapped in a box of their own so the browser's
+/// layout steps over a finished group as one clean child instead of walking every block.
 #[function_component]
 fn MdGroup(props: &GroupProps) -> Html {
-    props.blocks.iter().map(|source| render(source)).collect()
+    html! { <div class="md-group">{ for props.blocks.iter().map(|source| render(source)) }</div> }
 }
 
 #[derive(Properties)]

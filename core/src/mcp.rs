@@ -2,12 +2,14 @@
 //!
 //! The client speaks protocol 2026-07-28 (stateless, per-request `_meta`) and falls back to the
 //! `initialize` handshake of 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 when the server is
-//! of the older era. It performs no I/O itself: the host supplies HTTP and a timer.
+//! of the older era, and to the deprecated HTTP+SSE transport (`legacy`) when the URL refuses
+//! POSTs. It performs no I/O itself: the host supplies HTTP and a timer.
 
 mod client;
 pub mod elicitation;
 mod error;
 mod headers;
+mod legacy;
 pub mod param_headers;
 mod race;
 pub mod reply;

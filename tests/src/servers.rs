@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 pub enum Kind {
     /// `@modelcontextprotocol/server-everything`: stateful sessions, SSE replies.
     Everything,
+    /// The same server on the deprecated HTTP+SSE transport of 2024-11-05 (GET `/sse`).
+    EverythingLegacySse,
     /// The TypeScript SDK example with plain `application/json` replies.
     SdkJson,
     /// The TypeScript SDK example with SSE replies and sessions.
@@ -50,6 +52,10 @@ impl TestServer {
                 modules.join("@modelcontextprotocol/server-everything/dist/index.js"),
                 vec!["streamableHttp".into()],
             ),
+            Kind::EverythingLegacySse => (
+                modules.join("@modelcontextprotocol/server-everything/dist/index.js"),
+                vec!["sse".into()],
+            ),
             Kind::SdkJson => (examples.join("jsonResponseStreamableHttp.js"), vec![]),
             Kind::SdkSse => (examples.join("simpleStreamableHttp.js"), vec![]),
             Kind::Stateless2026 => {
@@ -75,7 +81,8 @@ impl TestServer {
     }
 
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
+        let path = if self.kind == Kind::EverythingLegacySse { "sse" } else { "mcp" };
+        format!("http://127.0.0.1:{}/{path}", self.port)
     }
 
     /// Kills the server; with `restart` a fresh process takes the same port (sessions are lost).

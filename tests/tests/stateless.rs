@@ -35,7 +35,14 @@ async fn speaks_2026_07_28_without_a_session() {
     let server = TestServer::start(Kind::Stateless2026);
     let client = Client::new(NativeHost::default(), ServerConfig::new(server.url()));
     let session = client.connect().await.expect("discovers");
-    assert_eq!(session, SessionState { protocol_version: MODERN_VERSION.into(), session_id: None });
+    assert_eq!(
+        session,
+        SessionState {
+            protocol_version: MODERN_VERSION.into(),
+            session_id: None,
+            sse_transport: false
+        }
+    );
     assert_eq!(client.server().map(|s| s.server_info.name), Some("stateless-2026".into()));
     client.ping().await.expect("ping");
     let tools = client.list_tools().await.expect("tools/list");

@@ -1,4 +1,4 @@
-//! The MCP client over Streamable HTTP.
+//! The MCP client over Streamable HTTP, and over the deprecated HTTP+SSE transport (`legacy`).
 //!
 //! One `Client` per server. Methods take `&self` so a single-threaded host can run calls in
 //! parallel; state lives in `Cell`/`RefCell` and is never borrowed across an `.await`.
@@ -6,6 +6,7 @@
 use super::elicitation;
 use super::error::{Error, Kind};
 use super::headers::encode_value;
+use super::legacy::Channel;
 use super::param_headers::{self, ParamHeader};
 use super::race::{first, CancelToken, Either};
 use super::reply::{DecodeError, ReplyDecoder};
@@ -101,9 +102,9 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 pub struct Client<T: HttpTransport> {
-    transport: T,
-    config: ServerConfig,
-    session: RefCell<Option<SessionState>>,
+    pub(super) transport: T,
+    pub(super) config: ServerConfig,
+    pub(super) session: RefCell<Option<SessionState>>,
     server: RefCell<Option<ServerDescription>>,
     next_id: Cell<i64>,
     tools_changed: Cell<bool>,
@@ -111,6 +112,8 @@ pub struct Client<T: HttpTransport> {
     standalone: RefCell<Slot<T::Body>>,
     /// Per tool, the parameters 2026-07-28 mirrors into headers (from the last tool list).
     param_headers: RefCell<std::collections::HashMap<String, Vec<ParamHeader>>>,
+    /// The GET stream of a server on the deprecated HTTP+SSE transport (see `legacy`).
+    pub(super) legacy: Channel<T::Body>,
 }
 
 /// What one POST produced.
@@ -134,6 +137,7 @@ where
             tools_changed: Cell::new(false),
             standalone: RefCell::new(Slot::Closed),
             param_headers: RefCell::default(),
+            legacy: Channel::new(),
         }
     }
 
@@ -241,6 +245,8 @@ where
     /// Ends a handshake-era session (HTTP DELETE); stateless sessions have nothing to end.
     pub async fn close(&self) -> Result<(), Error> {
         self.standalone.replace(Slot::Closed);
+        // An HTTP+SSE session ends when its stream closes; it has no session id to DELETE.
+        self.legacy.close();
         let Some(session) = self.session.borrow_mut().take() else {
             return Ok(());
         };
@@ -362,7 +368,7 @@ where
     ) -> Result<Value, Error> {
         let mut meta = Map::new();
         if method == "tools/call" {
-            meta.insert("progressToken".into(), Value::from(format!("progress-{id}")));
+            meta.insert("progressToken".into(), Value::from(progress_token(id)));
         }
         if !session.is_modern() {
             if !meta.is_empty() {
@@ -373,6 +379,9 @@ where
                 method: method.into(),
                 params: Some(Value::Object(params)),
             };
+            if session.sse_transport {
+                return self.request_over_sse(session, request, handler).await;
+            }
             if method == "tools/call" {
                 return self.exchange_listening(session, request, handler).await.map(|r| r.result);
             }
@@ -470,7 +479,11 @@ where
     /// Tries the stateless protocol first and falls back to the handshake as the spec says:
     /// a recognised 2026-07-28 error means a modern server, anything else from a 4xx a legacy one.
     async fn negotiate(&self) -> Result<SessionState, Error> {
-        let modern = SessionState { protocol_version: MODERN_VERSION.into(), session_id: None };
+        let modern = SessionState {
+            protocol_version: MODERN_VERSION.into(),
+            session_id: None,
+            sse_transport: false,
+        };
         let mut params = Map::new();
         params.insert("_meta".into(), Value::Object(self.modern_meta()));
         let mut retried = false;
@@ -511,7 +524,7 @@ where
                     *self.session.borrow_mut() = Some(modern.clone());
                     return Ok(modern);
                 }
-                self.initialize().await
+                self.initialize_or_sse().await
             }
             Err(e) => match e.rpc_error().map(|r| r.code) {
                 Some(code::UNSUPPORTED_PROTOCOL_VERSION) => {
@@ -521,45 +534,65 @@ where
                             .and_then(|d| d.get("supported")),
                     );
                     if supported.iter().any(|v| LEGACY_VERSIONS.contains(&v.as_str())) {
-                        self.initialize().await
+                        self.initialize_or_sse().await
                     } else {
                         let offered = supported.join(", ");
                         Err(self.error(Kind::UnsupportedVersion { offered }))
                     }
                 }
                 Some(code::HEADER_MISMATCH | code::MISSING_REQUIRED_CLIENT_CAPABILITY) => Err(e),
-                _ if falls_back_to_handshake(&e) => self.initialize().await,
+                _ if falls_back_to_handshake(&e) => self.initialize_or_sse().await,
                 _ => Err(e),
             },
         }
     }
 
+    /// The spec's backwards-compatibility rule: a server that refuses the `initialize` POST with
+    /// a 4xx may run the deprecated HTTP+SSE transport, which a GET of the same URL reveals.
+    async fn initialize_or_sse(&self) -> Result<SessionState, Error> {
+        match self.initialize().await {
+            Err(e) if e.status().is_some() && falls_back_to_handshake(&e) => {
+                self.connect_sse(e).await
+            }
+            other => other,
+        }
+    }
+
     /// The handshake of 2025-11-25 and earlier: `initialize`, then `notifications/initialized`.
     async fn initialize(&self) -> Result<SessionState, Error> {
+        // No version header on `initialize`: the version is what is being negotiated.
+        let reply = self
+            .exchange(&unnegotiated(false), self.initialize_request(), &())
+            .await
+            .map_err(|e| e.with_method("initialize"))?;
+        self.finish_initialize(reply.result, reply.session_id, false).await
+    }
+
+    pub(super) fn initialize_request(&self) -> Request {
         let params = json!({
             "protocolVersion": LEGACY_VERSIONS[0],
             "capabilities": client_capabilities(),
             "clientInfo": self.config.client_info,
         });
-        let request =
-            Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params) };
-        // No version header on `initialize`: the version is what is being negotiated.
-        let reply = self
-            .exchange(
-                &SessionState { protocol_version: "2025-03-26".into(), session_id: None },
-                request,
-                &(),
-            )
-            .await
-            .map_err(|e| e.with_method("initialize"))?;
-        let description: ServerDescription = self.decode("initialize", reply.result)?;
+        Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params) }
+    }
+
+    /// Reads the `initialize` result, sends `notifications/initialized` and keeps the session.
+    pub(super) async fn finish_initialize(
+        &self,
+        result: Value,
+        session_id: Option<String>,
+        sse_transport: bool,
+    ) -> Result<SessionState, Error> {
+        let description: ServerDescription = self.decode("initialize", result)?;
         if !LEGACY_VERSIONS.contains(&description.protocol_version.as_str()) {
             let offered = description.protocol_version.clone();
             return Err(self.error(Kind::UnsupportedVersion { offered }).with_method("initialize"));
         }
         let session = SessionState {
             protocol_version: description.protocol_version.clone(),
-            session_id: reply.session_id,
+            session_id,
+            sse_transport,
         };
         *self.server.borrow_mut() = Some(description);
         self.notify(&session, "notifications/initialized", None)
@@ -799,7 +832,7 @@ where
     }
 
     /// Handles messages from a reply; `Some` once the response to `id` is among them.
-    async fn handle_messages<H: CallHandler>(
+    pub(super) async fn handle_messages<H: CallHandler>(
         &self,
         session: &SessionState,
         messages: Vec<Message>,
@@ -886,11 +919,23 @@ where
         let _ = self.notify(&session, "notifications/cancelled", Some(params)).await;
     }
 
-    /// POSTs a notification or a response; the server answers 202 without a body.
-    async fn post_message(&self, session: &SessionState, message: Message) -> Result<(), Error> {
+    /// POSTs a notification or a response (or, over HTTP+SSE, any message); the server answers
+    /// 202 without a body.
+    pub(super) async fn post_message(
+        &self,
+        session: &SessionState,
+        message: Message,
+    ) -> Result<(), Error> {
+        let url = if session.sse_transport {
+            // No stream, no endpoint: what waits for an answer fails on the missing stream.
+            let Some(endpoint) = self.legacy.endpoint() else { return Ok(()) };
+            endpoint
+        } else {
+            self.config.url.clone()
+        };
         let http = HttpRequest {
             method: Method::Post,
-            url: self.config.url.clone(),
+            url,
             headers: self.session_headers(session),
             body: Some(message.to_json()),
         };
@@ -943,7 +988,7 @@ where
         headers
     }
 
-    fn error(&self, kind: Kind) -> Error {
+    pub(super) fn error(&self, kind: Kind) -> Error {
         Error::new(kind, &self.config.url)
     }
 
@@ -956,7 +1001,7 @@ where
     }
 
     /// Reads the start of an error body for the server's own words.
-    async fn http_error(&self, mut response: HttpResponse<T::Body>) -> Kind {
+    pub(super) async fn http_error(&self, mut response: HttpResponse<T::Body>) -> Kind {
         let www_authenticate = response.header("WWW-Authenticate").map(str::to_owned);
         let is_html = response
             .header("Content-Type")
@@ -988,6 +1033,16 @@ where
         };
         Kind::Http { status: response.status, message, www_authenticate, rpc }
     }
+}
+
+/// The `initialize` parameters fix the version; requests before that send no version header.
+pub(super) fn unnegotiated(sse_transport: bool) -> SessionState {
+    SessionState { protocol_version: "2025-03-26".into(), session_id: None, sse_transport }
+}
+
+/// The `progressToken` of a tool call: progress notifications name the call they belong to.
+pub(super) fn progress_token(id: &Id) -> String {
+    format!("progress-{id}")
 }
 
 /// A 4xx other than "sign in" answers the stateless probe of a handshake-era server, and so

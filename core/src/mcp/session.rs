@@ -17,6 +17,11 @@ pub struct SessionState {
     /// `Mcp-Session-Id` of a handshake-era session, when the server assigned one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    /// The server speaks the deprecated HTTP+SSE transport (protocol 2024-11-05): messages go to
+    /// an endpoint it names on a GET stream. The endpoint dies with that stream, so only this
+    /// flag is kept: a resumed client opens a new stream without probing Streamable HTTP again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sse_transport: bool,
 }
 
 impl SessionState {

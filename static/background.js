@@ -5,6 +5,79 @@ import init, * as worker from './wasm/background.js';
 const ready = init({ module_or_path: new URL('./wasm/background_bg.wasm', import.meta.url) })
   .then(() => worker.start());
 
+// Fast lanes (browser/src/channel.rs): a page names its port `<name>#<token>` and hands this
+// worker one end of a MessageChannel with the same token. Once both are here, requests on the
+// channel are answered on it: page and worker share a process, so this skips the browser
+// process a runtime port goes through (0.05 ms a round trip instead of about 0.7 ms). The port
+// still carries events and its disconnect still tells the page that the worker stopped.
+const lanes = (() => {
+  const SEPARATOR = '#';
+  const waiting = new Map(); // token → { port, channel }, until both halves are here
+  const open = new Map(); // token → channel
+  let lastKeepAlive = 0;
+
+  // Messages on a channel are no extension events, so they would not keep the worker alive;
+  // an extension API call does (Chrome 110+), once a second at most.
+  const keepAlive = () => {
+    const now = Date.now();
+    if (now - lastKeepAlive < 1000) return;
+    lastKeepAlive = now;
+    chrome.runtime.getPlatformInfo().catch(() => {});
+  };
+
+  const pair = (token) => {
+    const entry = waiting.get(token);
+    if (!entry?.port || !entry.channel) return;
+    waiting.delete(token);
+    const { port, channel } = entry;
+    open.set(token, channel);
+    const reply = (text) => channel.postMessage(text);
+    channel.onmessage = (event) => {
+      keepAlive();
+      worker.on_port_message(port, event.data, reply);
+    };
+    channel.postMessage({ kind: 'channel_ready' });
+  };
+
+  const half = (token) => {
+    let entry = waiting.get(token);
+    if (!entry) {
+      entry = {};
+      waiting.set(token, entry);
+      // A half whose other half never comes is dropped.
+      setTimeout(() => { if (waiting.get(token) === entry) waiting.delete(token); }, 30_000);
+    }
+    return entry;
+  };
+
+  self.addEventListener('message', (event) => {
+    const token = event.data?.gemipanel_channel;
+    const channel = event.ports?.[0];
+    if (typeof token !== 'string' || !channel || open.has(token)) return;
+    half(token).channel = channel;
+    // Pairs once the port is here too, which is only once wasm is ready.
+    pair(token);
+  });
+
+  return {
+    token: (port) => {
+      const at = port.name.lastIndexOf(SEPARATOR);
+      return at < 0 ? null : port.name.slice(at + 1);
+    },
+    connected: (token, port) => {
+      if (!token) return;
+      half(token).port = port;
+      pair(token);
+    },
+    forget: (token) => {
+      if (!token) return;
+      waiting.delete(token);
+      open.get(token)?.close();
+      open.delete(token);
+    },
+  };
+})();
+
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   ready
     .then(() => worker.on_message(message))
@@ -21,11 +94,16 @@ chrome.runtime.onConnect.addListener((port) => {
   const early = [];
   let deliver = (message) => early.push(message);
   port.onMessage.addListener((message) => deliver(message));
-  port.onDisconnect.addListener(() => ready.then(() => worker.on_disconnect(port)));
+  const token = lanes.token(port);
+  port.onDisconnect.addListener(() => {
+    lanes.forget(token);
+    ready.then(() => worker.on_disconnect(port));
+  });
   ready.then(() => {
     worker.on_connect(port);
     deliver = (message) => worker.on_port_message(port, message);
     early.splice(0).forEach(deliver);
+    lanes.connected(token, port);
   });
 });
 

@@ -19,7 +19,8 @@ mod wait;
 use std::cell::Cell;
 
 use gemipanel_browser::chrome::{self, Port};
-use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_browser::messaging::{from_js, from_text_or_js, to_js};
+use gemipanel_browser::BrowserError;
 use gemipanel_core::messages::{decode_client_message, Event, WorkerMessage};
 use wasm_bindgen::prelude::*;
 
@@ -36,7 +37,7 @@ pub fn start() {
 /// A one-shot message (`chrome.runtime.sendMessage`); resolves to the reply.
 #[wasm_bindgen]
 pub async fn on_message(message: JsValue) -> JsValue {
-    let reply = handle(message, None).await;
+    let reply = handle(from_js(message), None).await;
     encode(&reply)
 }
 
@@ -56,13 +57,21 @@ pub fn on_connect(port: Port) {
     });
 }
 
-/// A message arrived on a page's port; the reply goes back on the same port.
+/// A message arrived on a page's port, or on its fast lane (`lane`, see `background.js`): then
+/// it came as JSON text and the reply goes back on the lane as JSON text, which each side parses
+/// straight into its own types. Either way the request's events go to `port`.
 #[wasm_bindgen]
-pub fn on_port_message(port: Port, message: JsValue) {
+pub fn on_port_message(port: Port, message: JsValue, lane: Option<js_sys::Function>) {
     wasm_bindgen_futures::spawn_local(async move {
+        let message = if lane.is_some() { from_text_or_js(message) } else { from_js(message) };
         let reply = handle(message, Some(port.clone())).await;
+        // Serializing these types cannot fail.
+        let Ok(text) = serde_json::to_string(&reply) else { return };
         // The page may have closed meanwhile; nothing is waiting then.
-        let _ = port.post(&encode(&reply));
+        let _ = match lane {
+            Some(lane) => lane.call1(&JsValue::NULL, &text.into()).map(drop),
+            None => js_sys::JSON::parse(&text).map(|message| drop(port.post(&message))),
+        };
     });
 }
 
@@ -77,8 +86,11 @@ pub(crate) fn uptime_ms() -> u64 {
     (js_sys::Date::now() - started).max(0.0) as u64
 }
 
-async fn handle(message: JsValue, port: Option<Port>) -> WorkerMessage {
-    let value = match from_js::<serde_json::Value>(message) {
+async fn handle(
+    message: Result<serde_json::Value, BrowserError>,
+    port: Option<Port>,
+) -> WorkerMessage {
+    let value = match message {
         Ok(value) => value,
         Err(err) => {
             let reason = err.message().to_owned();

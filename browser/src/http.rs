@@ -50,7 +50,12 @@ struct AbortOnDrop(Option<AbortController>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         if let Some(controller) = self.0.take() {
-            controller.abort();
+            // In a later task: the client drops a body as soon as the reply it waited for is in,
+            // and aborting costs Blink ~0.3 ms that the page would otherwise wait for.
+            let abort = Reflect::get(&controller, &"abort".into()).map(Function::unchecked_from_js);
+            if abort.and_then(|abort| set_timeout(&abort.bind0(&controller), 0.0)).is_err() {
+                controller.abort();
+            }
         }
     }
 }

@@ -9,18 +9,22 @@
 //! The port is generic over what it decodes the worker's messages into: core's full
 //! [`WorkerMessage`], or a page's narrower type that leaves out the decoders of answers it never
 //! receives (each one costs wasm size).
+//!
+//! Requests and their responses take the connection's fast lane once the worker has paired it
+//! (see [`crate::channel`]); the runtime port carries events and the requests sent before that.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures_channel::oneshot;
-use gemipanel_core::messages::{ClientMessage, Event, Request, Response, WorkerMessage};
+use gemipanel_core::messages::{Event, Request, Response, WorkerMessage};
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
+use crate::channel::{self, Channel};
 use crate::chrome::{self, Port};
-use crate::messaging::{from_js, to_js};
+use crate::messaging::from_text_or_js;
 use crate::BrowserError;
 
 /// Below this interval between two connects, reconnection waits for the next request.
@@ -68,6 +72,11 @@ struct Inner<M: Incoming> {
     next_id: u64,
     pending: HashMap<u64, oneshot::Sender<M::Reply>>,
     on_event: Rc<dyn Fn(M::Event)>,
+    /// The fast lane of the current connection, whether the worker has paired it, and whether
+    /// requests already go there.
+    lane: Option<Channel>,
+    lane_ready: bool,
+    lane_in_use: bool,
 }
 
 impl<M: Incoming> WorkerPort<M> {
@@ -81,6 +90,9 @@ impl<M: Incoming> WorkerPort<M> {
                 next_id: 1,
                 pending: HashMap::new(),
                 on_event: Rc::new(on_event),
+                lane: None,
+                lane_ready: false,
+                lane_in_use: false,
             })),
         };
         // A failure here is reported by the first request, which retries the connection.
@@ -92,10 +104,11 @@ impl<M: Incoming> WorkerPort<M> {
     /// answering, a retry-safe request is sent once more on a fresh connection.
     pub async fn request(&self, request: Request) -> Result<M::Reply, BrowserError> {
         let attempts = if request.is_retry_safe() { 2 } else { 1 };
-        let message = to_js(&ClientMessage { id: 0, request })?;
+        let request = serde_json::to_string(&request)
+            .map_err(|e| BrowserError::new(format!("encoding a request: {e}")))?;
         let mut outcome = Err(BrowserError::new("no attempt made"));
         for _ in 0..attempts {
-            outcome = self.send_once(&message).await;
+            outcome = self.send_once(&request).await;
             if outcome.is_ok() {
                 break;
             }
@@ -103,20 +116,30 @@ impl<M: Incoming> WorkerPort<M> {
         outcome
     }
 
-    /// Posts `message` (encoded once; its `id` is replaced for each attempt).
-    async fn send_once(&self, message: &JsValue) -> Result<M::Reply, BrowserError> {
+    /// Posts the request (JSON text, encoded once) with a fresh id: as text on the lane, where
+    /// the worker parses it straight into its types, as an object on the port.
+    async fn send_once(&self, request: &str) -> Result<M::Reply, BrowserError> {
         let port = self.ensure_connected()?;
-        let (id, answer) = {
+        let (id, answer, lane) = {
             let mut inner = self.inner.borrow_mut();
+            // Onto the lane only with nothing in flight on the port: requests keep their order.
+            if inner.lane_ready && inner.pending.is_empty() {
+                inner.lane_in_use = true;
+            }
             let id = inner.next_id;
             inner.next_id += 1;
             let (sender, answer) = oneshot::channel();
             inner.pending.insert(id, sender);
-            (id, answer)
+            (id, answer, inner.lane_in_use)
         };
-        let sent = js_sys::Reflect::set(message, &"id".into(), &JsValue::from_f64(id as f64))
-            .map_err(|e| BrowserError::from_js("numbering a request", e))
-            .and_then(|_| port.post(message));
+        // A `ClientMessage`, without copying the request into one.
+        let text = format!("{{\"id\":{id},\"request\":{request}}}");
+        let sent = match self.inner.borrow().lane.as_ref().filter(|_| lane) {
+            Some(lane) => lane.post(&JsValue::from_str(&text)),
+            None => js_sys::JSON::parse(&text)
+                .map_err(|e| BrowserError::from_js("encoding a request", e))
+                .and_then(|message| port.post(&message)),
+        };
         if let Err(err) = sent {
             // Posting fails on a port Chrome already closed; forget it so the retry reconnects.
             let mut inner = self.inner.borrow_mut();
@@ -135,13 +158,18 @@ impl<M: Incoming> WorkerPort<M> {
         if let Some(port) = self.inner.borrow().port.clone() {
             return Ok(port);
         }
-        let name = self.inner.borrow().name.clone();
+        let token = channel::token();
+        let name = format!("{}{}{token}", self.inner.borrow().name, channel::TOKEN_SEPARATOR);
         let port = chrome::connect(&name)?;
         {
             let mut inner = self.inner.borrow_mut();
             inner.port = Some(port.clone());
             inner.last_connect_ms = js_sys::Date::now();
+            inner.lane = None;
+            inner.lane_ready = false;
+            inner.lane_in_use = false;
         }
+        self.open_lane(&token, &port);
         let weak = Rc::downgrade(&self.inner);
         port.on_message(move |message| {
             if let Some(inner) = weak.upgrade() {
@@ -158,6 +186,9 @@ impl<M: Incoming> WorkerPort<M> {
                     return;
                 }
                 state.port = None;
+                state.lane = None;
+                state.lane_ready = false;
+                state.lane_in_use = false;
                 // Dropping the senders fails every request in flight.
                 state.pending.clear();
                 js_sys::Date::now() - state.last_connect_ms > RECONNECT_QUIET_MS
@@ -168,10 +199,34 @@ impl<M: Incoming> WorkerPort<M> {
         });
         Ok(port)
     }
+
+    /// Opens the fast lane of the connection `port`; until the worker pairs it (or if it never
+    /// does) requests go on the port.
+    fn open_lane(&self, token: &str, port: &Port) {
+        let weak = Rc::downgrade(&self.inner);
+        let this_port = port.clone();
+        let on_ready = move || {
+            let Some(inner) = weak.upgrade() else { return };
+            let mut state = inner.borrow_mut();
+            if state.port.as_ref().is_some_and(|p| p.is(&this_port)) {
+                state.lane_ready = true;
+            }
+        };
+        let weak = Rc::downgrade(&self.inner);
+        let on_message = move |message| {
+            if let Some(inner) = weak.upgrade() {
+                deliver(&inner, message);
+            }
+        };
+        match Channel::open(token, on_ready, on_message) {
+            Ok(lane) => self.inner.borrow_mut().lane = Some(lane),
+            Err(err) => web_sys::console::warn_1(&format!("{err}; using the port alone").into()),
+        }
+    }
 }
 
 fn deliver<M: Incoming>(inner: &Rc<RefCell<Inner<M>>>, message: JsValue) {
-    match from_js::<M>(message).map(M::into_delivery) {
+    match from_text_or_js::<M>(message).map(M::into_delivery) {
         Ok(Delivery::Reply { id, reply }) => {
             let sender = inner.borrow_mut().pending.remove(&id);
             if let Some(sender) = sender {

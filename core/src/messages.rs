@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mcp::{CallToolResult, ElicitResult, ReadResourceResult, Tool};
-use crate::settings::{Secret, Server, ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::settings::{Secret, ServerDraft, ServerId, Settings, SettingsEdit};
 
 /// A request from a page, with the id its answer will carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,13 +31,6 @@ pub enum Request {
     /// One read-modify-write step; answered with the document after the edit.
     EditSettings {
         edit: SettingsEdit,
-    },
-    /// Reads an import file (own format, gemini-cli, Claude Desktop) without applying it.
-    PreviewImport {
-        text: String,
-    },
-    Export {
-        include_secrets: bool,
     },
     /// Models of the Gemini API for `api_key`, or for the stored key when `None`.
     ListModels {
@@ -87,8 +80,6 @@ impl Request {
         match self {
             Request::Status
             | Request::GetSettings
-            | Request::PreviewImport { .. }
-            | Request::Export { .. }
             | Request::ListModels { .. }
             | Request::ListServers
             | Request::ListTools { .. }
@@ -113,12 +104,6 @@ pub enum Response {
     Status(WorkerStatus),
     Settings {
         settings: Settings,
-    },
-    ImportPreview {
-        preview: ImportPreviewView,
-    },
-    Exported {
-        json: String,
     },
     Models {
         models: Vec<ModelInfo>,
@@ -190,22 +175,6 @@ pub struct ModelInfo {
     pub id: String,
     pub display_name: String,
     pub supports_function_calling: bool,
-}
-
-/// An import preview, as the popup shows it before the user applies it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ImportPreviewView {
-    /// "GemiPanel", "gemini-cli", "Claude Desktop" or "mcpServers".
-    pub source: String,
-    pub added: Vec<Server>,
-    pub updated: Vec<Server>,
-    /// (server name, why it is skipped)
-    pub skipped: Vec<(String, String)>,
-    pub warnings: Vec<String>,
-    pub sets_api_key: bool,
-    pub model: Option<String>,
-    /// Apply it with [`Request::EditSettings`].
-    pub edit: SettingsEdit,
 }
 
 /// Answer to [`Request::Status`].

@@ -100,7 +100,9 @@ fn decode(text: &str) -> Result<Incoming, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemipanel_core::messages::{Event, Response, ServerStatus, WorkerMessage};
+    use gemipanel_core::messages::{
+        ConnectionOutcome, Event, Response, ServerStatus, WorkerMessage,
+    };
     use gemipanel_core::settings::ServerId;
     use serde_json::json;
 
@@ -175,7 +177,10 @@ mod tests {
     #[test]
     fn answers_the_panel_does_not_read_are_other_not_errors() {
         assert!(matches!(reply(Response::Ok), Reply::Other));
-        assert!(matches!(reply(Response::Exported { json: "{}".into() }), Reply::Other));
+        assert!(matches!(
+            reply(Response::ConnectionTest { outcome: ConnectionOutcome::NeedsSignIn }),
+            Reply::Other
+        ));
         assert!(matches!(reply(Response::Servers { servers: Vec::new() }), Reply::Other));
         let preview = json!({"kind": "response", "id": 3, "response": {
             "type": "import_preview", "preview": {"anything": ["goes"]}

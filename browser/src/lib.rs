@@ -4,8 +4,8 @@
 //! fetch-based HTTP transport. Everything here is a thin adapter over `gemipanel-core` types.
 
 pub mod chrome;
-pub mod gemini_http;
 mod error;
+pub mod gemini_http;
 pub mod http;
 pub mod messaging;
 pub mod port;

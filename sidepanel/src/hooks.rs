@@ -8,8 +8,8 @@ use yew::prelude::*;
 use crate::chat_driver::Driver;
 use crate::chats_store;
 use crate::state::{Action, ElicitationCard, Progress, State};
-use crate::worker_messages::{Reply, WorkerEvent};
 use crate::worker_messages::WorkerPort;
+use crate::worker_messages::{Reply, WorkerEvent};
 
 /// The panel's port to the worker, connected once; worker events become actions.
 #[hook]

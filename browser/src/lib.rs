@@ -6,9 +6,11 @@
 pub mod chrome;
 mod error;
 pub mod gemini_http;
+pub mod gemini_models;
 pub mod http;
 pub mod messaging;
 pub mod port;
+pub mod wait;
 
 pub use error::BrowserError;
 

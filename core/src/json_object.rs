@@ -44,7 +44,6 @@ impl JsonObject {
             Some(value) => decode(name, value).map(Some),
         }
     }
-
 }
 
 fn decode<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, String> {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::json_object::{kind_of, unknown_tag, JsonObject};
 use crate::mcp::{CallToolResult, ElicitResult, ReadResourceResult, Tool};
-use crate::settings::{Secret, ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::settings::{ServerDraft, ServerId, Settings, SettingsEdit};
 
 /// A request from a page, with the id its answer will carry. Read with
 /// [`decode_client_message`].
@@ -34,10 +34,6 @@ pub enum Request {
     /// One read-modify-write step; answered with the document after the edit.
     EditSettings {
         edit: SettingsEdit,
-    },
-    /// Models of the Gemini API for `api_key`, or for the stored key when `None`.
-    ListModels {
-        api_key: Option<Secret>,
     },
 
     // --- MCP servers. ---
@@ -81,7 +77,6 @@ impl Request {
         "status",
         "get_settings",
         "edit_settings",
-        "list_models",
         "list_servers",
         "list_tools",
         "call_tool",
@@ -104,7 +99,6 @@ impl Request {
                     .map_err(|e| format!("in `edit`: {e}"))?;
                 Request::EditSettings { edit }
             }
-            "list_models" => Request::ListModels { api_key: o.optional("api_key")? },
             "list_servers" => Request::ListServers,
             "list_tools" => Request::ListTools {
                 server_id: o.field("server_id")?,
@@ -136,7 +130,6 @@ impl Request {
         match self {
             Request::Status
             | Request::GetSettings
-            | Request::ListModels { .. }
             | Request::ListServers
             | Request::ListTools { .. }
             | Request::ReadResource { .. }
@@ -160,9 +153,6 @@ pub enum Response {
     Status(WorkerStatus),
     Settings {
         settings: Settings,
-    },
-    Models {
-        models: Vec<ModelInfo>,
     },
     Servers {
         servers: Vec<ServerView>,
@@ -222,15 +212,6 @@ pub enum ConnectionOutcome {
     Connected { protocol_version: String, server_name: Option<String>, tools: Vec<Tool> },
     NeedsSignIn,
     Failed { message: String },
-}
-
-/// A Gemini model the user can pick.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelInfo {
-    /// Without the `models/` prefix, as used in request paths.
-    pub id: String,
-    pub display_name: String,
-    pub supports_function_calling: bool,
 }
 
 /// Answer to [`Request::Status`].
@@ -451,8 +432,6 @@ mod tests {
             Request::Status,
             Request::GetSettings,
             Request::EditSettings { edit: SettingsEdit::RemoveServer { id: id.clone() } },
-            Request::ListModels { api_key: Some(Secret::new("k")) },
-            Request::ListModels { api_key: None },
             Request::ListServers,
             Request::ListTools { server_id: id.clone(), refresh: true },
             Request::CallTool {

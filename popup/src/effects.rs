@@ -4,6 +4,7 @@
 //! shown next to whatever the person clicked.
 
 use gemipanel_browser::chrome;
+use gemipanel_browser::gemini_models::list_models;
 use gemipanel_browser::messaging::request_once;
 use gemipanel_core::messages::{Request, Response};
 use gemipanel_core::settings::{
@@ -71,9 +72,12 @@ pub fn check_models(dispatch: Dispatch, api_key: String) {
     dispatch.dispatch(Action::CheckStarted);
     let api_key = Some(api_key.trim().to_string()).filter(|k| !k.is_empty()).map(Secret::new);
     spawn_local(async move {
-        dispatch.dispatch(match ask(Request::ListModels { api_key }).await {
-            Ok(Response::Models { models }) => Action::ModelsLoaded(models),
-            Ok(other) => Action::ModelsFailed(unexpected(&other)),
+        let models = async {
+            let settings = current_settings().await?;
+            list_models(&settings.gemini, api_key).await
+        };
+        dispatch.dispatch(match models.await {
+            Ok(models) => Action::ModelsLoaded(models),
             Err(message) => Action::ModelsFailed(message),
         });
     });

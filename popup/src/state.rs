@@ -3,8 +3,9 @@
 
 use std::rc::Rc;
 
+use gemipanel_core::gemini::ModelInfo;
 use gemipanel_core::messages::{
-    ConnectionOutcome, ModelInfo, ServerStatus, ServerView, SettingsProblem, WorkerStatus,
+    ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, WorkerStatus,
 };
 use gemipanel_core::settings::{ImportPreview, ServerId, Settings};
 use yew::Reducible;

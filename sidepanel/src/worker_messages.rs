@@ -9,7 +9,7 @@
 //! [`WorkerMessage`]: gemipanel_core::messages::WorkerMessage
 
 use gemipanel_browser::port::Delivery;
-use gemipanel_core::messages::{ElicitationPrompt, ModelInfo, WorkerStatus};
+use gemipanel_core::messages::{ElicitationPrompt, WorkerStatus};
 use gemipanel_core::settings::Settings;
 use serde::Deserialize;
 use serde_json::Value;
@@ -28,9 +28,6 @@ pub enum Reply {
     Status(WorkerStatus),
     Settings {
         settings: Settings,
-    },
-    Models {
-        models: Vec<ModelInfo>,
     },
     /// MCP `Tool`s as JSON: the panel passes them to `core::tools` as JSON anyway (and a typed
     /// decoder would cost wasm size).
@@ -134,15 +131,6 @@ mod tests {
         assert!(matches!(
             reply(Response::Settings { settings: settings.clone() }),
             Reply::Settings { settings: s } if s == settings
-        ));
-        let model = ModelInfo {
-            id: "gemini-x".into(),
-            display_name: "Gemini X".into(),
-            supports_function_calling: true,
-        };
-        assert!(matches!(
-            reply(Response::Models { models: vec![model.clone()] }),
-            Reply::Models { models } if models == [model]
         ));
         assert!(matches!(
             reply(Response::Error { message: "no key".into() }),

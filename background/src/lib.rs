@@ -7,14 +7,12 @@
 
 mod calls;
 mod lock;
-mod models;
 mod ports;
 mod registry;
 mod router;
 mod servers;
 mod settings;
 mod store;
-mod wait;
 
 use std::cell::Cell;
 

@@ -4,7 +4,7 @@
 use gemipanel_browser::chrome::{self, Port};
 use gemipanel_core::messages::{Request, Response, WorkerStatus};
 
-use crate::{calls, models, servers, settings, store};
+use crate::{calls, servers, settings, store};
 
 pub async fn route(request: Request, port: Option<Port>) -> Response {
     // Requests that need no settings.
@@ -40,9 +40,6 @@ pub async fn route(request: Request, port: Option<Port>) -> Response {
             configured_servers: settings.servers.len() as u32,
         }),
         Request::GetSettings => Response::Settings { settings },
-        Request::PreviewImport { text } => settings::preview(&settings, &text),
-        Request::Export { include_secrets } => settings::export_json(&settings, include_secrets),
-        Request::ListModels { api_key } => models::list(&settings, api_key).await,
         Request::ListServers => servers::list(settings).await,
         Request::ListTools { server_id, refresh } => {
             servers::tools(settings, server_id, refresh).await

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::calls::{self, PageHandler};
 use crate::registry;
-use crate::wait::within;
+use gemipanel_browser::wait::within;
 
 /// How long a listing waits for servers still connecting; later changes arrive as events.
 const LIST_WAIT: Duration = Duration::from_secs(3);

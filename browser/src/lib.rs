@@ -5,11 +5,13 @@
 
 pub mod channel;
 pub mod chrome;
-pub mod gemini_http;
 mod error;
+pub mod gemini_http;
+pub mod gemini_models;
 pub mod http;
 pub mod messaging;
 pub mod port;
+pub mod wait;
 
 pub use error::BrowserError;
 

@@ -20,7 +20,10 @@ pub use chat::{
     ToolsOff, DEFAULT_MAX_ROUNDS,
 };
 pub use error::{parse_proto_duration, ApiErrorBody, ApiStatus, Error};
-pub use models::{chat_models, model_id, supports_function_calling, ListModelsResponse, Model};
+pub use models::{
+    chat_models, list_error, model_id, supports_function_calling, ListModelsResponse, Model,
+    ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
+};
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
 pub use tool_result::ToolOutcome;
 pub use wire::{

@@ -8,18 +8,21 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::json_object::{kind_of, unknown_tag, JsonObject};
 use crate::mcp::{CallToolResult, ElicitResult, ReadResourceResult, Tool};
-use crate::settings::{Secret, Server, ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::settings::{ServerDraft, ServerId, Settings, SettingsEdit};
 
-/// A request from a page, with the id its answer will carry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A request from a page, with the id its answer will carry. Read with
+/// [`decode_client_message`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClientMessage {
     pub id: u64,
     pub request: Request,
 }
 
-/// What a page can ask of the worker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a page can ask of the worker. Decoded by hand ([`Request::from_json`]); see
+/// `json_object` for why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// Health and identity of the worker.
@@ -31,17 +34,6 @@ pub enum Request {
     /// One read-modify-write step; answered with the document after the edit.
     EditSettings {
         edit: SettingsEdit,
-    },
-    /// Reads an import file (own format, gemini-cli, Claude Desktop) without applying it.
-    PreviewImport {
-        text: String,
-    },
-    Export {
-        include_secrets: bool,
-    },
-    /// Models of the Gemini API for `api_key`, or for the stored key when `None`.
-    ListModels {
-        api_key: Option<Secret>,
     },
 
     // --- MCP servers. ---
@@ -81,15 +73,63 @@ pub enum Request {
 }
 
 impl Request {
+    const TYPES: &'static [&'static str] = &[
+        "status",
+        "get_settings",
+        "edit_settings",
+        "list_servers",
+        "list_tools",
+        "call_tool",
+        "cancel_tool_call",
+        "read_resource",
+        "test_connection",
+        "answer_elicitation",
+        "dismiss_settings_problem",
+    ];
+
+    /// Reads a request from its JSON form (the one `Serialize` writes).
+    pub fn from_json(value: Value) -> Result<Request, String> {
+        let mut o = JsonObject::new(value)?;
+        let tag = o.tag("type")?;
+        Ok(match tag.as_str() {
+            "status" => Request::Status,
+            "get_settings" => Request::GetSettings,
+            "edit_settings" => {
+                let edit = SettingsEdit::from_json(o.field("edit")?)
+                    .map_err(|e| format!("in `edit`: {e}"))?;
+                Request::EditSettings { edit }
+            }
+            "list_servers" => Request::ListServers,
+            "list_tools" => Request::ListTools {
+                server_id: o.field("server_id")?,
+                refresh: o.field("refresh")?,
+            },
+            "call_tool" => Request::CallTool {
+                call_id: o.field("call_id")?,
+                server_id: o.field("server_id")?,
+                tool: o.field("tool")?,
+                arguments: o.field("arguments")?,
+            },
+            "cancel_tool_call" => Request::CancelToolCall { call_id: o.field("call_id")? },
+            "read_resource" => {
+                Request::ReadResource { server_id: o.field("server_id")?, uri: o.field("uri")? }
+            }
+            "test_connection" => Request::TestConnection { draft: o.field("draft")? },
+            "answer_elicitation" => Request::AnswerElicitation {
+                elicitation_id: o.field("elicitation_id")?,
+                result: o.field("result")?,
+            },
+            "dismiss_settings_problem" => Request::DismissSettingsProblem,
+            other => return Err(unknown_tag("request type", other, Self::TYPES)),
+        })
+    }
+
     /// Whether sending the request twice is harmless, so a page may resend it when the worker
     /// stopped before answering. Anything with side effects (a tool call, an edit) is not.
     pub fn is_retry_safe(&self) -> bool {
         match self {
             Request::Status
             | Request::GetSettings
-            | Request::PreviewImport { .. }
-            | Request::Export { .. }
-            | Request::ListModels { .. }
             | Request::ListServers
             | Request::ListTools { .. }
             | Request::ReadResource { .. }
@@ -113,15 +153,6 @@ pub enum Response {
     Status(WorkerStatus),
     Settings {
         settings: Settings,
-    },
-    ImportPreview {
-        preview: ImportPreviewView,
-    },
-    Exported {
-        json: String,
-    },
-    Models {
-        models: Vec<ModelInfo>,
     },
     Servers {
         servers: Vec<ServerView>,
@@ -181,31 +212,6 @@ pub enum ConnectionOutcome {
     Connected { protocol_version: String, server_name: Option<String>, tools: Vec<Tool> },
     NeedsSignIn,
     Failed { message: String },
-}
-
-/// A Gemini model the user can pick.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelInfo {
-    /// Without the `models/` prefix, as used in request paths.
-    pub id: String,
-    pub display_name: String,
-    pub supports_function_calling: bool,
-}
-
-/// An import preview, as the popup shows it before the user applies it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ImportPreviewView {
-    /// "GemiPanel", "gemini-cli", "Claude Desktop" or "mcpServers".
-    pub source: String,
-    pub added: Vec<Server>,
-    pub updated: Vec<Server>,
-    /// (server name, why it is skipped)
-    pub skipped: Vec<(String, String)>,
-    pub warnings: Vec<String>,
-    pub sets_api_key: bool,
-    pub model: Option<String>,
-    /// Apply it with [`Request::EditSettings`].
-    pub edit: SettingsEdit,
 }
 
 /// Answer to [`Request::Status`].
@@ -343,36 +349,25 @@ impl std::error::Error for DecodeError {}
 /// Reads a page's message from whatever JSON value arrived.
 pub fn decode_client_message(value: Value) -> Result<ClientMessage, DecodeError> {
     let id = value.get("id").and_then(Value::as_u64);
-    let Value::Object(fields) = &value else {
+    let Value::Object(mut fields) = value else {
         return Err(DecodeError {
             id,
             reason: format!("expected an object with `id` and `request`, got {}", kind_of(&value)),
         });
     };
-    if id.is_none() {
+    let Some(id) = id else {
         let reason = match fields.get("id") {
             None => "missing field `id`".to_owned(),
             Some(other) => format!("`id` must be a non-negative integer, got {}", kind_of(other)),
         };
         return Err(DecodeError { id, reason });
-    }
-    let Some(request) = fields.get("request") else {
-        return Err(DecodeError { id, reason: "missing field `request`".to_owned() });
     };
-    let request = Request::deserialize(request)
-        .map_err(|e| DecodeError { id, reason: format!("in `request`: {e}") })?;
-    Ok(ClientMessage { id: id.unwrap_or_default(), request })
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    let Some(request) = fields.remove("request") else {
+        return Err(DecodeError { id: Some(id), reason: "missing field `request`".to_owned() });
+    };
+    let request = Request::from_json(request)
+        .map_err(|e| DecodeError { id: Some(id), reason: format!("in `request`: {e}") })?;
+    Ok(ClientMessage { id, request })
 }
 
 #[cfg(test)]
@@ -427,6 +422,53 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&event).unwrap(),
             json!({"kind": "event", "event": {"type": "worker_started", "extension_version": "0.1.0"}})
+        );
+    }
+
+    #[test]
+    fn every_request_reads_back_what_serialize_wrote() {
+        let id = ServerId::generate([1; 16]);
+        let requests = [
+            Request::Status,
+            Request::GetSettings,
+            Request::EditSettings { edit: SettingsEdit::RemoveServer { id: id.clone() } },
+            Request::ListServers,
+            Request::ListTools { server_id: id.clone(), refresh: true },
+            Request::CallTool {
+                call_id: "c1".into(),
+                server_id: id.clone(),
+                tool: "echo".into(),
+                arguments: json!({"message": "hi"}),
+            },
+            Request::CancelToolCall { call_id: "c1".into() },
+            Request::ReadResource { server_id: id.clone(), uri: "test://static/resource/1".into() },
+            Request::TestConnection { draft: ServerDraft::new("A", "https://a.example/mcp") },
+            Request::AnswerElicitation {
+                elicitation_id: "e1".into(),
+                result: ElicitResult::accept(json!({"name": "x"}).as_object().unwrap().clone()),
+            },
+            Request::DismissSettingsProblem,
+        ];
+        let mut tags = std::collections::BTreeSet::new();
+        for (n, request) in requests.into_iter().enumerate() {
+            let message = ClientMessage { id: n as u64, request };
+            let wire = serde_json::to_value(&message).unwrap();
+            tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
+            assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
+        }
+        assert_eq!(tags.len(), Request::TYPES.len(), "every variant is covered: {tags:?}");
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_named() {
+        let err = decode_client_message(json!({"id": 2, "request": {
+            "type": "edit_settings", "edit": {"type": "set_trust", "id": "srv_x", "trust": "yes"}
+        }}))
+        .unwrap_err();
+        assert!(
+            err.reason.starts_with("in `request`: in `edit`: in `trust`: invalid type"),
+            "{}",
+            err.reason
         );
     }
 

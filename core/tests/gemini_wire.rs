@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 
 use gemipanel_core::gemini::{
-    chat_models, list_models_path, stream_path, supports_function_calling, Content, FunctionCall,
-    FunctionDeclaration, FunctionResponse, GenerateContentRequest, GenerationConfig,
-    ListModelsResponse, Part, ThinkingConfig, Tool,
+    chat_models, list_error, list_models_path, stream_path, supports_function_calling, Content,
+    FunctionCall, FunctionDeclaration, FunctionResponse, GenerateContentRequest, GenerationConfig,
+    ListModelsResponse, Model, ModelInfo, Part, ThinkingConfig, Tool,
 };
+use gemipanel_core::settings::GeminiSettings;
 use serde_json::{json, Value};
 
 fn data(file: &str) -> PathBuf {
@@ -62,8 +63,44 @@ fn model_list_filters_chat_models_and_function_calling() {
     assert_eq!(with_tools, ["gemini-2.5-flash", "gemini-3-flash-preview"]);
     assert!(!supports_function_calling("models/Gemma-2-9b"));
     assert!(supports_function_calling("gemini-2.5-pro"));
-    // Unknown fields survive.
-    assert_eq!(list.models[0].extra["thinking"], json!(true));
+}
+
+#[test]
+fn the_pickers_show_the_id_and_a_name() {
+    let named = Model {
+        name: "models/gemma-3-27b-it".into(),
+        display_name: "Gemma 3".into(),
+        ..Default::default()
+    };
+    let info = ModelInfo::from(&named);
+    assert_eq!((info.id.as_str(), info.display_name.as_str()), ("gemma-3-27b-it", "Gemma 3"));
+    assert!(!info.supports_function_calling);
+    let unnamed = Model { name: "models/gemini-x".into(), ..Default::default() };
+    assert_eq!(ModelInfo::from(&unnamed).display_name, "gemini-x");
+}
+
+#[test]
+fn a_refused_model_list_says_why_and_what_to_do() {
+    let body = br#"{"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}}"#;
+    assert_eq!(
+        list_error(400, body),
+        "the Gemini API answered HTTP 400: API key not valid. — check the API key"
+    );
+    assert_eq!(
+        list_error(429, b"{}"),
+        "the Gemini API answered HTTP 429:  — too many requests; try again in a minute"
+    );
+    assert_eq!(list_error(502, b"<html>"), "the Gemini API answered HTTP 502: ");
+}
+
+#[test]
+fn the_api_base_defaults_to_google_and_loses_its_trailing_slash() {
+    let mut gemini = GeminiSettings::default();
+    assert_eq!(gemini.api_base(), "https://generativelanguage.googleapis.com");
+    gemini.base_url = Some("http://127.0.0.1:9/".into());
+    assert_eq!(gemini.api_base(), "http://127.0.0.1:9");
+    gemini.base_url = Some("  ".into());
+    assert_eq!(gemini.api_base(), "https://generativelanguage.googleapis.com");
 }
 
 /// The request GemiPanel sends for the second step of a function-calling turn. The same file is

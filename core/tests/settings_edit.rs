@@ -148,11 +148,65 @@ fn the_header_box_is_checked_as_the_user_types() {
 }
 
 #[test]
-fn edits_travel_as_tagged_json() {
-    let edit = SettingsEdit::AllowTool { id: id(1), tool: "echo".into() };
-    let json = serde_json::to_value(&edit).unwrap();
-    assert_eq!(json["type"], "allow_tool");
-    assert_eq!(serde_json::from_value::<SettingsEdit>(json).unwrap(), edit);
+fn every_edit_travels_as_tagged_json_and_reads_back() {
+    let mut draft = ServerDraft::new("A", "https://a.example/mcp");
+    draft.headers = Some([("X-Key".to_owned(), Secret::new("v"))].into());
+    draft.timeout_ms = Some(5_000);
+    let server =
+        apply(&Settings::default(), &SettingsEdit::AddServer { id: id(1), server: draft.clone() })
+            .unwrap()
+            .servers
+            .remove(0);
+    let edits = [
+        SettingsEdit::SetApiKey { api_key: Some(Secret::new("k")) },
+        SettingsEdit::SetApiKey { api_key: None },
+        SettingsEdit::SetModel { model: "gemini-2.5-flash".into() },
+        SettingsEdit::AddServer { id: id(1), server: draft.clone() },
+        SettingsEdit::UpdateServer { id: id(1), server: draft },
+        SettingsEdit::RemoveServer { id: id(1) },
+        SettingsEdit::SetTrust { id: id(1), trust: true },
+        SettingsEdit::SetEnabledByDefault { id: id(1), enabled: false },
+        SettingsEdit::SetLocalNetwork { id: id(1), local_network: true },
+        SettingsEdit::SetToolFilters {
+            id: id(1),
+            include_tools: Some(vec!["a".into()]),
+            exclude_tools: vec!["b".into()],
+        },
+        SettingsEdit::SetToolFilters { id: id(1), include_tools: None, exclude_tools: vec![] },
+        SettingsEdit::AllowTool { id: id(1), tool: "echo".into() },
+        SettingsEdit::DisallowTool { id: id(1), tool: "echo".into() },
+        SettingsEdit::SetCachedTools {
+            id: id(1),
+            tools: vec![serde_json::json!({"name": "echo"})],
+            fetched_at_ms: 42,
+        },
+        SettingsEdit::Import { servers: vec![server], api_key: None, model: Some("m".into()) },
+    ];
+    let mut tags = std::collections::BTreeSet::new();
+    for edit in edits {
+        let json = serde_json::to_value(&edit).unwrap();
+        tags.insert(json["type"].as_str().unwrap().to_owned());
+        assert_eq!(SettingsEdit::from_json(json.clone()), Ok(edit), "{json}");
+    }
+    assert_eq!(tags.len(), 13, "every variant is covered: {tags:?}");
+}
+
+#[test]
+fn an_edit_that_does_not_read_says_where() {
+    let cases = [
+        (serde_json::json!({"type": "set_trust", "id": "srv_1"}), "missing field `trust`"),
+        (serde_json::json!({"type": "set_model", "model": 3}), "in `model`: invalid type"),
+        (
+            serde_json::json!({"type": "fly"}),
+            "unknown edit type `fly`, expected one of `set_api_key`",
+        ),
+        (serde_json::json!({"id": "srv_1"}), "missing field `type`"),
+        (serde_json::json!("set_model"), "expected an object, got a string"),
+    ];
+    for (json, says) in cases {
+        let err = SettingsEdit::from_json(json.clone()).unwrap_err();
+        assert!(err.contains(says), "{json}: {err}");
+    }
 }
 
 /// A small deterministic generator, so a failing order can be replayed from its seed.

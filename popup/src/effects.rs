@@ -4,9 +4,12 @@
 //! shown next to whatever the person clicked.
 
 use gemipanel_browser::chrome;
+use gemipanel_browser::gemini_models::list_models;
 use gemipanel_browser::messaging::request_once;
 use gemipanel_core::messages::{Request, Response};
-use gemipanel_core::settings::{Secret, ServerDraft, ServerId, Settings, SettingsEdit};
+use gemipanel_core::settings::{
+    self, ExportOptions, Secret, ServerDraft, ServerId, Settings, SettingsEdit,
+};
 use wasm_bindgen_futures::spawn_local;
 use yew::UseReducerDispatcher;
 
@@ -69,9 +72,12 @@ pub fn check_models(dispatch: Dispatch, api_key: String) {
     dispatch.dispatch(Action::CheckStarted);
     let api_key = Some(api_key.trim().to_string()).filter(|k| !k.is_empty()).map(Secret::new);
     spawn_local(async move {
-        dispatch.dispatch(match ask(Request::ListModels { api_key }).await {
-            Ok(Response::Models { models }) => Action::ModelsLoaded(models),
-            Ok(other) => Action::ModelsFailed(unexpected(&other)),
+        let models = async {
+            let settings = current_settings().await?;
+            list_models(&settings.gemini, api_key).await
+        };
+        dispatch.dispatch(match models.await {
+            Ok(models) => Action::ModelsLoaded(models),
             Err(message) => Action::ModelsFailed(message),
         });
     });
@@ -152,11 +158,24 @@ pub fn remove_server(dispatch: Dispatch, id: ServerId) {
     });
 }
 
+/// The stored document as it is now (not the popup's copy, which may be a moment old).
+async fn current_settings() -> Result<Settings, String> {
+    match ask(Request::GetSettings).await? {
+        Response::Settings { settings } => Ok(settings),
+        other => Err(unexpected(&other)),
+    }
+}
+
+/// Reads the file against the current settings; nothing is applied until the person says so.
 pub fn preview_import(dispatch: Dispatch, text: String) {
     spawn_local(async move {
-        dispatch.dispatch(match ask(Request::PreviewImport { text }).await {
-            Ok(Response::ImportPreview { preview }) => Action::ImportPreviewed(Box::new(preview)),
-            Ok(other) => Action::ImportFailed(unexpected(&other)),
+        let preview = async {
+            let settings = current_settings().await?;
+            let seed = chrome::random_bytes::<16>().map_err(|err| err.to_string())?;
+            settings::preview_import(&text, &settings, seed).map_err(|err| err.to_string())
+        };
+        dispatch.dispatch(match preview.await {
+            Ok(preview) => Action::ImportPreviewed(Box::new(preview)),
             Err(message) => Action::ImportFailed(message),
         });
     });
@@ -180,16 +199,13 @@ pub fn dismiss_settings_problem(dispatch: Dispatch) {
     });
 }
 
-/// Asks the worker for the export and hands it to the browser as a download.
+/// Exports the current settings and hands them to the browser as a download.
 pub fn export(dispatch: Dispatch, include_secrets: bool) {
     spawn_local(async move {
-        let outcome = match ask(Request::Export { include_secrets }).await {
-            Ok(Response::Exported { json }) => {
-                crate::download::save_text("gemipanel-settings.json", &json)
-            }
-            Ok(other) => Err(unexpected(&other)),
-            Err(message) => Err(message),
-        };
+        let outcome = current_settings().await.and_then(|settings| {
+            let json = settings::export(&settings, ExportOptions { include_secrets });
+            crate::download::save_text("gemipanel-settings.json", &json)
+        });
         if let Err(message) = outcome {
             dispatch.dispatch(Action::ExportFailed(message));
         }

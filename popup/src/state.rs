@@ -3,11 +3,11 @@
 
 use std::rc::Rc;
 
+use gemipanel_core::gemini::ModelInfo;
 use gemipanel_core::messages::{
-    ConnectionOutcome, ImportPreviewView, ModelInfo, ServerStatus, ServerView, SettingsProblem,
-    WorkerStatus,
+    ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, WorkerStatus,
 };
-use gemipanel_core::settings::{ServerId, Settings};
+use gemipanel_core::settings::{ImportPreview, ServerId, Settings};
 use yew::Reducible;
 
 use crate::form::{FormEdit, ServerForm};
@@ -52,8 +52,8 @@ pub enum ImportView {
     #[default]
     Idle,
     Reading,
-    Preview(ImportPreviewView),
-    Applying(ImportPreviewView),
+    Preview(ImportPreview),
+    Applying(ImportPreview),
     /// How many servers were added or updated.
     Applied(usize),
     Failed(String),
@@ -131,7 +131,7 @@ pub enum Action {
     RemoveFailed(String),
 
     ImportReading,
-    ImportPreviewed(Box<ImportPreviewView>),
+    ImportPreviewed(Box<ImportPreview>),
     ImportFailed(String),
     ImportCancel,
     ImportApplying,
@@ -310,7 +310,9 @@ impl Reducible for State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemipanel_core::settings::{self, Secret, ServerDraft, SettingsEdit};
+    use gemipanel_core::settings::{
+        self, ImportSource, Secret, ServerDraft, SettingsEdit, Skipped,
+    };
 
     fn run(actions: Vec<Action>) -> State {
         actions.into_iter().fold(State::default(), |s, a| reduce(&s, a))
@@ -463,19 +465,17 @@ mod tests {
     #[test]
     fn import_goes_through_a_preview() {
         let (settings, _) = with_server("A");
-        let preview = ImportPreviewView {
-            source: "gemini-cli".into(),
+        let preview = ImportPreview {
+            source: ImportSource::GeminiCli,
             added: settings.servers.clone(),
             updated: vec![],
-            skipped: vec![("local".into(), "stdio servers cannot run in a browser".into())],
+            skipped: vec![Skipped {
+                name: "local".into(),
+                reason: "stdio servers cannot run in a browser".into(),
+            }],
             warnings: vec![],
-            sets_api_key: false,
+            api_key: None,
             model: None,
-            edit: SettingsEdit::Import {
-                servers: settings.servers.clone(),
-                api_key: None,
-                model: None,
-            },
         };
         let previewed =
             run(vec![Action::ImportReading, Action::ImportPreviewed(Box::new(preview.clone()))]);

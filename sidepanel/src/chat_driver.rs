@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use yew::Callback;
 
-use crate::state::{base_url, Action, ErrorView, ToolCard};
+use crate::state::{Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
 use crate::worker_messages::Reply;
 use crate::worker_messages::WorkerPort;
@@ -150,7 +150,7 @@ impl Driver {
             let sent = {
                 let mut inner = this.0.borrow_mut();
                 inner.api_key = key.expose().to_owned();
-                inner.base_url = base_url(&settings);
+                inner.base_url = settings.gemini.api_base().to_owned();
                 let mut config = inner.chat.config().clone();
                 config.model = setup.model.clone();
                 config.declarations = tools.declarations();

@@ -5,6 +5,8 @@ use std::rc::Rc;
 use gemipanel_core::messages::Request;
 use yew::prelude::*;
 
+use gemipanel_browser::gemini_models::list_models;
+
 use crate::chat_driver::Driver;
 use crate::chats_store;
 use crate::state::{Action, ElicitationCard, Progress, State};
@@ -61,20 +63,18 @@ pub fn use_worker_status(
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
-            match port.request(Request::GetSettings).await {
-                Ok(Reply::Settings { settings }) => {
-                    dispatcher.dispatch(Action::SettingsLoaded(Rc::new(settings)))
-                }
+            let settings = match port.request(Request::GetSettings).await {
+                Ok(Reply::Settings { settings }) => settings,
                 Ok(Reply::Error { message }) => {
-                    dispatcher.dispatch(Action::SettingsFailed(message))
+                    return dispatcher.dispatch(Action::SettingsFailed(message));
                 }
-                Ok(_) => {}
-                Err(err) => dispatcher.dispatch(Action::SettingsFailed(err.to_string())),
-            }
-            // Without a key or a worker that lists models, the picker offers the default only.
-            if let Ok(Reply::Models { models }) =
-                port.request(Request::ListModels { api_key: None }).await
-            {
+                Ok(_) => return,
+                Err(err) => return dispatcher.dispatch(Action::SettingsFailed(err.to_string())),
+            };
+            let gemini = settings.gemini.clone();
+            dispatcher.dispatch(Action::SettingsLoaded(Rc::new(settings)));
+            // Without a key or an answer from the API, the picker offers the default only.
+            if let Ok(models) = list_models(&gemini, None).await {
                 dispatcher.dispatch(Action::ModelsLoaded(models));
             }
         });

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use gemipanel_core::gemini::{Content, DEFAULT_BASE_URL};
-use gemipanel_core::messages::{ModelInfo, WorkerStatus};
+use gemipanel_core::gemini::{Content, ModelInfo};
+use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::{Settings, DEFAULT_MODEL};
 use yew::Reducible;
 
@@ -195,18 +195,6 @@ impl State {
             .and_then(|s| s.gemini.api_key.as_ref())
             .is_some_and(|k| !k.is_empty())
     }
-}
-
-/// Where Gemini lives: the settings' `gemini.base_url` when set (tests, proxies), else Google.
-pub fn base_url(settings: &Settings) -> String {
-    settings
-        .gemini
-        .base_url
-        .as_deref()
-        .filter(|u| !u.trim().is_empty())
-        .unwrap_or(DEFAULT_BASE_URL)
-        .trim_end_matches('/')
-        .to_owned()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -571,13 +559,5 @@ mod tests {
         assert_eq!(title_from("\n  Hello  \nworld"), "Hello");
         let long = "x".repeat(100);
         assert_eq!(title_from(&long).chars().count(), TITLE_CHARS + 1);
-    }
-
-    #[test]
-    fn the_base_url_defaults_to_google_and_loses_its_trailing_slash() {
-        assert_eq!(base_url(&Settings::default()), DEFAULT_BASE_URL);
-        let mut settings = Settings::default();
-        settings.gemini.base_url = Some("http://127.0.0.1:9/".into());
-        assert_eq!(base_url(&settings), "http://127.0.0.1:9");
     }
 }

@@ -9,7 +9,7 @@
 //! [`WorkerMessage`]: gemipanel_core::messages::WorkerMessage
 
 use gemipanel_browser::port::Delivery;
-use gemipanel_core::messages::{ElicitationPrompt, ModelInfo, WorkerStatus};
+use gemipanel_core::messages::{ElicitationPrompt, WorkerStatus};
 use gemipanel_core::settings::Settings;
 use serde::Deserialize;
 use serde_json::Value;
@@ -28,9 +28,6 @@ pub enum Reply {
     Status(WorkerStatus),
     Settings {
         settings: Settings,
-    },
-    Models {
-        models: Vec<ModelInfo>,
     },
     /// MCP `Tool`s as JSON: the panel passes them to `core::tools` as JSON anyway (and a typed
     /// decoder would cost wasm size).
@@ -100,7 +97,9 @@ fn decode(text: &str) -> Result<Incoming, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemipanel_core::messages::{Event, Response, ServerStatus, WorkerMessage};
+    use gemipanel_core::messages::{
+        ConnectionOutcome, Event, Response, ServerStatus, WorkerMessage,
+    };
     use gemipanel_core::settings::ServerId;
     use serde_json::json;
 
@@ -132,15 +131,6 @@ mod tests {
         assert!(matches!(
             reply(Response::Settings { settings: settings.clone() }),
             Reply::Settings { settings: s } if s == settings
-        ));
-        let model = ModelInfo {
-            id: "gemini-x".into(),
-            display_name: "Gemini X".into(),
-            supports_function_calling: true,
-        };
-        assert!(matches!(
-            reply(Response::Models { models: vec![model.clone()] }),
-            Reply::Models { models } if models == [model]
         ));
         assert!(matches!(
             reply(Response::Error { message: "no key".into() }),
@@ -175,7 +165,10 @@ mod tests {
     #[test]
     fn answers_the_panel_does_not_read_are_other_not_errors() {
         assert!(matches!(reply(Response::Ok), Reply::Other));
-        assert!(matches!(reply(Response::Exported { json: "{}".into() }), Reply::Other));
+        assert!(matches!(
+            reply(Response::ConnectionTest { outcome: ConnectionOutcome::NeedsSignIn }),
+            Reply::Other
+        ));
         assert!(matches!(reply(Response::Servers { servers: Vec::new() }), Reply::Other));
         let preview = json!({"kind": "response", "id": 3, "response": {
             "type": "import_preview", "preview": {"anything": ["goes"]}

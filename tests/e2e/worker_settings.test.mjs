@@ -183,62 +183,58 @@ test('a stored document that fails to load is kept aside, reported, and never ov
   assert.deepEqual(stillKept[problem.kept_under], damaged);
 });
 
-test('a gemini-cli settings.json is previewed, then applied, through messages', async () => {
+test('an import edit made from a preview is applied by the worker, matching servers by name', async () => {
+  // The popup reads the file and makes the preview itself (core::settings::preview_import,
+  // tested natively and through the popup's UI); the worker applies the edit it produces.
   await reset(pageA);
-  const file = JSON.stringify({
-    theme: 'Default',
-    mcpServers: {
-      docs: { httpUrl: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer abc' }, trust: true, timeout: 30000, includeTools: ['search'] },
-      local: { url: 'http://127.0.0.1:8080/sse' },
-      files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem'] },
-    },
+  const existing = randomId();
+  await edit(pageA, { type: 'add_server', id: existing, server: { name: 'docs', url: 'https://old.example.com/mcp' } });
+  const imported = (name, url, id) => ({
+    id, name, url, headers: { Authorization: 'Bearer abc' }, timeout_ms: 30000, trust: true,
+    include_tools: ['search'], exclude_tools: [], enabled_by_default: true, local_network: false,
+    cached_tools: null, allowed_tools: [],
   });
-  const preview = await request(pageA, { type: 'preview_import', text: file });
-  assert.equal(preview.type, 'import_preview', JSON.stringify(preview));
-  const p = preview.preview;
-  assert.equal(p.source, 'gemini-cli');
-  assert.deepEqual(p.added.map((s) => s.name).sort(), ['docs', 'local']);
-  assert.equal(p.skipped.length, 1);
-  assert.equal(p.skipped[0][0], 'files');
-  assert.match(p.skipped[0][1], /command|local/i);
-  // Nothing is applied by a preview.
-  assert.equal((await request(pageA, { type: 'get_settings' })).settings.servers.length, 0);
-
-  const settings = await edit(pageA, p.edit);
+  const settings = await edit(pageA, {
+    type: 'import',
+    servers: [imported('docs', 'https://docs.example.com/mcp', randomId()), imported('new', 'https://new.example.com/mcp', randomId())],
+    api_key: null,
+    model: 'gemini-2.5-pro',
+  });
+  assert.deepEqual(settings.servers.map((s) => s.name), ['docs', 'new']);
   const docs = settings.servers.find((s) => s.name === 'docs');
+  assert.equal(docs.id, existing, 'a server with the same name keeps its id');
   assert.equal(docs.url, 'https://docs.example.com/mcp');
-  assert.equal(docs.trust, true);
-  assert.equal(docs.timeout_ms, 30000);
   assert.deepEqual(docs.include_tools, ['search']);
-
-  const exported = await request(pageA, { type: 'export', include_secrets: false });
-  assert.equal(exported.type, 'exported');
-  assert.ok(!exported.json.includes('Bearer abc'), 'no secrets unless asked');
-  assert.match(exported.json, /Authorization/);
-  const withSecrets = await request(pageA, { type: 'export', include_secrets: true });
-  assert.match(withSecrets.json, /Bearer abc/);
+  assert.equal(settings.gemini.model, 'gemini-2.5-pro');
 });
 
-test('models are listed from the Gemini API the settings point at', async () => {
+test('the popup lists the models of the Gemini API the settings point at, all pages of them', async () => {
   await reset(pageA);
   const fake = await startFakeGemini({ apiKey: 'test-key', modelsPageSize: 1 });
   try {
     await pageA.evaluate((url) => chrome.storage.local.set({ settings: {
       version: 2, gemini: { model: 'gemini-2.5-flash', api_key: 'test-key', base_url: url }, servers: [],
     } }), fake.url);
-    const listed = await request(pageA, { type: 'list_models', api_key: null });
-    assert.equal(listed.type, 'models', JSON.stringify(listed));
+    await pageA.reload();
+    const key = pageA.getByLabel('API key', { exact: true });
+    await key.fill('');
+    // An empty box checks the stored key.
+    await pageA.getByTestId('check-key').click();
+    await pageA.getByTestId('check-result').getByText('The key works: 3 models available.').waitFor();
     // Four models on four pages; the embedding model cannot chat.
-    assert.deepEqual(listed.models.map((m) => m.id), ['gemini-2.5-flash', 'gemini-3-flash-preview', 'gemma-3-27b-it']);
-    assert.deepEqual(listed.models.map((m) => m.supports_function_calling), [true, true, false]);
+    const options = await pageA.locator('select#model option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(options, ['gemini-2.5-flash', 'gemini-3-flash-preview', 'gemma-3-27b-it']);
     const asked = fake.requests().filter((r) => r.path.startsWith('/v1beta/models'));
     assert.equal(asked.length, 4, JSON.stringify(asked.map((r) => r.path)));
     assert.equal(asked[0].headers['x-goog-api-key'], 'test-key');
 
-    const wrong = await request(pageA, { type: 'list_models', api_key: 'wrong-key-123' });
-    assert.equal(wrong.type, 'error');
-    assert.match(wrong.message, /HTTP 400.*check the API key/);
-    assert.ok(!wrong.message.includes('wrong-key-123'));
+    await key.fill('wrong-key-123');
+    await pageA.getByTestId('check-key').click();
+    const failed = pageA.getByTestId('check-result').locator('.error');
+    await failed.waitFor();
+    const message = await failed.innerText();
+    assert.match(message, /HTTP 400.*check the API key/);
+    assert.ok(!message.includes('wrong-key-123'), message);
   } finally {
     await fake.close();
   }

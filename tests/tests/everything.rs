@@ -58,7 +58,7 @@ async fn negotiates_a_session_and_uses_every_method() {
     assert!(image
         .content
         .iter()
-        .any(|b| matches!(b, ContentBlock::Image { mime_type, .. } if mime_type == "image/png")));
+        .any(|b| b.kind() == "image" && b.mime_type() == Some("image/png")));
 
     let weather = client
         .call_tool("get-structured-content", json!({"location": "New York"}), &(), None)
@@ -70,7 +70,7 @@ async fn negotiates_a_session_and_uses_every_method() {
         .call_tool("get-resource-links", json!({"count": 2}), &(), None)
         .await
         .expect("links");
-    assert!(links.content.iter().any(|b| matches!(b, ContentBlock::ResourceLink { .. })));
+    assert!(links.content.iter().any(|b| b.kind() == "resource_link"));
 
     let resources = client.list_resources().await.expect("resources/list");
     assert!(!resources.is_empty());

@@ -13,6 +13,20 @@ pub const WASM_CRATES: [(&str, &str); 3] = [
     ("gemipanel-popup", "popup"),
 ];
 
+/// Gzip budgets in KB: `goal` is what the issues ask for; `limit` fails the build. For the
+/// worker the limit is a ratchet at today's size (lower it as the wasm shrinks) until the goal
+/// is met; see the closing notes of issue 3 for where its bytes go.
+pub struct Budget {
+    pub name: &'static str,
+    pub goal_kb: f64,
+    pub limit_kb: f64,
+}
+
+pub const BUDGETS: [Budget; 2] = [
+    Budget { name: "background", goal_kb: 120.0, limit_kb: 222.0 },
+    Budget { name: "sidepanel", goal_kb: 350.0, limit_kb: 350.0 },
+];
+
 pub struct WasmSize {
     pub name: &'static str,
     pub raw: usize,
@@ -54,13 +68,32 @@ pub fn run() -> Result<Vec<WasmSize>> {
     }
     check_contents(&dist)?;
     println!("dist/ ready: {}", dist.display());
+    let mut over = Vec::new();
     for size in &sizes {
+        let gzip_kb = size.gzip as f64 / 1024.0;
+        let budget = BUDGETS.iter().find(|b| b.name == size.name);
+        let verdict = match budget {
+            None => String::new(),
+            Some(b) if gzip_kb <= b.goal_kb => format!("  (budget {:.0} KB: met)", b.goal_kb),
+            Some(b) => {
+                format!("  (budget {:.0} KB: {:.1} KB over)", b.goal_kb, gzip_kb - b.goal_kb)
+            }
+        };
         println!(
-            "  {:<11} {:>8.1} KB raw {:>8.1} KB gzip",
+            "  {:<11} {:>8.1} KB raw {:>8.1} KB gzip{verdict}",
             size.name,
             size.raw as f64 / 1024.0,
-            size.gzip as f64 / 1024.0
+            gzip_kb
         );
+        if let Some(b) = budget.filter(|b| gzip_kb > b.limit_kb) {
+            over.push(format!(
+                "{} is {gzip_kb:.1} KB gzip, over its limit of {:.0} KB",
+                b.name, b.limit_kb
+            ));
+        }
+    }
+    if !over.is_empty() {
+        return Err(over.join("; "));
     }
     Ok(sizes)
 }

@@ -52,13 +52,7 @@ pub struct Tool {
 impl CallToolResult {
     /// The text blocks of the result, joined: what a tool "said".
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
+        self.content.iter().filter_map(ContentBlock::text).collect()
     }
 }
 
@@ -127,33 +121,37 @@ pub struct ResourceContents {
     pub meta: Option<Value>,
 }
 
-/// One block of tool output.
+/// One block of tool output (text, image, audio, resource, resource_link, or a type newer than
+/// this client), kept as the server sent it. The worker forwards results to the pages, so
+/// annotations, `_meta` and unknown block types must survive; a typed enum would also give the
+/// worker's wasm serde's buffering decoder for internally tagged enums.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlock {
-    Text {
-        text: String,
-    },
-    Image {
-        data: String,
-        #[serde(rename = "mimeType")]
-        mime_type: String,
-    },
-    Audio {
-        data: String,
-        #[serde(rename = "mimeType")]
-        mime_type: String,
-    },
-    Resource {
-        resource: ResourceContents,
-    },
-    ResourceLink {
-        #[serde(flatten)]
-        resource: Resource,
-    },
-    /// A block type this client does not know (newer protocol); kept so nothing is lost.
-    #[serde(other)]
-    Unknown,
+#[serde(transparent)]
+pub struct ContentBlock(pub Value);
+
+impl ContentBlock {
+    pub fn text_block(text: impl Into<String>) -> Self {
+        ContentBlock(serde_json::json!({"type": "text", "text": text.into()}))
+    }
+
+    /// `text`, `image`, `audio`, `resource`, `resource_link`, …; empty when the block has none.
+    pub fn kind(&self) -> &str {
+        self.str_field("type").unwrap_or_default()
+    }
+
+    /// The text of a `text` block.
+    pub fn text(&self) -> Option<&str> {
+        (self.kind() == "text").then(|| self.str_field("text")).flatten()
+    }
+
+    /// The MIME type of an `image` or `audio` block (and of a resource link that names one).
+    pub fn mime_type(&self) -> Option<&str> {
+        self.str_field("mimeType")
+    }
+
+    fn str_field(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(Value::as_str)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -274,5 +272,32 @@ impl ElicitResult {
 
     pub fn cancel() -> Self {
         ElicitResult { action: ElicitAction::Cancel, content: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_results_reach_the_pages_as_the_server_sent_them() {
+        let wire = json!({
+            "content": [
+                {"type": "text", "text": "hi", "annotations": {"audience": ["user"]}},
+                {"type": "image", "data": "iVBO", "mimeType": "image/png", "_meta": {"k": 1}},
+                {"type": "resource_link", "uri": "test://a", "name": "a", "mimeType": "text/plain"},
+                {"type": "hologram", "frames": 3},
+            ],
+            "isError": false,
+        });
+        let result: CallToolResult = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&result).unwrap()["content"], wire["content"]);
+        let kinds: Vec<&str> = result.content.iter().map(ContentBlock::kind).collect();
+        assert_eq!(kinds, ["text", "image", "resource_link", "hologram"]);
+        assert_eq!(result.text(), "hi");
+        assert_eq!(result.content[1].mime_type(), Some("image/png"));
+        assert_eq!(result.content[1].text(), None);
+        assert_eq!(ContentBlock::text_block("x").text(), Some("x"));
     }
 }

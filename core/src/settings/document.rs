@@ -63,6 +63,18 @@ pub struct GeminiSettings {
     pub base_url: Option<String>,
 }
 
+impl GeminiSettings {
+    /// Where requests go: `base_url` without a trailing slash, or Google's endpoint.
+    pub fn api_base(&self) -> &str {
+        self.base_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .unwrap_or(crate::gemini::DEFAULT_BASE_URL)
+            .trim_end_matches('/')
+    }
+}
+
 impl Default for GeminiSettings {
     fn default() -> Self {
         GeminiSettings { api_key: None, model: DEFAULT_MODEL.to_string(), base_url: None }

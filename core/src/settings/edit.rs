@@ -14,10 +14,12 @@ use serde_json::Value;
 use super::document::{same_name, CachedTools, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS};
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
+use crate::json_object::{unknown_tag, JsonObject};
 use crate::url_policy::UrlRefusal;
 
-/// One change to the settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One change to the settings. Decoded by hand ([`SettingsEdit::from_json`]), as
+/// `messages::Request` is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SettingsEdit {
     /// `None` forgets the key.
@@ -79,6 +81,70 @@ pub enum SettingsEdit {
         api_key: Option<Secret>,
         model: Option<String>,
     },
+}
+
+impl SettingsEdit {
+    const TYPES: &'static [&'static str] = &[
+        "set_api_key",
+        "set_model",
+        "add_server",
+        "update_server",
+        "remove_server",
+        "set_trust",
+        "set_enabled_by_default",
+        "set_local_network",
+        "set_tool_filters",
+        "allow_tool",
+        "disallow_tool",
+        "set_cached_tools",
+        "import",
+    ];
+
+    /// Reads an edit from its JSON form (the one `Serialize` writes).
+    pub fn from_json(value: Value) -> Result<SettingsEdit, String> {
+        let mut o = JsonObject::new(value)?;
+        let tag = o.tag("type")?;
+        Ok(match tag.as_str() {
+            "set_api_key" => SettingsEdit::SetApiKey { api_key: o.optional("api_key")? },
+            "set_model" => SettingsEdit::SetModel { model: o.field("model")? },
+            "add_server" => {
+                SettingsEdit::AddServer { id: o.field("id")?, server: o.field("server")? }
+            }
+            "update_server" => {
+                SettingsEdit::UpdateServer { id: o.field("id")?, server: o.field("server")? }
+            }
+            "remove_server" => SettingsEdit::RemoveServer { id: o.field("id")? },
+            "set_trust" => SettingsEdit::SetTrust { id: o.field("id")?, trust: o.field("trust")? },
+            "set_enabled_by_default" => SettingsEdit::SetEnabledByDefault {
+                id: o.field("id")?,
+                enabled: o.field("enabled")?,
+            },
+            "set_local_network" => SettingsEdit::SetLocalNetwork {
+                id: o.field("id")?,
+                local_network: o.field("local_network")?,
+            },
+            "set_tool_filters" => SettingsEdit::SetToolFilters {
+                id: o.field("id")?,
+                include_tools: o.optional("include_tools")?,
+                exclude_tools: o.field("exclude_tools")?,
+            },
+            "allow_tool" => SettingsEdit::AllowTool { id: o.field("id")?, tool: o.field("tool")? },
+            "disallow_tool" => {
+                SettingsEdit::DisallowTool { id: o.field("id")?, tool: o.field("tool")? }
+            }
+            "set_cached_tools" => SettingsEdit::SetCachedTools {
+                id: o.field("id")?,
+                tools: o.field("tools")?,
+                fetched_at_ms: o.field("fetched_at_ms")?,
+            },
+            "import" => SettingsEdit::Import {
+                servers: o.field("servers")?,
+                api_key: o.optional("api_key")?,
+                model: o.optional("model")?,
+            },
+            other => return Err(unknown_tag("edit type", other, Self::TYPES)),
+        })
+    }
 }
 
 /// The server form's fields.

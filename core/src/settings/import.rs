@@ -29,6 +29,18 @@ pub enum ImportSource {
     McpServers,
 }
 
+impl ImportSource {
+    /// The name shown to the person.
+    pub fn label(self) -> &'static str {
+        match self {
+            ImportSource::GemiPanel => "GemiPanel",
+            ImportSource::GeminiCli => "gemini-cli",
+            ImportSource::ClaudeDesktop => "Claude Desktop",
+            ImportSource::McpServers => "mcpServers",
+        }
+    }
+}
+
 /// A server of the file that will not be imported, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {

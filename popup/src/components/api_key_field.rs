@@ -2,7 +2,7 @@
 //! models the key can use.
 
 use gemipanel_browser::chrome::message;
-use gemipanel_core::messages::ModelInfo;
+use gemipanel_core::gemini::ModelInfo;
 use yew::prelude::*;
 
 use super::field::Note;

@@ -1,13 +1,12 @@
 //! What an import would change, with Apply and Cancel.
 
 use gemipanel_browser::chrome::message;
-use gemipanel_core::messages::ImportPreviewView;
-use gemipanel_core::settings::SettingsEdit;
+use gemipanel_core::settings::{ImportPreview as Preview, SettingsEdit};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub preview: ImportPreviewView,
+    pub preview: Preview,
     pub applying: bool,
     pub on_apply: Callback<SettingsEdit>,
     pub on_cancel: Callback<()>,
@@ -17,11 +16,10 @@ pub struct Props {
 pub fn ImportPreview(props: &Props) -> Html {
     let p = &props.preview;
     let on_apply = {
-        let (cb, edit) = (props.on_apply.clone(), p.edit.clone());
+        let (cb, edit) = (props.on_apply.clone(), p.clone().into_edit());
         Callback::from(move |_: MouseEvent| cb.emit(edit.clone()))
     };
-    let nothing =
-        p.added.is_empty() && p.updated.is_empty() && !p.sets_api_key && p.model.is_none();
+    let nothing = p.is_empty();
     let group = |key: &str, items: Html, class: &'static str| {
         html! {
             <div class={classes!("preview-group", class)}>
@@ -39,17 +37,18 @@ pub fn ImportPreview(props: &Props) -> Html {
     };
     html! {
         <div class="import-preview" data-testid="import-preview">
-            <p class="note">{ message("popupImportSource", &[&p.source]) }</p>
+            <p class="note">{ message("popupImportSource", &[p.source.label()]) }</p>
             if !p.added.is_empty() { { group("popupImportAdded", servers(&p.added), "added") } }
             if !p.updated.is_empty() { { group("popupImportUpdated", servers(&p.updated), "updated") } }
             if !p.skipped.is_empty() {
                 { group("popupImportSkipped", html! {
-                    { for p.skipped.iter().map(|(name, why)| html! {
-                        <li><strong>{ name }</strong>{ " — " }<span class="muted">{ why }</span></li>
+                    { for p.skipped.iter().map(|skipped| html! {
+                        <li><strong>{ &skipped.name }</strong>{ " — " }
+                            <span class="muted">{ &skipped.reason }</span></li>
                     }) }
                 }, "skipped") }
             }
-            if p.sets_api_key || p.model.is_some() {
+            if p.api_key.is_some() || p.model.is_some() {
                 <p class="note">{ message("popupImportGemini", &[]) }{ p.model.as_deref().map(|m| format!(" ({m})")).unwrap_or_default() }</p>
             }
             if !p.warnings.is_empty() {

@@ -1,7 +1,7 @@
 //! The default model: a list once the key was checked, free text before.
 
 use gemipanel_browser::chrome::message;
-use gemipanel_core::messages::ModelInfo;
+use gemipanel_core::gemini::ModelInfo;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

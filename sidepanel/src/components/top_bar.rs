@@ -1,7 +1,7 @@
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::message;
-use gemipanel_core::messages::ModelInfo;
+use gemipanel_core::gemini::ModelInfo;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 

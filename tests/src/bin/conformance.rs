@@ -210,15 +210,7 @@ fn require_tool(tools: &[Tool], name: &str) -> Result<(), String> {
 }
 
 fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    result.content.iter().filter_map(ContentBlock::text).collect::<Vec<_>>().join("\n")
 }
 
 fn describe(error: &Error) -> String {

@@ -1,0 +1,68 @@
+//! `GET /v1beta/models` for the pages' model pickers, all pages of it.
+
+use std::time::Duration;
+
+use gemipanel_core::gemini::{
+    chat_models, list_error, list_models_path, ListModelsResponse, ModelInfo, MAX_LIST_BYTES,
+    MAX_LIST_PAGES,
+};
+use gemipanel_core::mcp::{HttpRequest, Method, ResponseBody};
+use gemipanel_core::settings::{GeminiSettings, Secret};
+
+use crate::{http, wait::within};
+
+/// For all pages together.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The chat models `key` can use (the stored key when `None`), from the API `gemini` points at.
+pub async fn list_models(
+    gemini: &GeminiSettings,
+    key: Option<Secret>,
+) -> Result<Vec<ModelInfo>, String> {
+    let Some(key) = key.or_else(|| gemini.api_key.clone()).filter(|k| !k.is_empty()) else {
+        return Err("enter a Gemini API key first".into());
+    };
+    let listed = within(fetch_all(gemini.api_base(), &key), TIMEOUT).await.unwrap_or_else(|| {
+        Err(format!("the Gemini API did not answer within {} s", TIMEOUT.as_secs()))
+    });
+    // Never echo the key, even if a server put it in its message.
+    listed.map_err(|message| message.replace(key.expose(), "…"))
+}
+
+async fn fetch_all(base: &str, key: &Secret) -> Result<Vec<ModelInfo>, String> {
+    let mut all = Vec::new();
+    let mut token: Option<String> = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let page =
+            fetch_page(&format!("{base}{}", list_models_path(token.as_deref())), key).await?;
+        all.extend(page.models);
+        token = page.next_page_token.filter(|t| !t.is_empty());
+        if token.is_none() {
+            break;
+        }
+    }
+    Ok(chat_models(&all).map(ModelInfo::from).collect())
+}
+
+async fn fetch_page(url: &str, key: &Secret) -> Result<ListModelsResponse, String> {
+    let request = HttpRequest {
+        method: Method::Get,
+        url: url.to_owned(),
+        headers: vec![("x-goog-api-key".into(), key.expose().to_owned())],
+        body: None,
+    };
+    let mut response =
+        http::send(request).await.map_err(|e| format!("could not reach the Gemini API: {e}"))?;
+    let mut body = Vec::new();
+    while let Some(chunk) = response.body.next_chunk().await.map_err(|e| e.to_string())? {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_LIST_BYTES {
+            return Err("the Gemini API sent a model list larger than 4 MB".into());
+        }
+    }
+    if response.status != 200 {
+        return Err(list_error(response.status, &body));
+    }
+    serde_json::from_slice(&body)
+        .map_err(|e| format!("the Gemini API sent an unreadable model list: {e}"))
+}

@@ -213,8 +213,9 @@ fn malformed_entries_are_skipped_one_by_one() {
             ("no-url", Skipped("no httpUrl or url")),
             ("bad-header", Skipped("header X is not a string")),
             ("userinfo", Skipped("user name or password")),
-            ("OK", Added),
-            ("ok", Skipped("another server with this name")),
+            // Of two names that differ only in case, the first in the file wins.
+            ("ok", Added),
+            ("OK", Skipped("another server with this name")),
             ("", Skipped("needs a name")),
         ],
     );

@@ -34,6 +34,7 @@ pub fn fields(schema: &Value) -> Vec<Field> {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
+    // In the order the server wrote them: serde_json keeps it (feature `preserve_order`).
     props
         .iter()
         .map(|(name, spec)| Field {
@@ -145,6 +146,14 @@ mod tests {
         );
         assert_eq!(missing(&fields, &Map::new()), ["Name"]);
         assert!(super::fields(&json!({"type": "object"})).is_empty());
+    }
+
+    #[test]
+    fn fields_keep_the_order_the_server_wrote() {
+        let schema: Value =
+            serde_json::from_str(r#"{"properties": {"b": {}, "a": {}, "c": {}}}"#).unwrap();
+        let names: Vec<_> = fields(&schema).into_iter().map(|f| f.name).collect();
+        assert_eq!(names, ["b", "a", "c"]);
     }
 
     #[test]

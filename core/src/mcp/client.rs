@@ -842,11 +842,11 @@ where
         for message in messages {
             match message {
                 Message::Response(Response { id: Some(rid), outcome }) if &rid == id => {
-                    return Some(outcome.map_err(|e| self.error(Kind::Rpc(e))));
+                    return Some(outcome.map_err(|e| self.error(Kind::Rpc(Box::new(e)))));
                 }
                 // An error the server could not attribute: on a reply to our POST it is ours.
                 Message::Response(Response { id: None, outcome: Err(e) }) => {
-                    return Some(Err(self.error(Kind::Rpc(e))));
+                    return Some(Err(self.error(Kind::Rpc(Box::new(e)))));
                 }
                 Message::Response(_) => {}
                 Message::Notification(n) => self.handle_notification(n, handler),
@@ -1017,7 +1017,7 @@ where
             .ok()
             .and_then(|v| Message::from_value(v).ok())
             .and_then(|m| match m {
-                Message::Response(Response { outcome: Err(e), .. }) => Some(e),
+                Message::Response(Response { outcome: Err(e), .. }) => Some(Box::new(e)),
                 _ => None,
             });
         let message = match &rpc {

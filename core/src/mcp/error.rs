@@ -23,7 +23,7 @@ pub(crate) enum Kind {
         message: Option<String>,
         www_authenticate: Option<String>,
         /// The JSON-RPC error in the body, when there was one.
-        rpc: Option<ErrorObject>,
+        rpc: Option<Box<ErrorObject>>,
     },
     NotMcpServer {
         content_type: String,
@@ -32,7 +32,8 @@ pub(crate) enum Kind {
     TooLarge {
         limit: usize,
     },
-    Rpc(ErrorObject),
+    // Boxed: `data` is any JSON, and every `Result<_, Kind>` would carry its size.
+    Rpc(Box<ErrorObject>),
     StreamEnded,
     SessionExpired,
     Cancelled,
@@ -113,7 +114,7 @@ impl Error {
     pub fn rpc_error(&self) -> Option<&ErrorObject> {
         match &*self.kind {
             Kind::Rpc(e) => Some(e),
-            Kind::Http { rpc, .. } => rpc.as_ref(),
+            Kind::Http { rpc, .. } => rpc.as_deref(),
             _ => None,
         }
     }

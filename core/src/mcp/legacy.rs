@@ -205,7 +205,7 @@ impl<B> State<B> {
             // An error the server could not attribute: any waiting request may have caused it.
             Message::Response(Response { id: None, outcome }) => {
                 if let Err(e) = outcome {
-                    self.each_waiter(|| Kind::Rpc(e.clone()));
+                    self.each_waiter(|| Kind::Rpc(Box::new(e.clone())));
                 }
                 return;
             }
@@ -228,7 +228,7 @@ impl<B> State<B> {
         let Some(waiter) = target.and_then(|i| self.waiters.get_mut(i)) else { return };
         match message {
             Message::Response(Response { outcome, .. }) => {
-                waiter.outcome = Some(outcome.map_err(Kind::Rpc))
+                waiter.outcome = Some(outcome.map_err(|e| Kind::Rpc(Box::new(e))))
             }
             other => waiter.inbox.push(other),
         }

@@ -23,7 +23,8 @@ pub struct Loaded {
 /// out because it contains the API key and header values.
 #[derive(Clone, PartialEq)]
 pub struct LoadError {
-    raw: Value,
+    // Boxed so that `Result<Loaded, LoadError>` stays small.
+    raw: Box<Value>,
     reason: LoadFailure,
 }
 
@@ -46,7 +47,7 @@ impl LoadError {
     }
 
     pub fn into_raw(self) -> Value {
-        self.raw
+        *self.raw
     }
 
     /// True when a newer GemiPanel wrote the document (the user may have downgraded).
@@ -77,7 +78,7 @@ impl std::error::Error for LoadError {}
 /// Reads a stored document of any known version. `None` in storage is the worker's business:
 /// it starts from `Settings::default()`.
 pub fn load(raw: &Value) -> Result<Loaded, LoadError> {
-    let fail = |reason| LoadError { raw: raw.clone(), reason };
+    let fail = |reason| LoadError { raw: Box::new(raw.clone()), reason };
     let (current, from) = migrate(raw.clone()).map_err(|e| fail(LoadFailure::Migration(e)))?;
     let settings: Settings = serde_json::from_value(current)
         .map_err(|e| fail(LoadFailure::Shape(safe_serde_message(&e))))?;

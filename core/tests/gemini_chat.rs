@@ -424,6 +424,12 @@ fn a_stream_cut_short_is_incomplete_and_its_calls_are_not_run() {
     let shown = events(&mut chat);
     assert!(shown.contains(&ChatEvent::ModelTurn { incomplete: true, finish_reason: None }));
     assert!(shown.iter().any(|e| matches!(e, ChatEvent::Error(e) if e.is_network())));
+    // Part of the reply had arrived: the connection was lost, not refused.
+    let said = shown.iter().find_map(|e| match e {
+        ChatEvent::Error(e) => Some(e.to_string()),
+        _ => None,
+    });
+    assert!(said.as_deref().is_some_and(|s| s.contains("was lost")), "{said:?}");
     let last = chat.history().last().unwrap();
     assert_eq!(last.text(), "Partial");
     assert!(last.function_calls().next().is_none());

@@ -346,7 +346,11 @@ impl Chat {
     /// The connection failed or dropped mid-stream.
     pub fn handle_network_error(&mut self, request_id: u64, message: &str, now_ms: u64) {
         if let Some(outcome) = self.take_stream(request_id) {
-            self.finish_model_turn(outcome, Some(Error::network(message)), now_ms);
+            let error = match outcome.content.parts.is_empty() {
+                true => Error::network(message),
+                false => Error::network_lost(message),
+            };
+            self.finish_model_turn(outcome, Some(error), now_ms);
         }
     }
 

@@ -70,8 +70,10 @@ pub fn parse_proto_duration(text: &str) -> Option<Duration> {
 enum Kind {
     /// A non-2xx HTTP answer (or an error object inside the stream).
     Api { http_status: u16, body: Option<ApiStatus>, text: String },
-    /// The connection failed or dropped.
+    /// The connection failed before any of the reply arrived.
     Network(String),
+    /// The connection dropped after part of the reply had arrived.
+    NetworkLost(String),
     /// A chunk that is not the JSON we expect.
     Malformed(String),
     /// The prompt was blocked before any candidate (`promptFeedback.blockReason`).
@@ -109,6 +111,11 @@ impl Error {
 
     pub fn network(message: impl Into<String>) -> Self {
         Self { kind: Kind::Network(message.into()) }
+    }
+
+    /// The connection dropped mid-reply: said apart from a refused one, which means another cause.
+    pub fn network_lost(message: impl Into<String>) -> Self {
+        Self { kind: Kind::NetworkLost(message.into()) }
     }
 
     pub fn malformed(message: impl Into<String>) -> Self {
@@ -180,7 +187,7 @@ impl Error {
     }
 
     pub fn is_network(&self) -> bool {
-        matches!(self.kind, Kind::Network(_))
+        matches!(self.kind, Kind::Network(_) | Kind::NetworkLost(_))
     }
 
     pub fn is_malformed(&self) -> bool {
@@ -231,6 +238,9 @@ impl fmt::Display for Error {
             }
             Kind::Api { http_status, .. } => write!(f, "Gemini API answered HTTP {http_status}"),
             Kind::Network(m) => write!(f, "Connection to the Gemini API failed: {m}"),
+            Kind::NetworkLost(m) => {
+                write!(f, "The connection to the Gemini API was lost during the reply: {m}")
+            }
             Kind::Malformed(m) => write!(f, "Gemini sent a reply that could not be read: {m}"),
             Kind::Blocked(r) => write!(f, "Gemini blocked the prompt ({r})"),
             Kind::MissingKey => f.write_str("No Gemini API key is set; add one in the settings"),

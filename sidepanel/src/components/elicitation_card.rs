@@ -34,11 +34,21 @@ pub fn ElicitationCardView(props: &Props) -> Html {
         ElicitationPrompt::Url { message, .. } => (message.clone(), Vec::new()),
     };
     let id = props.card.elicitation_id.clone();
+    let url = match &props.card.prompt {
+        ElicitationPrompt::Url { url, .. } => Some(url.clone()),
+        ElicitationPrompt::Form { .. } => None,
+    };
     let on_accept = {
         let (id, values, problem, on_answer) =
             (id.clone(), values.clone(), problem.clone(), props.on_answer.clone());
-        let form = form.clone();
+        let (form, url) = (form.clone(), url.clone());
         Callback::from(move |_: MouseEvent| {
+            // URL mode: Accept is the consent to open the link (MCP 2025-11-25), so it opens it,
+            // in a tab of its own that this page cannot look into.
+            if let Some(url) = &url {
+                open_tab(url);
+                return on_answer.emit((id.clone(), ElicitResult::accept(Map::new())));
+            }
             let content = values.borrow().clone();
             match missing(&form, &content).as_slice() {
                 [] => on_answer.emit((id.clone(), ElicitResult::accept(content))),
@@ -50,11 +60,25 @@ pub fn ElicitationCardView(props: &Props) -> Html {
         let id = id.clone();
         props.on_answer.reform(move |_: MouseEvent| (id.clone(), result()))
     };
-    let link = match &props.card.prompt {
-        ElicitationPrompt::Url { url, .. } => html! {
-            <a href={url.clone()} target="_blank" rel="noopener noreferrer">{ url }</a>
-        },
-        ElicitationPrompt::Form { .. } => html! {},
+    // The spec wants the full URL and its host shown before consent; following the link is
+    // consent too, so it answers Accept. Once answered, the URL stays as plain text.
+    let link = match &url {
+        Some(url) => {
+            let accept = plain(|| ElicitResult::accept(Map::new()));
+            html! {
+                <p class="elicitation-url">
+                    <strong data-testid="elicitation-host">{ host(url) }</strong>
+                    <br />
+                    if props.card.answer.is_none() {
+                        <a href={url.clone()} target="_blank" rel="noopener noreferrer"
+                            onclick={accept}>{ url }</a>
+                    } else {
+                        <span>{ url }</span>
+                    }
+                </p>
+            }
+        }
+        None => html! {},
     };
     html! {
         <div class="elicitation-card" data-testid="elicitation">
@@ -72,6 +96,22 @@ pub fn ElicitationCardView(props: &Props) -> Html {
                 </div>
             }
         </div>
+    }
+}
+
+/// The host of `url` (with its port), or the URL itself when it has none.
+fn host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let end = rest.bytes().position(|b| matches!(b, b'/' | b'?' | b'#')).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    // Userinfo before `@` is what spoofing puts there: show what follows it.
+    authority.rsplit_once('@').map_or(authority, |(_, host)| host)
+}
+
+fn open_tab(url: &str) {
+    if let Some(window) = web_sys::window() {
+        // `open` is a `catch` binding: a refusal is an Err, not a stuck promise.
+        let _ = window.open_with_url_and_target_and_features(url, "_blank", "noopener,noreferrer");
     }
 }
 
@@ -135,5 +175,18 @@ fn field(field: &Field, values: &Values) -> Html {
             { input }
             if let Some(d) = &field.description { <small class="hint">{ d }</small> }
         </label>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host;
+
+    #[test]
+    fn the_host_is_what_follows_any_userinfo() {
+        assert_eq!(host("https://example.com/a?b#c"), "example.com");
+        assert_eq!(host("http://127.0.0.1:8080?x"), "127.0.0.1:8080");
+        assert_eq!(host("https://bank.com@evil.example/login"), "evil.example");
+        assert_eq!(host("mailto:a@b"), "b");
     }
 }

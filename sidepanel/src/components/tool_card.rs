@@ -32,7 +32,16 @@ pub fn ToolCardView(props: &Props) -> Html {
             Some(total) => format!("{} / {}", number(p.progress), number(total)),
             None => number(p.progress),
         };
-        html! { <p class="progress">{ value }{ " " }{ p.message.clone().unwrap_or_default() }</p> }
+        // A bar only when the server gave a total: without one the end is unknown.
+        let bar = p.total.map(|total| {
+            html! { <progress max={number(total)} value={number(p.progress)}></progress> }
+        });
+        html! {
+            <div class="progress">
+                { for bar }
+                <span class="progress-text">{ value }{ " " }{ p.message.clone().unwrap_or_default() }</span>
+            </div>
+        }
     });
     let hint = match (card.read_only_hint, card.trusted_server) {
         (Some(true), true) => Some(message("panelReadOnly", &[])),

@@ -1,0 +1,288 @@
+// The side panel's chat, the parts chat.test.mjs leaves out: tool progress, URL-mode
+// elicitation, a connection lost mid-stream and the order of an elicitation form's fields.
+// Same setup: the built extension in Chromium, the fake Gemini API, server-everything.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { launch, screenshot } from './harness.mjs';
+import { startEverything } from './servers.mjs';
+import { startFakeGemini, textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
+
+const API_KEY = 'test-key';
+let browser;
+let fake;
+let everything;
+let landing;
+let page;
+let nextId = 1;
+
+before(async () => {
+  fake = await startFakeGemini({ apiKey: API_KEY });
+  everything = await startEverything();
+  landing = await startLanding();
+  browser = await launch();
+  page = await browser.context.newPage();
+  await page.goto(browser.url('sidepanel.html'));
+  await page.evaluate(({ key, base }) => chrome.storage.local.set({
+    settings: { version: 2, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
+  }), { key: API_KEY, base: fake.url });
+  const settings = await request({ type: 'get_settings' });
+  assert.equal(settings.settings?.gemini?.base_url, fake.url, JSON.stringify(settings));
+});
+after(async () => {
+  await browser?.close();
+  await fake?.close();
+  await everything?.stop();
+  await landing?.stop();
+});
+beforeEach(async () => {
+  fake.reset();
+  landing.reset();
+  await reload();
+});
+
+/** A page a URL elicitation points at: counts who fetched it, so prefetching would show. */
+async function startLanding() {
+  let hits = [];
+  const server = http.createServer((req, res) => {
+    // The browser asks for an icon of every page it opens: not a prefetch.
+    if (req.url !== '/favicon.ico') hits.push(req.url);
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Connect</title><h1>Connect</h1>');
+  });
+  await new Promise((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    hits: () => [...hits],
+    reset() { hits = []; },
+    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+async function reload() {
+  await page.reload();
+  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+}
+
+async function request(req) {
+  const reply = await page.evaluate((m) => chrome.runtime.sendMessage(m), { id: nextId++, request: req });
+  assert.equal(reply?.kind, 'response', JSON.stringify(reply));
+  return reply.response;
+}
+
+async function send(text) {
+  const input = page.getByTestId('input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+/** Both themes of the current state. */
+async function shoot(name) {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await screenshot(page, `chat-${name}-light`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await screenshot(page, `chat-${name}-dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const chatRequests = () => fake.requests().filter((r) => r.method === 'POST');
+const lastReply = () => page.getByTestId('reply').last();
+
+/** The function responses of the last turn sent to the fake, by call id or name. */
+function functionResponses(req) {
+  const turn = req.body.contents[req.body.contents.length - 1];
+  assert.equal(turn.role, 'user');
+  return turn.parts.map((p) => p.functionResponse);
+}
+
+/** Adds server-everything, trusted (its tools run without a confirmation card). */
+async function addTrustedEverything() {
+  const id = `srv_${Math.random().toString(16).slice(2, 10)}`;
+  const added = await request({
+    type: 'edit_settings',
+    edit: { type: 'add_server', id, server: { name: 'everything', url: everything.url } },
+  });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  await request({ type: 'edit_settings', edit: { type: 'set_trust', id, trust: true } });
+  await reload();
+  return id;
+}
+
+async function removeServer(id) {
+  await request({ type: 'edit_settings', edit: { type: 'remove_server', id } });
+}
+
+test('a long-running tool shows its progress while it runs, then its result and duration', async () => {
+  const id = await addTrustedEverything();
+  try {
+    fake.script([
+      { chunks: [functionCallChunk([{ name: 'mcp_everything_trigger_long_running_operation', args: { duration: 2, steps: 4 } }])] },
+      { chunks: textChunks('The operation finished.') },
+    ]);
+    await send('Run the long operation');
+    const card = page.getByTestId('tool-card').last();
+    await card.and(page.locator('[data-state="running"]')).waitFor();
+    await card.locator('summary').click();
+    const progress = card.locator('.progress .progress-text');
+    const bar = card.locator('.progress progress');
+    // Each step's notification replaces the last: collect what was shown while it ran.
+    const seen = new Set();
+    const bars = new Set();
+    await progress.waitFor();
+    await shoot('tool-progress');
+    while ((await card.getAttribute('data-state')) === 'running') {
+      const text = await progress.innerText({ timeout: 500 }).catch(() => null);
+      const value = await bar.evaluate((b) => `${b.value}/${b.max}`, null, { timeout: 500 }).catch(() => null);
+      if (text) seen.add(text.trim());
+      if (value) bars.add(value);
+      await page.waitForTimeout(50);
+    }
+    const shown = [...seen];
+    assert.ok(shown.length >= 2, `the progress changed while running: ${JSON.stringify(shown)}`);
+    for (const text of shown) assert.match(text, /^[1-4] \/ 4$/);
+    assert.ok(shown.includes('1 / 4') || shown.includes('2 / 4'), JSON.stringify(shown));
+    assert.ok(bars.size >= 2, `the bar moved: ${JSON.stringify([...bars])}`);
+    for (const value of bars) assert.match(value, /^[1-4]\/4$/);
+
+    await lastReply().filter({ hasText: 'The operation finished.' }).and(page.locator('[data-state="done"]')).waitFor();
+    assert.equal(await card.getAttribute('data-state'), 'done');
+    assert.equal(await card.locator('.progress').count(), 0, 'no progress once done');
+    assert.match(await card.locator('.result').innerText(), /Long running operation completed\. Duration: 2 seconds, Steps: 4\./);
+    const duration = await card.locator('.duration').innerText();
+    const seconds = Number(duration.replace(/ s$/, ''));
+    assert.ok(seconds >= 1.9 && seconds < 10, `duration ${duration}`);
+    const [response] = functionResponses(chatRequests()[1]);
+    assert.match(JSON.stringify(response.response), /Long running operation completed/);
+    await shoot('tool-progress-done');
+  } finally {
+    await removeServer(id);
+  }
+});
+
+const urlCall = (message, path) => ({
+  name: 'mcp_everything_trigger_url_elicitation',
+  args: { url: `${landing.url}${path}`, message },
+});
+
+test('a URL elicitation shows the full URL and its host, and opens it only on Accept', async () => {
+  const id = await addTrustedEverything();
+  try {
+    fake.script([
+      { chunks: [functionCallChunk([urlCall('Connect your Example account.', '/connect?step=1')])] },
+      { chunks: textChunks('Connected, thanks.') },
+    ]);
+    await send('Connect my account');
+    const card = page.getByTestId('elicitation');
+    await card.waitFor();
+    const url = `${landing.url}/connect?step=1`;
+    assert.match(await card.innerText(), /Connect your Example account\./);
+    const link = card.locator(`a[href="${url}"]`);
+    assert.equal(await link.innerText(), url, 'the full URL is shown');
+    assert.equal(await link.getAttribute('target'), '_blank');
+    assert.match(await link.getAttribute('rel'), /noopener/);
+    assert.match(await link.getAttribute('rel'), /noreferrer/);
+    assert.equal(await card.getByTestId('elicitation-host').innerText(), new URL(url).host);
+    assert.deepEqual(landing.hits(), [], 'nothing fetched the URL before consent');
+    await shoot('elicitation-url');
+
+    // Accept is consent to open: the URL opens in a new tab and the server hears "accept".
+    const opened = browser.context.waitForEvent('page');
+    await card.getByRole('button', { name: 'Accept' }).click();
+    const tab = await opened;
+    await tab.waitForLoadState();
+    assert.equal(tab.url(), url);
+    assert.equal(await tab.evaluate(() => window.opener), null, 'opened without an opener');
+    await tab.close();
+    await lastReply().filter({ hasText: 'Connected, thanks.' }).waitFor();
+    assert.deepEqual(landing.hits(), ['/connect?step=1']);
+    const [response] = functionResponses(chatRequests()[1]);
+    assert.match(JSON.stringify(response.response), /User completed the URL elicitation flow/);
+    assert.match(JSON.stringify(response.response), /\\"action\\": \\"accept\\"/);
+    assert.doesNotMatch(JSON.stringify(response.response), /\\"content\\"/, 'URL mode sends no content');
+    assert.match(await card.innerText(), /accept/i);
+    assert.equal(await card.locator('a[href]').count(), 0, 'an answered card has no link left');
+    await shoot('elicitation-url-accepted');
+  } finally {
+    await removeServer(id);
+  }
+});
+
+test('a URL elicitation declined or cancelled opens nothing and answers as such', async () => {
+  const id = await addTrustedEverything();
+  try {
+    fake.script([
+      { chunks: [functionCallChunk([
+        urlCall('Decline me.', '/decline'),
+        urlCall('Cancel me.', '/cancel'),
+      ])] },
+      { chunks: textChunks('Nothing was opened.') },
+    ]);
+    let pages = 0;
+    const count = () => { pages += 1; };
+    browser.context.on('page', count);
+    await send('Two links please');
+    const declined = page.getByTestId('elicitation').filter({ hasText: 'Decline me.' });
+    const cancelled = page.getByTestId('elicitation').filter({ hasText: 'Cancel me.' });
+    await declined.waitFor();
+    await cancelled.waitFor();
+    await declined.getByRole('button', { name: 'Decline' }).click();
+    await cancelled.getByRole('button', { name: 'Cancel' }).click();
+    await lastReply().filter({ hasText: 'Nothing was opened.' }).waitFor();
+    browser.context.off('page', count);
+    assert.equal(pages, 0, 'no tab was opened');
+    assert.deepEqual(landing.hits(), []);
+    const text = JSON.stringify(functionResponses(chatRequests()[1]).map((r) => r.response));
+    assert.match(text, /User declined to open the URL/);
+    assert.match(text, /User cancelled the URL elicitation/);
+    await shoot('elicitation-url-declined');
+  } finally {
+    await removeServer(id);
+  }
+});
+
+test('a connection lost mid-stream keeps the partial text, marked incomplete; the next message works', async () => {
+  const chunks = textChunks('This answer will be cut off before it ends, sadly.', { size: 8 });
+  fake.script([
+    { chunks: chunks.slice(0, 3), cut: true },
+    { chunks: textChunks('Back again.') },
+  ]);
+  await send('Tell me something');
+  const reply = lastReply();
+  await reply.and(page.locator('[data-state="incomplete"]')).waitFor();
+  assert.match(await reply.innerText(), /^This answer will be cut\n+Incomplete/);
+  const error = page.getByTestId('error');
+  await error.waitFor();
+  assert.match(await error.innerText(), /connection .*lost/i);
+  await page.getByTestId('send').waitFor();
+  await shoot('connection-lost');
+
+  await send('Are you there?');
+  await lastReply().filter({ hasText: 'Back again.' }).and(page.locator('[data-state="done"]')).waitFor();
+  const [, second] = chatRequests();
+  // The partial answer is part of the history sent next.
+  assert.deepEqual(second.body.contents.map((c) => c.role), ['user', 'model', 'user']);
+  assert.equal(second.body.contents[1].parts.map((p) => p.text).join(''), 'This answer will be cut ');
+});
+
+test('an elicitation form lists its fields in the order of the requested schema', async () => {
+  const id = await addTrustedEverything();
+  try {
+    fake.script([
+      { chunks: [functionCallChunk([{ name: 'mcp_everything_trigger_elicitation_request', args: {} }])] },
+      { chunks: textChunks('Noted.') },
+    ]);
+    await send('Ask me everything');
+    const card = page.getByTestId('elicitation');
+    await card.waitFor();
+    const order = await card.locator('[data-field]').evaluateAll((els) => els.map((e) => e.dataset.field));
+    assert.deepEqual(order, [
+      'name', 'check', 'firstLine', 'email', 'homepage', 'birthdate', 'integer', 'number',
+      'untitledSingleSelectEnum', 'untitledMultipleSelectEnum', 'titledSingleSelectEnum',
+      'titledMultipleSelectEnum', 'legacyTitledEnum',
+    ]);
+    await shoot('elicitation-form-order');
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    await lastReply().filter({ hasText: 'Noted.' }).waitFor();
+  } finally {
+    await removeServer(id);
+  }
+});

@@ -39,7 +39,7 @@ pub async fn route(request: Request, port: Option<Port>) -> Response {
             uptime_ms: crate::uptime_ms(),
             configured_servers: settings.servers.len() as u32,
         }),
-        Request::GetSettings => Response::Settings { settings },
+        Request::GetSettings => Response::Settings { settings: (*settings).clone() },
         Request::ListServers => servers::list(settings).await,
         Request::ListTools { server_id, refresh } => {
             servers::tools(settings, server_id, refresh).await

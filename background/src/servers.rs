@@ -1,6 +1,7 @@
 //! The MCP requests of the pages: servers with status, tools, tool calls, resources and
 //! connection tests.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use futures_channel::oneshot;
@@ -22,7 +23,7 @@ const LIST_WAIT: Duration = Duration::from_secs(3);
 
 /// Every server with its status. Servers not contacted yet (or that failed) are connected in
 /// parallel first, for at most [`LIST_WAIT`].
-pub async fn list(settings: Settings) -> Response {
+pub async fn list(settings: Rc<Settings>) -> Response {
     let ids: Vec<ServerId> = settings.servers.iter().map(|s| s.id.clone()).collect();
     registry::retain(&ids);
     let mut done = Vec::new();
@@ -72,7 +73,7 @@ fn find(settings: &Settings, id: &ServerId) -> Result<Server, Box<Response>> {
 }
 
 /// All tools of a server (the filters are for the model, not for this list).
-pub async fn tools(settings: Settings, server_id: ServerId, refresh: bool) -> Response {
+pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -> Response {
     let server = match find(&settings, &server_id) {
         Ok(server) => server,
         Err(response) => return *response,
@@ -91,7 +92,7 @@ pub async fn tools(settings: Settings, server_id: ServerId, refresh: bool) -> Re
 }
 
 pub async fn call(
-    settings: Settings,
+    settings: Rc<Settings>,
     port: Option<Port>,
     call_id: String,
     server_id: ServerId,
@@ -115,7 +116,7 @@ pub async fn call(
     }
 }
 
-pub async fn read_resource(settings: Settings, server_id: ServerId, uri: String) -> Response {
+pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: String) -> Response {
     let server = match find(&settings, &server_id) {
         Ok(server) => server,
         Err(response) => return *response,

@@ -41,13 +41,14 @@ thread_local! {
     static DRAINING: Cell<bool> = const { Cell::new(false) };
     /// The document as last read, so a tool call does not parse the whole document again.
     /// Dropped whenever `settings` changes in storage, whoever wrote it.
-    static CACHED: RefCell<Option<Settings>> = const { RefCell::new(None) };
+    // Shared, not cloned, per request: a document with cached tool lists is not small.
+    static CACHED: RefCell<Option<Rc<Settings>>> = const { RefCell::new(None) };
     static WATCHING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
 /// moved aside, which writes.
-pub async fn read() -> Result<Settings, String> {
+pub async fn read() -> Result<Rc<Settings>, String> {
     if let Some(settings) = CACHED.with(|c| c.borrow().clone()) {
         return Ok(settings);
     }
@@ -55,17 +56,18 @@ pub async fn read() -> Result<Settings, String> {
     if let Some(raw) = stored().await? {
         if let Ok(loaded) = load(&raw) {
             if loaded.migrated_from.is_none() {
+                let settings = Rc::new(loaded.settings);
                 if WATCHING.with(Cell::get) {
-                    CACHED.with(|c| *c.borrow_mut() = Some(loaded.settings.clone()));
+                    CACHED.with(|c| *c.borrow_mut() = Some(settings.clone()));
                 }
-                return Ok(loaded.settings);
+                return Ok(settings);
             }
         }
     } else {
-        return Ok(Settings::default());
+        return Ok(Rc::new(Settings::default()));
     }
     let _turn = queue().lock().await;
-    read_locked().await
+    read_locked().await.map(Rc::new)
 }
 
 /// Drops the cached document whenever the stored one changes. Caching only starts once this

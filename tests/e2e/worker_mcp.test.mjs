@@ -208,8 +208,9 @@ test('ten servers that answer in 200 ms each are listed in parallel', async () =
       assert.equal(view.tool_count, 1);
     }
     // Each server needs two round trips (discover, tools/list): 400 ms; one after another
-    // would take 4 s.
-    assert.ok(elapsed < 1000, `listed in ${elapsed} ms`);
+    // would take 4 s. About 450 ms on an idle machine, once 1,030 ms on a loaded CI run: the
+    // bound tells parallel from sequential without failing a slow machine.
+    assert.ok(elapsed < 2000, `listed in ${elapsed} ms`);
     console.log(`ten servers listed in ${elapsed} ms`);
   } finally {
     for (const id of ids) await removeServer(id);

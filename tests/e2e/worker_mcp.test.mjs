@@ -251,9 +251,27 @@ test('a stopped server shows an error status with a message, and resources can b
   // settings change, and must not get to see the server alive first.
   const slow = await startSlowServer({ delayMs: 0 });
   await slow.stop();
-  const id = await addServer('Gone', slow.url);
-  // A page with a port open sees the status change as events.
-  const { response: listed, events } = await requestOnPort({ type: 'list_servers' });
+  // A page with a port open sees the status change as events. The port opens before the
+  // server is added: the popup this runs in may connect to it first, and whoever connects
+  // first makes the events.
+  const id = randomId();
+  const { response: listed, events } = await page.evaluate(async ({ id, url, first }) => {
+    const port = chrome.runtime.connect({ name: 'test' });
+    const events = [];
+    const waiting = new Map();
+    port.onMessage.addListener((m) => {
+      if (m.kind === 'event') events.push(m.event);
+      else waiting.get(m.id)?.(m.response);
+    });
+    const ask = (n, request) => new Promise((resolve) => {
+      waiting.set(n, resolve);
+      port.postMessage({ id: n, request });
+    });
+    await ask(first, { type: 'edit_settings', edit: { type: 'add_server', id, server: { name: 'Gone', url } } });
+    const response = await ask(first + 1, { type: 'list_servers' });
+    port.disconnect();
+    return { response, events };
+  }, { id, url: slow.url, first: (nextId += 2) - 2 });
   const view = listed.servers.find((s) => s.id === id);
   assert.equal(view.status.state, 'error', JSON.stringify(view));
   assert.match(view.status.message, /could not connect/);

@@ -3,68 +3,30 @@
 // through the worker. Every request the panel sends is recorded and asserted on.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot } from './harness.mjs';
-import { startEverything } from './servers.mjs';
-import {
-  startFakeGemini, textChunks, rateLimited, functionCallChunk, apiError,
-} from '../fixtures/fake-gemini/server.mjs';
+import { openChat, API_KEY } from './chat_page.mjs';
+import { textChunks, rateLimited, functionCallChunk, apiError } from '../fixtures/fake-gemini/server.mjs';
 
-const API_KEY = 'test-key';
-let browser;
+let chat;
 let fake;
-let everything;
 let page;
-let nextId = 1;
 
 before(async () => {
-  fake = await startFakeGemini({ apiKey: API_KEY });
-  everything = await startEverything();
-  browser = await launch();
-  page = await browser.context.newPage();
-  await page.goto(browser.url('sidepanel.html'));
-  // The settings document as the worker stores it, pointing Gemini at the fake.
-  await page.evaluate(({ key, base }) => chrome.storage.local.set({
-    settings: { version: 2, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
-  }), { key: API_KEY, base: fake.url });
-  const settings = await request({ type: 'get_settings' });
-  assert.equal(settings.settings?.gemini?.base_url, fake.url, JSON.stringify(settings));
+  chat = await openChat();
+  ({ fake, page } = chat);
 });
-after(async () => {
-  await browser?.close();
-  await fake?.close();
-  await everything?.stop();
-});
+after(async () => { await chat?.close(); });
 beforeEach(async () => {
   fake.reset();
-  await page.reload();
-  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+  await chat.reload();
 });
 
-async function request(req) {
-  const reply = await page.evaluate((m) => chrome.runtime.sendMessage(m), { id: nextId++, request: req });
-  assert.equal(reply?.kind, 'response', JSON.stringify(reply));
-  return reply.response;
-}
-
-async function send(text) {
-  const input = page.getByTestId('input');
-  await input.fill(text);
-  await input.press('Enter');
-}
-
-/** Both themes of the current state. */
-async function shoot(name) {
-  await page.emulateMedia({ colorScheme: 'light' });
-  await screenshot(page, `chat-${name}-light`);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await screenshot(page, `chat-${name}-dark`);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** The chat requests (the model list is fetched too, by the worker). */
-const chatRequests = () => fake.requests().filter((r) => r.method === 'POST');
-
-const lastReply = () => page.getByTestId('reply').last();
+const request = (req) => chat.request(req);
+const send = (text) => chat.send(text);
+const shoot = (name) => chat.shoot(name);
+const chatRequests = () => chat.chatRequests();
+const lastReply = () => chat.lastReply();
+const addEverything = () => chat.addEverything();
+const removeServer = (id) => chat.removeServer(id);
 
 test('a streamed reply is rendered as markdown, raw HTML as text', async () => {
   const answer = '## Result\n\nHere is **bold** and a [link](https://example.com).\n\n'
@@ -164,20 +126,6 @@ test('a chat is saved, listed, reopened, renamed and deleted', async () => {
   const stored = await page.evaluate(() => chrome.storage.local.get('chats'));
   assert.ok(!JSON.parse(stored.chats).some((c) => c.title === 'Renamed chat'));
 });
-
-async function addEverything() {
-  const id = `srv_${Math.random().toString(16).slice(2, 10)}`;
-  const response = await request({
-    type: 'edit_settings',
-    edit: { type: 'add_server', id, server: { name: 'everything', url: everything.url } },
-  });
-  assert.equal(response.type, 'settings', JSON.stringify(response));
-  return id;
-}
-
-async function removeServer(id) {
-  await request({ type: 'edit_settings', edit: { type: 'remove_server', id } });
-}
 
 test('the model calls an MCP tool, the person allows it, the result goes back to the model', async () => {
   const id = await addEverything();

@@ -4,42 +4,36 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { launch, screenshot } from './harness.mjs';
-import { startEverything } from './servers.mjs';
-import { startFakeGemini, textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
+import { openChat } from './chat_page.mjs';
+import { textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
 
-const API_KEY = 'test-key';
+let chat;
 let browser;
 let fake;
-let everything;
 let landing;
 let page;
-let nextId = 1;
 
 before(async () => {
-  fake = await startFakeGemini({ apiKey: API_KEY });
-  everything = await startEverything();
   landing = await startLanding();
-  browser = await launch();
-  page = await browser.context.newPage();
-  await page.goto(browser.url('sidepanel.html'));
-  await page.evaluate(({ key, base }) => chrome.storage.local.set({
-    settings: { version: 2, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
-  }), { key: API_KEY, base: fake.url });
-  const settings = await request({ type: 'get_settings' });
-  assert.equal(settings.settings?.gemini?.base_url, fake.url, JSON.stringify(settings));
+  chat = await openChat();
+  ({ browser, fake, page } = chat);
 });
 after(async () => {
-  await browser?.close();
-  await fake?.close();
-  await everything?.stop();
+  await chat?.close();
   await landing?.stop();
 });
 beforeEach(async () => {
   fake.reset();
   landing.reset();
-  await reload();
+  await chat.reload();
 });
+
+const send = (text) => chat.send(text);
+const shoot = (name) => chat.shoot(name);
+const reload = () => chat.reload();
+const chatRequests = () => chat.chatRequests();
+const lastReply = () => chat.lastReply();
+const removeServer = (id) => chat.removeServer(id);
 
 /** A page a URL elicitation points at: counts who fetched it, so prefetching would show. */
 async function startLanding() {
@@ -58,35 +52,6 @@ async function startLanding() {
   };
 }
 
-async function reload() {
-  await page.reload();
-  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
-}
-
-async function request(req) {
-  const reply = await page.evaluate((m) => chrome.runtime.sendMessage(m), { id: nextId++, request: req });
-  assert.equal(reply?.kind, 'response', JSON.stringify(reply));
-  return reply.response;
-}
-
-async function send(text) {
-  const input = page.getByTestId('input');
-  await input.fill(text);
-  await input.press('Enter');
-}
-
-/** Both themes of the current state. */
-async function shoot(name) {
-  await page.emulateMedia({ colorScheme: 'light' });
-  await screenshot(page, `chat-${name}-light`);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await screenshot(page, `chat-${name}-dark`);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-const chatRequests = () => fake.requests().filter((r) => r.method === 'POST');
-const lastReply = () => page.getByTestId('reply').last();
-
 /** The function responses of the last turn sent to the fake, by call id or name. */
 function functionResponses(req) {
   const turn = req.body.contents[req.body.contents.length - 1];
@@ -96,19 +61,9 @@ function functionResponses(req) {
 
 /** Adds server-everything, trusted (its tools run without a confirmation card). */
 async function addTrustedEverything() {
-  const id = `srv_${Math.random().toString(16).slice(2, 10)}`;
-  const added = await request({
-    type: 'edit_settings',
-    edit: { type: 'add_server', id, server: { name: 'everything', url: everything.url } },
-  });
-  assert.equal(added.type, 'settings', JSON.stringify(added));
-  await request({ type: 'edit_settings', edit: { type: 'set_trust', id, trust: true } });
+  const id = await chat.addEverything({ trust: true });
   await reload();
   return id;
-}
-
-async function removeServer(id) {
-  await request({ type: 'edit_settings', edit: { type: 'remove_server', id } });
 }
 
 test('a long-running tool shows its progress while it runs, then its result and duration', async () => {

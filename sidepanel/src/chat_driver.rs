@@ -224,7 +224,7 @@ impl Driver {
                 ServerFacts {
                     name: server.name.clone(),
                     trust: server.trust,
-                    allowed: server.allowed_tools.clone(),
+                    allowed: server.allowed_tools.iter().cloned().collect(),
                     read_only,
                 },
             );

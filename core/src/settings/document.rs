@@ -1,6 +1,6 @@
 //! The settings document of the current schema version, as stored in `chrome.storage.local`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use indexmap::{IndexMap, IndexSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -91,7 +91,7 @@ pub struct Server {
     pub url: String,
     /// Header name → value. Every value counts as a secret (most are credentials).
     #[serde(default)]
-    pub headers: BTreeMap<String, Secret>,
+    pub headers: IndexMap<String, Secret>,
     pub timeout_ms: u64,
     /// Calls run without asking first.
     #[serde(default)]
@@ -113,7 +113,7 @@ pub struct Server {
     pub cached_tools: Option<CachedTools>,
     /// Tools the user said "always allow" for.
     #[serde(default)]
-    pub allowed_tools: BTreeSet<String>,
+    pub allowed_tools: IndexSet<String>,
 }
 
 fn yes() -> bool {
@@ -127,7 +127,7 @@ impl Server {
             id,
             name,
             url: String::new(),
-            headers: BTreeMap::new(),
+            headers: IndexMap::new(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             trust: false,
             include_tools: None,
@@ -135,7 +135,7 @@ impl Server {
             enabled_by_default: true,
             local_network: false,
             cached_tools: None,
-            allowed_tools: BTreeSet::new(),
+            allowed_tools: IndexSet::new(),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! (one server by id, one tool) rather than carrying a whole document, edits from the popup,
 //! the side panel and the worker never undo each other.
 
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -155,7 +155,7 @@ pub struct ServerDraft {
     /// `None` keeps the stored headers on update (so the popup need not hold their values) and
     /// means none on add.
     #[serde(default)]
-    pub headers: Option<BTreeMap<String, Secret>>,
+    pub headers: Option<IndexMap<String, Secret>>,
     /// `None` means the default timeout.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -286,7 +286,7 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
             find(doc, id)?.allowed_tools.insert(tool.clone());
         }
         SettingsEdit::DisallowTool { id, tool } => {
-            find(doc, id)?.allowed_tools.remove(tool);
+            find(doc, id)?.allowed_tools.shift_remove(tool);
         }
         SettingsEdit::SetCachedTools { id, tools, fetched_at_ms } => {
             find(doc, id)?.cached_tools =

@@ -2,7 +2,7 @@
 //! Claude Desktop's `claude_desktop_config.json`. Import never changes anything by itself: it
 //! builds an [`ImportPreview`] to show, which becomes a [`SettingsEdit`] when the user agrees.
 
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -310,7 +310,7 @@ impl<'a> Builder<'a> {
         let empty: Vec<String> =
             server.headers.iter().filter(|(_, v)| v.is_empty()).map(|(k, _)| k.clone()).collect();
         for header in &empty {
-            server.headers.remove(header);
+            server.headers.shift_remove(header);
         }
         if !empty.is_empty() {
             let name = server.name.clone();
@@ -408,9 +408,9 @@ fn stdio_reason(entry: &Map<String, Value>) -> String {
     }
 }
 
-fn read_headers(value: Option<&Value>) -> Result<BTreeMap<String, Secret>, String> {
+fn read_headers(value: Option<&Value>) -> Result<IndexMap<String, Secret>, String> {
     let Some(value) = value else {
-        return Ok(BTreeMap::new());
+        return Ok(IndexMap::new());
     };
     let Some(map) = value.as_object() else {
         return Err("its headers are not a JSON object".into());

@@ -9,9 +9,9 @@
 //! `{ "geminiApiKey": "…", "model": "…", "mcpServers": { "<name>": { "url": "…", "headers": {…} } } }`
 //! It had no `version` field.
 
+use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 use super::document::{ServerId, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS};
 use crate::url_policy;
@@ -90,7 +90,7 @@ struct V1 {
     gemini_api_key: Option<Value>,
     model: Option<String>,
     #[serde(default)]
-    mcp_servers: BTreeMap<String, V1Server>,
+    mcp_servers: IndexMap<String, V1Server>,
 }
 
 #[derive(Deserialize)]

@@ -1,6 +1,7 @@
 //! The rules a settings document obeys, shared by load, edits and import.
 
-use std::collections::{BTreeMap, HashSet};
+use indexmap::IndexMap;
+use std::collections::HashSet;
 use std::fmt;
 
 use serde_json::Value;
@@ -208,7 +209,7 @@ const RESERVED_HEADERS: [&str; 12] = [
     "last-event-id",
 ];
 
-pub fn validate_headers(headers: &BTreeMap<String, Secret>) -> Result<(), Invalid> {
+pub fn validate_headers(headers: &IndexMap<String, Secret>) -> Result<(), Invalid> {
     let mut seen = HashSet::new();
     for (name, value) in headers {
         validate_header(name, value)?;
@@ -246,9 +247,9 @@ fn validate_header(name: &str, value: &Secret) -> Result<(), Invalid> {
 
 /// Parses the headers box of the server form: a JSON object of strings. The popup calls this as
 /// the user types; the edit checks the result again.
-pub fn parse_headers(text: &str) -> Result<BTreeMap<String, Secret>, Invalid> {
+pub fn parse_headers(text: &str) -> Result<IndexMap<String, Secret>, Invalid> {
     if text.trim().is_empty() {
-        return Ok(BTreeMap::new());
+        return Ok(IndexMap::new());
     }
     let value: Value = serde_json::from_str(text).map_err(|e| {
         // serde_json's syntax errors give a position, never the input.
@@ -265,7 +266,7 @@ pub fn parse_headers(text: &str) -> Result<BTreeMap<String, Secret>, Invalid> {
             "headers must be a JSON object of names and string values",
         ));
     };
-    let mut headers = BTreeMap::new();
+    let mut headers = IndexMap::new();
     for (name, value) in map {
         let Value::String(value) = value else {
             return Err(Invalid::new(

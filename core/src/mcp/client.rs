@@ -19,6 +19,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 /// How to reach one server and how long to wait for it.
@@ -91,6 +93,23 @@ pub trait CallHandler {
 }
 
 impl CallHandler for () {}
+
+/// A [`CallHandler`] behind a pointer. The request machinery takes `&dyn Handler` so it is
+/// compiled once, not once per handler type (each copy cost the worker ~15 KB of wasm).
+pub(super) trait Handler {
+    fn on_event(&self, event: CallEvent);
+    fn elicit(&self, request: ElicitRequest) -> Pin<Box<dyn Future<Output = ElicitResult> + '_>>;
+}
+
+impl<H: CallHandler> Handler for H {
+    fn on_event(&self, event: CallEvent) {
+        CallHandler::on_event(self, event)
+    }
+
+    fn elicit(&self, request: ElicitRequest) -> Pin<Box<dyn Future<Output = ElicitResult> + '_>> {
+        Box::pin(CallHandler::elicit(self, request))
+    }
+}
 
 /// How many times a 2026-07-28 server may answer `input_required` for one call.
 const MAX_INPUT_ROUNDS: usize = 8;
@@ -310,11 +329,11 @@ where
 
     /// Sends one request with the whole protocol around it: connecting, timeouts, cancellation,
     /// session renewal and 2026-07-28 input rounds.
-    async fn request<H: CallHandler>(
+    async fn request(
         &self,
         method: &str,
         params: Map<String, Value>,
-        handler: &H,
+        handler: &dyn Handler,
         cancel: Option<&CancelToken>,
     ) -> Result<Value, Error> {
         let id = self.fresh_id();
@@ -339,11 +358,11 @@ where
         Err(self.error(failure).with_method(method))
     }
 
-    async fn request_with_renewal<H: CallHandler>(
+    async fn request_with_renewal(
         &self,
         method: &str,
         params: Map<String, Value>,
-        handler: &H,
+        handler: &dyn Handler,
         id: &Id,
     ) -> Result<Value, Error> {
         let session = self.connect().await?;
@@ -358,12 +377,12 @@ where
         }
     }
 
-    async fn request_in_session<H: CallHandler>(
+    async fn request_in_session(
         &self,
         session: &SessionState,
         method: &str,
         mut params: Map<String, Value>,
-        handler: &H,
+        handler: &dyn Handler,
         id: &Id,
     ) -> Result<Value, Error> {
         let mut meta = Map::new();
@@ -414,10 +433,10 @@ where
         ))))
     }
 
-    async fn answer_input_requests<H: CallHandler>(
+    async fn answer_input_requests(
         &self,
         result: &Value,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Result<Map<String, Value>, Error> {
         let mut responses = Map::new();
         let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
@@ -440,11 +459,11 @@ where
     }
 
     /// The answer to a server-to-client request, whichever era it came in.
-    async fn answer_server_request<H: CallHandler>(
+    async fn answer_server_request(
         &self,
         method: &str,
         params: &Value,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Result<Value, ErrorObject> {
         match method {
             "ping" => Ok(json!({})),
@@ -605,11 +624,11 @@ where
     // ---- one HTTP exchange -------------------------------------------------------------------
 
     /// POSTs one request and reads its reply, JSON or SSE, until the response to it arrives.
-    async fn exchange<H: CallHandler>(
+    async fn exchange(
         &self,
         session: &SessionState,
         request: Request,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Result<Reply, Error> {
         let mut headers = self.session_headers(session);
         if session.is_modern() {
@@ -656,11 +675,11 @@ where
 
     /// A tool call of a handshake-era session also reads the session's standalone stream, where
     /// some servers send the call's questions (see `standalone`).
-    async fn exchange_listening<H: CallHandler>(
+    async fn exchange_listening(
         &self,
         session: &SessionState,
         request: Request,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Result<Reply, Error> {
         let mut lease = self.lease_standalone(session).await;
         let Some(Slot::Open(stream)) = lease.as_mut().map(|l| &mut l.next) else {
@@ -734,11 +753,11 @@ where
 
     /// Handles what arrives on the standalone stream until the call it runs beside ends (this
     /// future is then dropped; it never finishes by itself).
-    async fn read_standalone<H: CallHandler>(
+    async fn read_standalone(
         &self,
         session: &SessionState,
         stream: &mut Standalone<T::Body>,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> std::convert::Infallible {
         while let Some(chunk) = stream.next_chunk().await {
             let Ok(messages) = stream.decoder.feed(&chunk) else {
@@ -755,12 +774,12 @@ where
     }
 
     /// Reads replies until the response with `id`, resuming a broken SSE stream when it can.
-    async fn read_reply<H: CallHandler>(
+    async fn read_reply(
         &self,
         session: &SessionState,
         mut response: HttpResponse<T::Body>,
         id: &Id,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Result<Value, Error> {
         let mut resumptions = 0;
         let mut last_event_id: Option<String> = None;
@@ -832,12 +851,12 @@ where
     }
 
     /// Handles messages from a reply; `Some` once the response to `id` is among them.
-    pub(super) async fn handle_messages<H: CallHandler>(
+    pub(super) async fn handle_messages(
         &self,
         session: &SessionState,
         messages: Vec<Message>,
         id: &Id,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Option<Result<Value, Error>> {
         for message in messages {
             match message {
@@ -868,7 +887,7 @@ where
         None
     }
 
-    fn handle_notification<H: CallHandler>(&self, notification: Notification, handler: &H) {
+    fn handle_notification(&self, notification: Notification, handler: &dyn Handler) {
         let params = notification.params.unwrap_or(Value::Null);
         let event = match notification.method.as_str() {
             "notifications/progress" => match serde_json::from_value(params) {

@@ -9,7 +9,7 @@
 //! loses nothing of the others'. A stream that ends fails every waiting request; the next request
 //! opens a new stream (a new endpoint, a new `initialize`).
 
-use super::client::{progress_token, unnegotiated, CallHandler, Client};
+use super::client::{progress_token, unnegotiated, Client, Handler};
 use super::error::{Error, Kind};
 use super::session::SessionState;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
@@ -318,11 +318,11 @@ where
     }
 
     /// Sends a request over the stream, opening one first when there is none.
-    pub(super) async fn request_over_sse<H: CallHandler>(
+    pub(super) async fn request_over_sse(
         &self,
         session: &SessionState,
         request: Request,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Result<Value, Error> {
         self.open_stream(None).await?;
         self.exchange_sse(session, request, handler).await
@@ -397,11 +397,11 @@ where
 
     /// POSTs `request` to the endpoint and waits for its response on the stream, handling the
     /// server's messages for it meanwhile. The response may come before the POST's own 202.
-    async fn exchange_sse<H: CallHandler>(
+    async fn exchange_sse(
         &self,
         session: &SessionState,
         request: Request,
-        handler: &H,
+        handler: &dyn Handler,
     ) -> Result<Value, Error> {
         let id = request.id.clone();
         let _waiting = self.legacy.wait_for(id.clone(), request.method == "tools/call");
@@ -457,7 +457,7 @@ mod tests {
 
     use super::*;
     use crate::mcp::transport::HttpResponse;
-    use crate::mcp::{CallEvent, ElicitRequest, ElicitResult, ServerConfig};
+    use crate::mcp::{CallEvent, CallHandler, ElicitRequest, ElicitResult, ServerConfig};
     use serde_json::json;
     use std::collections::VecDeque;
     use std::rc::Rc;

@@ -116,6 +116,10 @@ impl<B: ResponseBody + 'static> Channel<B> {
                 state.waiting_to_connect.push(cx.waker().clone());
                 return Poll::Pending;
             }
+            // A waiting request reads the stream itself; an idle one may have ended unseen.
+            if state.waiters.is_empty() {
+                state.read_ready(cx);
+            }
             Poll::Ready(state.link.is_some())
         })
         .await
@@ -161,24 +165,42 @@ impl<B: ResponseBody + 'static> Channel<B> {
             let Poll::Ready((body, chunk)) = link.read.as_mut().poll(cx) else {
                 return Poll::Pending;
             };
-            let failure = match chunk {
-                Ok(Some(bytes)) => {
-                    link.read = read_next(body);
-                    let mut events = Vec::new();
-                    let fed = link.parser.feed(&bytes, &mut events);
-                    let dispatched = state.dispatch(events);
-                    match fed {
-                        // Whose reply was too large cannot be known: all fail, none hangs.
-                        Err(sse::Error::EventTooLarge { limit }) => Some(Kind::TooLarge { limit }),
-                        Ok(()) => dispatched.err(),
-                    }
+            state.take(body, chunk);
+        }
+    }
+}
+
+impl<B: ResponseBody + 'static> State<B> {
+    /// Reads what the stream has ready without waiting for more. A stream that ended while no
+    /// request was waiting is noticed here, before a request is POSTed into a session the
+    /// server has already forgotten.
+    fn read_ready(&mut self, cx: &mut Context<'_>) {
+        while let Some(link) = self.link.as_mut() {
+            let Poll::Ready((body, chunk)) = link.read.as_mut().poll(cx) else { return };
+            self.take(body, chunk);
+        }
+    }
+
+    /// Dispatches a chunk the stream gave and reads on, or fails everyone when it broke.
+    fn take(&mut self, body: B, chunk: Result<Option<Vec<u8>>, TransportError>) {
+        let Some(link) = self.link.as_mut() else { return };
+        let failure = match chunk {
+            Ok(Some(bytes)) => {
+                link.read = read_next(body);
+                let mut events = Vec::new();
+                let fed = link.parser.feed(&bytes, &mut events);
+                let dispatched = self.dispatch(events);
+                match fed {
+                    // Whose reply was too large cannot be known: all fail, none hangs.
+                    Err(sse::Error::EventTooLarge { limit }) => Some(Kind::TooLarge { limit }),
+                    Ok(()) => dispatched.err(),
                 }
-                Ok(None) => Some(Kind::StreamEnded),
-                Err(e) => Some(Kind::Transport(e)),
-            };
-            if let Some(kind) = failure {
-                state.fail(kind);
             }
+            Ok(None) => Some(Kind::StreamEnded),
+            Err(e) => Some(Kind::Transport(e)),
+        };
+        if let Some(kind) = failure {
+            self.fail(kind);
         }
     }
 }
@@ -325,7 +347,16 @@ where
         handler: &dyn Handler,
     ) -> Result<Value, Error> {
         self.open_stream(None).await?;
-        self.exchange_sse(session, request, handler).await
+        match self.exchange_sse(session, request.clone(), handler).await {
+            // The server forgot the stream's session (it restarted, say) and has not run the
+            // request: once more, on a new stream.
+            Err(e) if e.status() == Some(404) => {
+                self.open_stream(None).await?;
+                let session = self.session().unwrap_or_else(|| session.clone());
+                self.exchange_sse(&session, request, handler).await
+            }
+            other => other,
+        }
     }
 
     /// Unless a stream is open: GET, `endpoint` event, `initialize`. With a `post_error`, a URL
@@ -459,6 +490,7 @@ mod tests {
     use crate::mcp::transport::HttpResponse;
     use crate::mcp::{CallEvent, CallHandler, ElicitRequest, ElicitResult, ServerConfig};
     use serde_json::json;
+    use std::cell::Cell;
     use std::collections::VecDeque;
     use std::rc::Rc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -520,6 +552,8 @@ mod tests {
         script: RefCell<Script>,
         /// The id of the call a script is in the middle of.
         held: RefCell<Value>,
+        /// Sessions up to this stream number are forgotten, as by a restarted server.
+        forgotten: Cell<usize>,
     }
 
     impl Fake {
@@ -530,7 +564,13 @@ mod tests {
                 endpoint: RefCell::new("/message?sessionId=".into()),
                 script: RefCell::new(Box::new(script)),
                 held: RefCell::default(),
+                forgotten: Cell::new(0),
             }))
+        }
+
+        /// Forgets every session so far: their POSTs get a 404, their streams stay open.
+        fn restart(&self) {
+            self.0.forgotten.set(self.0.streams.borrow().len());
         }
 
         fn push(&self, message: &Value) {
@@ -583,6 +623,10 @@ mod tests {
                     Ok(HttpResponse { status: 200, headers, body: PipeBody(pipe) })
                 }
                 (Method::Post, false) => {
+                    let stream = request.url.rsplit('=').next().and_then(|n| n.parse().ok());
+                    if stream.unwrap_or(0) <= self.0.forgotten.get() {
+                        return Ok(reply(404, "text/plain", empty()));
+                    }
                     let body = request.body.unwrap_or_default();
                     let message: Value =
                         serde_json::from_str(&body).expect("the client sends JSON");
@@ -802,6 +846,55 @@ mod tests {
         let initialized = fake.posted("initialize");
         assert_eq!(initialized[1], "http://127.0.0.1:9/message?sessionId=2");
         assert_eq!(fake.posted("ping"), vec!["http://127.0.0.1:9/message?sessionId=2"]);
+    }
+
+    fn pong(message: &Value, _: &Fake) -> Vec<Value> {
+        match message["method"] == "ping" {
+            true => vec![json!({"jsonrpc": "2.0", "id": message["id"], "result": {}})],
+            false => vec![],
+        }
+    }
+
+    fn ping(client: &Client<Fake>) -> Result<(), Error> {
+        let pinged = RefCell::new(None);
+        run_all(vec![Box::pin(async { *pinged.borrow_mut() = Some(client.ping().await) })]);
+        pinged.into_inner().expect("ran")
+    }
+
+    #[test]
+    fn a_stream_that_ended_while_idle_is_reopened_before_the_next_request() {
+        let fake = Fake::new(pong);
+        let client = Client::new(fake.clone(), ServerConfig::new(URL));
+        ping(&client).expect("first ping");
+        fake.end_stream();
+        ping(&client).expect("ping over a new stream");
+        assert_eq!(fake.0.streams.borrow().len(), 2, "one new GET");
+        let posted = fake.posted("ping");
+        assert_eq!(
+            posted,
+            ["http://127.0.0.1:9/message?sessionId=1", "http://127.0.0.1:9/message?sessionId=2"]
+        );
+    }
+
+    #[test]
+    fn a_session_the_server_forgot_is_replaced_and_the_request_sent_once_more() {
+        let fake = Fake::new(pong);
+        let client = Client::new(fake.clone(), ServerConfig::new(URL));
+        ping(&client).expect("first ping");
+        fake.restart();
+        ping(&client).expect("ping over a new stream");
+        assert_eq!(fake.0.streams.borrow().len(), 2, "one new GET");
+        fake.restart();
+        fake.end_stream();
+        ping(&client).expect("a third stream");
+        // Refused twice in a row: the error, not a loop.
+        let stubborn = Fake::new(pong);
+        let client = Client::new(stubborn.clone(), ServerConfig::new(URL));
+        ping(&client).expect("first ping");
+        stubborn.0.forgotten.set(usize::MAX);
+        let err = ping(&client).expect_err("refused again");
+        assert_eq!(err.status(), Some(404));
+        assert_eq!(stubborn.0.streams.borrow().len(), 2, "one retry, on one new stream");
     }
 
     #[test]

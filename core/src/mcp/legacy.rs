@@ -144,28 +144,26 @@ impl<B: ResponseBody + 'static> Channel<B> {
     fn poll_step(&self, id: &Id, cx: &mut Context<'_>) -> Poll<Step> {
         let mut state = self.0.borrow_mut();
         let state = &mut *state;
-        loop {
-            let Some(waiter) = state.waiters.iter_mut().find(|w| &w.id == id) else {
-                return Poll::Ready(Step::Done(Err(Kind::StreamEnded)));
-            };
-            // Progress sent before the result is shown before the call ends.
-            if let Some(message) = first_of(&mut waiter.inbox) {
-                return Poll::Ready(Step::Handle(message));
-            }
-            if let Some(outcome) = waiter.outcome.take() {
-                return Poll::Ready(Step::Done(outcome));
-            }
-            if let Some(message) = first_of(&mut state.unclaimed) {
-                return Poll::Ready(Step::Handle(message));
-            }
-            waiter.waker = Some(cx.waker().clone());
-            let Some(link) = state.link.as_mut() else {
-                return Poll::Ready(Step::Done(Err(Kind::StreamEnded)));
-            };
-            let Poll::Ready((body, chunk)) = link.read.as_mut().poll(cx) else {
-                return Poll::Pending;
-            };
-            state.take(body, chunk);
+        // Reading first leaves a read in flight when the request returns, so the death of a
+        // stream that then sits idle is known before the next request is sent.
+        state.read_ready(cx);
+        let Some(waiter) = state.waiters.iter_mut().find(|w| &w.id == id) else {
+            return Poll::Ready(Step::Done(Err(Kind::StreamEnded)));
+        };
+        // Progress sent before the result is shown before the call ends.
+        if let Some(message) = first_of(&mut waiter.inbox) {
+            return Poll::Ready(Step::Handle(message));
+        }
+        if let Some(outcome) = waiter.outcome.take() {
+            return Poll::Ready(Step::Done(outcome));
+        }
+        if let Some(message) = first_of(&mut state.unclaimed) {
+            return Poll::Ready(Step::Handle(message));
+        }
+        waiter.waker = Some(cx.waker().clone());
+        match state.link {
+            Some(_) => Poll::Pending,
+            None => Poll::Ready(Step::Done(Err(Kind::StreamEnded))),
         }
     }
 }

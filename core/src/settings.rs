@@ -21,7 +21,7 @@ mod secret;
 mod validate;
 
 pub use document::{
-    same_name, CachedTools, GeminiSettings, Server, ServerId, Settings, CURRENT_VERSION,
+    same_name, CachedTools, GeminiSettings, Server, ServerId, Settings, ToolNames, CURRENT_VERSION,
     DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, SettingsEdit};

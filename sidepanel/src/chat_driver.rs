@@ -14,7 +14,7 @@ use gemipanel_core::gemini::{
     ModelRequest, Notice, ToolCall, ToolOutcome,
 };
 use gemipanel_core::messages::Request;
-use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, DEFAULT_MODEL};
+use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
 use gemipanel_core::sse;
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
 use serde::Deserialize;
@@ -47,7 +47,7 @@ pub enum Decision {
 struct ServerFacts {
     name: String,
     trust: bool,
-    allowed: BTreeSet<String>,
+    allowed: ToolNames,
     read_only: HashMap<String, Option<bool>>,
 }
 
@@ -224,7 +224,7 @@ impl Driver {
                 ServerFacts {
                     name: server.name.clone(),
                     trust: server.trust,
-                    allowed: server.allowed_tools.iter().cloned().collect(),
+                    allowed: server.allowed_tools.clone(),
                     read_only,
                 },
             );

@@ -113,8 +113,11 @@ pub struct Server {
     pub cached_tools: Option<CachedTools>,
     /// Tools the user said "always allow" for.
     #[serde(default)]
-    pub allowed_tools: IndexSet<String>,
+    pub allowed_tools: ToolNames,
 }
+
+/// Tool names in the order they were added.
+pub type ToolNames = IndexSet<String>;
 
 fn yes() -> bool {
     true

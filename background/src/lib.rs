@@ -6,6 +6,7 @@
 //! its start time and the ports of pages open right now.
 
 mod calls;
+mod listen;
 mod lock;
 mod ports;
 mod registry;
@@ -47,6 +48,7 @@ pub fn on_connect(port: Port) {
     };
     let _ = port.post(&encode(&hello));
     ports::add(port.clone());
+    listen::sync();
     // A settings problem is told to every page until the person dismisses it.
     wasm_bindgen_futures::spawn_local(async move {
         if let Some(problem) = store::problem().await {
@@ -77,6 +79,7 @@ pub fn on_port_message(port: Port, message: JsValue, lane: Option<js_sys::Functi
 pub fn on_disconnect(port: Port) {
     ports::remove(&port);
     calls::port_closed(&port);
+    listen::sync();
 }
 
 pub(crate) fn uptime_ms() -> u64 {

@@ -18,6 +18,10 @@ pub fn remove(port: &Port) {
     PORTS.with(|ports| ports.borrow_mut().retain(|p| !p.is(port)));
 }
 
+pub fn is_empty() -> bool {
+    PORTS.with(|ports| ports.borrow().is_empty())
+}
+
 /// Sends `event` to one page; a page that closed meanwhile is not an error.
 pub fn send(port: &Port, event: Event) {
     let _ = port.post(&crate::encode(&WorkerMessage::Event { event }));

@@ -14,7 +14,7 @@ use futures_channel::oneshot;
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::{now_ms, FetchTransport};
 use gemipanel_browser::messaging::{from_js, to_js};
-use gemipanel_core::mcp::{self, Client, ServerConfig, SessionState, Tool};
+use gemipanel_core::mcp::{self, Client, Freshness, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
 use gemipanel_core::settings::{Server, ServerId, SettingsEdit};
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,9 @@ struct Entry {
     status: ServerStatus,
     /// Tools fetched from the live server since the worker started.
     tools: Option<Vec<Tool>>,
+    /// When `tools` arrived and for how long they may be reused (2026-07-28 `ttlMs`).
+    tools_at_ms: u64,
+    freshness: Freshness,
     saved_session: Option<SessionState>,
     /// Callers waiting for a tool list fetch already under way.
     waiting: Option<Vec<oneshot::Sender<()>>>,
@@ -97,6 +100,8 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         client: client.clone(),
         status: ServerStatus::Idle,
         tools: None,
+        tools_at_ms: 0,
+        freshness: Freshness::UntilChanged,
         saved_session: saved,
         waiting: None,
     };
@@ -159,6 +164,16 @@ pub fn live_tools(id: &ServerId) -> Option<Vec<Tool>> {
     ENTRIES.with(|entries| entries.borrow().get(id).and_then(|e| e.tools.clone()))
 }
 
+/// Whether the live tools may be reused without asking the server again.
+pub fn has_fresh_tools(id: &ServerId) -> bool {
+    ENTRIES.with(|entries| {
+        entries
+            .borrow()
+            .get(id)
+            .is_some_and(|e| e.tools.is_some() && e.freshness.is_fresh(e.tools_at_ms, now_ms()))
+    })
+}
+
 /// Records a status and tells the pages when it changed.
 pub fn set_status(id: &ServerId, status: ServerStatus) {
     let changed = ENTRIES.with(|entries| {
@@ -172,7 +187,17 @@ pub fn set_status(id: &ServerId, status: ServerStatus) {
     });
     if changed {
         ports::broadcast(Event::ServerStatus { server_id: id.clone(), status });
+        crate::listen::sync();
     }
+}
+
+/// Every client with its server and whether the server is ready.
+pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
+    ENTRIES.with(|entries| {
+        let entries = entries.borrow();
+        let ready = |e: &Entry| matches!(e.status, ServerStatus::Ready { .. });
+        entries.iter().map(|(id, e)| (id.clone(), e.client.clone(), ready(e))).collect()
+    })
 }
 
 /// Forgets clients (and saved sessions) of servers that are no longer configured.
@@ -183,6 +208,7 @@ pub fn retain(ids: &[ServerId]) {
         entries.retain(|id, _| ids.contains(id));
         gone
     });
+    crate::listen::sync();
     for id in gone {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = chrome::session_remove(&session_key(&id)).await;
@@ -243,7 +269,8 @@ pub fn origin_pattern(url: &str) -> Option<String> {
 
 /// Connects if needed and fetches the tool list (at most one fetch per server at a time; later
 /// callers wait for the one under way). With `refresh` false a list fetched earlier in this
-/// worker's life is returned as is. A fresh list is saved in the settings as the cached tools.
+/// worker's life is returned while it is fresh (a 2026-07-28 server's `ttlMs`), and still when
+/// fetching a stale one again fails. A fresh list is saved in the settings as the cached tools.
 pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, String> {
     let client = client(server).await;
     enum Next {
@@ -260,7 +287,9 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
             return Next::Wait(receiver);
         }
         match (&entry.tools, refresh) {
-            (Some(tools), false) => Next::Done(tools.clone()),
+            (Some(tools), false) if entry.freshness.is_fresh(entry.tools_at_ms, now_ms()) => {
+                Next::Done(tools.clone())
+            }
             _ => {
                 entry.waiting = Some(Vec::new());
                 Next::Fetch
@@ -286,15 +315,19 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
     if !matches!(status(&server.id), ServerStatus::Ready { .. }) {
         set_status(&server.id, ServerStatus::Connecting);
     }
-    let result = client.list_tools().await;
+    let result = client.list_tools_cacheable().await;
     settle(server, &client, &result).await;
     let outcome = match result {
-        Ok(tools) => {
-            remember_tools(server, &tools);
+        Ok((tools, freshness)) => {
+            remember_tools(server, &tools, freshness);
             Ok(tools)
         }
         Err(err) if err.is_auth_required() => Err(sign_in_message(server)),
-        Err(err) => Err(explain(&server.url, &err).await),
+        // The spec lets a stale list serve while the server cannot be asked.
+        Err(err) => match live_tools(&server.id).filter(|_| !refresh) {
+            Some(stale) => Ok(stale),
+            None => Err(explain(&server.url, &err).await),
+        },
     };
     let waiting = ENTRIES
         .with(|entries| entries.borrow_mut().get_mut(&server.id).and_then(|e| e.waiting.take()));
@@ -309,10 +342,12 @@ fn sign_in_message(server: &Server) -> String {
 }
 
 /// Keeps `tools` in memory and, when they differ from the cached list, in the settings.
-fn remember_tools(server: &Server, tools: &[Tool]) {
+fn remember_tools(server: &Server, tools: &[Tool], freshness: Freshness) {
     ENTRIES.with(|entries| {
         if let Some(entry) = entries.borrow_mut().get_mut(&server.id) {
             entry.tools = Some(tools.to_vec());
+            entry.tools_at_ms = now_ms();
+            entry.freshness = freshness;
         }
     });
     let values: Vec<serde_json::Value> =

@@ -30,7 +30,7 @@ pub async fn list(settings: Rc<Settings>) -> Response {
     for server in &settings.servers {
         let stale =
             matches!(registry::status(&server.id), ServerStatus::Idle | ServerStatus::Error { .. })
-                || registry::live_tools(&server.id).is_none();
+                || !registry::has_fresh_tools(&server.id);
         if stale && !matches!(registry::status(&server.id), ServerStatus::NeedsSignIn) {
             let (sender, receiver) = oneshot::channel::<()>();
             let server = server.clone();
@@ -78,14 +78,15 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
         Ok(server) => server,
         Err(response) => return *response,
     };
-    if !refresh {
-        if let Some(tools) =
-            registry::live_tools(&server.id).or_else(|| registry::cached_tools(&server))
-        {
+    // A live list is reused while fresh (see `registry::fetch_tools`); before the first fetch
+    // the settings' copy answers at once.
+    let live = registry::live_tools(&server.id).is_some();
+    if !refresh && !live {
+        if let Some(tools) = registry::cached_tools(&server) {
             return Response::Tools { server_id, tools };
         }
     }
-    match registry::fetch_tools(&server, true).await {
+    match registry::fetch_tools(&server, refresh || !live).await {
         Ok(tools) => Response::Tools { server_id, tools },
         Err(message) => Response::Error { message },
     }

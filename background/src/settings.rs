@@ -4,11 +4,16 @@
 use gemipanel_core::messages::Response;
 use gemipanel_core::settings::SettingsEdit;
 
-use crate::store;
+use crate::{registry, store};
 
 pub async fn edit(edit: SettingsEdit) -> Response {
     match store::edit(edit).await {
-        Ok(settings) => Response::Settings { settings },
+        Ok(settings) => {
+            // A removed server's client (and subscription) goes at once.
+            let ids: Vec<_> = settings.servers.iter().map(|s| s.id.clone()).collect();
+            registry::retain(&ids);
+            Response::Settings { settings }
+        }
         Err(message) => Response::Error { message },
     }
 }

@@ -5,11 +5,13 @@
 //! of the older era, and to the deprecated HTTP+SSE transport (`legacy`) when the URL refuses
 //! POSTs. It performs no I/O itself: the host supplies HTTP and a timer.
 
+mod cache;
 mod client;
 pub mod elicitation;
 mod error;
 mod headers;
 mod legacy;
+mod listen;
 pub mod param_headers;
 mod race;
 pub mod reply;
@@ -18,8 +20,10 @@ mod standalone;
 pub mod transport;
 pub mod types;
 
+pub use cache::Freshness;
 pub use client::{CallEvent, CallHandler, Client, ServerConfig};
 pub use error::{redact_url, Error};
+pub use listen::{ListenEnd, ListenEvent, ListenFilter, Reopen};
 pub use race::CancelToken;
 pub use session::{SessionState, LEGACY_VERSIONS, MODERN_VERSION};
 pub use transport::{

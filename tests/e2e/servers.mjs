@@ -4,6 +4,8 @@
 //   everything.url                                 // http://127.0.0.1:<port>/mcp
 //   await everything.stop();
 //
+//   const stateless = await startStateless2026();  // our v2 SDK fixture; stateless.addTool(name)
+//
 //   const slow = await startSlowServer({ delayMs: 200 });  // in this process: a minimal
 //   // stateless (2026-07-28) server that answers every request after `delayMs`.
 import { spawn } from 'node:child_process';
@@ -47,8 +49,48 @@ async function waitForPort(port, child, timeoutMs = 15_000) {
 
 /** server-everything over Streamable HTTP (stateful sessions, SSE replies). */
 export async function startEverything() {
+  return startNode('server-everything', [everythingScript, 'streamableHttp']);
+}
+
+/**
+ * The stateless 2026-07-28 fixture on the v2 SDK (tests/fixtures/mcp/stateless-2026.mjs):
+ * `addTool(name)` changes its tool list as another client would, announcing it only on
+ * `subscriptions/listen` streams.
+ */
+export async function startStateless2026() {
+  const script = fileURLToPath(new URL('../fixtures/mcp/stateless-2026.mjs', import.meta.url));
+  const server = await startNode('stateless-2026', [script], (port) => [String(port)]);
+  server.addTool = async (name) => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'add_tool',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0', id: 1, method: 'tools/call',
+        params: { name: 'add_tool', arguments: { name }, _meta: meta },
+      }),
+    });
+    const text = await response.text();
+    if (!response.ok || !text.includes(`added ${name}`)) {
+      throw new Error(`add_tool failed: ${response.status} ${text}`);
+    }
+  };
+  return server;
+}
+
+async function startNode(name, args, extraArgs = () => []) {
   const port = await freePort();
-  const child = spawn(node, ['--import', loopback, everythingScript, 'streamableHttp'], {
+  const child = spawn(node, ['--import', loopback, ...args, ...extraArgs(port)], {
     cwd: testsDir,
     env: { ...process.env, PORT: String(port), GEMIPANEL_TEST_PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -59,7 +101,7 @@ export async function startEverything() {
     await waitForPort(port, child);
   } catch (err) {
     child.kill();
-    throw new Error(`server-everything did not start: ${err.message}\n${log}`);
+    throw new Error(`${name} did not start: ${err.message}\n${log}`);
   }
   return {
     port,

@@ -46,7 +46,7 @@ async fn speaks_2026_07_28_without_a_session() {
     assert_eq!(client.server().map(|s| s.server_info.name), Some("stateless-2026".into()));
     client.ping().await.expect("ping");
     let tools = client.list_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 4);
+    assert_eq!(tools.len(), 6, "echo, add, count, greet, add_tool, close_subscriptions");
     let echo = client.call_tool("echo", json!({"message": "x"}), &(), None).await.expect("echo");
     assert_eq!(echo.text(), "Echo: x");
     let sum = client.call_tool("add", json!({"a": 2, "b": 3}), &(), None).await.expect("add");

@@ -3,6 +3,7 @@
 //! One `Client` per server. Methods take `&self` so a single-threaded host can run calls in
 //! parallel; state lives in `Cell`/`RefCell` and is never borrowed across an `.await`.
 
+use super::cache::Freshness;
 use super::elicitation;
 use super::error::{Error, Kind};
 use super::headers::encode_value;
@@ -208,7 +209,12 @@ where
 
     /// Every tool, following `nextCursor` pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        let mut pages = self
+        self.list_tools_cacheable().await.map(|(tools, _)| tools)
+    }
+
+    /// Every tool, and how long the list may be reused (2026-07-28 `ttlMs`, see `cache`).
+    pub async fn list_tools_cacheable(&self) -> Result<(Vec<Tool>, Freshness), Error> {
+        let (mut pages, freshness) = self
             .paginate("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor))
             .await?;
         self.tools_changed.set(false);
@@ -224,7 +230,7 @@ where
             });
             *self.param_headers.borrow_mut() = declared;
         }
-        Ok(pages)
+        Ok((pages, freshness))
     }
 
     /// Every resource, following `nextCursor` pages.
@@ -233,6 +239,7 @@ where
             (page.resources, page.next_cursor)
         })
         .await
+        .map(|(resources, _)| resources)
     }
 
     pub async fn read_resource<H: CallHandler>(
@@ -301,8 +308,9 @@ where
         &self,
         method: &str,
         split: impl Fn(P) -> (Vec<I>, Option<String>),
-    ) -> Result<Vec<I>, Error> {
+    ) -> Result<(Vec<I>, Freshness), Error> {
         let mut items = Vec::new();
+        let mut freshness = Freshness::UntilChanged;
         let mut cursor: Option<String> = None;
         // A bound on pages, so a server that repeats a cursor cannot keep us here forever.
         for _ in 0..1000 {
@@ -310,15 +318,19 @@ where
             if let Some(c) = &cursor {
                 params.insert("cursor".into(), c.as_str().into());
             }
-            let page: P = self.decode(method, self.request(method, params, &(), None).await?)?;
+            let result = self.request(method, params, &(), None).await?;
+            if self.session().is_some_and(|s| s.is_modern()) {
+                freshness = freshness.and(Freshness::from_ttl(result.get("ttlMs")));
+            }
+            let page: P = self.decode(method, result)?;
             let (mut page_items, next) = split(page);
             items.append(&mut page_items);
             match next {
                 Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                _ => return Ok(items),
+                _ => return Ok((items, freshness)),
             }
         }
-        Ok(items)
+        Ok((items, freshness))
     }
 
     fn decode<R: DeserializeOwned>(&self, method: &str, value: Value) -> Result<R, Error> {
@@ -482,7 +494,7 @@ where
         }
     }
 
-    fn modern_meta(&self) -> Map<String, Value> {
+    pub(super) fn modern_meta(&self) -> Map<String, Value> {
         let mut meta = Map::new();
         meta.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_VERSION.into());
         meta.insert(
@@ -969,7 +981,7 @@ where
 
     // ---- helpers -----------------------------------------------------------------------------
 
-    fn fresh_id(&self) -> Id {
+    pub(super) fn fresh_id(&self) -> Id {
         let n = self.next_id.get();
         self.next_id.set(n + 1);
         Id::Number(n)
@@ -995,7 +1007,7 @@ where
         headers
     }
 
-    fn session_headers(&self, session: &SessionState) -> Vec<(String, String)> {
+    pub(super) fn session_headers(&self, session: &SessionState) -> Vec<(String, String)> {
         let mut headers = self.base_headers();
         headers.push(("Content-Type".into(), "application/json".into()));
         if session.sends_version_header() {
@@ -1011,7 +1023,7 @@ where
         Error::new(kind, &self.config.url)
     }
 
-    fn decode_error(&self, error: DecodeError) -> Error {
+    pub(super) fn decode_error(&self, error: DecodeError) -> Error {
         self.error(match error {
             DecodeError::NotMcp { content_type } => Kind::NotMcpServer { content_type },
             DecodeError::TooLarge { limit } => Kind::TooLarge { limit },

@@ -41,6 +41,8 @@ pub(crate) enum Kind {
         offered: String,
     },
     Protocol(String),
+    /// The server's protocol version lacks a feature (named here).
+    Unsupported(&'static str),
 }
 
 impl Error {
@@ -106,6 +108,11 @@ impl Error {
         matches!(*self.kind, Kind::Malformed(_) | Kind::Protocol(_))
     }
 
+    /// The server's protocol version lacks what was asked for; use the older way instead.
+    pub fn is_unsupported(&self) -> bool {
+        matches!(*self.kind, Kind::Unsupported(_))
+    }
+
     pub fn is_too_large(&self) -> bool {
         matches!(*self.kind, Kind::TooLarge { .. })
     }
@@ -160,6 +167,7 @@ impl fmt::Display for Error {
                 "speaks MCP protocol version {offered}, which this client does not support"
             ),
             Kind::Protocol(what) => write!(f, "protocol error: {what}"),
+            Kind::Unsupported(what) => write!(f, "does not support {what}"),
         }
     }
 }

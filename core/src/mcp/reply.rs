@@ -68,6 +68,12 @@ impl ReplyDecoder {
         }
     }
 
+    /// Starts the size count again: a long-lived stream (`subscriptions/listen`) is bounded per
+    /// message, not as a whole.
+    pub(crate) fn restart_count(&mut self) {
+        self.received = 0;
+    }
+
     /// Feeds a body chunk; returns the messages completed by it.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<Message>, DecodeError> {
         self.received = self.received.saturating_add(chunk.len());

@@ -1,0 +1,80 @@
+//! Change subscriptions of stateless (2026-07-28) servers while a page is open.
+//!
+//! Such a server can announce a changed tool list only on a `subscriptions/listen` stream. While
+//! at least one page holds a port, every ready server that may announce changes gets one, kept
+//! open (and reopened with backoff) by core's `keep_listening`; a change refetches the tools and
+//! tells the pages, as a change seen during a tool call does. A subscription closes when the last
+//! page goes, its server is removed, or its client is replaced (changed settings).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::http::now_ms;
+use gemipanel_core::mcp::{CancelToken, ListenEvent, ListenFilter};
+use gemipanel_core::settings::ServerId;
+
+use crate::registry::{self, McpClient};
+use crate::{calls, ports, store};
+
+struct Open {
+    id: ServerId,
+    client: Rc<McpClient>,
+    stop: CancelToken,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        // Ends the task's `keep_listening`, which drops (and so aborts) the stream.
+        self.stop.cancel();
+    }
+}
+
+thread_local! {
+    static OPEN: RefCell<Vec<Open>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Opens and closes subscriptions to match the pages, servers and clients of this moment.
+pub fn sync() {
+    let pages = !ports::is_empty();
+    let clients = if pages { registry::clients() } else { Vec::new() };
+    let stale = OPEN.with(|open| {
+        let mut open = open.borrow_mut();
+        let (keep, stale): (Vec<Open>, Vec<Open>) = open.drain(..).partition(|o| {
+            clients.iter().any(|(id, client, _)| *id == o.id && Rc::ptr_eq(client, &o.client))
+        });
+        *open = keep;
+        for (id, client, ready) in clients {
+            if ready && client.may_announce_changes() && !open.iter().any(|o| o.id == id) {
+                open.push(start(id, client));
+            }
+        }
+        stale
+    });
+    drop(stale);
+}
+
+fn start(id: ServerId, client: Rc<McpClient>) -> Open {
+    let stop = CancelToken::new();
+    let (task_id, task_client, task_stop) = (id.clone(), client.clone(), stop.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let filter = ListenFilter { tools_list_changed: true, resources_list_changed: false };
+        let on_event = |event| {
+            // After a reopen, changes made while the stream was down went unannounced.
+            if matches!(event, ListenEvent::ToolsListChanged | ListenEvent::Reopened(_)) {
+                refetch(task_id.clone());
+            }
+        };
+        // It gives up only when the server cannot deliver; its tools then stay fresh by `ttlMs`.
+        let _ = task_client.keep_listening(filter, on_event, &task_stop, now_ms).await;
+    });
+    Open { id, client, stop }
+}
+
+fn refetch(id: ServerId) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let Ok(settings) = store::read().await else { return };
+        if let Some(server) = settings.server(&id) {
+            calls::tools_changed(server.clone());
+        }
+    });
+}

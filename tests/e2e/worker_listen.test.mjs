@@ -1,0 +1,70 @@
+// Tool list changes of a stateless (2026-07-28) server reach an open side panel without a tool
+// call: the worker keeps a `subscriptions/listen` stream open while a page holds a port.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, screenshot } from './harness.mjs';
+import { startStateless2026 } from './servers.mjs';
+
+let browser;
+let stateless;
+let panel;
+
+before(async () => {
+  stateless = await startStateless2026();
+  browser = await launch();
+  panel = await browser.context.newPage();
+  panel.errors = [];
+  panel.on('pageerror', (e) => panel.errors.push(String(e)));
+  await panel.goto(browser.url('sidepanel.html'));
+  // A port of the test's own beside the panel's, recording the worker's events.
+  await panel.evaluate(() => {
+    window.testEvents = [];
+    window.testPort = chrome.runtime.connect({ name: 'test' });
+    window.testPort.onMessage.addListener((m) => {
+      if (m.kind === 'event') window.testEvents.push(m.event);
+    });
+  });
+});
+after(async () => {
+  await browser?.close();
+  await stateless?.stop();
+});
+
+let nextId = 1;
+async function request(req) {
+  const id = nextId++;
+  const reply = await panel.evaluate((m) => chrome.runtime.sendMessage(m), { id, request: req });
+  assert.equal(reply?.kind, 'response', JSON.stringify(reply));
+  return reply.response;
+}
+
+async function toolNames(serverId) {
+  const tools = await request({ type: 'list_tools', server_id: serverId, refresh: false });
+  assert.equal(tools.type, 'tools', JSON.stringify(tools));
+  return tools.tools.map((t) => t.name);
+}
+
+test('a tool added on the server reaches the open side panel without a tool call', async () => {
+  const id = 'srv_0123456789abcdef';
+  const added = await request({
+    type: 'edit_settings',
+    edit: { type: 'add_server', id, server: { name: 'Stateless', url: stateless.url } },
+  });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  const listed = await request({ type: 'list_servers' });
+  const view = listed.servers.find((s) => s.id === id);
+  assert.equal(view?.status.state, 'ready', JSON.stringify(listed));
+  assert.equal(view.status.protocol_version, '2026-07-28');
+  assert.ok(!(await toolNames(id)).includes('arrived'));
+
+  await stateless.addTool('arrived');
+  await panel.waitForFunction(
+    (serverId) => window.testEvents.some((e) => e.type === 'tools_changed' && e.server_id === serverId),
+    id,
+    { timeout: 10_000 },
+  );
+  // The worker fetched the list when told; the reply is that fresh list (its ttlMs is a minute).
+  assert.ok((await toolNames(id)).includes('arrived'));
+  assert.deepEqual(panel.errors, []);
+  await screenshot(panel, 'sidepanel-after-tools-changed');
+});

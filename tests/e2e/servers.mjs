@@ -3,6 +3,8 @@
 //   const everything = await startEverything();   // @modelcontextprotocol/server-everything
 //   everything.url                                 // http://127.0.0.1:<port>/mcp
 //   await everything.stop();
+//   await startEverything({ transport: 'sse', port });  // the deprecated HTTP+SSE transport
+//   // (GET /sse), on a chosen port (a restart keeps the URL)
 //
 //   const stateless = await startStateless2026();  // our v2 SDK fixture; stateless.addTool(name)
 //
@@ -47,9 +49,13 @@ async function waitForPort(port, child, timeoutMs = 15_000) {
   throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
 }
 
-/** server-everything over Streamable HTTP (stateful sessions, SSE replies). */
-export async function startEverything() {
-  return startNode('server-everything', [everythingScript, 'streamableHttp']);
+/**
+ * server-everything over Streamable HTTP (stateful sessions, SSE replies), or with
+ * `transport: 'sse'` over the deprecated HTTP+SSE transport of 2024-11-05.
+ */
+export async function startEverything({ transport = 'streamableHttp', port } = {}) {
+  const path = transport === 'sse' ? 'sse' : 'mcp';
+  return startNode('server-everything', [everythingScript, transport], { port, path });
 }
 
 /**
@@ -59,7 +65,7 @@ export async function startEverything() {
  */
 export async function startStateless2026() {
   const script = fileURLToPath(new URL('../fixtures/mcp/stateless-2026.mjs', import.meta.url));
-  const server = await startNode('stateless-2026', [script], (port) => [String(port)]);
+  const server = await startNode('stateless-2026', [script], { extraArgs: (port) => [String(port)] });
   server.addTool = async (name) => {
     const meta = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -88,8 +94,8 @@ export async function startStateless2026() {
   return server;
 }
 
-async function startNode(name, args, extraArgs = () => []) {
-  const port = await freePort();
+async function startNode(name, args, { extraArgs = () => [], port, path = 'mcp' } = {}) {
+  port ??= await freePort();
   const child = spawn(node, ['--import', loopback, ...args, ...extraArgs(port)], {
     cwd: testsDir,
     env: { ...process.env, PORT: String(port), GEMIPANEL_TEST_PORT: String(port) },
@@ -105,7 +111,7 @@ async function startNode(name, args, extraArgs = () => []) {
   }
   return {
     port,
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${path}`,
     log: () => log,
     async stop() {
       if (child.exitCode !== null) return;

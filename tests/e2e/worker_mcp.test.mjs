@@ -190,6 +190,40 @@ test('calls keep working after Chrome stopped the worker between them', async ()
   assert.equal(after[`mcp_session_${everythingId}`]?.state?.sessionId, session.state.sessionId);
 });
 
+test('a server on the deprecated HTTP+SSE transport works through the worker, across restarts of both', async () => {
+  let old = await startEverything({ transport: 'sse' });
+  const id = await addServer('Old SSE', old.url);
+  const call = (text) => request({
+    type: 'call_tool', call_id: `sse-${text}`, server_id: id, tool: 'echo',
+    arguments: { message: text },
+  });
+  try {
+    const tools = await request({ type: 'list_tools', server_id: id, refresh: true });
+    assert.equal(tools.type, 'tools', JSON.stringify(tools));
+    assert.ok(tools.tools.some((t) => t.name === 'echo'), tools.tools.map((t) => t.name).join());
+    assert.equal((await call('one')).result?.content[0].text, 'Echo: one');
+    const saved = await page.evaluate((key) => chrome.storage.session.get(key), `mcp_session_${id}`);
+    assert.equal(saved[`mcp_session_${id}`]?.state?.sseTransport, true, JSON.stringify(saved));
+
+    // A new worker knows the transport from storage.session and opens a new stream.
+    await stopServiceWorkers(page);
+    assert.equal((await call('two')).result?.content[0].text, 'Echo: two');
+
+    // The server restarts while the stream is idle: the worker notices the stream ended and
+    // opens a new one before sending (this server never answers a POST for a lost session).
+    await old.stop();
+    old = await startEverything({ transport: 'sse', port: old.port });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const three = await call('three');
+    assert.equal(three.result?.content[0].text, 'Echo: three', JSON.stringify(three));
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+  } finally {
+    await removeServer(id);
+    await old.stop();
+  }
+});
+
 test('ten servers that answer in 200 ms each are listed in parallel', async () => {
   const slow = await Promise.all(
     Array.from({ length: 10 }, (_, i) => startSlowServer({ delayMs: 200, name: `slow-${i}` })),

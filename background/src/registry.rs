@@ -262,9 +262,8 @@ pub async fn explain(url: &str, err: &mcp::Error) -> String {
 
 /// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).
 pub fn origin_pattern(url: &str) -> Option<String> {
-    let url = url::Url::parse(url).ok()?;
-    let host = url.host_str()?;
-    Some(format!("{}://{}/*", url.scheme(), host))
+    let url = gemipanel_core::web_url::parse(url)?;
+    Some(format!("{}://{}/*", url.scheme, url.host_str()?))
 }
 
 /// Connects if needed and fetches the tool list (at most one fetch per server at a time; later

@@ -39,9 +39,7 @@ pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 pub fn list_models_path(page_token: Option<&str>) -> String {
     match page_token {
         Some(token) => {
-            let mut serializer = url::form_urlencoded::Serializer::new(String::new());
-            serializer.append_pair("pageSize", "1000").append_pair("pageToken", token);
-            format!("/v1beta/models?{}", serializer.finish())
+            format!("/v1beta/models?pageSize=1000&pageToken={}", crate::web_url::form_encode(token))
         }
         None => "/v1beta/models?pageSize=1000".to_owned(),
     }

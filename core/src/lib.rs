@@ -13,3 +13,4 @@ pub mod settings;
 pub mod sse;
 pub mod tools;
 pub mod url_policy;
+pub mod web_url;

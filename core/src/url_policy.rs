@@ -6,13 +6,12 @@
 //! authorization, token and registration endpoints) must be https and public: a server must not
 //! be able to steer the extension at the user's router, a cloud metadata service or localhost.
 //!
-//! Host names are normalised by the WHATWG parser of the `url` crate first, which already turns
-//! decimal (`2130706433`), octal (`0177.0.0.1`), hex (`0x7f.1`) and short (`127.1`) IPv4 forms
-//! into plain addresses and lower-cases names. Host names must be ASCII: the IDNA tables cost
-//! more code than the rest of the worker (`idna_adapter` is pinned to its ASCII-only version), so
-//! internationalised names, full-width digits included, are refused with a request for the
-//! punycode (`xn--`) form. What it leaves is done here: trailing
-//! dots on names and IPv4 addresses hidden inside IPv6 ones (mapped, compatible, NAT64, 6to4).
+//! Host names are normalised by the WHATWG parser first ([`crate::web_url`]: the browser's in
+//! wasm, the `url` crate natively), which already turns decimal (`2130706433`), octal
+//! (`0177.0.0.1`), hex (`0x7f.1`) and short (`127.1`) IPv4 forms into plain addresses,
+//! lower-cases names and turns internationalised ones (full-width digits included) into their
+//! punycode (`xn--`) form or an address. What it leaves is done here: trailing dots on names and
+//! IPv4 addresses hidden inside IPv6 ones (mapped, compatible, NAT64, 6to4).
 //!
 //! What no URL check can see: a public name that resolves to a private address (DNS rebinding).
 //! The browser resolves names, not us.
@@ -20,7 +19,7 @@
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use url::{Host, Url};
+use crate::web_url::{self, Host, WebUrl};
 
 /// Where a URL came from, which decides what it may point at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +61,6 @@ pub struct UrlRefusal {
 pub enum RefusalKind {
     /// Not a URL at all.
     Unparsable,
-    /// A host name with characters outside ASCII; its punycode (`xn--`) form works.
-    InternationalDomain,
     /// Not http or https.
     Scheme,
     /// `user:password@` in the URL.
@@ -100,12 +97,7 @@ impl fmt::Display for UrlRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let host = &self.detail;
         match self.kind {
-            RefusalKind::Unparsable => write!(f, "this is not a valid URL ({host})"),
-            RefusalKind::InternationalDomain => write!(
-                f,
-                "internationalised domain names are not supported; use the punycode (xn--) form \
-                 of {host}"
-            ),
+            RefusalKind::Unparsable => write!(f, "this is not a valid URL"),
             RefusalKind::Scheme => write!(f, "only http and https URLs can be used"),
             RefusalKind::UserInfo => write!(
                 f,
@@ -137,41 +129,29 @@ impl fmt::Display for UrlRefusal {
 impl std::error::Error for UrlRefusal {}
 
 /// Parses `input` and checks it against `policy`. Returns the normalised URL to fetch.
-pub fn check(input: &str, policy: Policy) -> Result<Url, UrlRefusal> {
-    let input = input.trim();
-    let url = Url::parse(input).map_err(|e| match non_ascii_host(input) {
-        Some(host) => UrlRefusal::new(RefusalKind::InternationalDomain, host),
-        None => UrlRefusal::new(RefusalKind::Unparsable, e.to_string()),
-    })?;
+pub fn check(input: &str, policy: Policy) -> Result<WebUrl, UrlRefusal> {
+    // Parse errors are not spelled out: the browser gives no reason worth showing.
+    let url =
+        web_url::parse(input.trim()).ok_or_else(|| UrlRefusal::new(RefusalKind::Unparsable, ""))?;
     check_parsed(&url, policy)?;
     Ok(url)
 }
 
-/// The host of a URL the parser refused, when it has characters outside ASCII (the parser
-/// refuses every such host; see the module documentation).
-fn non_ascii_host(input: &str) -> Option<&str> {
-    let after_scheme = input.split_once("://")?.1;
-    let authority = after_scheme.split(['/', '?', '#', '\\']).next().unwrap_or_default();
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    (!host.is_ascii()).then_some(host)
-}
-
 /// Checks an already parsed URL against `policy`.
-pub fn check_parsed(url: &Url, policy: Policy) -> Result<(), UrlRefusal> {
-    let https = match url.scheme() {
+pub fn check_parsed(url: &WebUrl, policy: Policy) -> Result<(), UrlRefusal> {
+    let https = match url.scheme.as_str() {
         "https" => true,
         "http" => false,
         _ => return Err(UrlRefusal::new(RefusalKind::Scheme, "")),
     };
-    if !url.username().is_empty() || url.password().is_some() {
+    if !url.username.is_empty() || !url.password.is_empty() {
         return Err(UrlRefusal::new(RefusalKind::UserInfo, ""));
     }
-    if url.fragment().is_some() {
+    if url.fragment.is_some() {
         return Err(UrlRefusal::new(RefusalKind::Fragment, ""));
     }
-    let host = match url.host() {
-        Some(Host::Domain("")) | None => return Err(UrlRefusal::new(RefusalKind::NoHost, "")),
-        Some(host) => host,
+    let Some(host) = url.host() else {
+        return Err(UrlRefusal::new(RefusalKind::NoHost, ""));
     };
     let shown = url.host_str().unwrap_or_default().to_string();
     let class = classify_host(&host);
@@ -205,14 +185,14 @@ pub fn check_parsed(url: &Url, policy: Policy) -> Result<(), UrlRefusal> {
 }
 
 /// True when a configured URL is acceptable only with the "local network server" tick.
-pub fn needs_local_network(url: &Url) -> bool {
+pub fn needs_local_network(url: &WebUrl) -> bool {
     url.host()
         .map(|h| matches!(classify_host(&h), HostClass::PrivateNetwork | HostClass::LinkLocal))
         .unwrap_or(false)
 }
 
-/// Classifies a host parsed by the `url` crate.
-pub fn classify_host(host: &Host<&str>) -> HostClass {
+/// Classifies a host of a parsed URL.
+pub fn classify_host(host: &Host<'_>) -> HostClass {
     match host {
         Host::Ipv4(ip) => classify_ipv4(*ip),
         Host::Ipv6(ip) => classify_ipv6(*ip),
@@ -227,14 +207,12 @@ fn classify_domain(name: &str) -> HostClass {
     if name.is_empty() {
         return HostClass::Unroutable;
     }
-    // The url crate leaves `127.0.0.1.` style hosts with a trailing dot as names in some
-    // versions; parse what is left once more so no IPv4 form slips through as a "name".
-    if let Ok(reparsed) = Host::parse(name) {
-        match reparsed {
-            Host::Ipv4(ip) => return classify_ipv4(ip),
-            Host::Ipv6(ip) => return classify_ipv6(ip),
-            Host::Domain(_) => {}
-        }
+    // A parser could leave `127.0.0.1.` style hosts with a trailing dot as names; parse what is
+    // left once more so no IPv4 form slips through as a "name".
+    if let Some(Host::Ipv4(ip)) =
+        web_url::parse(&format!("http://{name}/")).as_ref().and_then(WebUrl::host)
+    {
+        return classify_ipv4(ip);
     }
     const METADATA_NAMES: [&str; 3] = ["metadata.google.internal", "metadata.goog", "metadata"];
     if METADATA_NAMES.contains(&name) {

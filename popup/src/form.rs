@@ -8,6 +8,7 @@ use gemipanel_core::settings::{
     self, parse_headers, Field, Server, ServerDraft, ServerId, Settings, SettingsEdit,
 };
 use gemipanel_core::url_policy::{self, HostClass, Policy, UrlRefusal};
+use gemipanel_core::web_url;
 
 use crate::state::Pending;
 use gemipanel_core::messages::ConnectionOutcome;
@@ -203,13 +204,13 @@ pub fn tool_list(text: &str) -> Vec<String> {
 /// worker may fetch them; loopback servers do not. `None` when nothing is needed or the URL is
 /// refused anyway.
 pub fn host_permission(url: &str) -> Option<String> {
-    let parsed = url::Url::parse(url.trim()).ok()?;
+    let parsed = web_url::parse(url.trim())?;
     let host = parsed.host()?;
-    if parsed.scheme() != "https" || url_policy::classify_host(&host) == HostClass::Loopback {
+    if parsed.scheme != "https" || url_policy::classify_host(&host) == HostClass::Loopback {
         return None;
     }
     // Match patterns without a port match every port.
-    Some(format!("https://{}/*", parsed.host_str()?))
+    Some(format!("https://{}/*", parsed.hostname))
 }
 
 #[cfg(test)]

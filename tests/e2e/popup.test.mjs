@@ -51,6 +51,12 @@ test('a refused URL is explained next to the field as it is typed', async () => 
   assert.equal(await page.locator('#server-url').getAttribute('aria-invalid'), 'true');
   assert.ok(await page.getByTestId('save-server').isDisabled(), 'Save waits for a valid URL');
   assert.ok(await page.getByTestId('test-connection').isDisabled());
+  // The browser's own parser reads the URL: garbage is refused, and so is a space in the host,
+  // which Chromium alone would let through as %20.
+  for (const bad of ['not a url', 'https://exa mple.com/mcp']) {
+    await page.getByLabel('URL', { exact: true }).fill(bad);
+    await note.filter({ hasText: /This is not a valid URL/ }).waitFor({ timeout: 2_000 });
+  }
   // Headers are checked as they are typed too.
   await page.getByLabel('Headers (JSON)').fill('{"Authorization": 5}');
   assert.match(await page.locator('#server-headers-note').innerText(), /Authorization.*must be a string/);
@@ -58,6 +64,9 @@ test('a refused URL is explained next to the field as it is typed', async () => 
   // A private address asks for the "local network server" tick, and the tick clears it.
   await page.getByLabel('URL', { exact: true }).fill('https://192.168.1.20/mcp');
   assert.match(await note.innerText(), /private network address/);
+  // An internationalised name is judged in its xn-- form (no longer refused for being non-ASCII).
+  await page.getByLabel('URL', { exact: true }).fill('https://bücher.local/mcp');
+  await note.filter({ hasText: /private network address/ }).waitFor({ timeout: 2_000 });
   await page.getByLabel('Local network server').check();
   await note.and(page.locator('[hidden]')).waitFor({ state: 'attached' });
   await page.getByRole('button', { name: 'Cancel' }).click();

@@ -71,9 +71,32 @@ fn native() -> Result<Tally> {
     finish(ok, parse_cargo_test(&out))
 }
 
+/// In Chromium: the browser crate's tests, and core's URL tables against the browser's parser
+/// (the same tables run natively against the `url` crate).
 fn wasm() -> Result<Tally> {
+    let selections: [&[&str]; 2] = [
+        &["-p", "gemipanel-browser"],
+        &["-p", "gemipanel-core", "--test", "web_url", "--test", "url_policy"],
+    ];
+    let mut tally = Tally::default();
+    let mut errors = Vec::new();
+    for selection in selections {
+        match wasm_tests(selection) {
+            Ok(t) => tally += t,
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(tally)
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
+fn wasm_tests(selection: &[&str]) -> Result<Tally> {
     let (ok, out) = cargo()
-        .args(["test", "--target", "wasm32-unknown-unknown", "-p", "gemipanel-browser"])
+        .args(["test", "--target", "wasm32-unknown-unknown"])
+        .args(selection)
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
         .env("CHROMEDRIVER", CHROMEDRIVER)
         .run_tee()?;

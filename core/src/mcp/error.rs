@@ -193,15 +193,9 @@ impl std::error::Error for Error {
 
 /// A URL fit for messages: no user info, query or fragment (they can hold secrets).
 pub fn redact_url(raw: &str) -> String {
-    match url::Url::parse(raw) {
-        Ok(mut url) => {
-            let _ = url.set_username("");
-            let _ = url.set_password(None);
-            url.set_query(None);
-            url.set_fragment(None);
-            url.to_string()
-        }
-        Err(_) => "(invalid URL)".to_owned(),
+    match crate::web_url::parse(raw) {
+        Some(url) => url.without_secrets(),
+        None => "(invalid URL)".to_owned(),
     }
 }
 

@@ -15,6 +15,7 @@ use super::session::SessionState;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
 use crate::jsonrpc::{Id, Message, Request, Response};
 use crate::sse;
+use crate::web_url::{self, WebUrl};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::future::{poll_fn, Future};
@@ -36,10 +37,9 @@ fn read_next<B: ResponseBody + 'static>(mut body: B) -> Read<B> {
 /// The message endpoint named by the `endpoint` event, resolved against the server URL. Another
 /// origin is refused: the server's URL is the one the person chose to trust (and send headers to).
 pub(crate) fn resolve_endpoint(server_url: &str, data: &str) -> Result<String, String> {
-    // Parse errors are not spelled out: their messages cost wasm size and help nobody here.
-    let base = url::Url::parse(server_url).map_err(|_| "invalid server URL".to_owned())?;
-    let endpoint =
-        base.join(data.trim()).map_err(|_| "the endpoint event names no valid URL".to_owned())?;
+    let base = web_url::parse(server_url).ok_or_else(|| "invalid server URL".to_owned())?;
+    let endpoint = web_url::join(base.as_str(), data.trim())
+        .ok_or_else(|| "the endpoint event names no valid URL".to_owned())?;
     if origin(&endpoint) != origin(&base) {
         return Err(format!(
             "the server named a message endpoint on another origin ({}), which is refused",
@@ -49,9 +49,10 @@ pub(crate) fn resolve_endpoint(server_url: &str, data: &str) -> Result<String, S
     Ok(endpoint.into())
 }
 
-/// Compared part by part: `Url::origin` pulls in its serialisation code.
-fn origin(url: &url::Url) -> (&str, Option<&str>, Option<u16>) {
-    (url.scheme(), url.host_str(), url.port_or_known_default())
+/// Compared part by part. Both parsers drop a scheme's default port, so `port` compares as the
+/// origin's port does.
+fn origin(url: &WebUrl) -> (&str, &str, Option<u16>) {
+    (&url.scheme, &url.hostname, url.port)
 }
 
 /// The stream of one client and the requests waiting on it.

@@ -396,8 +396,8 @@ fn stdio_reason(entry: &Map<String, Value>) -> String {
         let url = args
             .iter()
             .filter_map(Value::as_str)
-            .filter_map(|s| url::Url::parse(s).ok())
-            .find(|u| matches!(u.scheme(), "http" | "https"));
+            .filter_map(crate::web_url::parse)
+            .find(|u| matches!(u.scheme.as_str(), "http" | "https"));
         wraps.then_some(url).flatten()
     });
     match remote.as_ref().and_then(|u| u.host_str()) {

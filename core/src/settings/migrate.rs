@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 
 use super::document::{ServerId, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS};
 use crate::url_policy;
+use crate::web_url;
 
 type Step = fn(Value) -> Result<Value, String>;
 
@@ -106,9 +107,8 @@ fn v1_to_v2(doc: Value) -> Result<Value, String> {
     for (name, server) in v1.mcp_servers {
         // The prototype had no "local network" tick: a private address it stored was chosen
         // by the user, so the tick is set for it rather than the server being dropped.
-        let local_network = url::Url::parse(server.url.trim())
-            .map(|u| url_policy::needs_local_network(&u))
-            .unwrap_or(false);
+        let local_network =
+            web_url::parse(server.url.trim()).is_some_and(|u| url_policy::needs_local_network(&u));
         servers.push(json!({
             "id": ServerId::derive(b"v1", &name),
             "name": name.trim(),

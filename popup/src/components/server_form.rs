@@ -100,7 +100,7 @@ pub fn url_refusal_text(refusal: &UrlRefusal) -> String {
         RefusalKind::NeedsLocalNetwork => "popupUrlNeedsLocalNetwork",
         RefusalKind::Metadata => "popupUrlMetadata",
         RefusalKind::Unroutable => "popupUrlUnroutable",
-        RefusalKind::NotPublic | RefusalKind::InternationalDomain => return refusal.to_string(),
+        RefusalKind::NotPublic => return refusal.to_string(),
     };
     message(key, &[])
 }

@@ -7,7 +7,7 @@
 pub mod naming;
 pub mod schema;
 
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 
 use serde_json::Value;
 
@@ -98,27 +98,27 @@ pub struct ExposedTool {
 /// API's prompt cache).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExposedTools {
-    by_name: BTreeMap<String, ExposedTool>,
+    by_name: IndexMap<String, ExposedTool>,
 }
 
 impl ExposedTools {
     /// The model-visible tools that pass their server's filter (no filter: all). Two tools whose
     /// names collide after sanitising both get a hash of (server id, tool name) as suffix, so the
     /// result does not depend on input order. Exact duplicates are kept once.
-    pub fn build(tools: &[ToolDescriptor], filters: &BTreeMap<String, ToolFilter>) -> Self {
+    pub fn build(tools: &[ToolDescriptor], filters: &IndexMap<String, ToolFilter>) -> Self {
         let selected: Vec<&ToolDescriptor> = tools
             .iter()
             .filter(|t| t.visible_to_model())
             .filter(|t| filters.get(&t.server_id).is_none_or(|f| f.allows(&t.name)))
             .collect();
-        let mut groups: BTreeMap<String, Vec<&ToolDescriptor>> = BTreeMap::new();
+        let mut groups: IndexMap<String, Vec<&ToolDescriptor>> = IndexMap::new();
         for tool in selected {
             groups
                 .entry(naming::function_name(&tool.server_name, &tool.name))
                 .or_default()
                 .push(tool);
         }
-        let mut by_name = BTreeMap::new();
+        let mut by_name = IndexMap::new();
         for (base, group) in groups {
             let unique = group.len() == 1;
             for tool in group {
@@ -144,6 +144,8 @@ impl ExposedTools {
                 });
             }
         }
+        // Sorted, so the declarations do not depend on the order servers listed their tools.
+        by_name.sort_unstable_keys();
         Self { by_name }
     }
 

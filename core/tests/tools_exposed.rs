@@ -1,6 +1,6 @@
 //! MCP tools as Gemini functions: names, filters, visibility, routing.
 
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 
 use gemipanel_core::tools::naming::{function_name, sanitize_segment, MAX_NAME_LEN};
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
@@ -56,10 +56,10 @@ fn colliding_names_are_disambiguated_independently_of_order() {
         tool("id-2", "my-server", "search"),
         tool("id-3", "Other", "search"),
     ];
-    let forward = ExposedTools::build(&tools, &BTreeMap::new());
+    let forward = ExposedTools::build(&tools, &IndexMap::new());
     let mut reversed_input = tools.clone();
     reversed_input.reverse();
-    let reversed = ExposedTools::build(&reversed_input, &BTreeMap::new());
+    let reversed = ExposedTools::build(&reversed_input, &IndexMap::new());
     assert_eq!(forward, reversed);
 
     let names: Vec<String> = forward.declarations().into_iter().map(|d| d.name).collect();
@@ -97,7 +97,7 @@ fn filters_and_visibility() {
     assert!(both.visible_to_model() && both.visible_to_app());
     assert!(model_only.visible_to_model() && !model_only.visible_to_app());
 
-    let mut filters = BTreeMap::new();
+    let mut filters = IndexMap::new();
     filters.insert(
         "s2".to_owned(),
         ToolFilter {
@@ -131,7 +131,7 @@ fn descriptors_from_tools_list_entries() {
     let bare = ToolDescriptor::from_mcp("id", "x", &json!({"name": "t"})).unwrap();
     assert!(bare.visible_to_model());
 
-    let exposed = ExposedTools::build(&[bare], &BTreeMap::new());
+    let exposed = ExposedTools::build(&[bare], &IndexMap::new());
     let decl = &exposed.declarations()[0];
     assert_eq!(decl.parameters_json_schema, Some(json!({"type": "object", "properties": {}})));
     assert_eq!(decl.parameters, None);

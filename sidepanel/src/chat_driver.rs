@@ -4,8 +4,9 @@
 //!
 //! Invariant: no `RefCell` borrow is held across an `await` or while dispatching.
 
+use indexmap::{IndexMap, IndexSet};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
@@ -30,7 +31,7 @@ use crate::worker_messages::WorkerPort;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnSetup {
     pub model: String,
-    pub servers: BTreeSet<String>,
+    pub servers: IndexSet<String>,
     pub google_search: bool,
 }
 
@@ -61,7 +62,7 @@ struct Inner {
     servers: HashMap<String, ServerFacts>,
     requests: HashMap<u64, Rc<Abort>>,
     /// Calls waiting for the person's decision.
-    waiting: BTreeMap<String, (ToolCall, ToolRoute)>,
+    waiting: IndexMap<String, (ToolCall, ToolRoute)>,
     /// Stop was pressed while the turn was still being prepared.
     stop_requested: bool,
     /// Only the newest scheduled timer acts.
@@ -93,7 +94,7 @@ impl Driver {
             tools: ExposedTools::default(),
             servers: HashMap::new(),
             requests: HashMap::new(),
-            waiting: BTreeMap::new(),
+            waiting: IndexMap::new(),
             stop_requested: false,
             timer_generation: 0,
             timer_at: None,
@@ -142,7 +143,7 @@ impl Driver {
                 return this.end_setup();
             };
             let tools_wanted = !setup.google_search && supports_function_calling(&setup.model);
-            let servers = if tools_wanted { setup.servers.clone() } else { BTreeSet::new() };
+            let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
             let (tools, facts) = this.load_tools(&port, &settings, &servers).await;
             if this.0.borrow().stop_requested {
                 return this.end_setup();
@@ -182,10 +183,10 @@ impl Driver {
         &self,
         port: &WorkerPort,
         settings: &Settings,
-        enabled: &BTreeSet<String>,
+        enabled: &IndexSet<String>,
     ) -> (ExposedTools, HashMap<String, ServerFacts>) {
         let mut descriptors = Vec::new();
-        let mut filters = BTreeMap::new();
+        let mut filters = IndexMap::new();
         let mut facts = HashMap::new();
         for server in settings.servers.iter().filter(|s| enabled.contains(s.id.as_str())) {
             let id = server.id.as_str().to_owned();
@@ -420,7 +421,7 @@ impl Driver {
 
     /// The person answered a confirmation card.
     pub fn decide(&self, call_id: &str, decision: Decision) {
-        let Some((call, route)) = self.0.borrow_mut().waiting.remove(call_id) else { return };
+        let Some((call, route)) = self.0.borrow_mut().waiting.shift_remove(call_id) else { return };
         let edit = match decision {
             Decision::Deny => {
                 self.dispatch(Action::ToolDenied { call_id: call_id.to_owned() });
@@ -456,7 +457,7 @@ impl Driver {
                     .filter(|(_, (_, r))| r.server_id == route.server_id)
                     .map(|(id, _)| id.clone())
                     .collect();
-                also_run.extend(same.iter().filter_map(|id| inner.waiting.remove(id)));
+                also_run.extend(same.iter().filter_map(|id| inner.waiting.shift_remove(id)));
             }
             let port = inner.port.clone();
             let dispatch = inner.dispatch.clone();
@@ -518,7 +519,7 @@ impl Driver {
     }
 
     fn cancel_call(&self, call_id: String) {
-        let was_waiting = self.0.borrow_mut().waiting.remove(&call_id).is_some();
+        let was_waiting = self.0.borrow_mut().waiting.shift_remove(&call_id).is_some();
         self.dispatch(Action::ToolCancelled { call_id: call_id.clone() });
         if was_waiting {
             return;

@@ -3,7 +3,7 @@
 //! The transcript is a list of `Rc<Entry>`: a chunk of a streamed reply clones the list of
 //! pointers and the last entry only, so a chunk costs the same early and late in a long chat.
 
-use std::collections::BTreeSet;
+use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::gemini::{Content, ModelInfo};
@@ -40,7 +40,7 @@ pub struct ChatView {
     /// `None`: the default model from the settings.
     pub model: Option<String>,
     /// Server ids whose tools are on; `None`: each server's `enabled_by_default`.
-    pub servers: Option<BTreeSet<String>>,
+    pub servers: Option<IndexSet<String>>,
     pub google_search: bool,
     pub entries: Vec<Rc<Entry>>,
     pub busy: bool,
@@ -177,7 +177,7 @@ impl State {
     }
 
     /// Ids of the servers whose tools this chat offers.
-    pub fn enabled_servers(&self) -> BTreeSet<String> {
+    pub fn enabled_servers(&self) -> IndexSet<String> {
         if let Some(chosen) = &self.chat.servers {
             return chosen.clone();
         }
@@ -288,7 +288,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::SetModel(model) => chat.model = Some(model),
         Action::ToggleServer(id) => {
             let mut servers = state.enabled_servers();
-            if !servers.remove(&id) {
+            if !servers.shift_remove(&id) {
                 servers.insert(id);
             }
             next.chat.servers = Some(servers);
@@ -531,11 +531,11 @@ mod tests {
             });
         }
         let state = run(vec![Action::SettingsLoaded(Rc::new(settings))]);
-        assert_eq!(state.enabled_servers(), BTreeSet::from(["srv_a".to_owned()]));
+        assert_eq!(state.enabled_servers(), IndexSet::from(["srv_a".to_owned()]));
         let toggled = reduce(&state, Action::ToggleServer("srv_b".into()));
-        assert_eq!(toggled.enabled_servers(), BTreeSet::from(["srv_a".into(), "srv_b".into()]));
+        assert_eq!(toggled.enabled_servers(), IndexSet::from(["srv_a".into(), "srv_b".into()]));
         let off = reduce(&toggled, Action::ToggleServer("srv_a".into()));
-        assert_eq!(off.chat.servers, Some(BTreeSet::from(["srv_b".into()])));
+        assert_eq!(off.chat.servers, Some(IndexSet::from(["srv_b".into()])));
     }
 
     #[test]

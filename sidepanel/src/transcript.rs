@@ -1,7 +1,7 @@
 //! What the transcript shows, and the saved form of a chat. Plain data: serialisable, compared
 //! by value, no browser types.
 
-use std::collections::BTreeSet;
+use indexmap::IndexSet;
 
 use gemipanel_core::gemini::{Content, Error};
 use gemipanel_core::messages::ElicitationPrompt;
@@ -211,7 +211,7 @@ pub struct SavedChat {
     #[serde(default)]
     pub model: Option<String>,
     #[serde(default)]
-    pub servers: Option<BTreeSet<String>>,
+    pub servers: Option<IndexSet<String>>,
     #[serde(default)]
     pub google_search: bool,
     /// The conversation as Gemini sees it, to continue it.

@@ -164,16 +164,6 @@ pub fn live_tools(id: &ServerId) -> Option<Vec<Tool>> {
     ENTRIES.with(|entries| entries.borrow().get(id).and_then(|e| e.tools.clone()))
 }
 
-/// Whether the live tools may be reused without asking the server again.
-pub fn has_fresh_tools(id: &ServerId) -> bool {
-    ENTRIES.with(|entries| {
-        entries
-            .borrow()
-            .get(id)
-            .is_some_and(|e| e.tools.is_some() && e.freshness.is_fresh(e.tools_at_ms, now_ms()))
-    })
-}
-
 /// Records a status and tells the pages when it changed.
 pub fn set_status(id: &ServerId, status: ServerStatus) {
     let changed = ENTRIES.with(|entries| {

@@ -22,7 +22,8 @@ use gemipanel_browser::wait::within;
 const LIST_WAIT: Duration = Duration::from_secs(3);
 
 /// Every server with its status. Servers not contacted yet (or that failed) are connected in
-/// parallel first, for at most [`LIST_WAIT`].
+/// parallel first, for at most [`LIST_WAIT`]. A list past its `ttlMs` is not fetched again
+/// here: pages list servers at every settings change, and a status listing does not need it.
 pub async fn list(settings: Rc<Settings>) -> Response {
     let ids: Vec<ServerId> = settings.servers.iter().map(|s| s.id.clone()).collect();
     registry::retain(&ids);
@@ -30,7 +31,7 @@ pub async fn list(settings: Rc<Settings>) -> Response {
     for server in &settings.servers {
         let stale =
             matches!(registry::status(&server.id), ServerStatus::Idle | ServerStatus::Error { .. })
-                || !registry::has_fresh_tools(&server.id);
+                || registry::live_tools(&server.id).is_none();
         if stale && !matches!(registry::status(&server.id), ServerStatus::NeedsSignIn) {
             let (sender, receiver) = oneshot::channel::<()>();
             let server = server.clone();

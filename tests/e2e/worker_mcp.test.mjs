@@ -224,6 +224,25 @@ test('a server on the deprecated HTTP+SSE transport works through the worker, ac
   }
 });
 
+test('listing servers does not ask a server for its tools again, even one that gives no ttlMs', async () => {
+  // Pages list the servers at every settings change; a listing must not become a tools/list
+  // to every server each time.
+  const server = await startSlowServer({ delayMs: 5, name: 'quiet' });
+  const id = await addServer('Quiet', server.url);
+  try {
+    const first = await request({ type: 'list_servers' });
+    assert.equal(first.servers.find((s) => s.id === id)?.tool_count, 1, JSON.stringify(first));
+    const asked = server.requests();
+    for (let i = 0; i < 3; i++) await request({ type: 'list_servers' });
+    const tools = await request({ type: 'list_tools', server_id: id, refresh: false });
+    assert.equal(tools.type, 'tools', JSON.stringify(tools));
+    assert.equal(server.requests(), asked, 'no request after the first listing');
+  } finally {
+    await removeServer(id);
+    await server.stop();
+  }
+});
+
 test('ten servers that answer in 200 ms each are listed in parallel', async () => {
   const slow = await Promise.all(
     Array.from({ length: 10 }, (_, i) => startSlowServer({ delayMs: 200, name: `slow-${i}` })),

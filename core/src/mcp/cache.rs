@@ -1,10 +1,12 @@
 //! How long a list result may be reused: the `ttlMs` caching hint of protocol 2026-07-28.
 //!
 //! The spec's rule: a result received at `t_received` is fresh while
-//! `now < t_received + ttlMs`; an absent or negative `ttlMs` counts as 0 (stale at once). Once
-//! stale it is fetched again when next needed (never polled), and it may still be served when
-//! that fetch fails. Handshake-era servers send no hint: their lists hold until they announce a
-//! change.
+//! `now < t_received + ttlMs`; a negative `ttlMs` counts as 0 (stale at once). Once stale it is
+//! fetched again when next needed (never polled), and it may still be served when that fetch
+//! fails. Without a hint the spec leaves the client to its own heuristics: such a list holds
+//! until the server announces a change (or the person refreshes), as a handshake-era list does.
+//! Taking "no hint" as 0 would refetch the list at every look, e.g. each time a page lists the
+//! servers.
 
 use serde_json::Value;
 
@@ -19,7 +21,8 @@ pub enum Freshness {
 impl Freshness {
     /// From a 2026-07-28 result's `ttlMs` field.
     pub fn from_ttl(ttl_ms: Option<&Value>) -> Self {
-        let ms = ttl_ms.and_then(Value::as_f64).filter(|ms| *ms > 0.0).unwrap_or(0.0);
+        let Some(ms) = ttl_ms.and_then(Value::as_f64) else { return Freshness::UntilChanged };
+        let ms = ms.max(0.0);
         // `as` saturates: a huge hint is "a very long time", not an overflow.
         Freshness::TtlMs(ms as u64)
     }
@@ -51,10 +54,10 @@ mod tests {
     fn ttl_hints_read_as_the_spec_says() {
         assert_eq!(Freshness::from_ttl(Some(&json!(300000))), TtlMs(300_000));
         assert_eq!(Freshness::from_ttl(Some(&json!(0))), TtlMs(0));
-        // Negative: ignored and taken as 0. Absent or not a number: 0.
+        // Negative: ignored and taken as 0. Absent or not a number: no hint, our own rule.
         assert_eq!(Freshness::from_ttl(Some(&json!(-5))), TtlMs(0));
-        assert_eq!(Freshness::from_ttl(None), TtlMs(0));
-        assert_eq!(Freshness::from_ttl(Some(&json!("60000"))), TtlMs(0));
+        assert_eq!(Freshness::from_ttl(None), UntilChanged);
+        assert_eq!(Freshness::from_ttl(Some(&json!("60000"))), UntilChanged);
         assert_eq!(Freshness::from_ttl(Some(&json!(1e300))), TtlMs(u64::MAX));
     }
 

@@ -339,8 +339,7 @@ fn remember_tools(server: &Server, tools: &[Tool], freshness: Freshness) {
             entry.freshness = freshness;
         }
     });
-    let values: Vec<serde_json::Value> =
-        tools.iter().filter_map(|t| serde_json::to_value(t).ok()).collect();
+    let values: Vec<serde_json::Value> = tools.iter().map(|t| t.as_value().clone()).collect();
     if server.cached_tools.as_ref().is_some_and(|c| c.tools == values) {
         return;
     }
@@ -359,5 +358,5 @@ fn remember_tools(server: &Server, tools: &[Tool], freshness: Freshness) {
 /// The tools the settings remember for `server`, for use before it answers.
 pub fn cached_tools(server: &Server) -> Option<Vec<Tool>> {
     let cached = server.cached_tools.as_ref()?;
-    Some(cached.tools.iter().filter_map(|t| serde_json::from_value(t.clone()).ok()).collect())
+    Some(cached.tools.iter().filter_map(|t| Tool::from_value(t.clone()).ok()).collect())
 }

@@ -61,7 +61,7 @@ fn view(server: &Server) -> ServerView {
         name: server.name.clone(),
         url: server.url.clone(),
         status: registry::status(&server.id),
-        tool_count: tools.map(|t| t.iter().filter(|t| filter.allows(&t.name)).count() as u32),
+        tool_count: tools.map(|t| t.iter().filter(|t| filter.allows(t.name())).count() as u32),
     }
 }
 

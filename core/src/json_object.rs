@@ -31,9 +31,14 @@ impl JsonObject {
         }
     }
 
+    /// A field that must be present, as JSON.
+    pub fn take(&mut self, name: &str) -> Result<Value, String> {
+        self.fields.remove(name).ok_or_else(|| format!("missing field `{name}`"))
+    }
+
     /// A field that must be present.
     pub fn field<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, String> {
-        let value = self.fields.remove(name).ok_or_else(|| format!("missing field `{name}`"))?;
+        let value = self.take(name)?;
         decode(name, value)
     }
 

@@ -114,7 +114,10 @@ impl Request {
             "read_resource" => {
                 Request::ReadResource { server_id: o.field("server_id")?, uri: o.field("uri")? }
             }
-            "test_connection" => Request::TestConnection { draft: o.field("draft")? },
+            "test_connection" => Request::TestConnection {
+                draft: crate::settings::read_server_draft(o.take("draft")?)
+                    .map_err(|e| format!("in `draft`: {e}"))?,
+            },
             "answer_elicitation" => Request::AnswerElicitation {
                 elicitation_id: o.field("elicitation_id")?,
                 result: o.field("result")?,

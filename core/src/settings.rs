@@ -17,6 +17,7 @@ mod import;
 mod jsonc;
 mod load;
 mod migrate;
+mod read;
 mod secret;
 mod validate;
 
@@ -32,5 +33,6 @@ pub use import::{
 pub use jsonc::strip_comments;
 pub use load::{load, LoadError, LoadFailure, Loaded};
 pub use migrate::{migrate, version_of, MigrationError};
+pub use read::server_draft as read_server_draft;
 pub use secret::Secret;
 pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};

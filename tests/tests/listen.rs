@@ -45,7 +45,7 @@ async fn tools_list_results_carry_their_ttl() {
     let server = TestServer::start(Kind::Stateless2026);
     let modern = client(&server);
     let (tools, freshness) = modern.list_tools_cacheable().await.expect("tools/list");
-    assert!(tools.iter().any(|t| t.name == "echo"));
+    assert!(tools.iter().any(|t| t.name() == "echo"));
     assert_eq!(freshness, Freshness::TtlMs(60_000));
     assert!(modern.may_announce_changes(), "tools.listChanged is advertised");
 
@@ -82,7 +82,7 @@ async fn a_tool_added_elsewhere_is_announced_on_the_listen_stream() {
         [ListenEvent::Acknowledged(TOOLS_ONLY), ListenEvent::ToolsListChanged]
     );
     let tools = listener.list_tools().await.expect("tools/list");
-    assert!(tools.iter().any(|t| t.name == "fresh"), "{:?}", tools.iter().map(|t| &t.name));
+    assert!(tools.iter().any(|t| t.name() == "fresh"), "{:?}", tools.iter().map(|t| t.name()));
 }
 
 #[tokio::test]

@@ -178,7 +178,7 @@ async fn a_broken_sse_reply_is_resumed_with_last_event_id() {
     ]);
     let client = client_for(&server);
     let result = client.call_tool("slow", json!({}), &(), None).await.expect("resumed");
-    assert_eq!(result.content, vec![ContentBlock::text_block("resumed")]);
+    assert_eq!(result.content(), vec![ContentBlock::text_block("resumed")]);
     let get = &server.received()[5];
     assert!(get.head.starts_with("GET "), "{}", get.head);
     assert_eq!(get.header("last-event-id").as_deref(), Some("ev-1"));

@@ -16,7 +16,6 @@ use super::standalone::{Lease, Slot, Standalone};
 use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
 use super::types::*;
 use crate::jsonrpc::{code, ErrorObject, Id, Message, Notification, Request, Response};
-use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -215,15 +214,17 @@ where
     /// Every tool, and how long the list may be reused (2026-07-28 `ttlMs`, see `cache`).
     pub async fn list_tools_cacheable(&self) -> Result<(Vec<Tool>, Freshness), Error> {
         let (mut pages, freshness) = self
-            .paginate("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor))
+            .paginate("tools/list", |page| {
+                ListToolsResult::from_value(page).map(|page| (page.tools, page.next_cursor))
+            })
             .await?;
         self.tools_changed.set(false);
         if self.session().is_some_and(|s| s.is_modern()) {
             // SEP-2243: a tool with broken `x-mcp-header` annotations is left out, not fatal.
             let mut declared = std::collections::HashMap::new();
-            pages.retain(|tool| match param_headers::declared(&tool.input_schema) {
+            pages.retain(|tool| match param_headers::declared(tool.input_schema()) {
                 Ok(headers) => {
-                    declared.insert(tool.name.clone(), headers);
+                    declared.insert(tool.name().to_owned(), headers);
                     true
                 }
                 Err(_) => false,
@@ -235,8 +236,10 @@ where
 
     /// Every resource, following `nextCursor` pages.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
-        self.paginate("resources/list", |page: ListResourcesResult| {
-            (page.resources, page.next_cursor)
+        self.paginate("resources/list", |page| {
+            serde_json::from_value(page)
+                .map(|page: ListResourcesResult| (page.resources, page.next_cursor))
+                .map_err(|e| e.to_string())
         })
         .await
         .map(|(resources, _)| resources)
@@ -250,7 +253,7 @@ where
         let mut params = Map::new();
         params.insert("uri".into(), uri.into());
         let result = self.request("resources/read", params, handler, None).await?;
-        self.decode("resources/read", result)
+        self.decode_with("resources/read", result, ReadResourceResult::from_value)
     }
 
     /// Calls a tool. Progress and questions go to `handler`; `cancel` abandons the call.
@@ -265,7 +268,7 @@ where
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), arguments);
         let result = self.request("tools/call", params, handler, cancel).await?;
-        self.decode("tools/call", result)
+        self.decode_with("tools/call", result, CallToolResult::from_value)
     }
 
     /// Ends a handshake-era session (HTTP DELETE); stateless sessions have nothing to end.
@@ -304,10 +307,10 @@ where
         }
     }
 
-    async fn paginate<P: DeserializeOwned, I>(
+    async fn paginate<I>(
         &self,
         method: &str,
-        split: impl Fn(P) -> (Vec<I>, Option<String>),
+        split: impl Fn(Value) -> Result<(Vec<I>, Option<String>), String>,
     ) -> Result<(Vec<I>, Freshness), Error> {
         let mut items = Vec::new();
         let mut freshness = Freshness::UntilChanged;
@@ -322,8 +325,10 @@ where
             if self.session().is_some_and(|s| s.is_modern()) {
                 freshness = freshness.and(Freshness::from_ttl(result.get("ttlMs")));
             }
-            let page: P = self.decode(method, result)?;
-            let (mut page_items, next) = split(page);
+            let (mut page_items, next) = split(result).map_err(|e| {
+                self.error(Kind::Protocol(format!("unexpected result shape: {e}")))
+                    .with_method(method)
+            })?;
             items.append(&mut page_items);
             match next {
                 Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
@@ -333,8 +338,13 @@ where
         Ok((items, freshness))
     }
 
-    fn decode<R: DeserializeOwned>(&self, method: &str, value: Value) -> Result<R, Error> {
-        serde_json::from_value(value).map_err(|e| {
+    fn decode_with<R>(
+        &self,
+        method: &str,
+        value: Value,
+        read: fn(Value) -> Result<R, String>,
+    ) -> Result<R, Error> {
+        read(value).map_err(|e| {
             self.error(Kind::Protocol(format!("unexpected result shape: {e}"))).with_method(method)
         })
     }
@@ -539,8 +549,7 @@ where
                     let info = reply
                         .result
                         .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
-                        .cloned()
-                        .and_then(|v| serde_json::from_value(v).ok())
+                        .and_then(Implementation::from_value)
                         .unwrap_or_default();
                     *self.server.borrow_mut() = Some(ServerDescription {
                         protocol_version: MODERN_VERSION.into(),
@@ -615,7 +624,10 @@ where
         session_id: Option<String>,
         sse_transport: bool,
     ) -> Result<SessionState, Error> {
-        let description: ServerDescription = self.decode("initialize", result)?;
+        let description = ServerDescription::from_value(result).map_err(|e| {
+            self.error(Kind::Protocol(format!("unexpected result shape: {e}")))
+                .with_method("initialize")
+        })?;
         if !LEGACY_VERSIONS.contains(&description.protocol_version.as_str()) {
             let offered = description.protocol_version.clone();
             return Err(self.error(Kind::UnsupportedVersion { offered }).with_method("initialize"));

@@ -1,7 +1,9 @@
 //! MCP protocol types the client reads and writes, for every supported protocol version.
 //!
-//! Fields added by newer versions are optional, so one set of types reads all of them. Unknown
-//! fields are ignored; `_meta` objects are kept as raw JSON for whoever needs them.
+//! Fields added by newer versions are optional, so one set of types reads all of them. What the
+//! worker only stores and forwards (tools, tool results, resource contents) is kept as the
+//! server's JSON behind accessors, so unknown fields survive; elsewhere unknown fields are
+//! ignored and `_meta` objects are kept as raw JSON for whoever needs them.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -16,43 +18,97 @@ pub struct Implementation {
     pub title: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolAnnotations {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_only_hint: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destructive_hint: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idempotent_hint: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_world_hint: Option<bool>,
+impl Implementation {
+    /// Reads `serverInfo` by hand (the worker's wasm carries no derived decoder for it);
+    /// `None` without a `name` string. `version` and `title` of another type are left out.
+    pub fn from_value(value: &Value) -> Option<Implementation> {
+        let text = |name: &str| value.get(name).and_then(Value::as_str).map(str::to_owned);
+        Some(Implementation {
+            name: text("name")?,
+            version: text("version").unwrap_or_default(),
+            title: text("title"),
+        })
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tool {
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(default = "empty_object_schema")]
-    pub input_schema: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<ToolAnnotations>,
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
+/// One entry of `tools/list`, kept as the server sent it: the worker stores and forwards tools,
+/// so fields this client does not know (and `_meta`) survive, and the worker's wasm carries no
+/// typed decoder for them. Always an object with a string `name` and an `inputSchema` (an
+/// empty object schema when the server gave none); read it through the accessors.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Tool(Value);
+
+impl Tool {
+    /// Checks what every reader relies on; a tool without a name is refused.
+    pub fn from_value(value: Value) -> Result<Tool, String> {
+        let Value::Object(mut fields) = value else {
+            return Err("a tool must be an object".into());
+        };
+        if !fields.get("name").is_some_and(Value::is_string) {
+            return Err("a tool has no `name` string".into());
+        }
+        fields.entry("inputSchema").or_insert_with(empty_object_schema);
+        Ok(Tool(Value::Object(fields)))
+    }
+
+    pub fn name(&self) -> &str {
+        self.str_field("name").unwrap_or_default()
+    }
+
+    pub fn title(&self) -> Option<&str> {
+        self.str_field("title")
+    }
+
+    pub fn description(&self) -> Option<&str> {
+        self.str_field("description")
+    }
+
+    pub fn input_schema(&self) -> &Value {
+        self.0.get("inputSchema").unwrap_or(&Value::Null)
+    }
+
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.0.get("outputSchema").filter(|s| !s.is_null())
+    }
+
+    /// A boolean hint of `annotations` (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+    /// `openWorldHint`); `None` when absent or not a boolean.
+    pub fn hint(&self, name: &str) -> Option<bool> {
+        self.0.get("annotations")?.get(name)?.as_bool()
+    }
+
+    /// `_meta`, as sent.
+    pub fn meta(&self) -> Option<&Value> {
+        self.0.get("_meta").filter(|m| !m.is_null())
+    }
+
+    pub fn as_value(&self) -> &Value {
+        &self.0
+    }
+
+    pub fn into_value(self) -> Value {
+        self.0
+    }
+
+    fn str_field(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(Value::as_str)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tool {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Tool::from_value(Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
 }
 
 impl CallToolResult {
     /// The text blocks of the result, joined: what a tool "said".
     pub fn text(&self) -> String {
-        self.content.iter().filter_map(ContentBlock::text).collect()
+        self.blocks()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect()
     }
 }
 
@@ -70,15 +126,14 @@ pub enum Visibility {
 impl Tool {
     /// `_meta.ui.resourceUri`: the `ui://` resource holding this tool's MCP App, if any.
     pub fn ui_resource_uri(&self) -> Option<&str> {
-        let ui = self.meta.as_ref()?.get("ui")?;
+        let ui = self.meta()?.get("ui")?;
         ui.get("resourceUri").and_then(Value::as_str)
     }
 
     /// `_meta.ui.visibility`; absent means both the model and apps may use the tool.
     pub fn visibility(&self) -> Vec<Visibility> {
         let listed = self
-            .meta
-            .as_ref()
+            .meta()
             .and_then(|m| m.get("ui"))
             .and_then(|ui| ui.get("visibility"))
             .and_then(Value::as_array);
@@ -105,20 +160,55 @@ pub struct ListToolsResult {
     pub next_cursor: Option<String>,
 }
 
-/// The text or base64 payload of a resource.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceContents {
-    pub uri: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+impl ListToolsResult {
+    /// Reads a page by hand, so the worker needs no decoder beyond [`Tool::from_value`].
+    pub fn from_value(mut page: Value) -> Result<Self, String> {
+        let tools = match page.get_mut("tools").map(Value::take) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => {
+                items.into_iter().map(Tool::from_value).collect::<Result<_, _>>()?
+            }
+            Some(_) => return Err("`tools` must be an array".into()),
+        };
+        let next_cursor = match page.get_mut("nextCursor").map(Value::take) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(cursor)) => Some(cursor),
+            Some(_) => return Err("`nextCursor` must be a string".into()),
+        };
+        Ok(ListToolsResult { tools, next_cursor })
+    }
+}
+
+/// The text or base64 payload of a resource, as the server sent it. Always has a `uri` string.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct ResourceContents(Value);
+
+impl ResourceContents {
+    pub fn uri(&self) -> &str {
+        self.str_field("uri").unwrap_or_default()
+    }
+
+    pub fn mime_type(&self) -> Option<&str> {
+        self.str_field("mimeType")
+    }
+
+    pub fn text(&self) -> Option<&str> {
+        self.str_field("text")
+    }
+
     /// Base64, as sent; decode with the `base64` crate when needed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
+    pub fn blob(&self) -> Option<&str> {
+        self.str_field("blob")
+    }
+
+    pub fn meta(&self) -> Option<&Value> {
+        self.0.get("_meta").filter(|m| !m.is_null())
+    }
+
+    fn str_field(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(Value::as_str)
+    }
 }
 
 /// One block of tool output (text, image, audio, resource, resource_link, or a type newer than
@@ -154,17 +244,64 @@ impl ContentBlock {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallToolResult {
-    #[serde(default)]
-    pub content: Vec<ContentBlock>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
-    #[serde(default)]
-    pub is_error: bool,
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
+/// A `tools/call` result, kept as the server sent it (like [`Tool`]): the worker forwards it
+/// to the pages whole. Always an object whose `content` is an array (empty when absent).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct CallToolResult(Value);
+
+impl Default for CallToolResult {
+    fn default() -> Self {
+        CallToolResult(serde_json::json!({"content": []}))
+    }
+}
+
+impl CallToolResult {
+    pub fn from_value(value: Value) -> Result<CallToolResult, String> {
+        let Value::Object(mut fields) = value else {
+            return Err("a tool result must be an object".into());
+        };
+        match fields.entry("content").or_insert_with(|| Value::Array(Vec::new())) {
+            Value::Array(_) => {}
+            _ => return Err("`content` of a tool result must be an array".into()),
+        }
+        if fields.get("isError").is_some_and(|e| !e.is_boolean() && !e.is_null()) {
+            return Err("`isError` of a tool result must be a boolean".into());
+        }
+        Ok(CallToolResult(Value::Object(fields)))
+    }
+
+    /// The content blocks, copied.
+    pub fn content(&self) -> Vec<ContentBlock> {
+        self.blocks().cloned().map(ContentBlock).collect()
+    }
+
+    pub fn structured_content(&self) -> Option<&Value> {
+        self.0.get("structuredContent").filter(|v| !v.is_null())
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.0.get("isError").and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    pub fn meta(&self) -> Option<&Value> {
+        self.0.get("_meta").filter(|m| !m.is_null())
+    }
+
+    pub fn as_value(&self) -> &Value {
+        &self.0
+    }
+
+    fn blocks(&self) -> impl Iterator<Item = &Value> {
+        self.0.get("content").and_then(Value::as_array).into_iter().flatten()
+    }
+}
+
+impl<'de> Deserialize<'de> for CallToolResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        CallToolResult::from_value(Value::deserialize(deserializer)?)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -194,10 +331,44 @@ pub struct ListResourcesResult {
     pub next_cursor: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReadResourceResult {
-    #[serde(default)]
-    pub contents: Vec<ResourceContents>,
+/// A `resources/read` result, kept as the server sent it (like [`Tool`]). Always an object
+/// whose `contents` is an array of objects with a `uri` string.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct ReadResourceResult(Value);
+
+impl ReadResourceResult {
+    pub fn from_value(value: Value) -> Result<ReadResourceResult, String> {
+        let Value::Object(mut fields) = value else {
+            return Err("a resource read result must be an object".into());
+        };
+        let Value::Array(contents) =
+            fields.entry("contents").or_insert_with(|| Value::Array(Vec::new()))
+        else {
+            return Err("`contents` must be an array".into());
+        };
+        if !contents.iter().all(|c| c.get("uri").is_some_and(Value::is_string)) {
+            return Err("every entry of `contents` needs a `uri` string".into());
+        }
+        Ok(ReadResourceResult(Value::Object(fields)))
+    }
+
+    /// The entries of `contents`, copied.
+    pub fn contents(&self) -> Vec<ResourceContents> {
+        let items = self.0.get("contents").and_then(Value::as_array);
+        items.into_iter().flatten().cloned().map(ResourceContents).collect()
+    }
+
+    pub fn as_value(&self) -> &Value {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for ReadResourceResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ReadResourceResult::from_value(Value::deserialize(deserializer)?)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// What the server told about itself, from `initialize` or `server/discover`.
@@ -214,6 +385,27 @@ pub struct ServerDescription {
 }
 
 impl ServerDescription {
+    /// Reads an `initialize` result by hand (no derived decoder in the worker's wasm).
+    pub fn from_value(mut value: Value) -> Result<ServerDescription, String> {
+        let Some(Value::String(protocol_version)) =
+            value.get_mut("protocolVersion").map(Value::take)
+        else {
+            return Err("missing `protocolVersion` string".into());
+        };
+        let server_info = match value.get("serverInfo") {
+            None | Some(Value::Null) => Implementation::default(),
+            Some(info) => Implementation::from_value(info)
+                .ok_or_else(|| "`serverInfo` has no `name` string".to_owned())?,
+        };
+        let instructions = match value.get_mut("instructions").map(Value::take) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text),
+            Some(_) => return Err("`instructions` must be a string".into()),
+        };
+        let capabilities = value.get_mut("capabilities").map(Value::take).unwrap_or_default();
+        Ok(ServerDescription { protocol_version, server_info, capabilities, instructions })
+    }
+
     pub fn has_capability(&self, name: &str) -> bool {
         self.capabilities.get(name).is_some_and(|c| !c.is_null())
     }
@@ -293,11 +485,71 @@ mod tests {
         });
         let result: CallToolResult = serde_json::from_value(wire.clone()).unwrap();
         assert_eq!(serde_json::to_value(&result).unwrap()["content"], wire["content"]);
-        let kinds: Vec<&str> = result.content.iter().map(ContentBlock::kind).collect();
+        let content = result.content();
+        let kinds: Vec<&str> = content.iter().map(ContentBlock::kind).collect();
         assert_eq!(kinds, ["text", "image", "resource_link", "hologram"]);
         assert_eq!(result.text(), "hi");
-        assert_eq!(result.content[1].mime_type(), Some("image/png"));
-        assert_eq!(result.content[1].text(), None);
+        assert_eq!(content[1].mime_type(), Some("image/png"));
+        assert_eq!(content[1].text(), None);
         assert_eq!(ContentBlock::text_block("x").text(), Some("x"));
+        assert!(!result.is_error());
+    }
+
+    #[test]
+    fn results_get_the_fields_readers_rely_on_or_are_refused() {
+        let empty = CallToolResult::from_value(json!({"isError": true})).unwrap();
+        assert_eq!(empty.as_value(), &json!({"content": [], "isError": true}));
+        assert!(empty.is_error());
+        assert!(CallToolResult::from_value(json!({"content": "x"})).is_err());
+        assert!(CallToolResult::from_value(json!({"isError": "yes"})).is_err());
+        assert!(CallToolResult::from_value(json!([])).is_err());
+
+        let read = ReadResourceResult::from_value(
+            json!({"contents": [{"uri": "a://b", "text": "t", "x-new": 1}]}),
+        )
+        .unwrap();
+        assert_eq!(read.contents()[0].uri(), "a://b");
+        assert_eq!(read.contents()[0].text(), Some("t"));
+        assert_eq!(read.as_value()["contents"][0]["x-new"], 1);
+        assert!(ReadResourceResult::from_value(json!({"contents": [{"text": "t"}]})).is_err());
+        assert!(ReadResourceResult::from_value(json!({"contents": {}})).is_err());
+    }
+
+    #[test]
+    fn tools_keep_unknown_fields_and_need_a_name() {
+        let tool = Tool::from_value(json!({
+            "name": "t",
+            "annotations": {"readOnlyHint": true, "x-new": 1},
+            "x-new": [1],
+        }))
+        .unwrap();
+        assert_eq!(tool.name(), "t");
+        assert_eq!(tool.input_schema(), &json!({"type": "object"}));
+        assert_eq!(tool.hint("readOnlyHint"), Some(true));
+        assert_eq!(tool.hint("destructiveHint"), None);
+        assert_eq!(tool.as_value()["x-new"], json!([1]));
+        assert!(Tool::from_value(json!({"description": "no name"})).is_err());
+        assert!(Tool::from_value(json!({"name": 3})).is_err());
+        let page =
+            ListToolsResult::from_value(json!({"tools": [{"name": "a"}], "nextCursor": "c"}))
+                .unwrap();
+        assert_eq!((page.tools.len(), page.next_cursor.as_deref()), (1, Some("c")));
+        assert!(ListToolsResult::from_value(json!({"tools": [{"name": "a"}, {}]})).is_err());
+        assert!(ListToolsResult::from_value(json!({"tools": [], "nextCursor": 1})).is_err());
+    }
+
+    #[test]
+    fn server_descriptions_are_read_by_hand() {
+        let d = ServerDescription::from_value(json!({
+            "protocolVersion": "2025-06-18",
+            "serverInfo": {"name": "s", "version": "1"},
+            "capabilities": {"tools": {}},
+        }))
+        .unwrap();
+        assert_eq!((d.server_info.name.as_str(), d.server_info.version.as_str()), ("s", "1"));
+        assert!(d.has_capability("tools") && d.instructions.is_none());
+        assert!(ServerDescription::from_value(json!({"capabilities": {}})).is_err());
+        let no_name = json!({"protocolVersion": "x", "serverInfo": {"version": "1"}});
+        assert!(ServerDescription::from_value(no_name).is_err());
     }
 }

@@ -189,6 +189,11 @@ impl ServerId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// An id as the stored document holds it, unchecked, as the derived decoder reads it.
+    pub(super) fn from_stored(text: String) -> Self {
+        ServerId(text)
+    }
 }
 
 impl std::fmt::Display for ServerId {

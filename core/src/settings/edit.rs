@@ -107,11 +107,9 @@ impl SettingsEdit {
         Ok(match tag.as_str() {
             "set_api_key" => SettingsEdit::SetApiKey { api_key: o.optional("api_key")? },
             "set_model" => SettingsEdit::SetModel { model: o.field("model")? },
-            "add_server" => {
-                SettingsEdit::AddServer { id: o.field("id")?, server: o.field("server")? }
-            }
+            "add_server" => SettingsEdit::AddServer { id: o.field("id")?, server: draft(&mut o)? },
             "update_server" => {
-                SettingsEdit::UpdateServer { id: o.field("id")?, server: o.field("server")? }
+                SettingsEdit::UpdateServer { id: o.field("id")?, server: draft(&mut o)? }
             }
             "remove_server" => SettingsEdit::RemoveServer { id: o.field("id")? },
             "set_trust" => SettingsEdit::SetTrust { id: o.field("id")?, trust: o.field("trust")? },
@@ -138,13 +136,18 @@ impl SettingsEdit {
                 fetched_at_ms: o.field("fetched_at_ms")?,
             },
             "import" => SettingsEdit::Import {
-                servers: o.field("servers")?,
+                servers: super::read::servers(o.take("servers")?)
+                    .map_err(|e| format!("in `servers`: {e}"))?,
                 api_key: o.optional("api_key")?,
                 model: o.optional("model")?,
             },
             other => return Err(unknown_tag("edit type", other, Self::TYPES)),
         })
     }
+}
+
+fn draft(o: &mut JsonObject) -> Result<ServerDraft, String> {
+    super::read::server_draft(o.take("server")?).map_err(|e| format!("in `server`: {e}"))
 }
 
 /// The server form's fields.

@@ -7,7 +7,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::document::Settings;
-use super::migrate::{migrate, safe_serde_message, MigrationError};
+use super::migrate::{migrate, MigrationError};
 use super::validate::{validate, Invalid};
 
 /// A document read from storage.
@@ -80,8 +80,7 @@ impl std::error::Error for LoadError {}
 pub fn load(raw: &Value) -> Result<Loaded, LoadError> {
     let fail = |reason| LoadError { raw: Box::new(raw.clone()), reason };
     let (current, from) = migrate(raw.clone()).map_err(|e| fail(LoadFailure::Migration(e)))?;
-    let settings: Settings = serde_json::from_value(current)
-        .map_err(|e| fail(LoadFailure::Shape(safe_serde_message(&e))))?;
+    let settings = Settings::from_value(current).map_err(|e| fail(LoadFailure::Shape(e)))?;
     validate(&settings).map_err(|e| fail(LoadFailure::Invalid(e)))?;
     Ok(Loaded {
         settings,

@@ -9,8 +9,6 @@
 //! `{ "geminiApiKey": "…", "model": "…", "mcpServers": { "<name>": { "url": "…", "headers": {…} } } }`
 //! It had no `version` field.
 
-use indexmap::IndexMap;
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::document::{ServerId, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS};
@@ -84,36 +82,41 @@ pub fn migrate(doc: Value) -> Result<(Value, u64), MigrationError> {
     Ok((doc, from))
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct V1 {
+// Read by hand rather than with a derived decoder: this runs once per install, and the derive
+// was a large share of the worker's settings loading code.
+fn v1_to_v2(mut doc: Value) -> Result<Value, String> {
     // Kept as raw JSON so a mistyped key is reported by the current schema's secret-safe reader.
-    gemini_api_key: Option<Value>,
-    model: Option<String>,
-    #[serde(default)]
-    mcp_servers: IndexMap<String, V1Server>,
-}
-
-#[derive(Deserialize)]
-struct V1Server {
-    url: String,
-    #[serde(default)]
-    headers: Option<Value>,
-}
-
-fn v1_to_v2(doc: Value) -> Result<Value, String> {
-    let v1: V1 = serde_json::from_value(doc).map_err(|e| safe_serde_message(&e))?;
+    let api_key = doc.get_mut("geminiApiKey").map(Value::take);
+    let model = match doc.get_mut("model").map(Value::take) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(model)) => Some(model),
+        Some(_) => return Err("`model` must be a string".into()),
+    };
+    let v1_servers = match doc.get_mut("mcpServers").map(Value::take) {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(servers)) => servers,
+        Some(_) => return Err("`mcpServers` must be an object".into()),
+    };
     let mut servers = Vec::new();
-    for (name, server) in v1.mcp_servers {
+    for (name, mut server) in v1_servers {
+        let url = match server.get_mut("url").map(Value::take) {
+            Some(Value::String(url)) => url,
+            Some(_) => return Err(format!("in server {name:?}: `url` must be a string")),
+            None => return Err(format!("in server {name:?}: missing field `url`")),
+        };
+        let headers = match server.get_mut("headers").map(Value::take) {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(headers) => headers,
+        };
         // The prototype had no "local network" tick: a private address it stored was chosen
         // by the user, so the tick is set for it rather than the server being dropped.
         let local_network =
-            web_url::parse(server.url.trim()).is_some_and(|u| url_policy::needs_local_network(&u));
+            web_url::parse(url.trim()).is_some_and(|u| url_policy::needs_local_network(&u));
         servers.push(json!({
             "id": ServerId::derive(b"v1", &name),
             "name": name.trim(),
-            "url": server.url.trim(),
-            "headers": server.headers.unwrap_or_else(|| Value::Object(Map::new())),
+            "url": url.trim(),
+            "headers": headers,
             "timeout_ms": DEFAULT_TIMEOUT_MS,
             "trust": false,
             "exclude_tools": [],
@@ -123,10 +126,10 @@ fn v1_to_v2(doc: Value) -> Result<Value, String> {
         }));
     }
     let mut gemini = Map::new();
-    if let Some(key) = v1.gemini_api_key.filter(|k| k.as_str() != Some("")) {
+    if let Some(key) = api_key.filter(|k| k.as_str() != Some("")) {
         gemini.insert("api_key".into(), key);
     }
-    let model = v1.model.filter(|m| !m.trim().is_empty());
+    let model = model.filter(|m| !m.trim().is_empty());
     gemini
         .insert("model".into(), Value::String(model.unwrap_or_else(|| DEFAULT_MODEL.to_string())));
     Ok(json!({ "version": 2, "gemini": gemini, "servers": servers }))

@@ -34,8 +34,8 @@ pub fn TestResult(props: &Props) -> Html {
                     </p>
                     <ul class="chips" aria-label={message("popupToolsLabel", &[])}>
                         { for tools.iter().map(|t| html! {
-                            <li class="chip" title={t.description.clone().unwrap_or_default()}>
-                                { &t.name }</li>
+                            <li class="chip" title={t.description().unwrap_or_default().to_owned()}>
+                                { t.name().to_owned() }</li>
                         }) }
                     </ul>
                 </div>

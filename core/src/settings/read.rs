@@ -1,0 +1,280 @@
+//! Reading the settings document from JSON by hand, for the worker.
+//!
+//! The derived `Deserialize` of [`Settings`] stays for the pages, which get the document inside
+//! their messages; the worker reads it from storage (and servers from import edits) here
+//! instead, because the derived decoder was one of the largest pieces of the worker's wasm.
+//! Same rules as the derive: required fields, defaults, `null` only where a field is optional,
+//! unknown fields refused. `tests::agrees_with_the_derive` keeps the two in step. Messages
+//! never quote a value (header values and the API key are secrets).
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::document::{CachedTools, GeminiSettings, Server, ServerId, Settings};
+use super::edit::ServerDraft;
+use super::secret::Secret;
+use crate::json_object::kind_of;
+
+type Fields = Map<String, Value>;
+
+impl Settings {
+    pub fn from_value(value: Value) -> Result<Settings, String> {
+        let mut o = object(value, "the settings")?;
+        let version = u64_of(required(&mut o, "version")?, "version")?;
+        let gemini = gemini(required(&mut o, "gemini")?)?;
+        let servers = servers(required(&mut o, "servers")?)?;
+        no_more(&o)?;
+        Ok(Settings { version, gemini, servers })
+    }
+}
+
+fn gemini(value: Value) -> Result<GeminiSettings, String> {
+    let mut o = object(value, "`gemini`")?;
+    let api_key = optional(&mut o, "api_key").map(secret).transpose()?;
+    let model = string(required(&mut o, "model")?, "model")?;
+    let base_url = optional(&mut o, "base_url").map(|v| string(v, "base_url")).transpose()?;
+    no_more(&o)?;
+    Ok(GeminiSettings { api_key, model, base_url })
+}
+
+/// A list of [`Server`]s, as in the document and in an import edit.
+pub fn servers(value: Value) -> Result<Vec<Server>, String> {
+    let Value::Array(items) = value else {
+        return Err(format!("invalid type: `servers` must be an array, got {}", kind_of(&value)));
+    };
+    items.into_iter().map(server).collect()
+}
+
+fn server(value: Value) -> Result<Server, String> {
+    let mut o = object(value, "a server")?;
+    let id = ServerId::from_stored(string(required(&mut o, "id")?, "id")?);
+    let name = string(required(&mut o, "name")?, "name")?;
+    let mut server = Server::blank(id, name);
+    server.url = string(required(&mut o, "url")?, "url")?;
+    server.timeout_ms = u64_of(required(&mut o, "timeout_ms")?, "timeout_ms")?;
+    if let Some(headers) = o.remove("headers") {
+        server.headers = header_map(headers)?;
+    }
+    server.trust = flag(&mut o, "trust", false)?;
+    server.include_tools = optional(&mut o, "include_tools").map(strings).transpose()?;
+    if let Some(exclude) = o.remove("exclude_tools") {
+        server.exclude_tools = strings(exclude)?;
+    }
+    server.enabled_by_default = flag(&mut o, "enabled_by_default", true)?;
+    server.local_network = flag(&mut o, "local_network", false)?;
+    server.cached_tools = optional(&mut o, "cached_tools").map(cached_tools).transpose()?;
+    if let Some(allowed) = o.remove("allowed_tools") {
+        server.allowed_tools = strings(allowed)?.into_iter().collect();
+    }
+    no_more(&o)?;
+    Ok(server)
+}
+
+/// The server form's fields (add, update, connection test). Unknown fields are ignored, as by
+/// the derive.
+pub fn server_draft(value: Value) -> Result<ServerDraft, String> {
+    let mut o = object(value, "a server")?;
+    let name = string(required(&mut o, "name")?, "name")?;
+    let url = string(required(&mut o, "url")?, "url")?;
+    let headers = optional(&mut o, "headers").map(header_map).transpose()?;
+    let timeout_ms = optional(&mut o, "timeout_ms").map(|v| u64_of(v, "timeout_ms")).transpose()?;
+    let include_tools = optional(&mut o, "include_tools").map(strings).transpose()?;
+    let exclude_tools = o.remove("exclude_tools").map(strings).transpose()?.unwrap_or_default();
+    Ok(ServerDraft {
+        name,
+        url,
+        headers,
+        timeout_ms,
+        trust: flag(&mut o, "trust", false)?,
+        include_tools,
+        exclude_tools,
+        enabled_by_default: flag(&mut o, "enabled_by_default", true)?,
+        local_network: flag(&mut o, "local_network", false)?,
+    })
+}
+
+fn header_map(value: Value) -> Result<IndexMap<String, Secret>, String> {
+    let Value::Object(headers) = value else {
+        return Err(format!("invalid type: `headers` must be an object, got {}", kind_of(&value)));
+    };
+    headers.into_iter().map(|(k, v)| Ok((k, secret(v)?))).collect()
+}
+
+/// A boolean field with a default for when it is absent.
+fn flag(o: &mut Fields, name: &str, default: bool) -> Result<bool, String> {
+    o.remove(name).map_or(Ok(default), |v| bool_of(v, name))
+}
+
+fn cached_tools(value: Value) -> Result<CachedTools, String> {
+    let mut o = object(value, "`cached_tools`")?;
+    let fetched_at_ms = u64_of(required(&mut o, "fetched_at_ms")?, "fetched_at_ms")?;
+    let tools = match required(&mut o, "tools")? {
+        Value::Array(tools) => tools,
+        other => {
+            return Err(format!("invalid type: `tools` must be an array, got {}", kind_of(&other)))
+        }
+    };
+    no_more(&o)?;
+    Ok(CachedTools { fetched_at_ms, tools })
+}
+
+fn object(value: Value, what: &str) -> Result<Fields, String> {
+    match value {
+        Value::Object(fields) => Ok(fields),
+        other => Err(format!("invalid type: {what} must be an object, got {}", kind_of(&other))),
+    }
+}
+
+fn required(o: &mut Fields, name: &str) -> Result<Value, String> {
+    o.remove(name).ok_or_else(|| format!("missing field `{name}`"))
+}
+
+/// An optional field; `null` counts as absent.
+fn optional(o: &mut Fields, name: &str) -> Option<Value> {
+    o.remove(name).filter(|v| !v.is_null())
+}
+
+fn no_more(o: &Fields) -> Result<(), String> {
+    match o.keys().next() {
+        Some(name) => Err(format!("unknown field `{name}`")),
+        None => Ok(()),
+    }
+}
+
+fn string(value: Value, name: &str) -> Result<String, String> {
+    match value {
+        Value::String(s) => Ok(s),
+        other => Err(format!("invalid type: `{name}` must be a string, got {}", kind_of(&other))),
+    }
+}
+
+fn u64_of(value: Value, name: &str) -> Result<u64, String> {
+    value.as_u64().ok_or_else(|| {
+        format!("invalid type: `{name}` must be a whole number ≥ 0, got {}", kind_of(&value))
+    })
+}
+
+fn bool_of(value: Value, name: &str) -> Result<bool, String> {
+    value.as_bool().ok_or_else(|| {
+        format!("invalid type: `{name}` must be true or false, got {}", kind_of(&value))
+    })
+}
+
+fn strings(value: Value) -> Result<Vec<String>, String> {
+    match value {
+        Value::Array(items) => items.into_iter().map(|v| string(v, "a tool name")).collect(),
+        other => {
+            Err(format!("invalid type: a tool list must be an array, got {}", kind_of(&other)))
+        }
+    }
+}
+
+fn secret(value: Value) -> Result<Secret, String> {
+    match value {
+        Value::String(s) => Ok(Secret::new(s)),
+        _ => Err("a secret (API key or header value) must be a string".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn both(value: Value) -> (Result<Settings, String>, Result<Settings, String>) {
+        let derived = serde_json::from_value::<Settings>(value.clone()).map_err(|e| e.to_string());
+        (derived, Settings::from_value(value))
+    }
+
+    #[test]
+    fn agrees_with_the_derive() {
+        let full = json!({
+            "version": 2,
+            "gemini": {"api_key": "k", "model": "m", "base_url": null},
+            "servers": [
+                {"id": "srv_a", "name": "a", "url": "https://a", "timeout_ms": 5,
+                 "headers": {"X": "y"}, "trust": true, "include_tools": ["t"],
+                 "exclude_tools": ["u"], "enabled_by_default": false, "local_network": true,
+                 "cached_tools": {"fetched_at_ms": 1, "tools": [{"name": "t"}]},
+                 "allowed_tools": ["t", "t", "v"]},
+                {"id": "srv_b", "name": "b", "url": "https://b", "timeout_ms": 7},
+            ],
+        });
+        let (derived, by_hand) = both(full.clone());
+        assert_eq!(by_hand, derived);
+        assert!(by_hand.is_ok());
+
+        let broken = [
+            ("/servers/0/timeout_ms", json!("5")),
+            ("/servers/0/timeout_ms", json!(1.5)),
+            ("/servers/0/timeout_ms", json!(-1)),
+            ("/servers/0/trust", Value::Null),
+            ("/servers/0/headers/X", json!(3)),
+            ("/servers/0/headers", Value::Null),
+            ("/servers/0/exclude_tools", Value::Null),
+            ("/servers/0/allowed_tools", json!([1])),
+            ("/servers/0/cached_tools/tools", json!({})),
+            ("/servers/0/id", json!(1)),
+            ("/servers/1", json!([])),
+            ("/gemini/api_key", json!(12)),
+            ("/gemini/model", Value::Null),
+            ("/gemini", json!("x")),
+            ("/version", json!("2")),
+            ("/servers", json!({})),
+        ];
+        for (pointer, bad) in broken {
+            let mut doc = full.clone();
+            *doc.pointer_mut(pointer).unwrap() = bad.clone();
+            let (derived, by_hand) = both(doc);
+            assert!(derived.is_err() && by_hand.is_err(), "{pointer} = {bad}: {by_hand:?}");
+        }
+        for (object, field) in [("", "colour"), ("/gemini", "x"), ("/servers/1", "y")] {
+            let mut doc = full.clone();
+            doc.pointer_mut(object).unwrap()[field] = json!(1);
+            let message = Settings::from_value(doc.clone()).unwrap_err();
+            assert!(message.contains(&format!("unknown field `{field}`")), "{message}");
+            assert!(both(doc).0.is_err());
+        }
+        for (object, field) in [("", "servers"), ("/gemini", "model"), ("/servers/1", "url")] {
+            let mut doc = full.clone();
+            doc.pointer_mut(object).unwrap().as_object_mut().unwrap().remove(field);
+            let message = Settings::from_value(doc.clone()).unwrap_err();
+            assert_eq!(message, format!("missing field `{field}`"));
+            assert!(both(doc).0.is_err());
+        }
+    }
+
+    #[test]
+    fn drafts_agree_with_the_derive() {
+        let full = json!({"name": "a", "url": "https://a", "headers": {"X": "y"}, "timeout_ms": 9,
+            "trust": true, "include_tools": ["t"], "exclude_tools": ["u"],
+            "enabled_by_default": false, "local_network": true, "extra": 1});
+        let derived = |v: &Value| serde_json::from_value::<ServerDraft>(v.clone()).ok();
+        assert_eq!(server_draft(full.clone()).ok(), derived(&full));
+        let minimal = json!({"name": "a", "url": "u", "headers": null, "timeout_ms": null});
+        assert_eq!(server_draft(minimal.clone()).ok(), derived(&minimal));
+        assert!(derived(&minimal).is_some());
+        for (field, bad) in [
+            ("name", Value::Null),
+            ("url", json!(1)),
+            ("headers", json!([])),
+            ("timeout_ms", json!(-3)),
+            ("trust", Value::Null),
+            ("exclude_tools", Value::Null),
+            ("include_tools", json!("t")),
+            ("local_network", json!("yes")),
+        ] {
+            let mut draft = full.clone();
+            draft[field] = bad;
+            assert!(derived(&draft).is_none() && server_draft(draft).is_err(), "{field}");
+        }
+    }
+
+    #[test]
+    fn messages_never_quote_a_secret() {
+        let doc =
+            json!({"version": 2, "gemini": {"model": "m", "api_key": ["FAKE"]}, "servers": []});
+        let message = Settings::from_value(doc).unwrap_err();
+        assert!(message.contains("must be a string") && !message.contains("FAKE"), "{message}");
+    }
+}

@@ -161,12 +161,14 @@ pub struct ListToolsResult {
 }
 
 impl ListToolsResult {
-    /// Reads a page by hand, so the worker needs no decoder beyond [`Tool::from_value`].
+    /// Reads a page by hand, so the worker needs no decoder beyond [`Tool::from_value`]. An
+    /// entry that is no tool (no name) is left out rather than failing the page: the server's
+    /// other tools stay usable, and a nameless tool could never be called anyway.
     pub fn from_value(mut page: Value) -> Result<Self, String> {
         let tools = match page.get_mut("tools").map(Value::take) {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => {
-                items.into_iter().map(Tool::from_value).collect::<Result<_, _>>()?
+                items.into_iter().filter_map(|item| Tool::from_value(item).ok()).collect()
             }
             Some(_) => return Err("`tools` must be an array".into()),
         };
@@ -534,7 +536,11 @@ mod tests {
             ListToolsResult::from_value(json!({"tools": [{"name": "a"}], "nextCursor": "c"}))
                 .unwrap();
         assert_eq!((page.tools.len(), page.next_cursor.as_deref()), (1, Some("c")));
-        assert!(ListToolsResult::from_value(json!({"tools": [{"name": "a"}, {}]})).is_err());
+        // One broken entry costs only itself: the server's other tools stay usable.
+        let page =
+            ListToolsResult::from_value(json!({"tools": [{"name": "a"}, {}, 7, {"name": "b"}]}));
+        let names: Vec<String> = page.unwrap().tools.iter().map(|t| t.name().to_owned()).collect();
+        assert_eq!(names, ["a", "b"]);
         assert!(ListToolsResult::from_value(json!({"tools": [], "nextCursor": 1})).is_err());
     }
 

@@ -4,6 +4,7 @@ use std::rc::Rc;
 use gemipanel_browser::chrome::message;
 use gemipanel_core::mcp::ElicitResult;
 use gemipanel_core::messages::ElicitationPrompt;
+use gemipanel_core::web_url;
 use serde_json::{Map, Value};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -99,8 +100,20 @@ pub fn ElicitationCardView(props: &Props) -> Html {
     }
 }
 
-/// The host of `url` (with its port), or the URL itself when it has none.
-fn host(url: &str) -> &str {
+/// The host of `url` (with its port), as the browser will reach it: a name with look-alike
+/// characters from other scripts comes out in its `xn--` form, which shows it is not the site
+/// it imitates. Without a parsable host, what follows the scheme.
+fn host(url: &str) -> String {
+    match web_url::parse(url).filter(|u| !u.hostname.is_empty()) {
+        Some(u) => match u.port {
+            Some(port) => format!("{}:{port}", u.hostname),
+            None => u.hostname,
+        },
+        None => authority(url).to_owned(),
+    }
+}
+
+fn authority(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let end = rest.bytes().position(|b| matches!(b, b'/' | b'?' | b'#')).unwrap_or(rest.len());
     let authority = &rest[..end];
@@ -188,5 +201,13 @@ mod tests {
         assert_eq!(host("http://127.0.0.1:8080?x"), "127.0.0.1:8080");
         assert_eq!(host("https://bank.com@evil.example/login"), "evil.example");
         assert_eq!(host("mailto:a@b"), "b");
+    }
+
+    #[test]
+    fn look_alike_hosts_show_their_punycode() {
+        // A Cyrillic "а" makes this another site than apple.com; the xn-- form shows it.
+        assert_eq!(host("https://\u{430}pple.com/login"), "xn--pple-43d.com");
+        assert_eq!(host("https://EXAMPLE.com:8443/x"), "example.com:8443");
+        assert_eq!(host("https://[::1]:9/"), "[::1]:9");
     }
 }

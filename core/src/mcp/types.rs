@@ -53,15 +53,15 @@ impl Tool {
     }
 
     pub fn name(&self) -> &str {
-        self.str_field("name").unwrap_or_default()
+        str_field(&self.0, "name").unwrap_or_default()
     }
 
     pub fn title(&self) -> Option<&str> {
-        self.str_field("title")
+        str_field(&self.0, "title")
     }
 
     pub fn description(&self) -> Option<&str> {
-        self.str_field("description")
+        str_field(&self.0, "description")
     }
 
     pub fn input_schema(&self) -> &Value {
@@ -90,10 +90,6 @@ impl Tool {
     pub fn into_value(self) -> Value {
         self.0
     }
-
-    fn str_field(&self, name: &str) -> Option<&str> {
-        self.0.get(name).and_then(Value::as_str)
-    }
 }
 
 impl<'de> Deserialize<'de> for Tool {
@@ -102,14 +98,14 @@ impl<'de> Deserialize<'de> for Tool {
     }
 }
 
-impl CallToolResult {
-    /// The text blocks of the result, joined: what a tool "said".
-    pub fn text(&self) -> String {
-        self.blocks()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect()
-    }
+/// A string field of a JSON object; `None` when it is missing or not a string.
+fn str_field<'a>(value: &'a Value, name: &str) -> Option<&'a str> {
+    value.get(name).and_then(Value::as_str)
+}
+
+/// The text of a `text` content block.
+fn block_text(block: &Value) -> Option<&str> {
+    (str_field(block, "type") == Some("text")).then(|| str_field(block, "text")).flatten()
 }
 
 fn empty_object_schema() -> Value {
@@ -188,28 +184,24 @@ pub struct ResourceContents(Value);
 
 impl ResourceContents {
     pub fn uri(&self) -> &str {
-        self.str_field("uri").unwrap_or_default()
+        str_field(&self.0, "uri").unwrap_or_default()
     }
 
     pub fn mime_type(&self) -> Option<&str> {
-        self.str_field("mimeType")
+        str_field(&self.0, "mimeType")
     }
 
     pub fn text(&self) -> Option<&str> {
-        self.str_field("text")
+        str_field(&self.0, "text")
     }
 
     /// Base64, as sent; decode with the `base64` crate when needed.
     pub fn blob(&self) -> Option<&str> {
-        self.str_field("blob")
+        str_field(&self.0, "blob")
     }
 
     pub fn meta(&self) -> Option<&Value> {
         self.0.get("_meta").filter(|m| !m.is_null())
-    }
-
-    fn str_field(&self, name: &str) -> Option<&str> {
-        self.0.get(name).and_then(Value::as_str)
     }
 }
 
@@ -228,21 +220,17 @@ impl ContentBlock {
 
     /// `text`, `image`, `audio`, `resource`, `resource_link`, …; empty when the block has none.
     pub fn kind(&self) -> &str {
-        self.str_field("type").unwrap_or_default()
+        str_field(&self.0, "type").unwrap_or_default()
     }
 
     /// The text of a `text` block.
     pub fn text(&self) -> Option<&str> {
-        (self.kind() == "text").then(|| self.str_field("text")).flatten()
+        block_text(&self.0)
     }
 
     /// The MIME type of an `image` or `audio` block (and of a resource link that names one).
     pub fn mime_type(&self) -> Option<&str> {
-        self.str_field("mimeType")
-    }
-
-    fn str_field(&self, name: &str) -> Option<&str> {
-        self.0.get(name).and_then(Value::as_str)
+        str_field(&self.0, "mimeType")
     }
 }
 
@@ -271,6 +259,11 @@ impl CallToolResult {
             return Err("`isError` of a tool result must be a boolean".into());
         }
         Ok(CallToolResult(Value::Object(fields)))
+    }
+
+    /// The text blocks of the result, joined: what a tool "said".
+    pub fn text(&self) -> String {
+        self.blocks().filter_map(block_text).collect()
     }
 
     /// The content blocks, copied.

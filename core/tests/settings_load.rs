@@ -143,3 +143,13 @@ fn secrets_are_redacted_in_debug() {
     assert_no_secret(&format!("{doc:?}"), "Settings debug");
     assert_no_secret(&format!("{doc:#?}"), "Settings pretty debug");
 }
+
+#[test]
+fn derived_ids_are_pinned_and_ignore_ascii_case_and_spaces() {
+    // Ids derived once (by a migration or an import) are stored; the derivation must not drift
+    // between releases for the names people actually use.
+    let github = ServerId::derive(b"v1", "github");
+    assert_eq!(github.as_str(), "srv_a0ba6787b929ff4d");
+    assert_eq!(ServerId::derive(b"v1", "  GitHub "), github);
+    assert_ne!(ServerId::derive(b"v2", "github"), github);
+}

@@ -174,7 +174,8 @@ impl ServerId {
         hash.update(b"gemipanel server id\0");
         hash.update(seed);
         hash.update(b"\0");
-        hash.update(name.trim().to_lowercase().as_bytes());
+        // ASCII case only: full Unicode lowercasing brings 13 KB of case tables into the worker.
+        hash.update(name.trim().to_ascii_lowercase().as_bytes());
         ServerId(format!("{}{}", Self::PREFIX, hex(&hash.finalize()[..8])))
     }
 

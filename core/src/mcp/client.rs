@@ -130,7 +130,9 @@ pub struct Client<T: HttpTransport> {
     /// The session's standalone SSE stream (see `standalone`).
     standalone: RefCell<Slot<T::Body>>,
     /// Per tool, the parameters 2026-07-28 mirrors into headers (from the last tool list).
-    param_headers: RefCell<std::collections::HashMap<String, Vec<ParamHeader>>>,
+    /// A list, not a `HashMap`: looked up once per call, and a map type of its own was ~1 KB
+    /// of the worker's wasm.
+    param_headers: RefCell<Vec<(String, Vec<ParamHeader>)>>,
     /// The GET stream of a server on the deprecated HTTP+SSE transport (see `legacy`).
     pub(super) legacy: Channel<T::Body>,
 }
@@ -221,10 +223,10 @@ where
         self.tools_changed.set(false);
         if self.session().is_some_and(|s| s.is_modern()) {
             // SEP-2243: a tool with broken `x-mcp-header` annotations is left out, not fatal.
-            let mut declared = std::collections::HashMap::new();
+            let mut declared = Vec::new();
             pages.retain(|tool| match param_headers::declared(tool.input_schema()) {
                 Ok(headers) => {
-                    declared.insert(tool.name().to_owned(), headers);
+                    declared.push((tool.name().to_owned(), headers));
                     true
                 }
                 Err(_) => false,
@@ -493,9 +495,7 @@ where
                 let request = elicitation::parse_request(params)
                     .map_err(|m| ErrorObject::new(code::INVALID_PARAMS, m))?;
                 let answer = handler.elicit(request.clone()).await;
-                let answer = elicitation::complete_with_defaults(&request, answer);
-                serde_json::to_value(answer)
-                    .map_err(|e| ErrorObject::new(code::INTERNAL_ERROR, e.to_string()))
+                Ok(elicitation::complete_with_defaults(&request, answer).to_value())
             }
             other => Err(ErrorObject::new(
                 code::METHOD_NOT_FOUND,
@@ -509,7 +509,7 @@ where
         meta.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_VERSION.into());
         meta.insert(
             "io.modelcontextprotocol/clientInfo".into(),
-            serde_json::to_value(&self.config.client_info).unwrap_or(Value::Null),
+            self.config.client_info.to_value(),
         );
         meta.insert("io.modelcontextprotocol/clientCapabilities".into(), client_capabilities());
         meta
@@ -609,12 +609,12 @@ where
     }
 
     pub(super) fn initialize_request(&self) -> Request {
-        let params = json!({
-            "protocolVersion": LEGACY_VERSIONS[0],
-            "capabilities": client_capabilities(),
-            "clientInfo": self.config.client_info,
-        });
-        Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params) }
+        // Built field by field: `json!` with values in it serialises each through serde again.
+        let mut params = Map::new();
+        params.insert("protocolVersion".into(), LEGACY_VERSIONS[0].into());
+        params.insert("capabilities".into(), client_capabilities());
+        params.insert("clientInfo".into(), self.config.client_info.to_value());
+        Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params.into()) }
     }
 
     /// Reads the `initialize` result, sends `notifications/initialized` and keeps the session.
@@ -668,7 +668,9 @@ where
                 (name.and_then(Value::as_str), request.method.as_str())
             {
                 let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&Value::Null);
-                if let Some(declared) = self.param_headers.borrow().get(name) {
+                let tools = self.param_headers.borrow();
+                // A tool listed twice: its last entry counts, as when this was a map.
+                if let Some((_, declared)) = tools.iter().rev().find(|(tool, _)| tool == name) {
                     headers.extend(param_headers::for_arguments(declared, arguments));
                 }
             }
@@ -914,9 +916,9 @@ where
     fn handle_notification(&self, notification: Notification, handler: &dyn Handler) {
         let params = notification.params.unwrap_or(Value::Null);
         let event = match notification.method.as_str() {
-            "notifications/progress" => match serde_json::from_value(params) {
-                Ok(progress) => CallEvent::Progress(progress),
-                Err(_) => return,
+            "notifications/progress" => match Progress::from_value(&params) {
+                Some(progress) => CallEvent::Progress(progress),
+                None => return,
             },
             "notifications/tools/list_changed" => {
                 self.tools_changed.set(true);
@@ -957,7 +959,10 @@ where
         if session.is_modern() {
             return;
         }
-        let params = json!({"requestId": id, "reason": reason});
+        let mut params = Map::new();
+        params.insert("requestId".into(), id.to_value());
+        params.insert("reason".into(), reason.into());
+        let params = Value::Object(params);
         // Best effort: the call has already failed for the caller.
         let _ = self.notify(&session, "notifications/cancelled", Some(params)).await;
     }

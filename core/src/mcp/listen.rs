@@ -16,7 +16,7 @@ use super::race::{first, CancelToken, Either};
 use super::reply::ReplyDecoder;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
 use crate::jsonrpc::{code, Id, Message, Request, Response};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 const METHOD: &str = "subscriptions/listen";
@@ -93,7 +93,7 @@ struct Subscription {
 
 impl Subscription {
     fn new(request_id: Id, requested: ListenFilter) -> Self {
-        let stamp = json!(request_id);
+        let stamp = request_id.to_value();
         Subscription { request_id, stamp, requested, acknowledged: None }
     }
 
@@ -324,6 +324,7 @@ impl Reopen {
 mod tests {
     use super::*;
     use crate::jsonrpc::{ErrorObject, Notification};
+    use serde_json::json;
 
     fn note(method: &str, params: Value) -> Message {
         Message::Notification(Notification { method: method.into(), params: Some(params) })

@@ -7,7 +7,6 @@
 
 use super::headers::encode_value;
 use serde_json::Value;
-use std::collections::HashSet;
 
 /// One annotated parameter: where its value sits in the arguments, and the header's name part.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,9 +20,9 @@ pub struct ParamHeader {
 pub fn declared(schema: &Value) -> Result<Vec<ParamHeader>, String> {
     let mut found = Vec::new();
     collect(schema, &mut Vec::new(), &mut found)?;
-    let mut seen = HashSet::new();
-    for header in &found {
-        if !seen.insert(header.name.to_ascii_lowercase()) {
+    // Pairwise: a schema declares a handful at most, and no set type joins the wasm for it.
+    for (i, header) in found.iter().enumerate() {
+        if found[..i].iter().any(|earlier| earlier.name.eq_ignore_ascii_case(&header.name)) {
             return Err(format!("x-mcp-header \"{}\" is declared twice", header.name));
         }
     }

@@ -29,6 +29,17 @@ impl Implementation {
             title: text("title"),
         })
     }
+
+    /// The JSON form, as the derived `Serialize` writes it (without serde's value serialiser).
+    pub fn to_value(&self) -> Value {
+        let mut fields = Map::new();
+        fields.insert("name".into(), self.name.as_str().into());
+        fields.insert("version".into(), self.version.as_str().into());
+        if let Some(title) = &self.title {
+            fields.insert("title".into(), title.as_str().into());
+        }
+        Value::Object(fields)
+    }
 }
 
 /// One entry of `tools/list`, kept as the server sent it: the worker stores and forwards tools,
@@ -418,6 +429,29 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
+impl Progress {
+    /// Reads `notifications/progress` params by hand, as the derive would (which cost the
+    /// worker's wasm ~1 KB): `None` when the token or the number is missing, or a field has
+    /// the wrong type (`null` counts as absent for the optional ones).
+    pub fn from_value(params: &Value) -> Option<Progress> {
+        let present = |name: &str| params.get(name).filter(|v| !v.is_null());
+        let total = match present("total") {
+            Some(total) => Some(total.as_f64()?),
+            None => None,
+        };
+        let message = match present("message") {
+            Some(message) => Some(message.as_str()?.to_owned()),
+            None => None,
+        };
+        Some(Progress {
+            progress_token: params.as_object()?.get("progressToken")?.clone(),
+            progress: params.get("progress")?.as_f64()?,
+            total,
+            message,
+        })
+    }
+}
+
 /// What a server asks the person for (`elicitation/create`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ElicitRequest {
@@ -440,12 +474,75 @@ pub enum ElicitAction {
     Cancel,
 }
 
-/// The person's answer to an [`ElicitRequest`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+impl ElicitAction {
+    const ALL: [(ElicitAction, &'static str); 3] = [
+        (ElicitAction::Accept, "accept"),
+        (ElicitAction::Decline, "decline"),
+        (ElicitAction::Cancel, "cancel"),
+    ];
+
+    fn as_str(self) -> &'static str {
+        Self::ALL.iter().find(|(action, _)| *action == self).map_or("", |(_, name)| name)
+    }
+}
+
+/// The person's answer to an [`ElicitRequest`]. Its JSON form is `{"action": …, "content": …}`,
+/// written and read by hand (`to_value`, `from_value`): the derives were ~1.5 KB of the
+/// worker's wasm. A test checks both against a derived twin.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitResult {
     pub action: ElicitAction,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<Map<String, Value>>,
+}
+
+impl ElicitResult {
+    pub fn to_value(&self) -> Value {
+        let mut fields = Map::new();
+        fields.insert("action".into(), self.action.as_str().into());
+        if let Some(content) = &self.content {
+            fields.insert("content".into(), Value::Object(content.clone()));
+        }
+        Value::Object(fields)
+    }
+
+    /// Unknown fields are ignored; a `null` `content` is none. Errors read like serde's.
+    pub fn from_value(value: Value) -> Result<ElicitResult, String> {
+        let Value::Object(mut fields) = value else {
+            return Err("invalid type: expected struct ElicitResult".into());
+        };
+        let action = match fields.get("action") {
+            None => return Err("missing field `action`".into()),
+            Some(Value::String(name)) => ElicitAction::ALL
+                .iter()
+                .find(|(_, known)| known == name)
+                .map(|(action, _)| *action)
+                .ok_or_else(|| {
+                    format!(
+                        "unknown variant `{name}`, expected one of `accept`, `decline`, `cancel`"
+                    )
+                })?,
+            Some(_) => return Err("invalid type: expected `action` to be a string".into()),
+        };
+        let content = match fields.remove("content") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(content)) => Some(content),
+            Some(_) => return Err("invalid type: expected `content` to be an object".into()),
+        };
+        Ok(ElicitResult { action, content })
+    }
+}
+
+impl Serialize for ElicitResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ElicitResult::from_value(Value::deserialize(deserializer)?)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl ElicitResult {
@@ -535,6 +632,71 @@ mod tests {
         let names: Vec<String> = page.unwrap().tools.iter().map(|t| t.name().to_owned()).collect();
         assert_eq!(names, ["a", "b"]);
         assert!(ListToolsResult::from_value(json!({"tools": [], "nextCursor": 1})).is_err());
+    }
+
+    #[test]
+    fn progress_is_read_by_hand_as_the_derive_reads_it() {
+        for params in [
+            json!({"progressToken": "t", "progress": 1}),
+            json!({"progressToken": 7, "progress": 0.5, "total": 2, "message": "half"}),
+            json!({"progressToken": null, "progress": -3, "total": null, "message": null}),
+            json!({"progressToken": "t", "progress": 1, "x": {}}),
+            json!({"progressToken": "t"}),
+            json!({"progress": 1}),
+            json!({"progressToken": "t", "progress": "1"}),
+            json!({"progressToken": "t", "progress": 1, "total": "2"}),
+            json!({"progressToken": "t", "progress": 1, "message": 3}),
+            json!(["t", 1]),
+            json!(null),
+        ] {
+            let derived: Option<Progress> = serde_json::from_value(params.clone()).ok();
+            // serde's derive also reads a struct from an array; MCP params are objects.
+            let derived = derived.filter(|_| params.is_object());
+            assert_eq!(Progress::from_value(&params), derived, "{params}");
+        }
+    }
+
+    #[test]
+    fn elicit_results_by_hand_agree_with_a_derived_twin() {
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct Derived {
+            action: ElicitAction,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            content: Option<Map<String, Value>>,
+        }
+        for wire in [
+            json!({"action": "accept", "content": {"name": "Ada", "n": 3}}),
+            json!({"action": "accept", "content": {}}),
+            json!({"action": "decline"}),
+            json!({"action": "cancel", "content": null, "extra": 1}),
+            json!({"action": "maybe"}),
+            json!({"action": 1}),
+            json!({"content": {}}),
+            json!({"action": "accept", "content": []}),
+            json!("accept"),
+        ] {
+            let derived = serde_json::from_value::<Derived>(wire.clone());
+            let by_hand = serde_json::from_value::<ElicitResult>(wire.clone());
+            assert_eq!(by_hand.is_ok(), derived.is_ok(), "{wire}");
+            if let (Ok(by_hand), Ok(derived)) = (by_hand, derived) {
+                assert_eq!((by_hand.action, &by_hand.content), (derived.action, &derived.content));
+                let written = serde_json::to_value(&by_hand).unwrap();
+                assert_eq!(written, serde_json::to_value(&derived).unwrap(), "{wire}");
+            }
+        }
+        let unknown = serde_json::from_value::<ElicitResult>(json!({"action": "maybe"}));
+        assert_eq!(
+            unknown.unwrap_err().to_string(),
+            "unknown variant `maybe`, expected one of `accept`, `decline`, `cancel`"
+        );
+    }
+
+    #[test]
+    fn implementations_are_written_as_the_derive_writes_them() {
+        let mut info = Implementation { name: "n".into(), version: "1".into(), title: None };
+        assert_eq!(info.to_value(), serde_json::to_value(&info).unwrap());
+        info.title = Some("T".into());
+        assert_eq!(info.to_value(), serde_json::to_value(&info).unwrap());
     }
 
     #[test]

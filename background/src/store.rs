@@ -13,7 +13,6 @@
 //! with default settings.
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use futures_channel::oneshot;
@@ -22,7 +21,7 @@ use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::messages::{Event, SettingsProblem};
-use gemipanel_core::settings::{apply, load, Settings, SettingsEdit};
+use gemipanel_core::settings::{apply, load, read_settings_problem, Settings, SettingsEdit};
 use serde_json::Value;
 
 use crate::lock::FifoLock;
@@ -37,7 +36,9 @@ type Reply = oneshot::Sender<Result<Settings, String>>;
 
 thread_local! {
     static QUEUE: Rc<FifoLock> = Rc::default();
-    static PENDING: RefCell<VecDeque<(SettingsEdit, Reply)>> = const { RefCell::new(VecDeque::new()) };
+    /// Edits waiting, oldest first. A `Vec` taken whole rather than a `VecDeque` drained: the
+    /// same FIFO order, and no drain iterator's drop code in the wasm.
+    static PENDING: RefCell<Vec<(SettingsEdit, Reply)>> = const { RefCell::new(Vec::new()) };
     static DRAINING: Cell<bool> = const { Cell::new(false) };
     /// The document as last read, so a tool call does not parse the whole document again.
     /// Dropped whenever `settings` changes in storage, whoever wrote it.
@@ -92,7 +93,7 @@ fn watch_for_changes() {
 /// Applies one edit after every edit queued before it; returns the document after it.
 pub async fn edit(edit: SettingsEdit) -> Result<Settings, String> {
     let (reply, answer) = oneshot::channel();
-    PENDING.with(|p| p.borrow_mut().push_back((edit, reply)));
+    PENDING.with(|p| p.borrow_mut().push((edit, reply)));
     if !DRAINING.with(|d| d.replace(true)) {
         wasm_bindgen_futures::spawn_local(drain());
     }
@@ -102,8 +103,7 @@ pub async fn edit(edit: SettingsEdit) -> Result<Settings, String> {
 /// Applies queued edits until none are left.
 async fn drain() {
     loop {
-        let batch: Vec<(SettingsEdit, Reply)> =
-            PENDING.with(|p| p.borrow_mut().drain(..).collect());
+        let batch = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
         if batch.is_empty() {
             DRAINING.with(|d| d.set(false));
             return;
@@ -152,7 +152,8 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
 /// The recorded load problem, if the user has not dismissed it.
 pub async fn problem() -> Option<SettingsProblem> {
     let raw = chrome::local_get(PROBLEM_KEY).await.ok()?;
-    from_js(raw).ok()
+    // Read by hand from JSON: the derived decoder was 2 KB of the worker.
+    read_settings_problem(&from_js::<Value>(raw).ok()?)
 }
 
 pub async fn dismiss_problem() -> Result<(), String> {

@@ -33,6 +33,6 @@ pub use import::{
 pub use jsonc::strip_comments;
 pub use load::{load, LoadError, LoadFailure, Loaded};
 pub use migrate::{migrate, version_of, MigrationError};
-pub use read::server_draft as read_server_draft;
+pub use read::{server_draft as read_server_draft, settings_problem as read_settings_problem};
 pub use secret::Secret;
 pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};

@@ -14,6 +14,7 @@ use super::document::{CachedTools, GeminiSettings, Server, ServerId, Settings};
 use super::edit::ServerDraft;
 use super::secret::Secret;
 use crate::json_object::kind_of;
+use crate::messages::SettingsProblem;
 
 type Fields = Map<String, Value>;
 
@@ -90,6 +91,17 @@ pub fn server_draft(value: Value) -> Result<ServerDraft, String> {
         exclude_tools,
         enabled_by_default: flag(&mut o, "enabled_by_default", true)?,
         local_network: flag(&mut o, "local_network", false)?,
+    })
+}
+
+/// The load problem the worker recorded in storage, as the derive reads it (extra fields
+/// ignored); `None` when there is none or it does not read.
+pub fn settings_problem(value: &Value) -> Option<SettingsProblem> {
+    let text = |name| value.get(name)?.as_str().map(String::from);
+    Some(SettingsProblem {
+        message: text("message")?,
+        kept_under: text("kept_under")?,
+        at_ms: value.get("at_ms")?.as_u64()?,
     })
 }
 
@@ -268,6 +280,28 @@ mod tests {
             draft[field] = bad;
             assert!(derived(&draft).is_none() && server_draft(draft).is_err(), "{field}");
         }
+    }
+
+    #[test]
+    fn problems_read_as_with_the_derive() {
+        let full = json!({"message": "m", "kept_under": "k", "at_ms": 5, "extra": 1});
+        let derived = |v: &Value| serde_json::from_value::<SettingsProblem>(v.clone()).ok();
+        assert!(derived(&full).is_some());
+        assert_eq!(settings_problem(&full), derived(&full));
+        for (field, bad) in [
+            ("message", Value::Null),
+            ("kept_under", json!(1)),
+            ("at_ms", json!(-1)),
+            ("at_ms", json!(1.5)),
+            ("at_ms", json!("5")),
+        ] {
+            let mut problem = full.clone();
+            problem[field] = bad;
+            assert_eq!(settings_problem(&problem), None, "{field}");
+            assert_eq!(derived(&problem), None, "{field}");
+        }
+        assert_eq!(settings_problem(&Value::Null), None);
+        assert_eq!(settings_problem(&json!({"message": "m", "kept_under": "k"})), None);
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! page that made the call, and cancellation.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 
 use futures_channel::oneshot;
 use gemipanel_browser::chrome::Port;
@@ -13,14 +12,23 @@ use gemipanel_core::settings::Server;
 use crate::{ports, registry};
 
 struct Pending {
+    elicitation_id: String,
     port: Port,
     answer: oneshot::Sender<ElicitResult>,
 }
 
+struct Running {
+    call_id: String,
+    serial: u64,
+    token: CancelToken,
+}
+
+// Lists, not `HashMap`s: a few calls run at a time, and every `HashMap` type brings its own
+// copy of the hash table code into the wasm.
 thread_local! {
-    static CALLS: RefCell<HashMap<String, (u64, CancelToken)>> = RefCell::new(HashMap::new());
+    static CALLS: RefCell<Vec<Running>> = const { RefCell::new(Vec::new()) };
     static NEXT_CALL: Cell<u64> = const { Cell::new(1) };
-    static ELICITATIONS: RefCell<HashMap<String, Pending>> = RefCell::new(HashMap::new());
+    static ELICITATIONS: RefCell<Vec<Pending>> = const { RefCell::new(Vec::new()) };
     static NEXT_ELICITATION: Cell<u64> = const { Cell::new(1) };
 }
 
@@ -64,9 +72,9 @@ impl CallHandler for PageHandler {
             ElicitRequest::Url { message, url, .. } => ElicitationPrompt::Url { message, url },
         };
         let (answer, receiver) = oneshot::channel();
-        ELICITATIONS.with(|e| {
-            e.borrow_mut().insert(elicitation_id.clone(), Pending { port: port.clone(), answer })
-        });
+        let pending =
+            Pending { elicitation_id: elicitation_id.clone(), port: port.clone(), answer };
+        ELICITATIONS.with(|e| e.borrow_mut().push(pending));
         ports::send(
             port,
             Event::Elicitation {
@@ -86,7 +94,7 @@ struct Forget(String);
 
 impl Drop for Forget {
     fn drop(&mut self) {
-        ELICITATIONS.with(|e| e.borrow_mut().remove(&self.0));
+        take_elicitation(&self.0);
     }
 }
 
@@ -102,31 +110,32 @@ pub fn tools_changed(server: Server) {
 pub fn register(call_id: &str) -> CallGuard {
     let token = CancelToken::new();
     let serial = NEXT_CALL.with(|n| n.replace(n.get() + 1));
-    CALLS.with(|c| c.borrow_mut().insert(call_id.to_owned(), (serial, token.clone())));
-    CallGuard { call_id: call_id.to_owned(), serial, token }
+    let running = Running { call_id: call_id.to_owned(), serial, token: token.clone() };
+    CALLS.with(|c| {
+        let mut calls = c.borrow_mut();
+        // A reused id now names this call only.
+        calls.retain(|r| r.call_id != call_id);
+        calls.push(running);
+    });
+    CallGuard { serial, token }
 }
 
 pub struct CallGuard {
-    call_id: String,
     serial: u64,
     pub token: CancelToken,
 }
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        CALLS.with(|c| {
-            let mut calls = c.borrow_mut();
-            // A later call may have reused the id; remove only our own.
-            if calls.get(&self.call_id).is_some_and(|(serial, _)| *serial == self.serial) {
-                calls.remove(&self.call_id);
-            }
-        });
+        // A later call may have reused the id; remove only our own.
+        CALLS.with(|c| c.borrow_mut().retain(|r| r.serial != self.serial));
     }
 }
 
 /// Cancels the call; false when no call of that id is running.
 pub fn cancel(call_id: &str) -> bool {
-    let token = CALLS.with(|c| c.borrow().get(call_id).map(|(_, t)| t.clone()));
+    let token =
+        CALLS.with(|c| c.borrow().iter().find(|r| r.call_id == call_id).map(|r| r.token.clone()));
     match token {
         Some(token) => {
             token.cancel();
@@ -138,8 +147,7 @@ pub fn cancel(call_id: &str) -> bool {
 
 /// Hands the person's answer to the waiting call; false when it is no longer waiting.
 pub fn answer(elicitation_id: &str, result: ElicitResult) -> bool {
-    let pending = ELICITATIONS.with(|e| e.borrow_mut().remove(elicitation_id));
-    match pending {
+    match take_elicitation(elicitation_id) {
         Some(pending) => pending.answer.send(result).is_ok(),
         None => false,
     }
@@ -147,5 +155,13 @@ pub fn answer(elicitation_id: &str, result: ElicitResult) -> bool {
 
 /// A page closed: its open questions are declined (dropping the senders does that).
 pub fn port_closed(port: &Port) {
-    ELICITATIONS.with(|e| e.borrow_mut().retain(|_, p| !p.port.is(port)));
+    ELICITATIONS.with(|e| e.borrow_mut().retain(|p| !p.port.is(port)));
+}
+
+fn take_elicitation(elicitation_id: &str) -> Option<Pending> {
+    ELICITATIONS.with(|e| {
+        let mut pending = e.borrow_mut();
+        let at = pending.iter().position(|p| p.elicitation_id == elicitation_id)?;
+        Some(pending.swap_remove(at))
+    })
 }

@@ -18,7 +18,7 @@ mod store;
 use std::cell::Cell;
 
 use gemipanel_browser::chrome::{self, Port};
-use gemipanel_browser::messaging::{from_js, from_text_or_js, to_js};
+use gemipanel_browser::messaging::{from_js, from_text_or_js};
 use gemipanel_browser::BrowserError;
 use gemipanel_core::messages::{decode_client_message, Event, WorkerMessage};
 use wasm_bindgen::prelude::*;
@@ -64,9 +64,7 @@ pub fn on_connect(port: Port) {
 pub fn on_port_message(port: Port, message: JsValue, lane: Option<js_sys::Function>) {
     wasm_bindgen_futures::spawn_local(async move {
         let message = if lane.is_some() { from_text_or_js(message) } else { from_js(message) };
-        let reply = handle(message, Some(port.clone())).await;
-        // Serializing these types cannot fail.
-        let Ok(text) = serde_json::to_string(&reply) else { return };
+        let text = handle(message, Some(port.clone())).await.to_json_text();
         // The page may have closed meanwhile; nothing is waiting then.
         let _ = match lane {
             Some(lane) => lane.call1(&JsValue::NULL, &text.into()).map(drop),
@@ -107,9 +105,10 @@ async fn handle(
     }
 }
 
+/// The message as a plain JS object (numbers stay numbers); `undefined` if that failed.
 pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
-    to_js(message).unwrap_or_else(|err| {
-        web_sys::console::error_1(&err.to_string().into());
+    js_sys::JSON::parse(&message.to_json_text()).unwrap_or_else(|err| {
+        web_sys::console::error_1(&err);
         JsValue::UNDEFINED
     })
 }

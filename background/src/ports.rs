@@ -3,7 +3,6 @@
 use std::cell::RefCell;
 
 use gemipanel_browser::chrome::Port;
-use gemipanel_browser::messaging::to_js;
 use gemipanel_core::messages::{Event, WorkerMessage};
 
 thread_local! {
@@ -29,13 +28,10 @@ pub fn send(port: &Port, event: Event) {
 
 /// Sends `event` to every open page.
 pub fn broadcast(event: Event) {
-    let message = match to_js(&WorkerMessage::Event { event }) {
-        Ok(message) => message,
-        Err(err) => {
-            web_sys::console::error_1(&err.to_string().into());
-            return;
-        }
-    };
+    let message = crate::encode(&WorkerMessage::Event { event });
+    if message.is_undefined() {
+        return;
+    }
     let ports: Vec<Port> = PORTS.with(|ports| ports.borrow().clone());
     for port in ports {
         let _ = port.post(&message);

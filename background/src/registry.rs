@@ -6,7 +6,6 @@
 //! pages can show tools before a server answers.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -16,14 +15,15 @@ use gemipanel_browser::http::{now_ms, FetchTransport};
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::mcp::{self, Client, Freshness, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
+use gemipanel_core::saved_session::SavedSession;
 use gemipanel_core::settings::{Server, ServerId, SettingsEdit};
-use serde::{Deserialize, Serialize};
 
 use crate::{ports, store};
 
 pub type McpClient = Client<FetchTransport>;
 
 struct Entry {
+    id: ServerId,
     /// The configuration the client was made with; a changed one gets a new client.
     config_key: String,
     client: Rc<McpClient>,
@@ -39,17 +39,17 @@ struct Entry {
 }
 
 thread_local! {
-    static ENTRIES: RefCell<HashMap<ServerId, Entry>> = RefCell::new(HashMap::new());
+    // A list, not a `HashMap`: there are a handful of servers, and every `HashMap` type brings
+    // its own copy of the hash table code into the wasm.
+    static ENTRIES: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
 }
 
-/// What `chrome.storage.session` keeps per server. The URL is kept too so that a session is
-/// never resumed against a server whose URL changed.
-#[derive(Serialize, Deserialize)]
-struct SavedSession {
-    url: String,
-    state: SessionState,
+/// Runs `f` on the entry of server `id`, if the worker has one.
+fn with_entry<R>(id: &ServerId, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
+    ENTRIES.with(|entries| entries.borrow_mut().iter_mut().find(|e| e.id == *id).map(f))
 }
 
+/// The `chrome.storage.session` key of a server's [`SavedSession`].
 fn session_key(id: &ServerId) -> String {
     format!("mcp_session_{id}")
 }
@@ -96,6 +96,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         None => Client::new(FetchTransport, config),
     });
     let entry = Entry {
+        id: server.id.clone(),
         config_key: key,
         client: client.clone(),
         status: ServerStatus::Idle,
@@ -105,14 +106,16 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         saved_session: saved,
         waiting: None,
     };
-    ENTRIES.with(|entries| entries.borrow_mut().insert(server.id.clone(), entry));
+    ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        entries.retain(|e| e.id != server.id);
+        entries.push(entry);
+    });
     client
 }
 
 fn existing(id: &ServerId, key: &str) -> Option<Rc<McpClient>> {
-    ENTRIES.with(|entries| {
-        entries.borrow().get(id).filter(|e| e.config_key == key).map(|e| e.client.clone())
-    })
+    with_entry(id, |e| (e.config_key == key).then(|| e.client.clone())).flatten()
 }
 
 async fn saved_session(server: &Server) -> Option<SessionState> {
@@ -120,28 +123,24 @@ async fn saved_session(server: &Server) -> Option<SessionState> {
     if raw.is_undefined() {
         return None;
     }
-    let saved: SavedSession = from_js(raw).ok()?;
+    let saved = SavedSession::from_json(&from_js(raw).ok()?)?;
     (saved.url == server.url).then_some(saved.state)
 }
 
 /// Writes the client's session to `chrome.storage.session` when it changed.
 pub async fn save_session(server: &Server, client: &McpClient) {
     let now = client.session();
-    let changed = ENTRIES.with(|entries| {
-        let mut entries = entries.borrow_mut();
-        let Some(entry) = entries.get_mut(&server.id) else { return false };
-        if entry.saved_session == now {
-            return false;
-        }
+    let changed = with_entry(&server.id, |entry| {
+        let changed = entry.saved_session != now;
         entry.saved_session = now.clone();
-        true
+        changed
     });
-    if !changed {
+    if changed != Some(true) {
         return;
     }
     let key = session_key(&server.id);
     let result = match now {
-        Some(state) => match to_js(&SavedSession { url: server.url.clone(), state }) {
+        Some(state) => match to_js(&SavedSession { url: server.url.clone(), state }.to_json()) {
             Ok(value) => chrome::session_set(&key, &value).await,
             Err(e) => Err(e),
         },
@@ -154,28 +153,22 @@ pub async fn save_session(server: &Server, client: &McpClient) {
 
 /// The status shown for `id`: `Idle` until the worker has talked to it.
 pub fn status(id: &ServerId) -> ServerStatus {
-    ENTRIES.with(|entries| {
-        entries.borrow().get(id).map(|e| e.status.clone()).unwrap_or(ServerStatus::Idle)
-    })
+    with_entry(id, |e| e.status.clone()).unwrap_or(ServerStatus::Idle)
 }
 
 /// The tools fetched from the live server since the worker started.
 pub fn live_tools(id: &ServerId) -> Option<Vec<Tool>> {
-    ENTRIES.with(|entries| entries.borrow().get(id).and_then(|e| e.tools.clone()))
+    with_entry(id, |e| e.tools.clone()).flatten()
 }
 
 /// Records a status and tells the pages when it changed.
 pub fn set_status(id: &ServerId, status: ServerStatus) {
-    let changed = ENTRIES.with(|entries| {
-        let mut entries = entries.borrow_mut();
-        let Some(entry) = entries.get_mut(id) else { return false };
-        if entry.status == status {
-            return false;
-        }
+    let changed = with_entry(id, |entry| {
+        let changed = entry.status != status;
         entry.status = status.clone();
-        true
+        changed
     });
-    if changed {
+    if changed == Some(true) {
         ports::broadcast(Event::ServerStatus { server_id: id.clone(), status });
         crate::listen::sync();
     }
@@ -186,7 +179,7 @@ pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
     ENTRIES.with(|entries| {
         let entries = entries.borrow();
         let ready = |e: &Entry| matches!(e.status, ServerStatus::Ready { .. });
-        entries.iter().map(|(id, e)| (id.clone(), e.client.clone(), ready(e))).collect()
+        entries.iter().map(|e| (e.id.clone(), e.client.clone(), ready(e))).collect()
     })
 }
 
@@ -194,8 +187,8 @@ pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
 pub fn retain(ids: &[ServerId]) {
     let gone: Vec<ServerId> = ENTRIES.with(|entries| {
         let mut entries = entries.borrow_mut();
-        let gone = entries.keys().filter(|id| !ids.contains(id)).cloned().collect();
-        entries.retain(|id, _| ids.contains(id));
+        let gone = entries.iter().filter(|e| !ids.contains(&e.id)).map(|e| e.id.clone()).collect();
+        entries.retain(|e| ids.contains(&e.id));
         gone
     });
     crate::listen::sync();
@@ -207,16 +200,17 @@ pub fn retain(ids: &[ServerId]) {
 }
 
 /// After a request: save the session, and mark the server ready or record why it failed.
-pub async fn settle<T>(server: &Server, client: &McpClient, result: &Result<T, mcp::Error>) {
+// Takes the error alone, not the result: one copy of this async fn instead of one per result type.
+pub async fn settle(server: &Server, client: &McpClient, error: Option<&mcp::Error>) {
     save_session(server, client).await;
-    match result {
-        Ok(_) => {
+    match error {
+        None => {
             let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
             set_status(&server.id, ServerStatus::Ready { protocol_version: version });
         }
         // A cancelled call or a tool's own error says nothing about the connection.
-        Err(err) if err.is_cancelled() || err.rpc_error().is_some() => {}
-        Err(err) => {
+        Some(err) if err.is_cancelled() || err.rpc_error().is_some() => {}
+        Some(err) => {
             let status = status_of(&server.url, err).await;
             set_status(&server.id, status);
         }
@@ -267,9 +261,7 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
         Wait(oneshot::Receiver<()>),
         Fetch,
     }
-    let next = ENTRIES.with(|entries| {
-        let mut entries = entries.borrow_mut();
-        let Some(entry) = entries.get_mut(&server.id) else { return Next::Fetch };
+    let next = with_entry(&server.id, |entry| {
         if let Some(waiting) = &mut entry.waiting {
             let (sender, receiver) = oneshot::channel();
             waiting.push(sender);
@@ -284,7 +276,8 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
                 Next::Fetch
             }
         }
-    });
+    })
+    .unwrap_or(Next::Fetch);
     match next {
         Next::Done(tools) => return Ok(tools),
         Next::Wait(receiver) => {
@@ -305,7 +298,7 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
         set_status(&server.id, ServerStatus::Connecting);
     }
     let result = client.list_tools_cacheable().await;
-    settle(server, &client, &result).await;
+    settle(server, &client, result.as_ref().err()).await;
     let outcome = match result {
         Ok((tools, freshness)) => {
             remember_tools(server, &tools, freshness);
@@ -318,8 +311,7 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
             None => Err(explain(&server.url, &err).await),
         },
     };
-    let waiting = ENTRIES
-        .with(|entries| entries.borrow_mut().get_mut(&server.id).and_then(|e| e.waiting.take()));
+    let waiting = with_entry(&server.id, |e| e.waiting.take()).flatten();
     for sender in waiting.into_iter().flatten() {
         let _ = sender.send(());
     }
@@ -332,12 +324,10 @@ fn sign_in_message(server: &Server) -> String {
 
 /// Keeps `tools` in memory and, when they differ from the cached list, in the settings.
 fn remember_tools(server: &Server, tools: &[Tool], freshness: Freshness) {
-    ENTRIES.with(|entries| {
-        if let Some(entry) = entries.borrow_mut().get_mut(&server.id) {
-            entry.tools = Some(tools.to_vec());
-            entry.tools_at_ms = now_ms();
-            entry.freshness = freshness;
-        }
+    with_entry(&server.id, |entry| {
+        entry.tools = Some(tools.to_vec());
+        entry.tools_at_ms = now_ms();
+        entry.freshness = freshness;
     });
     let values: Vec<serde_json::Value> = tools.iter().map(|t| t.as_value().clone()).collect();
     if server.cached_tools.as_ref().is_some_and(|c| c.tools == values) {

@@ -1,34 +1,50 @@
 //! Turns each page request into a response. `port` is the page's port when the request came on
 //! one (events for the request go there), `None` for a one-shot message.
+//!
+//! The handlers run as boxed futures of their own rather than inside one `async fn`: awaited
+//! inline, they all became one state machine of 29 KB in the worker's wasm; apart, the wasm is
+//! 0.5 KB gzip smaller.
+
+use std::future::{ready, Future};
+use std::pin::Pin;
 
 use gemipanel_browser::chrome::{self, Port};
 use gemipanel_core::messages::{Request, Response, WorkerStatus};
 
 use crate::{calls, servers, settings, store};
 
-pub async fn route(request: Request, port: Option<Port>) -> Response {
-    // Requests that need no settings.
-    let request = match request {
-        Request::EditSettings { edit } => return settings::edit(edit).await,
-        Request::CancelToolCall { call_id } => return servers::cancel(&call_id),
-        Request::TestConnection { draft } => return servers::test_connection(draft).await,
+type Handling = Pin<Box<dyn Future<Output = Response>>>;
+
+fn boxed(handling: impl Future<Output = Response> + 'static) -> Handling {
+    Box::pin(handling)
+}
+
+pub fn route(request: Request, port: Option<Port>) -> Handling {
+    match request {
+        // Requests that need no settings.
+        Request::EditSettings { edit } => boxed(settings::edit(edit)),
+        Request::CancelToolCall { call_id } => boxed(ready(servers::cancel(&call_id))),
+        Request::TestConnection { draft } => boxed(servers::test_connection(draft)),
         Request::AnswerElicitation { elicitation_id, result } => {
-            return if calls::answer(&elicitation_id, result) {
+            boxed(ready(if calls::answer(&elicitation_id, result) {
                 Response::Ok
             } else {
                 Response::Error {
                     message: "that question is no longer waiting for an answer".into(),
                 }
-            };
+            }))
         }
-        Request::DismissSettingsProblem => {
-            return match store::dismiss_problem().await {
+        Request::DismissSettingsProblem => boxed(async {
+            match store::dismiss_problem().await {
                 Ok(()) => Response::Ok,
                 Err(message) => Response::Error { message },
-            };
-        }
-        other => other,
-    };
+            }
+        }),
+        other => boxed(with_settings(other, port)),
+    }
+}
+
+async fn with_settings(request: Request, port: Option<Port>) -> Response {
     let settings = match store::read().await {
         Ok(settings) => settings,
         Err(message) => return Response::Error { message },
@@ -50,7 +66,7 @@ pub async fn route(request: Request, port: Option<Port>) -> Response {
         Request::ReadResource { server_id, uri } => {
             servers::read_resource(settings, server_id, uri).await
         }
-        // Handled above.
+        // Routed by `route`.
         Request::EditSettings { .. }
         | Request::CancelToolCall { .. }
         | Request::TestConnection { .. }

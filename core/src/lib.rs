@@ -9,6 +9,7 @@ mod json_object;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod messages;
+pub mod saved_session;
 pub mod settings;
 pub mod sse;
 pub mod tools;

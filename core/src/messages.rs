@@ -5,6 +5,8 @@
 //! [`WorkerMessage::Response`] carrying the same `id`, and pushes [`WorkerMessage::Event`]s to
 //! pages that hold a port open.
 
+mod encode;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

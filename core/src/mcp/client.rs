@@ -1131,12 +1131,34 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Elicitation (form and URL) and the MCP Apps extension.
+/// Elicitation (form and URL) and the MCP Apps extension:
+/// `{"elicitation": {"form": {}, "url": {}},
+///   "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}`.
+/// Built by hand: `json!` turns each string in it into `to_value(…).unwrap()`, whose panic
+/// message would keep string `Debug` formatting in the worker's wasm.
 fn client_capabilities() -> Value {
-    json!({
-        "elicitation": {"form": {}, "url": {}},
-        "extensions": {
-            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
-        }
-    })
+    let mut ui = Map::new();
+    ui.insert("mimeTypes".into(), Value::Array(vec!["text/html;profile=mcp-app".into()]));
+    let mut extensions = Map::new();
+    extensions.insert("io.modelcontextprotocol/ui".into(), ui.into());
+    let mut capabilities = Map::new();
+    capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+    capabilities.insert("extensions".into(), extensions.into());
+    capabilities.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn capabilities_built_by_hand_are_the_json_form() {
+        let expected = json!({
+            "elicitation": {"form": {}, "url": {}},
+            "extensions": {
+                "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
+            }
+        });
+        assert_eq!(super::client_capabilities(), expected);
+    }
 }

@@ -119,8 +119,12 @@ fn block_text(block: &Value) -> Option<&str> {
     (str_field(block, "type") == Some("text")).then(|| str_field(block, "text")).flatten()
 }
 
+/// `{"type": "object"}`, built by hand: `json!` writes a string through
+/// `to_value(…).unwrap()`, whose panic message needs string `Debug` formatting in the wasm.
 fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object"})
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    Value::Object(schema)
 }
 
 /// Who may see a tool, from `_meta.ui.visibility` of the MCP Apps extension.
@@ -226,7 +230,11 @@ pub struct ContentBlock(pub Value);
 
 impl ContentBlock {
     pub fn text_block(text: impl Into<String>) -> Self {
-        ContentBlock(serde_json::json!({"type": "text", "text": text.into()}))
+        // By hand, as `empty_object_schema`.
+        let mut block = Map::new();
+        block.insert("type".into(), "text".into());
+        block.insert("text".into(), Value::String(text.into()));
+        ContentBlock(Value::Object(block))
     }
 
     /// `text`, `image`, `audio`, `resource`, `resource_link`, …; empty when the block has none.
@@ -583,7 +591,7 @@ mod tests {
         assert_eq!(result.text(), "hi");
         assert_eq!(content[1].mime_type(), Some("image/png"));
         assert_eq!(content[1].text(), None);
-        assert_eq!(ContentBlock::text_block("x").text(), Some("x"));
+        assert_eq!(ContentBlock::text_block("x").0, json!({"type": "text", "text": "x"}));
         assert!(!result.is_error());
     }
 

@@ -41,14 +41,6 @@ impl JsonObject {
         let value = self.take(name)?;
         decode(name, value)
     }
-
-    /// A field that may be absent or `null`.
-    pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, String> {
-        match self.fields.remove(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(value) => decode(name, value).map(Some),
-        }
-    }
 }
 
 fn decode<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, String> {
@@ -84,8 +76,6 @@ mod tests {
             JsonObject::new(json!({"type": "t", "n": 3, "s": null, "v": [1, 2]})).unwrap();
         assert_eq!(object.tag("type").unwrap(), "t");
         assert_eq!(object.field::<u64>("n").unwrap(), 3);
-        assert_eq!(object.optional::<String>("s").unwrap(), None);
-        assert_eq!(object.optional::<String>("absent").unwrap(), None);
         assert_eq!(object.field::<Vec<u8>>("v").unwrap(), vec![1, 2]);
     }
 

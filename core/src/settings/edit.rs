@@ -14,12 +14,13 @@ use serde_json::Value;
 use super::document::{same_name, CachedTools, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS};
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
-use crate::json_object::{unknown_tag, JsonObject};
 use crate::url_policy::UrlRefusal;
 
-/// One change to the settings. Decoded by hand ([`SettingsEdit::from_json`]), as
-/// `messages::Request` is.
+/// One change to the settings. Decoded by hand ([`SettingsEdit::from_json`], in `read.rs`),
+/// not through serde field by field: smaller in the worker. The derive is there for the tests
+/// that check the two agree.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SettingsEdit {
     /// `None` forgets the key.
@@ -84,7 +85,7 @@ pub enum SettingsEdit {
 }
 
 impl SettingsEdit {
-    const TYPES: &'static [&'static str] = &[
+    pub(super) const TYPES: &'static [&'static str] = &[
         "set_api_key",
         "set_model",
         "add_server",
@@ -102,52 +103,8 @@ impl SettingsEdit {
 
     /// Reads an edit from its JSON form (the one `Serialize` writes).
     pub fn from_json(value: Value) -> Result<SettingsEdit, String> {
-        let mut o = JsonObject::new(value)?;
-        let tag = o.tag("type")?;
-        Ok(match tag.as_str() {
-            "set_api_key" => SettingsEdit::SetApiKey { api_key: o.optional("api_key")? },
-            "set_model" => SettingsEdit::SetModel { model: o.field("model")? },
-            "add_server" => SettingsEdit::AddServer { id: o.field("id")?, server: draft(&mut o)? },
-            "update_server" => {
-                SettingsEdit::UpdateServer { id: o.field("id")?, server: draft(&mut o)? }
-            }
-            "remove_server" => SettingsEdit::RemoveServer { id: o.field("id")? },
-            "set_trust" => SettingsEdit::SetTrust { id: o.field("id")?, trust: o.field("trust")? },
-            "set_enabled_by_default" => SettingsEdit::SetEnabledByDefault {
-                id: o.field("id")?,
-                enabled: o.field("enabled")?,
-            },
-            "set_local_network" => SettingsEdit::SetLocalNetwork {
-                id: o.field("id")?,
-                local_network: o.field("local_network")?,
-            },
-            "set_tool_filters" => SettingsEdit::SetToolFilters {
-                id: o.field("id")?,
-                include_tools: o.optional("include_tools")?,
-                exclude_tools: o.field("exclude_tools")?,
-            },
-            "allow_tool" => SettingsEdit::AllowTool { id: o.field("id")?, tool: o.field("tool")? },
-            "disallow_tool" => {
-                SettingsEdit::DisallowTool { id: o.field("id")?, tool: o.field("tool")? }
-            }
-            "set_cached_tools" => SettingsEdit::SetCachedTools {
-                id: o.field("id")?,
-                tools: o.field("tools")?,
-                fetched_at_ms: o.field("fetched_at_ms")?,
-            },
-            "import" => SettingsEdit::Import {
-                servers: super::read::servers(o.take("servers")?)
-                    .map_err(|e| format!("in `servers`: {e}"))?,
-                api_key: o.optional("api_key")?,
-                model: o.optional("model")?,
-            },
-            other => return Err(unknown_tag("edit type", other, Self::TYPES)),
-        })
+        super::read::edit(value)
     }
-}
-
-fn draft(o: &mut JsonObject) -> Result<ServerDraft, String> {
-    super::read::server_draft(o.take("server")?).map_err(|e| format!("in `server`: {e}"))
 }
 
 /// The server form's fields.

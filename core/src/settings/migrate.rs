@@ -9,9 +9,10 @@
 //! `{ "geminiApiKey": "…", "model": "…", "mcpServers": { "<name>": { "url": "…", "headers": {…} } } }`
 //! It had no `version` field.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::document::{ServerId, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS};
+use super::validate::quoted;
 use crate::url_policy;
 use crate::web_url;
 
@@ -101,8 +102,8 @@ fn v1_to_v2(mut doc: Value) -> Result<Value, String> {
     for (name, mut server) in v1_servers {
         let url = match server.get_mut("url").map(Value::take) {
             Some(Value::String(url)) => url,
-            Some(_) => return Err(format!("in server {name:?}: `url` must be a string")),
-            None => return Err(format!("in server {name:?}: missing field `url`")),
+            Some(_) => return Err(format!("in server {}: `url` must be a string", quoted(&name))),
+            None => return Err(format!("in server {}: missing field `url`", quoted(&name))),
         };
         let headers = match server.get_mut("headers").map(Value::take) {
             None | Some(Value::Null) => Value::Object(Map::new()),
@@ -112,18 +113,18 @@ fn v1_to_v2(mut doc: Value) -> Result<Value, String> {
         // by the user, so the tick is set for it rather than the server being dropped.
         let local_network =
             web_url::parse(url.trim()).is_some_and(|u| url_policy::needs_local_network(&u));
-        servers.push(json!({
-            "id": ServerId::derive(b"v1", &name),
-            "name": name.trim(),
-            "url": url.trim(),
-            "headers": headers,
-            "timeout_ms": DEFAULT_TIMEOUT_MS,
-            "trust": false,
-            "exclude_tools": [],
-            "enabled_by_default": true,
-            "local_network": local_network,
-            "allowed_tools": [],
-        }));
+        servers.push(object([
+            ("id", ServerId::derive(b"v1", &name).as_str().into()),
+            ("name", name.trim().into()),
+            ("url", url.trim().into()),
+            ("headers", headers),
+            ("timeout_ms", DEFAULT_TIMEOUT_MS.into()),
+            ("trust", false.into()),
+            ("exclude_tools", Value::Array(Vec::new())),
+            ("enabled_by_default", true.into()),
+            ("local_network", local_network.into()),
+            ("allowed_tools", Value::Array(Vec::new())),
+        ]));
     }
     let mut gemini = Map::new();
     if let Some(key) = api_key.filter(|k| k.as_str() != Some("")) {
@@ -132,7 +133,18 @@ fn v1_to_v2(mut doc: Value) -> Result<Value, String> {
     let model = model.filter(|m| !m.trim().is_empty());
     gemini
         .insert("model".into(), Value::String(model.unwrap_or_else(|| DEFAULT_MODEL.to_string())));
-    Ok(json!({ "version": 2, "gemini": gemini, "servers": servers }))
+    Ok(object([
+        ("version", 2u64.into()),
+        ("gemini", Value::Object(gemini)),
+        ("servers", Value::Array(servers)),
+    ]))
+}
+
+/// A JSON object from its fields. In place of `json!`, which encodes every value that is not a
+/// literal with `serde_json::to_value(..).unwrap()`, and so brings Debug-formatting into the
+/// worker.
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(fields.into_iter().map(|(name, value)| (name.to_owned(), value)).collect())
 }
 
 /// Wording for a serde error that cannot leak a value: serde quotes unexpected string values

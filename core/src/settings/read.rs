@@ -1,19 +1,19 @@
-//! Reading the settings document from JSON by hand, for the worker.
+//! Reading the settings document and the edits from JSON by hand, for the worker.
 //!
 //! The derived `Deserialize` of [`Settings`] stays for the pages, which get the document inside
-//! their messages; the worker reads it from storage (and servers from import edits) here
-//! instead, because the derived decoder was one of the largest pieces of the worker's wasm.
-//! Same rules as the derive: required fields, defaults, `null` only where a field is optional,
-//! unknown fields refused. `tests::agrees_with_the_derive` keeps the two in step. Messages
-//! never quote a value (header values and the API key are secrets).
+//! their messages; the worker reads it from storage (and edits from the pages) here instead,
+//! because the derived decoders were among the largest pieces of the worker's wasm. Same rules
+//! as the derive: required fields, defaults, `null` only where a field is optional, unknown
+//! fields refused in the document (ignored in edits and drafts). The `tests` keep the two in
+//! step. Messages never quote a value (header values and the API key are secrets).
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::document::{CachedTools, GeminiSettings, Server, ServerId, Settings};
-use super::edit::ServerDraft;
+use super::edit::{ServerDraft, SettingsEdit};
 use super::secret::Secret;
-use crate::json_object::kind_of;
+use crate::json_object::{kind_of, unknown_tag};
 use crate::messages::SettingsProblem;
 
 type Fields = Map<String, Value>;
@@ -94,6 +94,101 @@ pub fn server_draft(value: Value) -> Result<ServerDraft, String> {
     })
 }
 
+/// An edit from its JSON form (the one `Serialize` writes). A field's error says which field.
+pub fn edit(value: Value) -> Result<SettingsEdit, String> {
+    let Value::Object(mut o) = value else {
+        return Err(format!("expected an object, got {}", kind_of(&value)));
+    };
+    let tag = string(required(&mut o, "type")?, "type")?;
+    let o = &mut o;
+    let id = |o: &mut Fields| field(o, "id", id_of);
+    let draft = |o: &mut Fields| field(o, "server", draft_of);
+    Ok(match tag.as_str() {
+        "set_api_key" => SettingsEdit::SetApiKey { api_key: maybe(o, "api_key", secret_of)? },
+        "set_model" => SettingsEdit::SetModel { model: field(o, "model", string)? },
+        "add_server" => SettingsEdit::AddServer { id: id(o)?, server: draft(o)? },
+        "update_server" => SettingsEdit::UpdateServer { id: id(o)?, server: draft(o)? },
+        "remove_server" => SettingsEdit::RemoveServer { id: id(o)? },
+        "set_trust" => SettingsEdit::SetTrust { id: id(o)?, trust: field(o, "trust", bool_of)? },
+        "set_enabled_by_default" => {
+            SettingsEdit::SetEnabledByDefault { id: id(o)?, enabled: field(o, "enabled", bool_of)? }
+        }
+        "set_local_network" => SettingsEdit::SetLocalNetwork {
+            id: id(o)?,
+            local_network: field(o, "local_network", bool_of)?,
+        },
+        "set_tool_filters" => SettingsEdit::SetToolFilters {
+            id: id(o)?,
+            include_tools: maybe(o, "include_tools", strings_of)?,
+            exclude_tools: field(o, "exclude_tools", strings_of)?,
+        },
+        "allow_tool" => SettingsEdit::AllowTool { id: id(o)?, tool: field(o, "tool", string)? },
+        "disallow_tool" => {
+            SettingsEdit::DisallowTool { id: id(o)?, tool: field(o, "tool", string)? }
+        }
+        "set_cached_tools" => SettingsEdit::SetCachedTools {
+            id: id(o)?,
+            tools: field(o, "tools", array)?,
+            fetched_at_ms: field(o, "fetched_at_ms", u64_of)?,
+        },
+        "import" => SettingsEdit::Import {
+            servers: field(o, "servers", servers_of)?,
+            api_key: maybe(o, "api_key", secret_of)?,
+            model: maybe(o, "model", string)?,
+        },
+        other => return Err(unknown_tag("edit type", other, SettingsEdit::TYPES)),
+    })
+}
+
+/// A field of an edit that must be present, read with `read`.
+fn field<T>(o: &mut Fields, name: &str, read: Reader<T>) -> Result<T, String> {
+    let value = required(o, name)?;
+    read(value, name).map_err(|e| inside(name, e))
+}
+
+/// A field of an edit that may be absent or `null`.
+fn maybe<T>(o: &mut Fields, name: &str, read: Reader<T>) -> Result<Option<T>, String> {
+    match optional(o, name) {
+        Some(value) => read(value, name).map(Some).map_err(|e| inside(name, e)),
+        None => Ok(None),
+    }
+}
+
+/// Reads a field's value; the name is for messages. A plain `fn`, and the message built
+/// outside the generic readers, so each field type adds only a few bytes to the worker.
+type Reader<T> = fn(Value, &str) -> Result<T, String>;
+
+fn inside(name: &str, error: String) -> String {
+    format!("in `{name}`: {error}")
+}
+
+fn id_of(value: Value, name: &str) -> Result<ServerId, String> {
+    string(value, name).map(ServerId::from_stored)
+}
+
+fn draft_of(value: Value, _: &str) -> Result<ServerDraft, String> {
+    server_draft(value)
+}
+
+fn servers_of(value: Value, _: &str) -> Result<Vec<Server>, String> {
+    servers(value)
+}
+
+fn secret_of(value: Value, _: &str) -> Result<Secret, String> {
+    secret(value)
+}
+
+fn strings_of(value: Value, _: &str) -> Result<Vec<String>, String> {
+    strings(value)
+}
+
+fn array(value: Value, name: &str) -> Result<Vec<Value>, String> {
+    match value {
+        Value::Array(items) => Ok(items),
+        other => Err(format!("invalid type: `{name}` must be an array, got {}", kind_of(&other))),
+    }
+}
+
 /// The load problem the worker recorded in storage, as the derive reads it (extra fields
 /// ignored); `None` when there is none or it does not read.
 pub fn settings_problem(value: &Value) -> Option<SettingsProblem> {
@@ -120,12 +215,7 @@ fn flag(o: &mut Fields, name: &str, default: bool) -> Result<bool, String> {
 fn cached_tools(value: Value) -> Result<CachedTools, String> {
     let mut o = object(value, "`cached_tools`")?;
     let fetched_at_ms = u64_of(required(&mut o, "fetched_at_ms")?, "fetched_at_ms")?;
-    let tools = match required(&mut o, "tools")? {
-        Value::Array(tools) => tools,
-        other => {
-            return Err(format!("invalid type: `tools` must be an array, got {}", kind_of(&other)))
-        }
-    };
+    let tools = array(required(&mut o, "tools")?, "tools")?;
     no_more(&o)?;
     Ok(CachedTools { fetched_at_ms, tools })
 }
@@ -279,6 +369,110 @@ mod tests {
             let mut draft = full.clone();
             draft[field] = bad;
             assert!(derived(&draft).is_none() && server_draft(draft).is_err(), "{field}");
+        }
+    }
+
+    #[test]
+    fn edits_agree_with_the_derive() {
+        let draft = json!({"name": "a", "url": "https://a", "headers": {"X": "y"}, "extra": 1});
+        let server = json!({"id": "srv_a", "name": "a", "url": "https://a", "timeout_ms": 5});
+        let good = [
+            json!({"type": "set_api_key", "api_key": "k"}),
+            json!({"type": "set_api_key", "api_key": null}),
+            json!({"type": "set_api_key"}),
+            json!({"type": "set_model", "model": "m", "extra": [1]}),
+            json!({"type": "add_server", "id": "srv_a", "server": draft}),
+            json!({"type": "update_server", "id": "anything", "server": {"name": "", "url": ""}}),
+            json!({"type": "remove_server", "id": "srv_a"}),
+            json!({"type": "set_trust", "id": "srv_a", "trust": true}),
+            json!({"type": "set_enabled_by_default", "id": "srv_a", "enabled": false}),
+            json!({"type": "set_local_network", "id": "srv_a", "local_network": true}),
+            json!({"type": "set_tool_filters", "id": "srv_a", "include_tools": ["t"],
+                   "exclude_tools": ["u"]}),
+            json!({"type": "set_tool_filters", "id": "srv_a", "include_tools": null,
+                   "exclude_tools": []}),
+            json!({"type": "allow_tool", "id": "srv_a", "tool": "t"}),
+            json!({"type": "disallow_tool", "id": "srv_a", "tool": "t"}),
+            json!({"type": "set_cached_tools", "id": "srv_a", "tools": [{"name": "t"}, 1],
+                   "fetched_at_ms": 7}),
+            json!({"type": "import", "servers": [server], "api_key": "k", "model": "m"}),
+            json!({"type": "import", "servers": [], "api_key": null}),
+        ];
+        let mut tags = std::collections::BTreeSet::new();
+        for value in &good {
+            tags.insert(value["type"].as_str().unwrap());
+            let derived = serde_json::from_value::<SettingsEdit>(value.clone());
+            assert!(derived.is_ok(), "{value}: {derived:?}");
+            assert_eq!(edit(value.clone()).ok(), derived.ok(), "{value}");
+        }
+        assert_eq!(tags.len(), SettingsEdit::TYPES.len(), "every edit kind: {tags:?}");
+
+        let bad = [
+            json!("set_model"),
+            json!({"model": "m"}),
+            json!({"type": 3}),
+            json!({"type": "fly"}),
+            json!({"type": "set_api_key", "api_key": 12}),
+            json!({"type": "set_model"}),
+            json!({"type": "set_model", "model": null}),
+            json!({"type": "add_server", "server": draft}),
+            json!({"type": "add_server", "id": "srv_a"}),
+            json!({"type": "add_server", "id": "srv_a", "server": {"name": "a"}}),
+            json!({"type": "update_server", "id": 1, "server": draft}),
+            json!({"type": "update_server", "id": "srv_a", "server": []}),
+            json!({"type": "remove_server"}),
+            json!({"type": "remove_server", "id": null}),
+            json!({"type": "set_trust", "id": "srv_a"}),
+            json!({"type": "set_trust", "id": "srv_a", "trust": "yes"}),
+            json!({"type": "set_enabled_by_default", "id": "srv_a", "enabled": 1}),
+            json!({"type": "set_local_network", "id": "srv_a", "local_network": null}),
+            json!({"type": "set_tool_filters", "id": "srv_a", "include_tools": ["t"]}),
+            json!({"type": "set_tool_filters", "id": "srv_a", "exclude_tools": null}),
+            json!({"type": "set_tool_filters", "id": "srv_a", "include_tools": "t",
+                   "exclude_tools": []}),
+            json!({"type": "set_tool_filters", "id": "srv_a", "exclude_tools": [1]}),
+            json!({"type": "allow_tool", "id": "srv_a", "tool": ["t"]}),
+            json!({"type": "disallow_tool", "id": "srv_a"}),
+            json!({"type": "set_cached_tools", "id": "srv_a", "tools": {}, "fetched_at_ms": 7}),
+            json!({"type": "set_cached_tools", "id": "srv_a", "tools": [], "fetched_at_ms": -7}),
+            json!({"type": "set_cached_tools", "id": "srv_a", "tools": [], "fetched_at_ms": 1.5}),
+            json!({"type": "set_cached_tools", "id": "srv_a", "tools": []}),
+            json!({"type": "import", "api_key": "k"}),
+            json!({"type": "import", "servers": [{"name": "a"}]}),
+            json!({"type": "import", "servers": [server], "model": 1}),
+            json!({"type": "import", "servers": [], "api_key": ["k"]}),
+        ];
+        for value in bad {
+            assert!(serde_json::from_value::<SettingsEdit>(value.clone()).is_err(), "{value}");
+            assert!(edit(value.clone()).is_err(), "{value}");
+        }
+    }
+
+    #[test]
+    fn an_edit_field_that_does_not_read_is_named() {
+        let cases = [
+            (json!({"type": "set_trust", "id": "srv_a"}), "missing field `trust`"),
+            (
+                json!({"type": "set_trust", "id": "srv_a", "trust": "yes"}),
+                "in `trust`: invalid type: `trust` must be true or false, got a string",
+            ),
+            (
+                json!({"type": "set_cached_tools", "id": "srv_a", "tools": [], "fetched_at_ms": -1}),
+                "in `fetched_at_ms`: invalid type: `fetched_at_ms` must be a whole number ≥ 0, got a number",
+            ),
+            (
+                json!({"type": "add_server", "id": "srv_a", "server": {"name": "a", "url": 1}}),
+                "in `server`: invalid type: `url` must be a string, got a number",
+            ),
+            (
+                json!({"type": "set_api_key", "api_key": ["FAKE"]}),
+                "in `api_key`: a secret (API key or header value) must be a string",
+            ),
+            (json!({"type": 1}), "invalid type: `type` must be a string, got a number"),
+            (json!([]), "expected an object, got an array"),
+        ];
+        for (value, says) in cases {
+            assert_eq!(edit(value.clone()).unwrap_err(), says, "{value}");
         }
     }
 

@@ -200,30 +200,31 @@ pub fn retain(ids: &[ServerId]) {
 }
 
 /// After a request: save the session, and mark the server ready or record why it failed.
+/// Returns the error's message for the page (see [`explain`]): explained once, here, for both
+/// the status and the answer.
 // Takes the error alone, not the result: one copy of this async fn instead of one per result type.
-pub async fn settle(server: &Server, client: &McpClient, error: Option<&mcp::Error>) {
+pub async fn settle(
+    server: &Server,
+    client: &McpClient,
+    error: Option<&mcp::Error>,
+) -> Option<String> {
     save_session(server, client).await;
-    match error {
-        None => {
-            let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
-            set_status(&server.id, ServerStatus::Ready { protocol_version: version });
-        }
-        // A cancelled call or a tool's own error says nothing about the connection.
-        Some(err) if err.is_cancelled() || err.rpc_error().is_some() => {}
-        Some(err) => {
-            let status = status_of(&server.url, err).await;
-            set_status(&server.id, status);
-        }
+    let Some(err) = error else {
+        let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
+        set_status(&server.id, ServerStatus::Ready { protocol_version: version });
+        return None;
+    };
+    let message = explain(&server.url, err).await;
+    // A cancelled call or a tool's own error says nothing about the connection.
+    if !err.is_cancelled() && err.rpc_error().is_none() {
+        let status = if err.is_auth_required() {
+            ServerStatus::NeedsSignIn
+        } else {
+            ServerStatus::Error { message: message.clone() }
+        };
+        set_status(&server.id, status);
     }
-}
-
-/// The status a failed request leaves the server in.
-pub async fn status_of(url: &str, err: &mcp::Error) -> ServerStatus {
-    if err.is_auth_required() {
-        ServerStatus::NeedsSignIn
-    } else {
-        ServerStatus::Error { message: explain(url, err).await }
-    }
+    Some(message)
 }
 
 /// The error's message, plus what to do when the extension lacks access to the site: Chrome
@@ -298,7 +299,7 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
         set_status(&server.id, ServerStatus::Connecting);
     }
     let result = client.list_tools_cacheable().await;
-    settle(server, &client, result.as_ref().err()).await;
+    let explained = settle(server, &client, result.as_ref().err()).await;
     let outcome = match result {
         Ok((tools, freshness)) => {
             remember_tools(server, &tools, freshness);
@@ -306,9 +307,10 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, St
         }
         Err(err) if err.is_auth_required() => Err(sign_in_message(server)),
         // The spec lets a stale list serve while the server cannot be asked.
-        Err(err) => match live_tools(&server.id).filter(|_| !refresh) {
+        Err(_) => match live_tools(&server.id).filter(|_| !refresh) {
             Some(stale) => Ok(stale),
-            None => Err(explain(&server.url, &err).await),
+            // `settle` explains every error.
+            None => Err(explained.unwrap_or_default()),
         },
     };
     let waiting = with_entry(&server.id, |e| e.waiting.take()).flatten();

@@ -7,9 +7,11 @@
 
 use std::future::{ready, Future};
 use std::pin::Pin;
+use std::rc::Rc;
 
 use gemipanel_browser::chrome::{self, Port};
 use gemipanel_core::messages::{Request, Response, WorkerStatus};
+use gemipanel_core::settings::Settings;
 
 use crate::{calls, servers, settings, store};
 
@@ -49,28 +51,35 @@ async fn with_settings(request: Request, port: Option<Port>) -> Response {
         Ok(settings) => settings,
         Err(message) => return Response::Error { message },
     };
+    with(settings, request, port).await
+}
+
+/// The requests that need the settings, each a future of its own (see the top of the module).
+fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handling {
     match request {
-        Request::Status => Response::Status(WorkerStatus {
+        Request::Status => boxed(ready(Response::Status(WorkerStatus {
             extension_version: chrome::extension_version(),
             uptime_ms: crate::uptime_ms(),
             configured_servers: settings.servers.len() as u32,
-        }),
-        Request::GetSettings => Response::Settings { settings: (*settings).clone() },
-        Request::ListServers => servers::list(settings).await,
+        }))),
+        Request::GetSettings => boxed(ready(Response::Settings { settings: (*settings).clone() })),
+        Request::ListServers => boxed(servers::list(settings)),
         Request::ListTools { server_id, refresh } => {
-            servers::tools(settings, server_id, refresh).await
+            boxed(servers::tools(settings, server_id, refresh))
         }
         Request::CallTool { call_id, server_id, tool, arguments } => {
-            servers::call(settings, port, call_id, server_id, tool, arguments).await
+            boxed(servers::call(settings, port, call_id, server_id, tool, arguments))
         }
         Request::ReadResource { server_id, uri } => {
-            servers::read_resource(settings, server_id, uri).await
+            boxed(servers::read_resource(settings, server_id, uri))
         }
         // Routed by `route`.
         Request::EditSettings { .. }
         | Request::CancelToolCall { .. }
         | Request::TestConnection { .. }
         | Request::AnswerElicitation { .. }
-        | Request::DismissSettingsProblem => Response::Error { message: "unreachable".into() },
+        | Request::DismissSettingsProblem => {
+            boxed(ready(Response::Error { message: "unreachable".into() }))
+        }
     }
 }

@@ -111,10 +111,11 @@ pub async fn call(
     let handler = PageHandler { call_id, port, server: server.clone() };
     let result = client.call_tool(&tool, arguments, &handler, Some(&guard.token)).await;
     drop(guard);
-    registry::settle(&server, &client, result.as_ref().err()).await;
+    let explained = registry::settle(&server, &client, result.as_ref().err()).await;
     match result {
         Ok(result) => Response::ToolResult { result },
-        Err(err) => Response::Error { message: registry::explain(&server.url, &err).await },
+        // `settle` explains every error.
+        Err(_) => Response::Error { message: explained.unwrap_or_default() },
     }
 }
 
@@ -125,10 +126,10 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
     };
     let client = registry::client(&server).await;
     let result = client.read_resource(&uri, &()).await;
-    registry::settle(&server, &client, result.as_ref().err()).await;
+    let explained = registry::settle(&server, &client, result.as_ref().err()).await;
     match result {
         Ok(result) => Response::Resource { result },
-        Err(err) => Response::Error { message: registry::explain(&server.url, &err).await },
+        Err(_) => Response::Error { message: explained.unwrap_or_default() },
     }
 }
 

@@ -118,13 +118,15 @@ async fn drain() {
 }
 
 async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Settings, String>)> {
-    let current = match read_locked().await {
+    let mut doc = match read_locked().await {
         Ok(current) => current,
         Err(message) => {
             return batch.into_iter().map(|(_, reply)| (reply, Err(message.clone()))).collect()
         }
     };
-    let mut doc = current.clone();
+    // Compared in the stored form: `Settings == Settings` was 1.6 KB of the worker, and the form
+    // is needed for the write anyway.
+    let before = encode(&doc);
     let mut answers = Vec::with_capacity(batch.len());
     for (edit, reply) in batch {
         // A refused edit leaves the document as the edits before it made it.
@@ -134,8 +136,9 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
         }
         answers.push((reply, result));
     }
-    if doc != current {
-        if let Err(message) = write(&doc).await {
+    let after = encode(&doc);
+    if after != before {
+        if let Err(message) = write(&after).await {
             for (_, result) in &mut answers {
                 if result.is_ok() {
                     *result = Err(message.clone());
@@ -181,7 +184,7 @@ async fn read_locked() -> Result<Settings, String> {
     match load(&raw) {
         Ok(loaded) => {
             if loaded.migrated_from.is_some() {
-                write(&loaded.settings).await?;
+                write(&encode(&loaded.settings)).await?;
             }
             Ok(loaded.settings)
         }
@@ -211,7 +214,17 @@ async fn keep_aside(raw: Value, message: String) -> Result<SettingsProblem, Stri
     Ok(problem)
 }
 
-async fn write(settings: &Settings) -> Result<(), String> {
-    let value = to_js(settings).map_err(|e| e.to_string())?;
-    chrome::local_set(KEY, &value).await.map_err(|e| format!("the settings were not saved: {e}"))
+/// The document as JSON text, the form it is stored in.
+fn encode(settings: &Settings) -> String {
+    // Cannot fail: every map in the document has string keys.
+    serde_json::to_string(settings).unwrap_or_default()
+}
+
+/// The one way the document is written: as JSON text from [`encode`].
+async fn write(encoded: &str) -> Result<(), String> {
+    let saved = match js_sys::JSON::parse(encoded) {
+        Ok(value) => chrome::local_set(KEY, &value).await.map_err(|e| e.to_string()),
+        Err(_) => Err("the settings could not be encoded".to_owned()),
+    };
+    saved.map_err(|e| format!("the settings were not saved: {e}"))
 }

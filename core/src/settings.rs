@@ -22,8 +22,8 @@ mod secret;
 mod validate;
 
 pub use document::{
-    same_name, CachedTools, GeminiSettings, Server, ServerId, Settings, ToolNames, CURRENT_VERSION,
-    DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
+    same_name, CachedTools, GeminiSettings, Headers, Server, ServerId, Settings, ToolNames,
+    CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, SettingsEdit};
 pub use export::{export, ExportOptions, EXPORT_FORMAT};

@@ -5,13 +5,14 @@
 //! (one server by id, one tool) rather than carrying a whole document, edits from the popup,
 //! the side panel and the worker never undo each other.
 
-use indexmap::IndexMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::document::{same_name, CachedTools, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS};
+use super::document::{
+    same_name, CachedTools, Headers, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS,
+};
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
 use crate::url_policy::UrlRefusal;
@@ -115,7 +116,7 @@ pub struct ServerDraft {
     /// `None` keeps the stored headers on update (so the popup need not hold their values) and
     /// means none on add.
     #[serde(default)]
-    pub headers: Option<IndexMap<String, Secret>>,
+    pub headers: Option<Headers>,
     /// `None` means the default timeout.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -246,7 +247,7 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
             find(doc, id)?.allowed_tools.insert(tool.clone());
         }
         SettingsEdit::DisallowTool { id, tool } => {
-            find(doc, id)?.allowed_tools.shift_remove(tool);
+            find(doc, id)?.allowed_tools.remove(tool);
         }
         SettingsEdit::SetCachedTools { id, tools, fetched_at_ms } => {
             find(doc, id)?.cached_tools =

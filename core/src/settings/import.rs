@@ -2,12 +2,11 @@
 //! Claude Desktop's `claude_desktop_config.json`. Import never changes anything by itself: it
 //! builds an [`ImportPreview`] to show, which becomes a [`SettingsEdit`] when the user agrees.
 
-use indexmap::IndexMap;
 use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::document::{same_name, Server, ServerId, Settings};
+use super::document::{same_name, Headers, Server, ServerId, Settings};
 use super::edit::SettingsEdit;
 use super::export::EXPORT_FORMAT;
 use super::jsonc::strip_comments;
@@ -310,7 +309,7 @@ impl<'a> Builder<'a> {
         let empty: Vec<String> =
             server.headers.iter().filter(|(_, v)| v.is_empty()).map(|(k, _)| k.clone()).collect();
         for header in &empty {
-            server.headers.shift_remove(header);
+            server.headers.remove(header);
         }
         if !empty.is_empty() {
             let name = server.name.clone();
@@ -408,9 +407,9 @@ fn stdio_reason(entry: &Map<String, Value>) -> String {
     }
 }
 
-fn read_headers(value: Option<&Value>) -> Result<IndexMap<String, Secret>, String> {
+fn read_headers(value: Option<&Value>) -> Result<Headers, String> {
     let Some(value) = value else {
-        return Ok(IndexMap::new());
+        return Ok(Headers::new());
     };
     let Some(map) = value.as_object() else {
         return Err("its headers are not a JSON object".into());

@@ -1,11 +1,10 @@
 //! The rules a settings document obeys, shared by load, edits and import.
 
-use indexmap::IndexMap;
 use std::fmt;
 
 use serde_json::Value;
 
-use super::document::{same_name, Server, ServerId, Settings};
+use super::document::{same_name, Headers, Server, ServerId, Settings};
 use super::secret::Secret;
 use crate::url_policy::{self, Policy, UrlRefusal};
 
@@ -210,10 +209,10 @@ const RESERVED_HEADERS: [&str; 12] = [
     "last-event-id",
 ];
 
-pub fn validate_headers(headers: &IndexMap<String, Secret>) -> Result<(), Invalid> {
+pub fn validate_headers(headers: &Headers) -> Result<(), Invalid> {
     for (i, (name, value)) in headers.iter().enumerate() {
         validate_header(name, value)?;
-        if headers.keys().take(i).any(|seen| seen.eq_ignore_ascii_case(name)) {
+        if headers.iter().take(i).any(|(seen, _)| seen.eq_ignore_ascii_case(name)) {
             return Err(Invalid::new(Field::Headers, format!("the header {name} is given twice")));
         }
     }
@@ -247,9 +246,9 @@ fn validate_header(name: &str, value: &Secret) -> Result<(), Invalid> {
 
 /// Parses the headers box of the server form: a JSON object of strings. The popup calls this as
 /// the user types; the edit checks the result again.
-pub fn parse_headers(text: &str) -> Result<IndexMap<String, Secret>, Invalid> {
+pub fn parse_headers(text: &str) -> Result<Headers, Invalid> {
     if text.trim().is_empty() {
-        return Ok(IndexMap::new());
+        return Ok(Headers::new());
     }
     let value: Value = serde_json::from_str(text).map_err(|e| {
         // serde_json's syntax errors give a position, never the input.
@@ -266,7 +265,7 @@ pub fn parse_headers(text: &str) -> Result<IndexMap<String, Secret>, Invalid> {
             "headers must be a JSON object of names and string values",
         ));
     };
-    let mut headers = IndexMap::new();
+    let mut headers = Headers::new();
     for (name, value) in map {
         let Value::String(value) = value else {
             return Err(Invalid::new(

@@ -91,10 +91,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         server.headers.iter().map(|(n, v)| (n.clone(), v.expose().to_owned())),
         server.timeout_ms,
     );
-    let client = Rc::new(match saved.clone() {
-        Some(state) => Client::with_session(FetchTransport, config, state),
-        None => Client::new(FetchTransport, config),
-    });
+    let client = Rc::new(Client::resuming(FetchTransport, config, saved.clone()));
     let entry = Entry {
         id: server.id.clone(),
         config_key: key,

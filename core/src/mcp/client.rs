@@ -1081,7 +1081,7 @@ where
                 Some("an HTML page, not MCP".into())
             }
             None => {
-                let text = String::from_utf8_lossy(&body);
+                let text = crate::sse::lossy(&body);
                 let text: String = text.trim().chars().take(200).collect();
                 (!text.is_empty()).then_some(text)
             }
@@ -1125,7 +1125,10 @@ fn rejects_yet_supports_modern(error: &Error) -> bool {
 fn is_unknown_session_reply(kind: &Kind) -> bool {
     match kind {
         Kind::Http { status: 400, rpc: Some(rpc), .. } => {
-            rpc.code == -32000 && rpc.message.to_ascii_lowercase().contains("session")
+            // Compared bytewise: `str::contains` inlined the two-way searcher, ~0.8 KB of wasm.
+            let mentions_session =
+                rpc.message.as_bytes().windows(7).any(|w| w.eq_ignore_ascii_case(b"session"));
+            rpc.code == -32000 && mentions_session
         }
         _ => false,
     }
@@ -1167,5 +1170,30 @@ mod tests {
             }
         });
         assert_eq!(super::client_capabilities(), expected);
+    }
+
+    #[test]
+    fn unknown_session_replies_are_found_as_a_substring_search_would() {
+        use super::{is_unknown_session_reply, ErrorObject, Kind};
+        for message in [
+            "No valid session ID provided",
+            "Bad Request: SESSION not found",
+            "unknown sEsSiOn",
+            "session",
+            "sessio",
+            "",
+            "s\u{e9}ssion",
+            "sess\u{130}on",
+            "Invalid request",
+        ] {
+            let kind = Kind::Http {
+                status: 400,
+                message: None,
+                www_authenticate: None,
+                rpc: Some(Box::new(ErrorObject::new(-32000, message))),
+            };
+            let expected = message.to_ascii_lowercase().contains("session");
+            assert_eq!(is_unknown_session_reply(&kind), expected, "{message}");
+        }
     }
 }

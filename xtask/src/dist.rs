@@ -23,7 +23,7 @@ pub struct Budget {
 }
 
 pub const BUDGETS: [Budget; 2] = [
-    Budget { name: "background", goal_kb: 120.0, limit_kb: 210.0 },
+    Budget { name: "background", goal_kb: 120.0, limit_kb: 135.0 },
     Budget { name: "sidepanel", goal_kb: 350.0, limit_kb: 350.0 },
 ];
 

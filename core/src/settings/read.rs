@@ -39,10 +39,7 @@ fn gemini(value: Value) -> Result<GeminiSettings, String> {
 
 /// A list of [`Server`]s, as in the document and in an import edit.
 pub fn servers(value: Value) -> Result<Vec<Server>, String> {
-    let Value::Array(items) = value else {
-        return Err(format!("invalid type: `servers` must be an array, got {}", kind_of(&value)));
-    };
-    items.into_iter().map(server).collect()
+    array(value, "servers")?.into_iter().map(server).collect()
 }
 
 fn server(value: Value) -> Result<Server, String> {
@@ -200,10 +197,7 @@ pub fn settings_problem(value: &Value) -> Option<SettingsProblem> {
 }
 
 fn header_map(value: Value) -> Result<Headers, String> {
-    let Value::Object(headers) = value else {
-        return Err(format!("invalid type: `headers` must be an object, got {}", kind_of(&value)));
-    };
-    headers.into_iter().map(|(k, v)| Ok((k, secret(v)?))).collect()
+    object(value, "`headers`")?.into_iter().map(|(k, v)| Ok((k, secret(v)?))).collect()
 }
 
 /// A boolean field with a default for when it is absent.

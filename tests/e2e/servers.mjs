@@ -34,19 +34,31 @@ export async function freePort() {
   });
 }
 
-async function waitForPort(port, child, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    const open = await new Promise((resolve) => {
-      const socket = net.connect({ port, host: '127.0.0.1' });
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
+/**
+ * Resolves true once the server says it listens, false when it found its port taken (see
+ * fixtures/mcp/loopback.mjs): probing the port could find another test's server there.
+ */
+function waitForListening(child, timeoutMs = 15_000) {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => done(new Error(`it did not listen within ${timeoutMs} ms`)), timeoutMs);
+    const onData = (data) => {
+      seen += data;
+      if (seen.includes('gemipanel-test-server: listening')) done(null, true);
+      else if (seen.includes('gemipanel-test-server: port taken')) done(null, false);
+    };
+    // 98: loopback.mjs found the port taken (its line may still be in the pipe).
+    const onExit = (code) => (code === 98 ? done(null, false) : done(new Error(`it exited with ${code}`)));
+    function done(error, listening) {
+      clearTimeout(timer);
+      child.stderr.off('data', onData);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve(listening);
+    }
+    child.stderr.on('data', onData);
+    child.once('exit', onExit);
+  });
 }
 
 /**
@@ -95,7 +107,18 @@ export async function startStateless2026() {
 }
 
 async function startNode(name, args, { extraArgs = () => [], port, path = 'mcp' } = {}) {
-  port ??= await freePort();
+  // A chosen port (a restart) may still be held by another test's server: wait for it.
+  const attempts = port === undefined ? 5 : 40;
+  for (let attempt = 1; ; attempt += 1) {
+    const server = await tryStartNode(name, args, extraArgs, port ?? (await freePort()), path);
+    if (server) return server;
+    if (attempt === attempts) throw new Error(`${name} did not start: its port stayed taken`);
+    if (port !== undefined) await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The started server, or null when its port was taken. */
+async function tryStartNode(name, args, extraArgs, port, path) {
   const child = spawn(node, ['--import', loopback, ...args, ...extraArgs(port)], {
     cwd: testsDir,
     env: { ...process.env, PORT: String(port), GEMIPANEL_TEST_PORT: String(port) },
@@ -104,7 +127,7 @@ async function startNode(name, args, { extraArgs = () => [], port, path = 'mcp' 
   let log = '';
   child.stderr.on('data', (d) => { log = (log + d).slice(-4000); });
   try {
-    await waitForPort(port, child);
+    if (!(await waitForListening(child))) return null;
   } catch (err) {
     child.kill();
     throw new Error(`${name} did not start: ${err.message}\n${log}`);

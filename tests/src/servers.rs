@@ -1,9 +1,21 @@
 //! Real MCP servers (Node) on free loopback ports, killed when dropped.
+//!
+//! A server counts as started when it says so on stderr (see `fixtures/mcp/loopback.mjs`), not
+//! when something answers on its port: two tests can draw the same free port, and a probe would
+//! then find the other test's server. A server that finds its port taken is started again on
+//! another one. Its stderr is kept and printed when a test panics while the server runs.
 
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const LISTENING: &str = "gemipanel-test-server: listening";
+const PORT_TAKEN: &str = "gemipanel-test-server: port taken";
+const START_TIMEOUT: Duration = Duration::from_secs(15);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -23,6 +35,14 @@ pub struct TestServer {
     kind: Kind,
     port: u16,
     child: Child,
+    log: Arc<Mutex<String>>,
+}
+
+/// How a start attempt ended.
+enum Start {
+    Listening,
+    PortTaken,
+    Failed(String),
 }
 
 fn tests_dir() -> &'static Path {
@@ -38,10 +58,27 @@ fn free_port() -> u16 {
 
 impl TestServer {
     pub fn start(kind: Kind) -> TestServer {
-        Self::start_on(kind, free_port())
+        for _ in 0..5 {
+            if let Some(server) = Self::try_start_on(kind, free_port()) {
+                return server;
+            }
+        }
+        panic!("{kind:?}: five free ports in a row were taken before the server could listen");
     }
 
+    /// On a port just freed by `kill` another test's server may be faster: then it must wait.
     fn start_on(kind: Kind, port: u16) -> TestServer {
+        for _ in 0..40 {
+            if let Some(server) = Self::try_start_on(kind, port) {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        panic!("{kind:?}: port {port} stayed taken for 10 s");
+    }
+
+    /// The started server, or `None` when its port was taken.
+    fn try_start_on(kind: Kind, port: u16) -> Option<TestServer> {
         let modules = tests_dir().join("node_modules");
         let node = modules.join(".bin/node");
         assert!(node.exists(), "Node is missing: run `npm ci` in tests/ ({})", node.display());
@@ -73,11 +110,20 @@ impl TestServer {
             .env("GEMIPANEL_TEST_PORT", port.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let child = command.spawn().expect("node starts");
-        let server = TestServer { kind, port, child };
-        server.wait_until_listening();
-        server
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("node starts");
+        let log = Arc::new(Mutex::new(String::new()));
+        let started = keep_log(child.stderr.take().expect("stderr is piped"), log.clone());
+        let mut server = TestServer { kind, port, child, log };
+        match started.recv_timeout(START_TIMEOUT) {
+            Ok(Start::Listening) => Some(server),
+            Ok(Start::PortTaken) => {
+                server.kill();
+                None
+            }
+            Ok(Start::Failed(why)) => panic!("{kind:?} did not start on port {port}: {why}"),
+            Err(_) => panic!("{kind:?} did not listen on port {port} within {START_TIMEOUT:?}"),
+        }
     }
 
     pub fn url(&self) -> String {
@@ -95,17 +141,29 @@ impl TestServer {
         self.kill();
         *self = Self::start_on(self.kind, self.port);
     }
+}
 
-    fn wait_until_listening(&self) {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while Instant::now() < deadline {
-            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
+/// Reads the server's stderr into `log` for as long as it runs, telling once how it started.
+fn keep_log(stderr: ChildStderr, log: Arc<Mutex<String>>) -> mpsc::Receiver<Start> {
+    let (tell, started) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut told = false;
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if !told && line.starts_with(LISTENING) {
+                told = tell.send(Start::Listening).is_ok();
+            } else if !told && line.starts_with(PORT_TAKEN) {
+                told = tell.send(Start::PortTaken).is_ok();
             }
-            std::thread::sleep(Duration::from_millis(25));
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            log.push_str(&line);
+            log.push('\n');
         }
-        panic!("{:?} did not listen on port {} within 15 s", self.kind, self.port);
-    }
+        if !told {
+            let log = log.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = tell.send(Start::Failed(format!("it exited; its stderr:\n{log}")));
+        }
+    });
+    started
 }
 
 fn url_of_file(path: &Path) -> String {
@@ -114,6 +172,27 @@ fn url_of_file(path: &Path) -> String {
 
 impl Drop for TestServer {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            let status = self.child.try_wait().ok().flatten();
+            let state = status.map_or("running".to_string(), |s| format!("exited ({s})"));
+            let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+            eprintln!("{:?} on port {} was {state}; its stderr:\n{log}", self.kind, self.port);
+        }
         self.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_taken_port_is_told_apart_from_a_listening_server() {
+        let squatter = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let port = squatter.local_addr().expect("its address").port();
+        assert!(TestServer::try_start_on(Kind::Stateless2026, port).is_none());
+        drop(squatter);
+        let _server = TestServer::try_start_on(Kind::Stateless2026, port).expect("free now");
+        assert!(TcpListener::bind(("127.0.0.1", port)).is_err(), "the server holds the port");
     }
 }

@@ -25,7 +25,7 @@ impl ResponseBody for NativeBody {
     async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
         match self.0.chunk().await {
             Ok(chunk) => Ok(chunk.map(|b| b.to_vec())),
-            Err(e) => Err(TransportError::io(e.to_string())),
+            Err(e) => Err(TransportError::io(with_causes(&e))),
         }
     }
 }
@@ -48,9 +48,9 @@ impl HttpTransport for NativeHost {
         }
         let response = builder.send().await.map_err(|e| {
             if e.is_connect() {
-                TransportError::connect(e.to_string())
+                TransportError::connect(with_causes(&e))
             } else {
-                TransportError::io(e.to_string())
+                TransportError::io(with_causes(&e))
             }
         })?;
         let headers = response
@@ -60,6 +60,18 @@ impl HttpTransport for NativeHost {
             .collect();
         Ok(HttpResponse { status: response.status().as_u16(), headers, body: NativeBody(response) })
     }
+}
+
+/// reqwest's own message ("error sending request") hides what went wrong underneath.
+fn with_causes(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 impl Timer for NativeHost {

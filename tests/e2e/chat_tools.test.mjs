@@ -77,26 +77,32 @@ test('a long-running tool shows its progress while it runs, then its result and 
     const card = page.getByTestId('tool-card').last();
     await card.and(page.locator('[data-state="running"]')).waitFor();
     await card.locator('summary').click();
-    const progress = card.locator('.progress .progress-text');
-    const bar = card.locator('.progress progress');
-    // Each step's notification replaces the last: collect what was shown while it ran.
-    const seen = new Set();
-    const bars = new Set();
-    await progress.waitFor();
+    // Each step's notification replaces the last. Record every state the card showed while it
+    // ran, in the page: polling over CDP misses short steps when the machine is busy.
+    await card.evaluate((el) => {
+      el.shownProgress = [];
+      const record = () => {
+        const text = el.querySelector('.progress .progress-text');
+        const bar = el.querySelector('.progress progress');
+        if (text && bar) el.shownProgress.push([text.textContent.trim(), `${bar.value}/${bar.max}`]);
+      };
+      record();
+      new MutationObserver(record).observe(el, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    await card.locator('.progress .progress-text').waitFor();
     await shoot('tool-progress');
-    while ((await card.getAttribute('data-state')) === 'running') {
-      const text = await progress.innerText({ timeout: 500 }).catch(() => null);
-      const value = await bar.evaluate((b) => `${b.value}/${b.max}`, null, { timeout: 500 }).catch(() => null);
-      if (text) seen.add(text.trim());
-      if (value) bars.add(value);
-      await page.waitForTimeout(50);
-    }
-    const shown = [...seen];
+    await card.and(page.locator('[data-state="done"]')).waitFor({ timeout: 15_000 });
+    const states = await card.evaluate((el) => el.shownProgress);
+    const shown = [...new Set(states.map(([text]) => text))];
+    const bars = new Set(states.map(([, value]) => value));
     assert.ok(shown.length >= 2, `the progress changed while running: ${JSON.stringify(shown)}`);
     for (const text of shown) assert.match(text, /^[1-4] \/ 4$/);
     assert.ok(shown.includes('1 / 4') || shown.includes('2 / 4'), JSON.stringify(shown));
     assert.ok(bars.size >= 2, `the bar moved: ${JSON.stringify([...bars])}`);
     for (const value of bars) assert.match(value, /^[1-4]\/4$/);
+    for (const [text, value] of states) {
+      assert.equal(text.replace(/ /g, ''), value, 'the bar and the text agree');
+    }
 
     await lastReply().filter({ hasText: 'The operation finished.' }).and(page.locator('[data-state="done"]')).waitFor();
     assert.equal(await card.getAttribute('data-state'), 'done');

@@ -9,6 +9,7 @@ use crate::util::{self, cargo, locked_version, Cmd, Result, CHROMEDRIVER, CHROMI
 
 pub fn run() -> Result {
     wasm_target()?;
+    rust_src()?;
     wasm_bindgen_cli()?;
     chromium()?;
     npm_packages()?;
@@ -19,6 +20,7 @@ pub fn run() -> Result {
 /// Whether everything is already there, so `test` and `run` can skip the slower checks.
 pub fn is_complete() -> bool {
     has_wasm_target()
+        && has_rust_src()
         && wasm_bindgen_version().as_deref() == locked_version("wasm-bindgen").ok().as_deref()
         && Path::new(CHROMIUM).exists()
         && Path::new(CHROMEDRIVER).exists()
@@ -38,6 +40,21 @@ fn wasm_target() -> Result {
         return Ok(());
     }
     Cmd::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]).run()
+}
+
+fn has_rust_src() -> bool {
+    Cmd::new("rustup")
+        .args(["component", "list", "--installed"])
+        .read()
+        .is_some_and(|out| out.lines().any(|l| l.trim() == "rust-src"))
+}
+
+/// std's sources: the release wasm build compiles its own std (see `dist::release_build`).
+fn rust_src() -> Result {
+    if has_rust_src() {
+        return Ok(());
+    }
+    Cmd::new("rustup").args(["component", "add", "rust-src"]).run()
 }
 
 fn wasm_bindgen_version() -> Option<String> {

@@ -221,6 +221,16 @@ pub fn message(key: &str, substitutions: &[&str]) -> String {
     }
 }
 
+/// `message` for a sentence about `count` things. chrome.i18n has no plural forms, so a count of
+/// one reads `<key>One`, which every locale defines (Japanese says the same in both).
+pub fn counted_message(key: &str, count: usize, substitutions: &[&str]) -> String {
+    if count == 1 {
+        message(&format!("{key}One"), substitutions)
+    } else {
+        message(key, substitutions)
+    }
+}
+
 // --- The popup's calls: side panel, windows, host permissions, commands. ---
 
 #[wasm_bindgen]

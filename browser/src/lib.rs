@@ -26,8 +26,10 @@ pub fn worker_status_text(status: &WorkerStatus) -> String {
         UptimeUnit::Hours => "uptimeHours",
     };
     let uptime = chrome::message(key, &[&amount.to_string()]);
-    chrome::message(
+    let servers = status.configured_servers as usize;
+    chrome::counted_message(
         "workerStatusLine",
-        &[&status.extension_version, &uptime, &status.configured_servers.to_string()],
+        servers,
+        &[&status.extension_version, &uptime, &servers.to_string()],
     )
 }

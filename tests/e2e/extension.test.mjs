@@ -52,6 +52,18 @@ test('the count of configured servers comes from storage', async () => {
   }), [server('srv_a', 'a'), server('srv_b', 'b')]);
   const reply = await sendMessage(page, { id: 3, request: { type: 'status' } });
   assert.equal(reply.response.configured_servers, 2);
+  // English needs a singular that chrome.i18n cannot pick by itself.
+  const statusLine = async () => {
+    await page.reload();
+    const status = page.getByTestId('worker-status');
+    await status.and(page.locator('[data-state="ok"]')).waitFor();
+    return status.innerText();
+  };
+  assert.match(await statusLine(), /· 2 MCP servers/);
+  await page.evaluate((servers) => chrome.storage.local.set({
+    settings: { version: 2, gemini: { model: 'gemini-2.5-flash' }, servers },
+  }), [server('srv_a', 'a')]);
+  assert.match(await statusLine(), /· 1 MCP server(?!s)/);
   await page.evaluate(() => chrome.storage.local.remove('settings'));
   await page.close();
 });

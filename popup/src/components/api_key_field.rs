@@ -1,7 +1,7 @@
 //! The Gemini API key: a masked box with a show/hide toggle and a Check button that lists the
 //! models the key can use.
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{counted_message, message};
 use gemipanel_core::gemini::ModelInfo;
 use yew::prelude::*;
 
@@ -36,9 +36,10 @@ pub fn ApiKeyField(props: &Props) -> Html {
     let (error, hint) = match &props.check {
         Pending::Idle => (None, Some(message("popupApiKeyHint", &[]))),
         Pending::Running => (None, Some(message("popupChecking", &[]))),
-        Pending::Done(models) => {
-            (None, Some(message("popupModelsFound", &[&models.len().to_string()])))
-        }
+        Pending::Done(models) => (
+            None,
+            Some(counted_message("popupModelsFound", models.len(), &[&models.len().to_string()])),
+        ),
         Pending::Failed(error) => (Some(message("popupCheckFailed", &[error])), None),
     };
     html! {

@@ -1,6 +1,6 @@
 //! Import (a file or pasted text, previewed before it is applied) and export.
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{counted_message, message};
 use gemipanel_core::settings::SettingsEdit;
 use yew::prelude::*;
 
@@ -54,7 +54,7 @@ pub fn ImportExport(props: &Props) -> Html {
                 on_apply={props.on_apply.clone()} on_cancel={props.on_cancel.clone()} />
         },
         ImportView::Applied(count) => {
-            html! { <p class="note ok">{ message("popupImportApplied", &[&count.to_string()]) }</p> }
+            html! { <p class="note ok">{ counted_message("popupImportApplied", *count, &[&count.to_string()]) }</p> }
         }
         ImportView::Failed(error) => {
             html! { <p class="note error" role="alert">{ message("popupImportFailed", &[error]) }</p> }

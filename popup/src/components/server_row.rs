@@ -1,6 +1,6 @@
 //! One configured server: status, name, address, tool count, Edit and Remove.
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{counted_message, message};
 use gemipanel_core::messages::{ServerStatus, ServerView};
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
@@ -38,8 +38,10 @@ pub fn ServerRow(props: &Props) -> Html {
         let (cb, id) = (cb.clone(), id.clone());
         Callback::from(move |_: MouseEvent| cb.emit(id.clone()))
     };
-    let tools =
-        server.tool_count.map(|n| message("popupToolCount", &[&n.to_string()])).unwrap_or_default();
+    let tools = server
+        .tool_count
+        .map(|n| counted_message("popupToolCount", n as usize, &[&n.to_string()]))
+        .unwrap_or_default();
     html! {
         <li class="server" data-testid="server-row" data-name={server.name.clone()}
             data-state={state}>

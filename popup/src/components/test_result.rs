@@ -1,6 +1,6 @@
 //! What "Test connection" found: the tools, a sign-in request, or the error.
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{counted_message, message};
 use gemipanel_core::messages::ConnectionOutcome;
 use yew::prelude::*;
 
@@ -30,7 +30,7 @@ pub fn TestResult(props: &Props) -> Html {
             html! {
                 <div data-state="connected">
                     <p class="note ok">
-                        { message("popupTestConnected", &[&name, &tools.len().to_string()]) }
+                        { counted_message("popupTestConnected", tools.len(), &[&name, &tools.len().to_string()]) }
                     </p>
                     <ul class="chips" aria-label={message("popupToolsLabel", &[])}>
                         { for tools.iter().map(|t| html! {

@@ -34,6 +34,7 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
                 WorkerEvent::Elicitation { call_id, elicitation_id, prompt } => {
                     Action::Elicitation(ElicitationCard {
                         call_id,
+                        server_name: None,
                         elicitation_id,
                         prompt,
                         answer: None,

@@ -114,6 +114,13 @@ impl ChatView {
         }
     }
 
+    fn tool(&self, call_id: &str) -> Option<&ToolCard> {
+        self.entries.iter().rev().find_map(|e| match &**e {
+            Entry::Tool(card) if card.call_id == call_id => Some(card),
+            _ => None,
+        })
+    }
+
     fn tool_mut(&mut self, call_id: &str) -> Option<&mut ToolCard> {
         let index = self
             .entries
@@ -370,7 +377,10 @@ pub fn reduce(state: &State, action: Action) -> State {
                 }
             }
         }
-        Action::Elicitation(card) => chat.entries.push(Rc::new(Entry::Elicitation(card))),
+        Action::Elicitation(mut card) => {
+            card.server_name = chat.tool(&card.call_id).map(|tool| tool.server_name.clone());
+            chat.entries.push(Rc::new(Entry::Elicitation(card)))
+        }
         Action::ElicitationAnswered { elicitation_id, answer } => {
             if let Some(card) = chat.elicitation_mut(&elicitation_id) {
                 card.answer = Some(answer);

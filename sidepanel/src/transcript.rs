@@ -153,6 +153,8 @@ impl ToolCard {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationCard {
     pub call_id: String,
+    /// The server asking, from the call's tool card: a question must say who asks.
+    pub server_name: Option<String>,
     pub elicitation_id: String,
     pub prompt: ElicitationPrompt,
     /// How it was answered ("accept", "decline", "cancel"), once it was.

@@ -136,6 +136,7 @@ test('a URL elicitation shows the full URL and its host, and opens it only on Ac
     await card.waitFor();
     const url = `${landing.url}/connect?step=1`;
     assert.match(await card.innerText(), /Connect your Example account\./);
+    assert.equal(await card.getByTestId('elicitation-server').innerText(), 'everything asks:', 'the card names who asks');
     const link = card.locator(`a[href="${url}"]`);
     assert.equal(await link.innerText(), url, 'the full URL is shown');
     assert.equal(await link.getAttribute('target'), '_blank');

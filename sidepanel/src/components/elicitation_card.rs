@@ -83,6 +83,11 @@ pub fn ElicitationCardView(props: &Props) -> Html {
     };
     html! {
         <div class="elicitation-card" data-testid="elicitation">
+            if let Some(server) = &props.card.server_name {
+                <p class="elicitation-from" data-testid="elicitation-server">
+                    { message("panelElicitationFrom", &[server]) }
+                </p>
+            }
             <p>{ text }</p>
             { link }
             { for form.iter().map(|f| field(f, &values)) }

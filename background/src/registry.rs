@@ -180,12 +180,20 @@ pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
     })
 }
 
-/// Forgets clients (and saved sessions) of servers that are no longer configured.
-pub fn retain(ids: &[ServerId]) {
+/// Forgets the clients of servers that are no longer configured (and their saved sessions) or
+/// whose address, headers or timeout changed, closing their subscriptions at once: a moved
+/// server is listened to at its new address from its next listing, not from its next use.
+pub fn retain(servers: &[Server]) {
     let gone: Vec<ServerId> = ENTRIES.with(|entries| {
         let mut entries = entries.borrow_mut();
-        let gone = entries.iter().filter(|e| !ids.contains(&e.id)).map(|e| e.id.clone()).collect();
-        entries.retain(|e| ids.contains(&e.id));
+        let current =
+            |e: &Entry| servers.iter().any(|s| s.id == e.id && config_key(s) == e.config_key);
+        let gone = entries
+            .iter()
+            .filter(|e| !servers.iter().any(|s| s.id == e.id))
+            .map(|e| e.id.clone())
+            .collect();
+        entries.retain(current);
         gone
     });
     crate::listen::sync();

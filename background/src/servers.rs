@@ -25,8 +25,7 @@ const LIST_WAIT: Duration = Duration::from_secs(3);
 /// parallel first, for at most [`LIST_WAIT`]. A list past its `ttlMs` is not fetched again
 /// here: pages list servers at every settings change, and a status listing does not need it.
 pub async fn list(settings: Rc<Settings>) -> Response {
-    let ids: Vec<ServerId> = settings.servers.iter().map(|s| s.id.clone()).collect();
-    registry::retain(&ids);
+    registry::retain(&settings.servers);
     let mut done = Vec::new();
     for server in &settings.servers {
         let stale =

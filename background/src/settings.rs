@@ -9,9 +9,8 @@ use crate::{registry, store};
 pub async fn edit(edit: SettingsEdit) -> Response {
     match store::edit(edit).await {
         Ok(settings) => {
-            // A removed server's client (and subscription) goes at once.
-            let ids: Vec<_> = settings.servers.iter().map(|s| s.id.clone()).collect();
-            registry::retain(&ids);
+            // A removed or changed server's client (and subscription) goes at once.
+            registry::retain(&settings.servers);
             Response::Settings { settings }
         }
         Err(message) => Response::Error { message },

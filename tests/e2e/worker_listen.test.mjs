@@ -68,3 +68,36 @@ test('a tool added on the server reaches the open side panel without a tool call
   assert.deepEqual(panel.errors, []);
   await screenshot(panel, 'sidepanel-after-tools-changed');
 });
+
+test('a server moved to another URL is listened to there at once, and no longer at the old one', async () => {
+  const id = 'srv_0123456789abcdef';
+  const moved = await startStateless2026();
+  try {
+    const updated = await request({
+      type: 'edit_settings',
+      edit: { type: 'update_server', id, server: { name: 'Stateless', url: moved.url } },
+    });
+    assert.equal(updated.type, 'settings', JSON.stringify(updated));
+    // What the side panel does at every settings change.
+    const listed = await request({ type: 'list_servers' });
+    assert.equal(listed.servers.find((s) => s.id === id)?.status.state, 'ready', JSON.stringify(listed));
+    await panel.evaluate(() => { window.testEvents = []; });
+
+    await moved.addTool('moved_here');
+    await panel.waitForFunction(
+      (serverId) => window.testEvents.some((e) => e.type === 'tools_changed' && e.server_id === serverId),
+      id,
+      { timeout: 10_000 },
+    );
+    assert.ok((await toolNames(id)).includes('moved_here'));
+
+    // The old URL's subscription was closed with its client: its changes are not announced.
+    await panel.evaluate(() => { window.testEvents = []; });
+    await stateless.addTool('left_behind');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(await panel.evaluate(() => window.testEvents.filter((e) => e.type === 'tools_changed')), []);
+    assert.ok(!(await toolNames(id)).includes('left_behind'));
+  } finally {
+    await moved.stop();
+  }
+});

@@ -8,8 +8,7 @@ use std::path::Path;
 use crate::util::{self, cargo, locked_version, Cmd, Result, CHROMEDRIVER, CHROMIUM};
 
 pub fn run() -> Result {
-    wasm_target()?;
-    rust_src()?;
+    rustup_pieces()?;
     wasm_bindgen_cli()?;
     chromium()?;
     npm_packages()?;
@@ -19,8 +18,7 @@ pub fn run() -> Result {
 
 /// Whether everything is already there, so `test` and `run` can skip the slower checks.
 pub fn is_complete() -> bool {
-    has_wasm_target()
-        && has_rust_src()
+    RUSTUP_PIECES.into_iter().all(has_rustup_piece)
         && wasm_bindgen_version().as_deref() == locked_version("wasm-bindgen").ok().as_deref()
         && Path::new(CHROMIUM).exists()
         && Path::new(CHROMEDRIVER).exists()
@@ -28,33 +26,25 @@ pub fn is_complete() -> bool {
         && npm_packages_current()
 }
 
-fn has_wasm_target() -> bool {
+/// The rustup pieces the build needs: the wasm target, and std's sources (`rust-src`), from
+/// which the release wasm build compiles its own std (see `dist::release_build`).
+const RUSTUP_PIECES: [(&str, &str); 2] =
+    [("target", "wasm32-unknown-unknown"), ("component", "rust-src")];
+
+fn has_rustup_piece((kind, name): (&str, &str)) -> bool {
     Cmd::new("rustup")
-        .args(["target", "list", "--installed"])
+        .args([kind, "list", "--installed"])
         .read()
-        .is_some_and(|out| out.lines().any(|l| l.trim() == "wasm32-unknown-unknown"))
+        .is_some_and(|out| out.lines().any(|l| l.trim() == name))
 }
 
-fn wasm_target() -> Result {
-    if has_wasm_target() {
-        return Ok(());
+fn rustup_pieces() -> Result {
+    for piece @ (kind, name) in RUSTUP_PIECES {
+        if !has_rustup_piece(piece) {
+            Cmd::new("rustup").args([kind, "add", name]).run()?;
+        }
     }
-    Cmd::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]).run()
-}
-
-fn has_rust_src() -> bool {
-    Cmd::new("rustup")
-        .args(["component", "list", "--installed"])
-        .read()
-        .is_some_and(|out| out.lines().any(|l| l.trim() == "rust-src"))
-}
-
-/// std's sources: the release wasm build compiles its own std (see `dist::release_build`).
-fn rust_src() -> Result {
-    if has_rust_src() {
-        return Ok(());
-    }
-    Cmd::new("rustup").args(["component", "add", "rust-src"]).run()
+    Ok(())
 }
 
 fn wasm_bindgen_version() -> Option<String> {

@@ -44,6 +44,15 @@ async function toolNames(serverId) {
   return tools.tools.map((t) => t.name);
 }
 
+/** Waits for the worker to tell the pages that `serverId`'s tools changed. */
+function toolsChangedEvent(serverId) {
+  return panel.waitForFunction(
+    (id) => window.testEvents.some((e) => e.type === 'tools_changed' && e.server_id === id),
+    serverId,
+    { timeout: 10_000 },
+  );
+}
+
 test('a tool added on the server reaches the open side panel without a tool call', async () => {
   const id = 'srv_0123456789abcdef';
   const added = await request({
@@ -58,11 +67,7 @@ test('a tool added on the server reaches the open side panel without a tool call
   assert.ok(!(await toolNames(id)).includes('arrived'));
 
   await stateless.addTool('arrived');
-  await panel.waitForFunction(
-    (serverId) => window.testEvents.some((e) => e.type === 'tools_changed' && e.server_id === serverId),
-    id,
-    { timeout: 10_000 },
-  );
+  await toolsChangedEvent(id);
   // The worker fetched the list when told; the reply is that fresh list (its ttlMs is a minute).
   assert.ok((await toolNames(id)).includes('arrived'));
   assert.deepEqual(panel.errors, []);
@@ -84,11 +89,7 @@ test('a server moved to another URL is listened to there at once, and no longer 
     await panel.evaluate(() => { window.testEvents = []; });
 
     await moved.addTool('moved_here');
-    await panel.waitForFunction(
-      (serverId) => window.testEvents.some((e) => e.type === 'tools_changed' && e.server_id === serverId),
-      id,
-      { timeout: 10_000 },
-    );
+    await toolsChangedEvent(id);
     assert.ok((await toolNames(id)).includes('moved_here'));
 
     // The old URL's subscription was closed with its client: its changes are not announced.

@@ -6,7 +6,8 @@
 //   await startEverything({ transport: 'sse', port });  // the deprecated HTTP+SSE transport
 //   // (GET /sse), on a chosen port (a restart keeps the URL)
 //
-//   const stateless = await startStateless2026();  // our v2 SDK fixture; stateless.addTool(name)
+//   const stateless = await startStateless2026();  // our v2 SDK fixture; stateless.addTool(name),
+//   // await stateless.openListens()                 // its open subscriptions/listen streams
 //
 //   const slow = await startSlowServer({ delayMs: 200 });  // in this process: a minimal
 //   // stateless (2026-07-28) server that answers every request after `delayMs`.
@@ -103,6 +104,8 @@ export async function startStateless2026() {
       throw new Error(`add_tool failed: ${response.status} ${text}`);
     }
   };
+  /** How many `subscriptions/listen` streams are open on it now. */
+  server.openListens = async () => (await (await fetch(new URL('/stats', server.url))).json()).openListens;
   return server;
 }
 

@@ -102,3 +102,33 @@ test('a server moved to another URL is listened to there at once, and no longer 
     await moved.stop();
   }
 });
+
+test('the subscription closes when the last page goes, and opens again with the next page', async () => {
+  const id = 'srv_0123456789abcdef';
+  const waitForListens = async (server, count) => {
+    const deadline = Date.now() + 10_000;
+    while ((await server.openListens()) !== count) {
+      assert.ok(Date.now() < deadline, `expected ${count} open subscriptions/listen streams`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  // The previous test moved the server to a server it has stopped since: move it back.
+  const updated = await request({
+    type: 'edit_settings',
+    edit: { type: 'update_server', id, server: { name: 'Stateless', url: stateless.url } },
+  });
+  assert.equal(updated.type, 'settings', JSON.stringify(updated));
+  await request({ type: 'list_servers' });
+  await waitForListens(stateless, 1);
+
+  await panel.close();
+  await waitForListens(stateless, 0);
+
+  panel = await browser.context.newPage();
+  panel.errors = [];
+  panel.on('pageerror', (e) => panel.errors.push(String(e)));
+  await panel.goto(browser.url('sidepanel.html'));
+  await request({ type: 'list_servers' });
+  await waitForListens(stateless, 1);
+  assert.deepEqual(panel.errors, []);
+});

@@ -1141,37 +1141,18 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Elicitation (form and URL) and the MCP Apps extension:
-/// `{"elicitation": {"form": {}, "url": {}},
-///   "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}`.
-/// Built by hand: `json!` turns each string in it into `to_value(…).unwrap()`, whose panic
-/// message would keep string `Debug` formatting in the worker's wasm.
+/// Elicitation (form and URL) and the MCP Apps extension.
 fn client_capabilities() -> Value {
-    let mut ui = Map::new();
-    ui.insert("mimeTypes".into(), Value::Array(vec!["text/html;profile=mcp-app".into()]));
-    let mut extensions = Map::new();
-    extensions.insert("io.modelcontextprotocol/ui".into(), ui.into());
-    let mut capabilities = Map::new();
-    capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
-    capabilities.insert("extensions".into(), extensions.into());
-    capabilities.into()
+    json!({
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {
+            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
-    #[test]
-    fn capabilities_built_by_hand_are_the_json_form() {
-        let expected = json!({
-            "elicitation": {"form": {}, "url": {}},
-            "extensions": {
-                "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
-            }
-        });
-        assert_eq!(super::client_capabilities(), expected);
-    }
-
     #[test]
     fn unknown_session_replies_are_found_as_a_substring_search_would() {
         use super::{is_unknown_session_reply, ErrorObject, Kind};

@@ -119,12 +119,8 @@ fn block_text(block: &Value) -> Option<&str> {
     (str_field(block, "type") == Some("text")).then(|| str_field(block, "text")).flatten()
 }
 
-/// `{"type": "object"}`, built by hand: `json!` writes a string through
-/// `to_value(…).unwrap()`, whose panic message needs string `Debug` formatting in the wasm.
 fn empty_object_schema() -> Value {
-    let mut schema = Map::new();
-    schema.insert("type".into(), "object".into());
-    Value::Object(schema)
+    serde_json::json!({"type": "object"})
 }
 
 /// Who may see a tool, from `_meta.ui.visibility` of the MCP Apps extension.
@@ -230,11 +226,7 @@ pub struct ContentBlock(pub Value);
 
 impl ContentBlock {
     pub fn text_block(text: impl Into<String>) -> Self {
-        // By hand, as `empty_object_schema`.
-        let mut block = Map::new();
-        block.insert("type".into(), "text".into());
-        block.insert("text".into(), Value::String(text.into()));
-        ContentBlock(Value::Object(block))
+        ContentBlock(serde_json::json!({"type": "text", "text": text.into()}))
     }
 
     /// `text`, `image`, `audio`, `resource`, `resource_link`, …; empty when the block has none.

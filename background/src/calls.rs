@@ -34,13 +34,13 @@ thread_local! {
 
 /// Whoever made the call: the page's port when it holds one (a one-shot message has none, so
 /// its calls get no events and their elicitations are declined).
-pub struct PageHandler {
+pub struct PageHandler<'a> {
     pub call_id: String,
     pub port: Option<Port>,
-    pub server: Server,
+    pub server: &'a Server,
 }
 
-impl CallHandler for PageHandler {
+impl CallHandler for PageHandler<'_> {
     fn on_event(&self, event: CallEvent) {
         match event {
             CallEvent::Progress(p) => {

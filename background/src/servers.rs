@@ -64,8 +64,10 @@ fn view(server: &Server) -> ServerView {
     }
 }
 
-fn find(settings: &Settings, id: &ServerId) -> Result<Server, Box<Response>> {
-    settings.server(id).cloned().ok_or_else(|| {
+/// The server, borrowed: a deep copy would copy its cached tool list, which showed as a tenth
+/// of a millisecond in every tool call.
+fn find<'a>(settings: &'a Settings, id: &ServerId) -> Result<&'a Server, Box<Response>> {
+    settings.server(id).ok_or_else(|| {
         Box::new(Response::Error {
             message: format!("no MCP server with id {id} is configured (it may have been removed)"),
         })
@@ -82,11 +84,11 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
     // the settings' copy answers at once.
     let live = registry::live_tools(&server.id).is_some();
     if !refresh && !live {
-        if let Some(tools) = registry::cached_tools(&server) {
+        if let Some(tools) = registry::cached_tools(server) {
             return Response::Tools { server_id, tools };
         }
     }
-    match registry::fetch_tools(&server, refresh || !live).await {
+    match registry::fetch_tools(server, refresh || !live).await {
         Ok(tools) => Response::Tools { server_id, tools },
         Err(message) => Response::Error { message },
     }
@@ -105,12 +107,12 @@ pub async fn call(
         Err(response) => return *response,
     };
     let arguments = if arguments.is_null() { Value::Object(Default::default()) } else { arguments };
-    let client = registry::client(&server).await;
+    let client = registry::client(server).await;
     let guard = calls::register(&call_id);
-    let handler = PageHandler { call_id, port, server: server.clone() };
+    let handler = PageHandler { call_id, port, server };
     let result = client.call_tool(&tool, arguments, &handler, Some(&guard.token)).await;
     drop(guard);
-    let explained = registry::settle(&server, &client, result.as_ref().err()).await;
+    let explained = registry::settle(server, &client, result.as_ref().err()).await;
     match result {
         Ok(result) => Response::ToolResult { result },
         // `settle` explains every error.
@@ -123,9 +125,9 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
         Ok(server) => server,
         Err(response) => return *response,
     };
-    let client = registry::client(&server).await;
+    let client = registry::client(server).await;
     let result = client.read_resource(&uri, &()).await;
-    let explained = registry::settle(&server, &client, result.as_ref().err()).await;
+    let explained = registry::settle(server, &client, result.as_ref().err()).await;
     match result {
         Ok(result) => Response::Resource { result },
         Err(_) => Response::Error { message: explained.unwrap_or_default() },

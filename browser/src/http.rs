@@ -1,7 +1,7 @@
-//! `fetch` and `setTimeout` behind core's [`HttpTransport`] and [`Timer`].
+//! `fetch` and the shared timer ([`crate::timers`]) behind core's [`HttpTransport`] and [`Timer`].
 //!
-//! Works in pages and in the service worker alike: `fetch` and `setTimeout` are looked up on the
-//! global object, never through `window` (which a worker does not have). Every exchange owns an
+//! Works in pages and in the service worker alike: `fetch` and the timer functions are looked up
+//! on the global object, never through `window` (which a worker does not have). Every exchange owns an
 //! `AbortController`; dropping the future or the body aborts the request, which is how the MCP
 //! client cancels calls and enforces timeouts.
 
@@ -13,6 +13,8 @@ use gemipanel_core::mcp::{
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
+
+use crate::timers;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
 
 #[wasm_bindgen]
@@ -20,10 +22,8 @@ extern "C" {
     // `catch`: a throwing import inside wasm would leave the caller's promise unsettled.
     #[wasm_bindgen(catch, js_name = fetch)]
     fn fetch_with_init(url: &str, init: &RequestInit) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(catch, js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: f64) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = queueMicrotask)]
+    fn queue_microtask(callback: &Function) -> Result<(), JsValue>;
 }
 
 /// The browser's HTTP stack and clock. Stateless: clone it freely.
@@ -40,7 +40,7 @@ impl HttpTransport for FetchTransport {
 
 impl Timer for FetchTransport {
     fn sleep(&self, duration: Duration) -> impl std::future::Future<Output = ()> {
-        sleep(duration)
+        timers::sleep(duration)
     }
 }
 
@@ -50,10 +50,11 @@ struct AbortOnDrop(Option<AbortController>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         if let Some(controller) = self.0.take() {
-            // In a later task: the client drops a body as soon as the reply it waited for is in,
-            // and aborting costs Blink ~0.3 ms that the page would otherwise wait for.
+            // Once the current turn is over: the client drops a body as soon as the reply it
+            // waited for is in, and aborting costs Blink ~0.3 ms that the page would otherwise
+            // wait for. A microtask runs after the reply is posted, and needs no timer.
             let abort = Reflect::get(&controller, &"abort".into()).map(Function::unchecked_from_js);
-            if abort.and_then(|abort| set_timeout(&abort.bind0(&controller), 0.0)).is_err() {
+            if abort.and_then(|abort| queue_microtask(&abort.bind0(&controller))).is_err() {
                 controller.abort();
             }
         }
@@ -105,7 +106,7 @@ pub async fn send(request: HttpRequest) -> Result<HttpResponse<FetchBody>, Trans
     Ok(HttpResponse {
         status: response.status(),
         headers: head,
-        body: FetchBody { reader, _abort: AbortOnDrop(abort) },
+        body: FetchBody { reader, abort: AbortOnDrop(abort) },
     })
 }
 
@@ -126,7 +127,7 @@ fn describe(err: &JsValue) -> String {
 /// A response body, read chunk by chunk from its `ReadableStream`.
 pub struct FetchBody {
     reader: Option<ReadableStreamDefaultReader>,
-    _abort: AbortOnDrop,
+    abort: AbortOnDrop,
 }
 
 impl ResponseBody for FetchBody {
@@ -140,39 +141,14 @@ impl ResponseBody for FetchBody {
         let done = Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool());
         if done != Some(false) {
             self.reader = None;
+            // A body read to its end has nothing left to abort.
+            self.abort.0 = None;
             return Ok(None);
         }
         let value = Reflect::get(&chunk, &"value".into()).unwrap_or_default();
         match value.dyn_into::<Uint8Array>() {
             Ok(bytes) => Ok(Some(bytes.to_vec())),
             Err(_) => Err(TransportError::io("the reply stream gave something other than bytes")),
-        }
-    }
-}
-
-/// Resolves after `duration`. Dropping it clears the timer.
-pub async fn sleep(duration: Duration) {
-    let mut id = JsValue::UNDEFINED;
-    let ms = duration.as_secs_f64() * 1000.0;
-    let promise = Promise::new(&mut |resolve, _reject| {
-        // Without a timer (should not happen) the sleep ends at once rather than never.
-        match set_timeout(&resolve, ms) {
-            Ok(timer) => id = timer,
-            Err(_) => {
-                let _ = resolve.call0(&JsValue::UNDEFINED);
-            }
-        }
-    });
-    let _clear = ClearOnDrop(id);
-    let _ = JsFuture::from(promise).await;
-}
-
-struct ClearOnDrop(JsValue);
-
-impl Drop for ClearOnDrop {
-    fn drop(&mut self) {
-        if !self.0.is_undefined() {
-            let _ = clear_timeout(&self.0);
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod gemini_models;
 pub mod http;
 pub mod messaging;
 pub mod port;
+pub mod timers;
 pub mod wait;
 
 pub use error::BrowserError;

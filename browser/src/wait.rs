@@ -8,7 +8,7 @@ use std::time::Duration;
 /// `future`'s output, or `None` when `limit` passed first (the future is then dropped).
 pub async fn within<F: Future>(future: F, limit: Duration) -> Option<F::Output> {
     let mut future = pin!(future);
-    let mut timer = pin!(crate::http::sleep(limit));
+    let mut timer = pin!(crate::timers::sleep(limit));
     poll_fn(|cx| {
         if let Poll::Ready(out) = future.as_mut().poll(cx) {
             return Poll::Ready(Some(out));

@@ -1,7 +1,9 @@
 //! `cargo xtask bench`: the figures the issues ask for, in one run. Benchmarks report numbers;
 //! they do not pass or fail.
 
-use crate::util::{self, cargo, Cmd, Result};
+use std::path::{Path, PathBuf};
+
+use crate::util::{self, cargo, node_bin, Cmd, Result};
 use crate::{dist, setup};
 
 pub fn run() -> Result {
@@ -17,8 +19,9 @@ pub fn run() -> Result {
             format!("{:.1}", size.gzip as f64 / 1024.0),
         ));
     }
-    figures.extend(browser_bench("mcp_latency.mjs")?);
-    figures.extend(browser_bench("stream_render.mjs")?);
+    let client = bench_client()?;
+    figures.extend(browser_bench("mcp_latency.mjs", &[("GEMIPANEL_BENCH_CLIENT", &client)])?);
+    figures.extend(browser_bench("stream_render.mjs", &[])?);
     println!("\nfigures:");
     for (name, value) in &figures {
         println!("  {name} = {value}");
@@ -36,9 +39,33 @@ fn sse_throughput() -> Result<Vec<(String, String)>> {
     Ok(figures_in(&out))
 }
 
+/// The worker's MCP client built for a page (tests/bench/client), as the release wasm is
+/// built: the directory with its wasm-bindgen output.
+fn bench_client() -> Result<PathBuf> {
+    dist::release_build().args(["-p", "gemipanel-bench-client"]).run()?;
+    let out = util::target_dir().join("bench").join("client");
+    Cmd::new("wasm-bindgen")
+        .args(["--target", "web", "--no-typescript", "--out-name", "bench_client", "--out-dir"])
+        .arg(&out)
+        .arg(util::target_dir().join("wasm32-unknown-unknown/release/gemipanel_bench_client.wasm"))
+        .run()?;
+    let wasm = out.join("bench_client_bg.wasm");
+    Cmd::new(node_bin("wasm-opt"))
+        .args(["-Oz", "--low-memory-unused"])
+        .arg(&wasm)
+        .arg("-o")
+        .arg(&wasm)
+        .run()?;
+    Ok(out)
+}
+
 /// A Node benchmark under tests/bench/ that drives the built extension in Chromium.
-fn browser_bench(script: &str) -> Result<Vec<(String, String)>> {
-    let (ok, out) = Cmd::new("node")
+fn browser_bench(script: &str, env: &[(&str, &Path)]) -> Result<Vec<(String, String)>> {
+    let mut node = Cmd::new("node");
+    for (name, value) in env {
+        node = node.env(name, value);
+    }
+    let (ok, out) = node
         .arg(util::tests_dir().join("bench").join(script))
         .env("GEMIPANEL_DIST", util::dist_dir())
         .env("GEMIPANEL_EXTENSION_ID", util::extension_id()?)

@@ -104,7 +104,7 @@ pub fn run() -> Result<Vec<WasmSize>> {
 /// and this machine can fetch no nightly compiler, so `RUSTC_BOOTSTRAP=1` allows them on the
 /// stable one, for this build only (native builds and tests, the wasm unit tests and clippy
 /// stay plain stable). A compiler that drops the flags fails this build loudly.
-fn release_build() -> Cmd {
+pub fn release_build() -> Cmd {
     let mut rustflags = std::env::var("RUSTFLAGS").unwrap_or_default();
     rustflags.push_str(" -Zunstable-options -Cpanic=immediate-abort");
     cargo()

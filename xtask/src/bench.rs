@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{self, cargo, node_bin, Cmd, Result};
+use crate::util::{self, cargo, Cmd, Result};
 use crate::{dist, setup};
 
 pub fn run() -> Result {
@@ -44,18 +44,7 @@ fn sse_throughput() -> Result<Vec<(String, String)>> {
 fn bench_client() -> Result<PathBuf> {
     dist::release_build().args(["-p", "gemipanel-bench-client"]).run()?;
     let out = util::target_dir().join("bench").join("client");
-    Cmd::new("wasm-bindgen")
-        .args(["--target", "web", "--no-typescript", "--out-name", "bench_client", "--out-dir"])
-        .arg(&out)
-        .arg(util::target_dir().join("wasm32-unknown-unknown/release/gemipanel_bench_client.wasm"))
-        .run()?;
-    let wasm = out.join("bench_client_bg.wasm");
-    Cmd::new(node_bin("wasm-opt"))
-        .args(["-Oz", "--low-memory-unused"])
-        .arg(&wasm)
-        .arg("-o")
-        .arg(&wasm)
-        .run()?;
+    dist::bind_and_optimize("gemipanel-bench-client", "bench_client", &out)?;
     Ok(out)
 }
 

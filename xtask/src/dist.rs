@@ -2,7 +2,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::util::{self, cargo, node_bin, Cmd, Result};
 
@@ -43,23 +43,7 @@ pub fn run() -> Result<Vec<WasmSize>> {
 
     let mut sizes = Vec::new();
     for (package, name) in WASM_CRATES {
-        let built = util::target_dir()
-            .join("wasm32-unknown-unknown/release")
-            .join(format!("{}.wasm", package.replace('-', "_")));
-        Cmd::new("wasm-bindgen")
-            .args(["--target", "web", "--no-typescript", "--out-name", name, "--out-dir"])
-            .arg(&wasm_dir)
-            .arg(&built)
-            .run()?;
-        let wasm = wasm_dir.join(format!("{name}_bg.wasm"));
-        // Rust puts the stack first in linear memory, growing down from 1 MB, and never uses
-        // the low 1 KB: wasm-opt may fold address offsets knowing that.
-        Cmd::new(node_bin("wasm-opt"))
-            .args(["-Oz", "--low-memory-unused"])
-            .arg(&wasm)
-            .arg("-o")
-            .arg(&wasm)
-            .run()?;
+        let wasm = bind_and_optimize(package, name, &wasm_dir)?;
         let bytes = fs::read(&wasm).map_err(|e| format!("reading {}: {e}", wasm.display()))?;
         sizes.push(WasmSize { name, raw: bytes.len(), gzip: gzip_len(&bytes) });
     }
@@ -91,6 +75,29 @@ pub fn run() -> Result<Vec<WasmSize>> {
         return Err(over.join("; "));
     }
     Ok(sizes)
+}
+
+/// Runs wasm-bindgen on a released wasm crate into `out_dir` as `<name>.js` and
+/// `<name>_bg.wasm`, then `wasm-opt -Oz` on the module; returns the module's path.
+pub fn bind_and_optimize(package: &str, name: &str, out_dir: &Path) -> Result<PathBuf> {
+    let built = util::target_dir()
+        .join("wasm32-unknown-unknown/release")
+        .join(format!("{}.wasm", package.replace('-', "_")));
+    Cmd::new("wasm-bindgen")
+        .args(["--target", "web", "--no-typescript", "--out-name", name, "--out-dir"])
+        .arg(out_dir)
+        .arg(&built)
+        .run()?;
+    let wasm = out_dir.join(format!("{name}_bg.wasm"));
+    // Rust puts the stack first in linear memory, growing down from 1 MB, and never uses the
+    // low 1 KB: wasm-opt may fold address offsets knowing that.
+    Cmd::new(node_bin("wasm-opt"))
+        .args(["-Oz", "--low-memory-unused"])
+        .arg(&wasm)
+        .arg("-o")
+        .arg(&wasm)
+        .run()?;
+    Ok(wasm)
 }
 
 /// The release build of the wasm crates, with std rebuilt so that a panic is a bare trap.

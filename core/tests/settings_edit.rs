@@ -314,3 +314,12 @@ fn random_edits_never_panic_or_break_the_document() {
         }
     }
 }
+
+#[test]
+fn a_server_added_without_a_timeout_gets_the_protocol_default_of_30_seconds() {
+    // Issue 3: 30 s per request unless the server's settings say otherwise.
+    let doc = add(&base(), 2, "a", "https://a.example/mcp");
+    assert_eq!(doc.server(&id(2)).unwrap().timeout_ms, 30_000);
+    let config = gemipanel_core::mcp::ServerConfig::new("https://a.example/mcp");
+    assert_eq!(config.request_timeout.as_millis(), 30_000);
+}

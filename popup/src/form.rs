@@ -335,7 +335,7 @@ mod tests {
         let mut form = ServerForm::edit(&settings.servers[0]);
         assert_eq!((form.stored_headers, form.headers.as_str()), (1, ""));
         assert_eq!(form.draft().unwrap().headers, None);
-        assert_eq!(form.timeout, "60");
+        assert_eq!(form.timeout, "30");
         form.change(FormEdit::Headers(String::new()));
         assert_eq!(form.draft().unwrap().headers, Some(Default::default()));
     }

@@ -13,7 +13,7 @@ pub const CURRENT_VERSION: u64 = 2;
 /// Model used until the user picks another.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
 /// Timeout for one request to an MCP server when the user sets none.
-pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// Everything the user configured. The worker is its only writer; see [`super::apply`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! The add/edit server form. Checks run as the person types (see `form.rs`).
 
 use gemipanel_browser::chrome::message;
-use gemipanel_core::settings::Field;
+use gemipanel_core::settings::{Field, DEFAULT_TIMEOUT_MS};
 use gemipanel_core::url_policy::{RefusalKind, UrlRefusal};
 use yew::prelude::*;
 
@@ -59,7 +59,8 @@ pub fn ServerFormView(props: &Props) -> Html {
                 placeholder={r#"{"Authorization": "Bearer …"}"#}
                 error={live.headers.clone().or_else(|| saved(Field::Headers))} hint={headers_hint} />
             <TextField id="server-timeout" label={message("popupTimeout", &[])} inputmode="decimal"
-                value={form.timeout.clone()} oninput={edit(FormEdit::Timeout)} placeholder="60"
+                value={form.timeout.clone()} oninput={edit(FormEdit::Timeout)}
+                placeholder={(DEFAULT_TIMEOUT_MS / 1000).to_string()}
                 error={live.timeout.then(|| message("popupTimeoutInvalid", &[])).or_else(|| saved(Field::Timeout))} />
             <TextField id="server-include" label={message("popupIncludeTools", &[])}
                 value={form.include.clone()} oninput={edit(FormEdit::Include)}

@@ -1,14 +1,15 @@
 //! `fetch` and the shared timer ([`crate::timers`]) behind core's [`HttpTransport`] and [`Timer`].
 //!
 //! Works in pages and in the service worker alike: `fetch` and the timer functions are looked up
-//! on the global object, never through `window` (which a worker does not have). Every exchange owns an
-//! `AbortController`; dropping the future or the body aborts the request, which is how the MCP
-//! client cancels calls and enforces timeouts.
+//! on the global object, never through `window` (which a worker does not have). Every exchange
+//! owns an `AbortController`; dropping the future or the body aborts the request, which is how
+//! the MCP client cancels calls and enforces timeouts.
 
 use std::time::Duration;
 
 use gemipanel_core::mcp::{
-    HttpRequest, HttpResponse, HttpTransport, ResponseBody, Timer, TransportError,
+    is_header_name, is_header_value, HttpRequest, HttpResponse, HttpTransport, ResponseBody, Timer,
+    TransportError,
 };
 use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -90,13 +91,11 @@ pub async fn send(request: HttpRequest) -> Result<HttpResponse<FetchBody>, Trans
 }
 
 /// The request's headers as one string for the JavaScript half, checked as `Headers.append`
-/// would: a token for the name; no line break, NUL or character beyond Latin-1 in the value.
+/// would (a NUL can then only be the separator).
 fn joined_headers(headers: &[(String, String)]) -> Result<String, TransportError> {
-    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     let mut joined = String::new();
     for (name, value) in headers {
-        let bad_value = value.chars().any(|c| matches!(c, '\0' | '\r' | '\n') || c > '\u{ff}');
-        if name.is_empty() || !name.bytes().all(token) || bad_value {
+        if !is_header_name(name) || !is_header_value(value) {
             // The error names the header only: its value may be a token.
             return Err(TransportError::connect(format!(
                 "the header \"{name}\" has a value HTTP cannot carry"

@@ -27,6 +27,7 @@ pub use listen::{ListenEnd, ListenEvent, ListenFilter, Reopen};
 pub use race::CancelToken;
 pub use session::{SessionState, LEGACY_VERSIONS, MODERN_VERSION};
 pub use transport::{
-    HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer, TransportError,
+    is_header_name, is_header_value, HttpRequest, HttpResponse, HttpTransport, Method,
+    ResponseBody, Timer, TransportError,
 };
 pub use types::*;

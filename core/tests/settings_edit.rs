@@ -42,6 +42,7 @@ fn bad_edits_are_refused_with_the_field_to_blame_and_change_nothing() {
         (SettingsEdit::AddServer { id: id(9), server: ServerDraft { timeout_ms: Some(0), ..ServerDraft::new("t", "https://a.example/") } }, Field::Timeout, "between"),
         (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("Bad Name".into(), Secret::new("FAKE-1"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "not a valid header name"),
         (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("X-Key".into(), Secret::new("FAKE\r\nInjected: 1"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "line break"),
+        (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("X-Key".into(), Secret::new("FAKE ☃"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "beyond Latin-1"),
         (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("Mcp-Session-Id".into(), Secret::new("FAKE-2"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "set by the browser or the MCP client"),
         (SettingsEdit::UpdateServer { id: id(2), server: ServerDraft::new("everything", "https://mcp.example.com/") }, Field::Name, "already exists"),
         (SettingsEdit::SetLocalNetwork { id: id(3), local_network: false }, Field::Url, "tick “local network server”"),

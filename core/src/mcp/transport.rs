@@ -51,6 +51,18 @@ impl fmt::Debug for HttpRequest {
     }
 }
 
+/// Whether `name` can be an HTTP header name: an RFC 9110 token.
+pub fn is_header_name(name: &str) -> bool {
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    !name.is_empty() && name.bytes().all(token)
+}
+
+/// Whether a browser's `fetch` can send `value` in a header: no NUL or line break (which would
+/// end the header), nothing beyond Latin-1 (header values are bytes).
+pub fn is_header_value(value: &str) -> bool {
+    !value.chars().any(|c| matches!(c, '\0' | '\r' | '\n') || c > '\u{ff}')
+}
+
 /// The head of an HTTP response plus its body, still arriving.
 pub struct HttpResponse<B> {
     pub status: u16,
@@ -125,4 +137,25 @@ pub trait HttpTransport {
 /// Time, supplied by the host so the client needs no runtime.
 pub trait Timer {
     fn sleep(&self, duration: Duration) -> impl Future<Output = ()>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_names_are_tokens_and_values_latin1_on_one_line() {
+        for name in ["Authorization", "X-Api-Key", "a!#$%&'*+-.^_`|~9"] {
+            assert!(is_header_name(name), "{name}");
+        }
+        for name in ["", "Bad Name", "Café", "a:b", "x\0"] {
+            assert!(!is_header_name(name), "{name:?}");
+        }
+        for value in ["", "Bearer abc.def", "café ÿ", " spaced "] {
+            assert!(is_header_value(value), "{value:?}");
+        }
+        for value in ["a\nInjected: 1", "a\rb", "nul\0", "snowman ☃", "Ā"] {
+            assert!(!is_header_value(value), "{value:?}");
+        }
+    }
 }

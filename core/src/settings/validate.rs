@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::document::{same_name, Headers, Server, ServerId, Settings};
 use super::secret::Secret;
+use crate::mcp::{is_header_name, is_header_value};
 use crate::url_policy::{self, Policy, UrlRefusal};
 
 /// Which field a problem is about, so the popup can show the message next to it.
@@ -220,9 +221,7 @@ pub fn validate_headers(headers: &Headers) -> Result<(), Invalid> {
 }
 
 fn validate_header(name: &str, value: &Secret) -> Result<(), Invalid> {
-    // RFC 9110 token characters.
-    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-    if name.is_empty() || !name.bytes().all(token) {
+    if !is_header_name(name) {
         return Err(Invalid::new(
             Field::Headers,
             format!("“{}” is not a valid header name", escaped(name)),
@@ -235,10 +234,13 @@ fn validate_header(name: &str, value: &Secret) -> Result<(), Invalid> {
         ));
     }
     // Header values are secrets: name the header, never echo the value.
-    if value.expose().bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+    if !is_header_value(value.expose()) {
         return Err(Invalid::new(
             Field::Headers,
-            format!("the value of header {name} contains a line break or NUL"),
+            format!(
+                "the value of header {name} contains a line break, a NUL or a character beyond \
+                 Latin-1, which HTTP headers cannot carry"
+            ),
         ));
     }
     Ok(())

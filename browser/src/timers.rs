@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     // `catch`: a throwing import inside wasm would leave the caller's promise unsettled.
     #[wasm_bindgen(catch, js_name = setTimeout)]
-    pub(crate) fn set_timeout(handler: &Function, ms: f64) -> Result<JsValue, JsValue>;
+    fn set_timeout(handler: &Function, ms: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue) -> Result<(), JsValue>;
     /// Monotonic milliseconds (`performance.now()`): a changed wall clock moves no deadline.
@@ -49,16 +49,17 @@ impl Future for Sleep {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let Some(key) = self.key else {
-            let (key, arm) = DEADLINES.with(|d| d.borrow_mut().add(self.at_ms, cx.waker().clone()));
-            self.key = Some(key);
-            if let Some(at_ms) = arm {
-                if !arm_host_timer(at_ms) {
-                    // Without a timer (should not happen) the sleep ends at once, not never.
-                    return Poll::Ready(());
+        let key = match self.key {
+            Some(key) => key,
+            None => {
+                let (key, arm) =
+                    DEADLINES.with(|d| d.borrow_mut().add(self.at_ms, cx.waker().clone()));
+                self.key = Some(key);
+                if let Some(at_ms) = arm {
+                    arm_or_end_all(at_ms);
                 }
+                key
             }
-            return Poll::Pending;
         };
         if DEADLINES.with(|d| d.borrow_mut().poll(key, cx.waker())) {
             Poll::Ready(())
@@ -73,6 +74,15 @@ impl Drop for Sleep {
         if let Some(key) = self.key {
             DEADLINES.with(|d| d.borrow_mut().remove(key));
         }
+    }
+}
+
+/// Sets the host timer for `at_ms`. Without a timer to come back with (should not happen),
+/// every wait ends now rather than never.
+fn arm_or_end_all(at_ms: f64) {
+    if !arm_host_timer(at_ms) {
+        let (all, _) = DEADLINES.with(|d| d.borrow_mut().fire(f64::INFINITY));
+        all.into_iter().for_each(|w| w.wake());
     }
 }
 
@@ -102,11 +112,7 @@ fn on_host_timer() {
     HOST.with(|host| host.borrow_mut().as_mut().map(|h| h.pending.take()));
     let (woken, next) = DEADLINES.with(|d| d.borrow_mut().fire(monotonic_ms()));
     if let Some(at_ms) = next {
-        if !arm_host_timer(at_ms) {
-            // No timer to come back with: end the remaining waits now rather than never.
-            let (rest, _) = DEADLINES.with(|d| d.borrow_mut().fire(f64::INFINITY));
-            rest.into_iter().for_each(|w| w.wake());
-        }
+        arm_or_end_all(at_ms);
     }
     woken.into_iter().for_each(|w| w.wake());
 }

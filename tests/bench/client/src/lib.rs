@@ -25,12 +25,6 @@ impl BenchClient {
         Ok(BenchClient { client: Rc::new(client) })
     }
 
-    /// The protocol version the server agreed to.
-    #[wasm_bindgen(getter, js_name = protocolVersion)]
-    pub fn protocol_version(&self) -> String {
-        self.client.session().map(|s| s.protocol_version).unwrap_or_default()
-    }
-
     /// Calls the `echo` tool; resolves to the text it answered.
     pub fn echo(&self, message: String) -> Promise {
         let client = self.client.clone();

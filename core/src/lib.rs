@@ -5,8 +5,8 @@
 //! service worker and the pages drive them in the browser; the native tests drive them directly.
 
 pub mod deadlines;
+pub mod decode;
 pub mod gemini;
-mod json_object;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod messages;

@@ -21,7 +21,7 @@ pub mod transport;
 pub mod types;
 
 pub use cache::Freshness;
-pub use client::{CallEvent, CallHandler, Client, ServerConfig};
+pub use client::{CallEvent, CallHandler, Client, ServerConfig, ToolList, MAX_LIST_BYTES, MAX_LIST_PAGES};
 pub use error::{redact_url, Error};
 pub use listen::{ListenEnd, ListenEvent, ListenFilter, Reopen};
 pub use race::CancelToken;

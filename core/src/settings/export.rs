@@ -15,12 +15,10 @@ pub struct ExportOptions {
     pub include_secrets: bool,
 }
 
-/// Pretty-printed JSON of `doc` in the export format. Cached tool lists are left out (the
-/// server sends them again); "always allow" choices are kept.
+/// Pretty-printed JSON of `doc` in the export format; "always allow" choices are kept.
 pub fn export(doc: &Settings, options: ExportOptions) -> String {
     let mut doc = doc.clone();
     for server in &mut doc.servers {
-        server.cached_tools = None;
         if !options.include_secrets {
             // Names are kept so the person importing sees which headers to fill in.
             for value in server.headers.values_mut() {

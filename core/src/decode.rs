@@ -39,7 +39,10 @@ impl DecodeError {
         &self.reason
     }
 
-    fn from_path_error(what: &'static str, error: serde_path_to_error::Error<serde_json::Error>) -> Self {
+    fn from_path_error(
+        what: &'static str,
+        error: serde_path_to_error::Error<serde_json::Error>,
+    ) -> Self {
         let path = error.path().to_string();
         let path = if path == "." { String::new() } else { path };
         DecodeError { what, path, reason: without_strings(&error.into_inner().to_string()) }
@@ -143,7 +146,11 @@ mod tests {
         );
         let err = from_slice::<Doc>("settings", br#""sk-secret""#).unwrap_err();
         assert_eq!(err.path(), "");
-        assert!(err.to_string().starts_with("settings: invalid type: string \"…\", expected struct Doc"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("settings: invalid type: string \"…\", expected struct Doc"),
+            "{err}"
+        );
         let err = from_slice::<Doc>("settings", br#"{"servers": []} x"#).unwrap_err();
         assert!(err.to_string().contains("trailing characters"), "{err}");
     }

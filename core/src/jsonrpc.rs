@@ -111,7 +111,11 @@ pub enum Message {
 #[derive(Serialize, Deserialize)]
 struct Envelope {
     jsonrpc: Version,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "::serde_with::rust::double_option"
+    )]
     id: Option<Option<Id>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     method: Option<String>,

@@ -13,6 +13,7 @@ pub mod messages;
 pub mod saved_session;
 pub mod settings;
 pub mod sse;
+pub mod sync;
 pub mod tools;
 pub mod url_policy;
 pub mod web_url;

@@ -98,7 +98,8 @@ fn update(doc: &Settings, n: u8, changes: ServerPatch) -> Result<Settings, EditE
 fn update_keeps_headers_when_none_are_sent_and_forgets_approvals_when_the_url_changes() {
     let mut doc = base();
     let headers = parse_headers(r#"{"Authorization": "Bearer FAKE-3"}"#).unwrap();
-    doc = update(&doc, 1, ServerPatch { headers: Some(headers), ..ServerPatch::default() }).unwrap();
+    doc =
+        update(&doc, 1, ServerPatch { headers: Some(headers), ..ServerPatch::default() }).unwrap();
     doc = apply(&doc, &SettingsEdit::AllowTool { id: id(1), tool: "echo".into() }).unwrap();
     let renamed = ServerPatch {
         name: Some("Everything".into()),
@@ -113,10 +114,8 @@ fn update_keeps_headers_when_none_are_sent_and_forgets_approvals_when_the_url_ch
     // Same URL once normalised: approvals stay.
     assert!(s.allowed_tools.contains("echo"));
 
-    let moved = ServerPatch {
-        url: Some("http://localhost:3001/other".into()),
-        ..ServerPatch::default()
-    };
+    let moved =
+        ServerPatch { url: Some("http://localhost:3001/other".into()), ..ServerPatch::default() };
     let doc = update(&doc, 1, moved).unwrap();
     let s = doc.server(&id(1)).unwrap();
     assert!(s.allowed_tools.is_empty(), "approvals were for another endpoint");
@@ -150,7 +149,8 @@ fn header_values_do_not_follow_a_server_to_another_origin_unless_confirmed() {
     let headers = parse_headers(r#"{"Authorization": "Bearer FAKE-7"}"#).unwrap();
     let doc = update(&base(), 1, ServerPatch { headers: Some(headers), ..ServerPatch::default() })
         .unwrap();
-    let elsewhere = ServerPatch { url: Some("https://other.example/mcp".into()), ..ServerPatch::default() };
+    let elsewhere =
+        ServerPatch { url: Some("https://other.example/mcp".into()), ..ServerPatch::default() };
     let err = update(&doc, 1, elsewhere.clone()).unwrap_err();
     assert_eq!(err.field(), Field::Headers);
     assert!(err.to_string().contains("enter its headers again"), "{err}");
@@ -238,8 +238,14 @@ fn every_edit_travels_as_tagged_json_and_reads_back() {
 fn an_edit_that_does_not_read_says_where() {
     let cases = [
         (serde_json::json!({"type": "set_trust", "id": "srv_1"}), "missing field `trust`"),
-        (serde_json::json!({"type": "set_model", "model": 3}), "invalid type: integer `3`, expected a string"),
-        (serde_json::json!({"type": "fly"}), "unknown variant `fly`, expected one of `set_api_key`"),
+        (
+            serde_json::json!({"type": "set_model", "model": 3}),
+            "invalid type: integer `3`, expected a string",
+        ),
+        (
+            serde_json::json!({"type": "fly"}),
+            "unknown variant `fly`, expected one of `set_api_key`",
+        ),
         (serde_json::json!({"id": "srv_1"}), "missing field `type`"),
         (serde_json::json!("set_model"), "invalid type: string"),
     ];

@@ -2,8 +2,8 @@
 
 use indexmap::IndexMap;
 
-use gemipanel_core::tools::naming::{function_name, sanitize_segment, MAX_NAME_LEN};
 use gemipanel_core::mcp::Tool;
+use gemipanel_core::tools::naming::{function_name, sanitize_segment, MAX_NAME_LEN};
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
 use serde_json::json;
 

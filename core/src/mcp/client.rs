@@ -9,13 +9,13 @@ use super::error::{Error, Kind};
 use super::headers::encode_value;
 use super::legacy::Channel;
 use super::param_headers::{self, ParamHeader};
-use super::race::{first, CancelToken, Either};
 use super::reply::{DecodeError, ReplyDecoder};
 use super::session::{is_supported, SessionState, LEGACY_VERSIONS, MODERN_VERSION};
 use super::standalone::{Lease, Slot, Standalone};
 use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
 use super::types::*;
 use crate::jsonrpc::{code, ErrorObject, Id, Message, Notification, Request, Response};
+use crate::sync::{first, CancelToken, Either, SingleFlight};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
@@ -143,6 +143,8 @@ pub struct Client<T: HttpTransport> {
     param_headers: RefCell<Vec<(String, Vec<ParamHeader>)>>,
     /// The GET stream of a server on the deprecated HTTP+SSE transport (see `legacy`).
     pub(super) legacy: Channel<T::Body>,
+    /// Opening or renewing the session: concurrent first requests open one, not several.
+    connecting: SingleFlight<Result<SessionState, Error>>,
 }
 
 /// What one POST produced.
@@ -167,6 +169,7 @@ where
             standalone: RefCell::new(Slot::Closed),
             param_headers: RefCell::default(),
             legacy: Channel::new(),
+            connecting: SingleFlight::default(),
         }
     }
 
@@ -205,16 +208,38 @@ where
         self.tools_changed.replace(false)
     }
 
-    /// Negotiates the protocol if that has not happened yet.
+    /// Negotiates the protocol if that has not happened yet. Callers that arrive while it is
+    /// under way share its outcome.
     pub async fn connect(&self) -> Result<SessionState, Error> {
         if let Some(session) = self.session() {
             return Ok(session);
         }
-        let timeout = self.config.request_timeout;
-        match first(self.negotiate(), self.transport.sleep(timeout)).await {
-            Either::Left(result) => result,
-            Either::Right(()) => Err(self.error(Kind::Timeout(timeout))),
-        }
+        self.connecting
+            .run(|| async {
+                if let Some(session) = self.session() {
+                    return Ok(session);
+                }
+                let timeout = self.config.request_timeout;
+                match first(self.negotiate(), self.transport.sleep(timeout)).await {
+                    Either::Left(result) => result,
+                    Either::Right(()) => Err(self.error(Kind::Timeout(timeout))),
+                }
+            })
+            .await
+    }
+
+    /// A new session in place of `expired`, which the server forgot; once, however many
+    /// requests found it expired.
+    async fn renew(&self, expired: &SessionState) -> Result<SessionState, Error> {
+        self.connecting
+            .run(|| async {
+                if let Some(current) = self.session().filter(|s| s != expired) {
+                    return Ok(current);
+                }
+                self.session.replace(None);
+                self.initialize().await
+            })
+            .await
     }
 
     pub async fn ping(&self) -> Result<(), Error> {
@@ -252,7 +277,8 @@ where
                     true
                 }
                 Err(e) => {
-                    broken.push(InvalidTool { name: Some(tool.name.clone()), reason: e.to_string() });
+                    broken
+                        .push(InvalidTool { name: Some(tool.name.clone()), reason: e.to_string() });
                     false
                 }
             });
@@ -356,7 +382,9 @@ where
             let result = self.request(method, params, &(), None).await?;
             bytes = bytes.saturating_add(json_size(&result));
             if bytes > MAX_LIST_BYTES {
-                return Err(self.error(Kind::TooLarge { limit: MAX_LIST_BYTES }).with_method(method));
+                return Err(self
+                    .error(Kind::TooLarge { limit: MAX_LIST_BYTES })
+                    .with_method(method));
             }
             if self.session().is_some_and(|s| s.is_modern()) {
                 freshness = freshness.and(Freshness::from_ttl(result.get("ttlMs")));
@@ -421,8 +449,7 @@ where
         match self.request_in_session(&session, method, params.clone(), handler, id).await {
             Err(e) if matches!(e.kind(), Kind::SessionExpired) && session.session_id.is_some() => {
                 // The server forgot us (restart, expiry): one new session, one retry.
-                self.session.replace(None);
-                let renewed = self.initialize().await?;
+                let renewed = self.renew(&session).await?;
                 self.request_in_session(&renewed, method, params, handler, id).await
             }
             other => other,
@@ -1081,9 +1108,9 @@ where
             }
         }
         let rpc = Message::parse(&body).ok().and_then(|m| match m {
-                Message::Response(Response { outcome: Err(e), .. }) => Some(Box::new(e)),
-                _ => None,
-            });
+            Message::Response(Response { outcome: Err(e), .. }) => Some(Box::new(e)),
+            _ => None,
+        });
         let message = match &rpc {
             Some(e) => Some(e.message.clone()),
             None if is_html || body.trim_ascii_start().starts_with(b"<") => {

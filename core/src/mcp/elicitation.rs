@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 /// Reads the params of an `elicitation/create` request (form mode when `mode` is absent).
 pub fn parse_request(params: &Value) -> Result<ElicitRequest, String> {
-    let params: ElicitParams =
-        crate::decode::from_value("elicitation/create", params.clone()).map_err(|e| e.to_string())?;
+    let params: ElicitParams = crate::decode::from_value("elicitation/create", params.clone())
+        .map_err(|e| e.to_string())?;
     match params.mode.unwrap_or(ElicitMode::Form) {
         ElicitMode::Url => Ok(ElicitRequest::Url {
             message: params.message,

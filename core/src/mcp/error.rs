@@ -5,6 +5,7 @@ use crate::jsonrpc::ErrorObject;
 use std::fmt;
 use std::time::Duration;
 
+#[derive(Clone)]
 pub struct Error {
     /// Boxed so `Result<_, Error>` stays small on the happy path.
     kind: Box<Kind>,
@@ -14,7 +15,7 @@ pub struct Error {
     method: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Kind {
     Transport(TransportError),
     Timeout(Duration),

@@ -12,11 +12,11 @@
 
 use super::client::Client;
 use super::error::{Error, Kind};
-use super::race::{first, CancelToken, Either};
 use super::reply::ReplyDecoder;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
-use serde::{Deserialize, Serialize};
 use crate::jsonrpc::{code, Id, Message, Request, Response};
+use crate::sync::{first, CancelToken, Either};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -151,7 +151,8 @@ where
     /// advertises `tools.listChanged`, or was not asked in this process (a resumed session).
     pub fn may_announce_changes(&self) -> bool {
         let announces = |s: super::ServerDescription| {
-            s.capabilities.get("tools").and_then(|t| t.get("listChanged")) == Some(&Value::Bool(true))
+            s.capabilities.get("tools").and_then(|t| t.get("listChanged"))
+                == Some(&Value::Bool(true))
         };
         self.session().is_some_and(|s| s.is_modern()) && self.server().is_none_or(announces)
     }
@@ -348,10 +349,7 @@ mod tests {
 
     #[test]
     fn the_filter_is_sent_as_the_spec_names_it() {
-        assert_eq!(
-            json!(both()),
-            json!({"toolsListChanged": true, "resourcesListChanged": true})
-        );
+        assert_eq!(json!(both()), json!({"toolsListChanged": true, "resourcesListChanged": true}));
         assert_eq!(json!(ListenFilter::default()), json!({}));
     }
 

@@ -44,8 +44,9 @@ pub struct Tool {
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Required by the specification; a server that leaves it out gets an empty object schema.
-    #[serde(default = "empty_object_schema")]
+    /// Required by the specification, and a JSON Schema object; a server that leaves it out
+    /// gets an empty object schema.
+    #[serde(default = "empty_object_schema", deserialize_with = "schema_object")]
     pub input_schema: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
@@ -59,6 +60,12 @@ pub struct Tool {
 
 fn empty_object_schema() -> Value {
     serde_json::json!({"type": "object"})
+}
+
+/// A schema must be a JSON object (`true` and `false` are schemas too, but not for a tool's
+/// arguments, which are always an object).
+fn schema_object<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    Map::<String, Value>::deserialize(deserializer).map(Value::Object)
 }
 
 /// `annotations` of a tool: hints, never guarantees.
@@ -150,7 +157,8 @@ impl Tool {
     /// Whether `who` may see the tool, as the MCP Apps specification says: absent means
     /// `["model", "app"]`; a list, empty included, means exactly those.
     pub fn is_visible_to(&self, who: Visibility) -> bool {
-        let listed = self.meta.as_ref().and_then(|m| m.ui.as_ref()).and_then(|ui| ui.visibility.as_ref());
+        let listed =
+            self.meta.as_ref().and_then(|m| m.ui.as_ref()).and_then(|ui| ui.visibility.as_ref());
         listed.is_none_or(|list| list.contains(&who))
     }
 }
@@ -515,9 +523,10 @@ mod tests {
         for bad in [json!({"content": "x"}), json!({"isError": "yes"}), json!([])] {
             assert!(serde_json::from_value::<CallToolResult>(bad.clone()).is_err(), "{bad}");
         }
-        let read: ReadResourceResult =
-            serde_json::from_value(json!({"contents": [{"uri": "a://b", "text": "t", "x-new": 1}]}))
-                .unwrap();
+        let read: ReadResourceResult = serde_json::from_value(
+            json!({"contents": [{"uri": "a://b", "text": "t", "x-new": 1}]}),
+        )
+        .unwrap();
         assert_eq!(read.contents[0].uri, "a://b");
         assert_eq!(read.contents[0].text.as_deref(), Some("t"));
         assert_eq!(serde_json::to_value(&read).unwrap()["contents"][0]["x-new"], 1);
@@ -536,7 +545,10 @@ mod tests {
             "x-new": [1],
         });
         let tool: Tool = serde_json::from_value(wire.clone()).unwrap();
-        assert_eq!((tool.name.as_str(), tool.read_only(), tool.destructive()), ("t", Some(true), None));
+        assert_eq!(
+            (tool.name.as_str(), tool.read_only(), tool.destructive()),
+            ("t", Some(true), None)
+        );
         assert_eq!(tool.ui_resource_uri(), Some("ui://a"));
         assert_eq!(serde_json::to_value(&tool).unwrap(), wire);
         let bare: Tool = serde_json::from_value(json!({"name": "b"})).unwrap();
@@ -547,7 +559,7 @@ mod tests {
     #[test]
     fn one_malformed_tool_costs_only_itself() {
         let page: ListToolsResult = serde_json::from_value(json!({
-            "tools": [{"name": "a"}, {}, 7, {"name": "c", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}}, {"name": "b"}],
+            "tools": [{"name": "a"}, {}, 7, {"name": "c", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}}, {"name": "d", "inputSchema": "nope"}, {"name": "b"}],
             "nextCursor": "next",
         }))
         .unwrap();
@@ -555,19 +567,26 @@ mod tests {
         let (tools, invalid) = page.split();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
-        assert_eq!(invalid.len(), 3);
+        assert_eq!(invalid.len(), 4);
         assert_eq!(invalid[0].name, None);
         assert!(invalid[0].reason.contains("missing field `name`"), "{:?}", invalid[0]);
         assert_eq!(invalid[2].name.as_deref(), Some("c"));
-        assert!(invalid[2].reason.starts_with("annotations.readOnlyHint: invalid type"), "{:?}", invalid[2]);
-        assert!(serde_json::from_value::<ListToolsResult>(json!({"tools": [], "nextCursor": 1})).is_err());
+        assert!(
+            invalid[2].reason.starts_with("annotations.readOnlyHint: invalid type"),
+            "{:?}",
+            invalid[2]
+        );
+        assert!(serde_json::from_value::<ListToolsResult>(json!({"tools": [], "nextCursor": 1}))
+            .is_err());
     }
 
     #[test]
     fn visibility_follows_the_apps_specification() {
         let with = |visibility: Value| -> Tool {
-            serde_json::from_value(json!({"name": "t", "_meta": {"ui": {"visibility": visibility}}}))
-                .unwrap()
+            serde_json::from_value(
+                json!({"name": "t", "_meta": {"ui": {"visibility": visibility}}}),
+            )
+            .unwrap()
         };
         let absent = Tool::named("t");
         assert!(absent.is_visible_to(Visibility::Model) && absent.is_visible_to(Visibility::App));
@@ -576,14 +595,16 @@ mod tests {
         let app = with(json!(["app", "later-kind"]));
         assert!(!app.is_visible_to(Visibility::Model) && app.is_visible_to(Visibility::App));
         let flat: Tool =
-            serde_json::from_value(json!({"name": "t", "_meta": {"ui/resourceUri": "ui://old"}})).unwrap();
+            serde_json::from_value(json!({"name": "t", "_meta": {"ui/resourceUri": "ui://old"}}))
+                .unwrap();
         assert_eq!(flat.ui_resource_uri(), Some("ui://old"));
     }
 
     #[test]
     fn progress_needs_a_token_and_a_number() {
         let read = |params: Value| serde_json::from_value::<Progress>(params).ok();
-        let full = read(json!({"progressToken": 7, "progress": 0.5, "total": 2, "message": "half"}));
+        let full =
+            read(json!({"progressToken": 7, "progress": 0.5, "total": 2, "message": "half"}));
         assert_eq!(full.map(|p| (p.progress, p.total)), Some((0.5, Some(2.0))));
         assert!(read(json!({"progressToken": null, "progress": -3, "total": null})).is_some());
         for bad in [
@@ -600,9 +621,13 @@ mod tests {
     #[test]
     fn elicit_results_are_an_action_and_maybe_content() {
         let accept: ElicitResult =
-            serde_json::from_value(json!({"action": "accept", "content": {"n": 3}, "extra": 1})).unwrap();
+            serde_json::from_value(json!({"action": "accept", "content": {"n": 3}, "extra": 1}))
+                .unwrap();
         assert_eq!(accept.action, ElicitAction::Accept);
-        assert_eq!(serde_json::to_value(&accept).unwrap(), json!({"action": "accept", "content": {"n": 3}}));
+        assert_eq!(
+            serde_json::to_value(&accept).unwrap(),
+            json!({"action": "accept", "content": {"n": 3}})
+        );
         let decline = serde_json::to_value(ElicitResult::decline()).unwrap();
         assert_eq!(decline, json!({"action": "decline"}));
         let unknown = serde_json::from_value::<ElicitResult>(json!({"action": "maybe"}));

@@ -178,7 +178,6 @@ impl ServerId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
 }
 
 impl std::fmt::Display for ServerId {

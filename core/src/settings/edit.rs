@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::document::{same_name, Headers, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS};
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
-use crate::web_url;
 use crate::url_policy::UrlRefusal;
+use crate::web_url;
 
 /// One change to the settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -338,10 +338,15 @@ fn patch(server: &mut Server, changes: &ServerPatch) -> Result<(), Invalid> {
     let name = changes.name.as_deref().unwrap_or(&server.name).trim().to_owned();
     let on = |e: Invalid| e.on_server(&name);
     let local_network = changes.local_network.unwrap_or(server.local_network);
-    let url = validate_url(changes.url.as_deref().unwrap_or(&server.url), local_network).map_err(on)?;
+    let url =
+        validate_url(changes.url.as_deref().unwrap_or(&server.url), local_network).map_err(on)?;
     if url != server.url {
         let moved = !same_origin(&server.url, &url);
-        if moved && changes.headers.is_none() && !server.headers.is_empty() && !changes.headers_to_new_origin {
+        if moved
+            && changes.headers.is_none()
+            && !server.headers.is_empty()
+            && !changes.headers_to_new_origin
+        {
             return Err(on(Invalid::new(
                 Field::Headers,
                 "the server moved to another address: enter its headers again, or confirm that \

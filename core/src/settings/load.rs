@@ -7,9 +7,9 @@ use std::fmt;
 use serde_json::Value;
 
 use super::document::Settings;
-use crate::decode::DecodeError;
 use super::migrate::{migrate, MigrationError};
 use super::validate::{validate, Invalid};
+use crate::decode::DecodeError;
 
 /// A document read from storage.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,8 +81,8 @@ impl std::error::Error for LoadError {}
 pub fn load(raw: &Value) -> Result<Loaded, LoadError> {
     let fail = |reason| LoadError { raw: Box::new(raw.clone()), reason };
     let (current, from) = migrate(raw.clone()).map_err(|e| fail(LoadFailure::Migration(e)))?;
-    let settings: Settings = crate::decode::from_value("settings", current)
-        .map_err(|e| fail(LoadFailure::Shape(e)))?;
+    let settings: Settings =
+        crate::decode::from_value("settings", current).map_err(|e| fail(LoadFailure::Shape(e)))?;
     validate(&settings).map_err(|e| fail(LoadFailure::Invalid(e)))?;
     Ok(Loaded {
         settings,

@@ -110,14 +110,14 @@ struct V1Server {
 }
 
 fn v1_to_v2(doc: Value) -> Result<Value, String> {
-    let doc: V1Document =
-        crate::decode::from_value("version 1", doc).map_err(|e| e.to_string())?;
+    let doc: V1Document = crate::decode::from_value("version 1", doc).map_err(|e| e.to_string())?;
     let mut servers = Vec::new();
     for (name, server) in doc.mcp_servers.unwrap_or_default() {
         let url = server.url.trim();
         // The prototype had no "local network" tick: a private address it stored was chosen
         // by the user, so the tick is set for it rather than the server being dropped.
-        let local_network = web_url::parse(url).is_some_and(|u| url_policy::needs_local_network(&u));
+        let local_network =
+            web_url::parse(url).is_some_and(|u| url_policy::needs_local_network(&u));
         servers.push(json!({
             "id": ServerId::derive(b"v1", &name).as_str(),
             "name": name.trim(),

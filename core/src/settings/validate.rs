@@ -281,7 +281,10 @@ pub fn validate_tool_name(tool: &str, field: Field) -> Result<(), Invalid> {
         || tool.chars().count() > MAX_TOOL_NAME_CHARS
         || tool.chars().any(char::is_control)
     {
-        return Err(Invalid::new(field, format!("“{}” is not a valid tool name", tool.escape_debug())));
+        return Err(Invalid::new(
+            field,
+            format!("“{}” is not a valid tool name", tool.escape_debug()),
+        ));
     }
     Ok(())
 }

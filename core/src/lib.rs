@@ -14,6 +14,7 @@ pub mod saved_session;
 pub mod settings;
 pub mod sse;
 pub mod sync;
+pub mod tool_cache;
 pub mod tools;
 pub mod url_policy;
 pub mod web_url;

@@ -8,8 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::mcp::{CallToolResult, ElicitResult, ReadResourceResult, Tool};
-use crate::settings::{ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Tool};
+use crate::settings::{Export, ServerDraft, ServerId, Settings, SettingsEdit};
 
 /// A request from a page, with the id its answer will carry. Read with
 /// [`decode_client_message`], which keeps the id of a request it cannot read.
@@ -27,11 +27,20 @@ pub enum Request {
     Status,
 
     // --- Settings: the worker is the only writer of the settings document. ---
-    /// The whole document (the pages may see the Gemini key: the side panel calls Gemini).
+    /// The document without header values (the pages may see the Gemini key: the side panel
+    /// calls Gemini).
     GetSettings,
     /// One read-modify-write step; answered with the document after the edit.
     EditSettings {
         edit: SettingsEdit,
+    },
+    /// The settings in the export format (made by the worker, which holds the secrets).
+    ExportSettings {
+        include_secrets: bool,
+    },
+    /// What to do about a stored document that could not be read ([`Event::SettingsProblem`]).
+    RecoverSettings {
+        action: Recovery,
     },
 
     // --- MCP servers. ---
@@ -66,8 +75,18 @@ pub enum Request {
         elicitation_id: String,
         result: ElicitResult,
     },
-    /// The person has seen the [`Event::SettingsProblem`]; stop reporting it.
-    DismissSettingsProblem,
+}
+
+/// The person's choice about settings that could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// Put the kept copy back and read it again (after updating GemiPanel, say).
+    Restore,
+    /// The kept copy, as stored, for the person to save ([`Response::Exported`]).
+    ExportKept,
+    /// Begin again with default settings; the kept copy is deleted.
+    StartFresh,
 }
 
 impl Request {
@@ -77,15 +96,16 @@ impl Request {
         match self {
             Request::Status
             | Request::GetSettings
+            | Request::ExportSettings { .. }
             | Request::ListServers
             | Request::ListTools { .. }
             | Request::ReadResource { .. }
             | Request::TestConnection { .. } => true,
             Request::EditSettings { .. }
+            | Request::RecoverSettings { .. }
             | Request::CallTool { .. }
             | Request::CancelToolCall { .. }
-            | Request::AnswerElicitation { .. }
-            | Request::DismissSettingsProblem => false,
+            | Request::AnswerElicitation { .. } => false,
         }
     }
 }
@@ -107,6 +127,12 @@ pub enum Response {
     Tools {
         server_id: ServerId,
         tools: Vec<Tool>,
+        /// Tools the server listed that could not be read, and why.
+        #[serde(default)]
+        invalid: Vec<InvalidTool>,
+    },
+    Exported {
+        export: Export,
     },
     ToolResult {
         result: CallToolResult,
@@ -147,6 +173,11 @@ pub enum ServerStatus {
     },
     /// The server answered 401: the user has to sign in.
     NeedsSignIn,
+    /// The browser refused the connection because GemiPanel may not reach `origin` yet: the
+    /// page asks for it (`chrome.permissions.request`) when the person clicks.
+    NeedsPermission {
+        origin: String,
+    },
     Error {
         message: String,
     },
@@ -226,15 +257,15 @@ pub enum Event {
         prompt: ElicitationPrompt,
     },
     /// The stored settings could not be loaded. Sent when it happens and to every page that
-    /// connects until dismissed with [`Request::DismissSettingsProblem`].
+    /// connects until the person chooses a [`Recovery`]; until then the worker runs on default
+    /// settings that it does not store, and refuses edits.
     SettingsProblem {
         problem: SettingsProblem,
     },
 }
 
 /// The stored settings could not be loaded (damaged, or written by a newer version). The document
-/// was kept, untouched, under the `chrome.storage.local` key `kept_under`, and the worker went on
-/// with default settings.
+/// was kept, untouched, under the `chrome.storage.local` key `kept_under`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SettingsProblem {
     /// Says what is wrong; never contains the document's secrets.
@@ -378,7 +409,8 @@ mod tests {
                 elicitation_id: "e1".into(),
                 result: ElicitResult::accept(json!({"name": "x"}).as_object().unwrap().clone()),
             },
-            Request::DismissSettingsProblem,
+            Request::ExportSettings { include_secrets: false },
+            Request::RecoverSettings { action: Recovery::StartFresh },
         ];
         let mut tags = std::collections::BTreeSet::new();
         for (n, request) in requests.into_iter().enumerate() {
@@ -387,8 +419,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        // Eleven variants; a new one must be added to the list above (and to this count).
-        assert_eq!(tags.len(), 11, "every variant is covered: {tags:?}");
+        // Twelve variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 12, "every variant is covered: {tags:?}");
     }
 
     #[test]

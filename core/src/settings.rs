@@ -25,7 +25,7 @@ pub use document::{
     DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit};
-pub use export::{export, ExportOptions, EXPORT_FORMAT};
+pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};
 pub use import::{
     preview_import, ImportError, ImportPreview, ImportSource, Skipped, MAX_IMPORT_BYTES,
 };

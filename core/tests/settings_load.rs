@@ -27,7 +27,7 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("v1_prototype.json",          Loads { from: Some(1), servers: 3 }),
         ("v1_empty.json",              Loads { from: Some(1), servers: 0 }),
         ("v2_full.json",               Loads { from: Some(2), servers: 2 }),
-        ("v3_full.json",               Loads { from: None, servers: 2 }),
+        ("v3_full.json",               Loads { from: None, servers: 3 }),
         ("v1_remote_http.json",        Fails { says: "http is only allowed for loopback", check: |f| invalid(Field::Url)(f) }),
         ("v1_key_not_a_string.json",   Fails { says: "must be a string", check: |f| matches!(f, LoadFailure::Shape(_)) }),
         ("v1_server_without_url.json", Fails { says: "missing field `url`", check: |f| matches!(f, LoadFailure::Migration(MigrationError::Step { from: 1, .. })) }),

@@ -35,6 +35,16 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The document as the pages see it: header values blanked (only the popup's form replaces
+    /// them, and only the worker sends them). The Gemini key stays: the side panel calls Gemini.
+    pub fn for_pages(&self) -> Settings {
+        let mut view = self.clone();
+        for server in &mut view.servers {
+            server.headers.values_mut().for_each(|value| *value = Secret::default());
+        }
+        view
+    }
+
     pub fn server(&self, id: &ServerId) -> Option<&Server> {
         self.servers.iter().find(|s| &s.id == id)
     }
@@ -80,8 +90,8 @@ impl Default for GeminiSettings {
     }
 }
 
-/// One remote MCP server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One remote MCP server. `Debug` shows the URL without its query (which may carry a key).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Server {
     pub id: ServerId,
@@ -120,6 +130,24 @@ pub type ToolNames = IndexSet<String>;
 
 fn yes() -> bool {
     true
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("url", &crate::mcp::redact_url(&self.url))
+            .field("headers", &self.headers)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("trust", &self.trust)
+            .field("include_tools", &self.include_tools)
+            .field("exclude_tools", &self.exclude_tools)
+            .field("enabled_by_default", &self.enabled_by_default)
+            .field("local_network", &self.local_network)
+            .field("allowed_tools", &self.allowed_tools)
+            .finish()
+    }
 }
 
 impl Server {

@@ -187,9 +187,19 @@ pub enum ServerStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum ConnectionOutcome {
-    Connected { protocol_version: String, server_name: Option<String>, tools: Vec<Tool> },
+    Connected {
+        protocol_version: String,
+        server_name: Option<String>,
+        tools: Vec<Tool>,
+    },
     NeedsSignIn,
-    Failed { message: String },
+    /// GemiPanel may not reach `origin` yet; the page asks for it in the person's click.
+    NeedsPermission {
+        origin: String,
+    },
+    Failed {
+        message: String,
+    },
 }
 
 /// Answer to [`Request::Status`].

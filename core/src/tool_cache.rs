@@ -43,7 +43,11 @@ mod tests {
 
     #[test]
     fn a_list_is_stored_only_within_its_bound_and_for_its_url() {
-        let small = CachedTools { url: "https://a/mcp".into(), fetched_at_ms: 1, tools: vec![Tool::named("t")] };
+        let small = CachedTools {
+            url: "https://a/mcp".into(),
+            fetched_at_ms: 1,
+            tools: vec![Tool::named("t")],
+        };
         let stored = small.to_stored().expect("small enough");
         let read: CachedTools = serde_json::from_str(&stored).unwrap();
         assert_eq!(read, small);

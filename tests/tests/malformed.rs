@@ -228,3 +228,22 @@ async fn one_malformed_tool_leaves_the_others_listed() {
     assert_eq!(list.invalid[0].name.as_deref(), Some("bad"));
     assert!(list.invalid[0].reason.starts_with("inputSchema"), "{:?}", list.invalid);
 }
+
+/// A server that redirects is refused, and the redirect is not followed with the server's
+/// headers (issue 11: a configured server could bounce its secrets to any loopback service).
+#[tokio::test]
+async fn a_redirect_is_refused_and_not_followed() {
+    let target = RawServer::start(vec![Script::ok("application/json", DISCOVERED)]);
+    let redirect = format!(
+        "HTTP/1.1 307 Temporary Redirect\r\nLocation: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        target.url()
+    );
+    let server = RawServer::start(vec![Script::Reply(redirect.into_bytes())]);
+    let mut config = ServerConfig::new(server.url());
+    config.headers = vec![("X-Api-Key".into(), "FAKE-redirected".into())];
+    config.request_timeout = Duration::from_secs(2);
+    let error = Client::new(NativeHost::default(), config).connect().await.expect_err("refused");
+    assert!(error.is_redirect(), "{error}");
+    assert!(error.to_string().contains("does not follow"), "{error}");
+    assert!(target.received().is_empty(), "followed to {:?}", target.received());
+}

@@ -1096,6 +1096,9 @@ where
 
     /// Reads the start of an error body for the server's own words.
     pub(super) async fn http_error(&self, mut response: HttpResponse<T::Body>) -> Kind {
+        if (300..400).contains(&response.status) {
+            return Kind::Redirected { status: Some(response.status) };
+        }
         let www_authenticate = response.header("WWW-Authenticate").map(str::to_owned);
         let is_html = response
             .header("Content-Type")

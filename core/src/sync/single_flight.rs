@@ -59,15 +59,15 @@ impl<T: Clone> SingleFlight<T> {
         };
         if let Some(run) = joined {
             self.until_idle().await;
-            let state = self.state.borrow();
-            if let Some((finished, outcome)) = &state.outcome {
-                if *finished == run {
-                    return outcome.clone();
-                }
-            }
-            // The run we waited for was abandoned; someone else may have started another.
-            drop(state);
-            return Box::pin(self.run(work)).await;
+            let shared = match &self.state.borrow().outcome {
+                Some((finished, outcome)) if *finished == run => Some(outcome.clone()),
+                _ => None,
+            };
+            // Else the run we waited for was abandoned; someone may have started another.
+            return match shared {
+                Some(outcome) => outcome,
+                None => Box::pin(self.run(work)).await,
+            };
         }
         let run = {
             let mut state = self.state.borrow_mut();
@@ -148,7 +148,7 @@ mod tests {
     fn an_abandoned_run_does_not_strand_the_waiters() {
         let flight = Rc::new(SingleFlight::<u32>::default());
         let mut pool = LocalPool::new();
-        let mut leader = Box::pin(flight.run(|| std::future::pending::<u32>()));
+        let mut leader = Box::pin(flight.run(std::future::pending::<u32>));
         assert!(leader.as_mut().now_or_never().is_none());
         let out = Rc::new(Cell::new(0));
         let (f, o) = (flight.clone(), out.clone());

@@ -160,7 +160,7 @@ test('a stored document that fails to load is kept aside, reported, and never re
   assert.equal(status.configured_servers, 0);
   const problem = await told;
   assert.match(problem.kept_under, /^settings_rejected_\d+/);
-  assert.match(problem.message, /could not be read: settings: servers: invalid type/);
+  assert.match(problem.message, /^settings: servers: invalid type/);
   assert.ok(!problem.message.includes('AIza-secret-value'), 'no secret in the message');
 
   const stored = await pageA.evaluate(() => chrome.storage.local.get(null));

@@ -444,8 +444,7 @@ mod tests {
         }}))
         .unwrap_err();
         assert!(
-            err.reason
-                == "a page's message: invalid type: string \"…\", expected a boolean",
+            err.reason == "a page's message: invalid type: string \"…\", expected a boolean",
             "{}",
             err.reason
         );

@@ -35,7 +35,11 @@ pub fn ServerFormView(props: &Props) -> Html {
     let tick = |make: fn(bool) -> FormEdit| props.on_edit.reform(make);
     let headers_hint = if form.editing.is_some() && !form.headers_touched && form.stored_headers > 0
     {
-        counted_message("popupHeadersKept", form.stored_headers, &[&form.stored_headers.to_string()])
+        counted_message(
+            "popupHeadersKept",
+            form.stored_headers,
+            &[&form.stored_headers.to_string()],
+        )
     } else {
         message("popupHeadersHint", &[])
     };

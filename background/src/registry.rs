@@ -18,6 +18,7 @@ use gemipanel_core::messages::{Event, ServerStatus};
 use gemipanel_core::saved_session::SavedSession;
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, SingleFlight};
+use gemipanel_core::text::Text;
 use gemipanel_core::tool_cache::CachedTools;
 
 use crate::ports;
@@ -37,7 +38,7 @@ struct Entry {
     freshness: Freshness,
     saved_session: Option<SessionState>,
     /// The tool list fetch under way, shared by everyone who asks meanwhile.
-    listing: Rc<SingleFlight<Result<Listed, String>>>,
+    listing: Rc<SingleFlight<Result<Listed, Text>>>,
     /// A changed-list notification is waiting to be acted on (a storm is one refetch).
     refetch_due: bool,
 }
@@ -225,7 +226,7 @@ pub async fn settle(
     server: &Server,
     client: &McpClient,
     error: Option<&mcp::Error>,
-) -> Option<String> {
+) -> Option<Text> {
     save_session(server, client).await;
     let Some(err) = error else {
         let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
@@ -243,8 +244,8 @@ pub async fn settle(
 /// The status an error puts a server in, and its message. Chrome reports a missing host
 /// permission exactly like a refused connection: then the status asks the page to offer the
 /// permission (inside the person's click), and the message says so.
-pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, String) {
-    let message = err.to_string();
+pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
+    let message = err.text();
     if err.is_auth_required() {
         return (ServerStatus::NeedsSignIn, message);
     }
@@ -252,12 +253,12 @@ pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, String) {
         if let Some(pattern) = origin_pattern(url) {
             if let Ok(false) = chrome::has_host_permission(&pattern).await {
                 let origin = pattern.trim_end_matches("/*").to_owned();
-                let message = format!("GemiPanel may not connect to {origin} yet ({message})");
+                let message = Text::new("errNeedsPermission").arg(&origin).with(message);
                 return (ServerStatus::NeedsPermission { origin }, message);
             }
         }
     }
-    (ServerStatus::Error { message: message.clone() }, message)
+    (ServerStatus::Error { error: message.clone() }, message)
 }
 
 /// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).
@@ -276,7 +277,7 @@ fn listing_deadline(server: &Server) -> Duration {
 /// everyone who asks meanwhile. With `refresh` false a list fetched earlier in this worker's
 /// life is returned while it is fresh (a 2026-07-28 server's `ttlMs`), and still when fetching
 /// a stale one again fails. A fresh list is stored as the server's cached tools.
-pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Listed, String> {
+pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Listed, Text> {
     let client = client(server).await;
     let fresh = with_entry(&server.id, |entry| {
         let fresh = entry.freshness.is_fresh(entry.tools_at_ms, now_ms());
@@ -287,12 +288,12 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Listed, Strin
         return Ok(listed);
     }
     let Some(listing) = with_entry(&server.id, |e| e.listing.clone()) else {
-        return Err(format!("{} is no longer configured", server.name));
+        return Err(Text::new("errServerGone").arg(&server.name));
     };
     listing.run(|| fetch_now(server, &client, refresh)).await
 }
 
-async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result<Listed, String> {
+async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result<Listed, Text> {
     if !matches!(status(&server.id), ServerStatus::Ready { .. }) {
         set_status(&server.id, ServerStatus::Connecting);
     }
@@ -300,12 +301,8 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
     let result = match within(client.list_tools_cacheable(), timers::sleep(limit)).await {
         Some(result) => result,
         None => {
-            let message = format!(
-                "{} did not finish listing its tools within {} s",
-                server.name,
-                limit.as_secs()
-            );
-            set_status(&server.id, ServerStatus::Error { message: message.clone() });
+            let message = Text::new("errListingTimeout").arg(&server.name).arg(limit.as_secs());
+            set_status(&server.id, ServerStatus::Error { error: message.clone() });
             return Err(message);
         }
     };
@@ -321,13 +318,13 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
         Err(_) => match live_tools(&server.id).filter(|_| !refresh) {
             Some(stale) => Ok(stale),
             // `settle` explains every error.
-            None => Err(explained.unwrap_or_default()),
+            None => Err(explained.unwrap_or_else(|| Text::new("errUnknown"))),
         },
     }
 }
 
-fn sign_in_message(server: &Server) -> String {
-    format!("{} needs you to sign in before it answers", server.name)
+fn sign_in_message(server: &Server) -> Text {
+    Text::new("errNeedsSignIn").arg(&server.name)
 }
 
 /// Keeps `listed` in memory and, when the tools differ from the stored list, in storage.

@@ -11,6 +11,7 @@ use std::rc::Rc;
 use gemipanel_browser::chrome::{self, Port};
 use gemipanel_core::messages::{Request, Response, WorkerStatus};
 use gemipanel_core::settings::Settings;
+use gemipanel_core::text::Text;
 
 use crate::{calls, servers, settings, store};
 
@@ -30,9 +31,7 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
             boxed(ready(if calls::answer(&elicitation_id, result) {
                 Response::Ok
             } else {
-                Response::Error {
-                    message: "that question is no longer waiting for an answer".into(),
-                }
+                Response::Error { error: Text::new("errElicitationGone") }
             }))
         }
         Request::ExportSettings { include_secrets } => boxed(settings::export(include_secrets)),
@@ -44,7 +43,7 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
 async fn with_settings(request: Request, port: Option<Port>) -> Response {
     let settings = match store::read().await {
         Ok(settings) => settings,
-        Err(message) => return Response::Error { message },
+        Err(error) => return Response::Error { error },
     };
     with(settings, request, port).await
 }
@@ -74,8 +73,8 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         | Request::TestConnection { .. }
         | Request::AnswerElicitation { .. }
         | Request::ExportSettings { .. }
-        | Request::RecoverSettings { .. } => {
-            boxed(ready(Response::Error { message: "unreachable".into() }))
-        }
+        | Request::RecoverSettings { .. } => boxed(ready(Response::Error {
+            error: Text::new("errWorkerBadRequest").arg("misrouted"),
+        })),
     }
 }

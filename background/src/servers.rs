@@ -11,6 +11,7 @@ use gemipanel_browser::timers;
 use gemipanel_core::mcp::Client;
 use gemipanel_core::messages::{ConnectionOutcome, Response, ServerStatus, ServerView};
 use gemipanel_core::settings::{Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS};
+use gemipanel_core::text::Text;
 use gemipanel_core::tools::ToolFilter;
 use gemipanel_core::url_policy::{self, Policy};
 use serde_json::Value;
@@ -73,11 +74,9 @@ async fn view(server: &Server) -> ServerView {
 
 /// The server, borrowed.
 fn find<'a>(settings: &'a Settings, id: &ServerId) -> Result<&'a Server, Box<Response>> {
-    settings.server(id).ok_or_else(|| {
-        Box::new(Response::Error {
-            message: format!("no MCP server with id {id} is configured (it may have been removed)"),
-        })
-    })
+    settings
+        .server(id)
+        .ok_or_else(|| Box::new(Response::Error { error: Text::new("errNoServerWithId").arg(id) }))
 }
 
 /// All tools of a server (the filters are for the model, not for this list).
@@ -96,7 +95,7 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
     }
     match registry::fetch_tools(server, refresh || !live).await {
         Ok(listed) => Response::Tools { server_id, tools: listed.tools, invalid: listed.invalid },
-        Err(message) => Response::Error { message },
+        Err(error) => Response::Error { error },
     }
 }
 
@@ -122,7 +121,7 @@ pub async fn call(
     match result {
         Ok(result) => Response::ToolResult { result },
         // `settle` explains every error.
-        Err(_) => Response::Error { message: explained.unwrap_or_default() },
+        Err(_) => Response::Error { error: explained.unwrap_or_else(|| Text::new("errUnknown")) },
     }
 }
 
@@ -136,7 +135,7 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
     let explained = registry::settle(server, &client, result.as_ref().err()).await;
     match result {
         Ok(result) => Response::Resource { result },
-        Err(_) => Response::Error { message: explained.unwrap_or_default() },
+        Err(_) => Response::Error { error: explained.unwrap_or_else(|| Text::new("errUnknown")) },
     }
 }
 
@@ -146,7 +145,7 @@ pub async fn test_connection(draft: ServerDraft) -> Response {
         &draft.url,
         Policy::Configured { local_network: draft.local_network },
     ) {
-        Err(refusal) => ConnectionOutcome::Failed { message: refusal.to_string() },
+        Err(refusal) => ConnectionOutcome::Failed { error: refusal.text() },
         Ok(url) => try_connect(url.as_str(), &draft).await,
     };
     Response::ConnectionTest { outcome }
@@ -172,7 +171,7 @@ async fn try_connect(url: &str, draft: &ServerDraft) -> ConnectionOutcome {
             (ServerStatus::NeedsPermission { origin }, _) => {
                 ConnectionOutcome::NeedsPermission { origin }
             }
-            (_, message) => ConnectionOutcome::Failed { message },
+            (_, error) => ConnectionOutcome::Failed { error },
         },
     };
     // Ending the session is a courtesy; the outcome stands either way.
@@ -184,6 +183,6 @@ pub fn cancel(call_id: &str) -> Response {
     if calls::cancel(call_id) {
         Response::Ok
     } else {
-        Response::Error { message: format!("no tool call \"{call_id}\" is running") }
+        Response::Error { error: Text::new("errNoSuchCall").arg(call_id) }
     }
 }

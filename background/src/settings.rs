@@ -20,7 +20,7 @@ pub async fn edit(edit: SettingsEdit) -> Response {
             }
             Response::Settings { settings: settings.for_pages() }
         }
-        Err(message) => Response::Error { message },
+        Err(error) => Response::Error { error },
     }
 }
 
@@ -30,7 +30,7 @@ pub async fn export(include_secrets: bool) -> Response {
         Ok(doc) => {
             Response::Exported { export: settings::export(&doc, ExportOptions { include_secrets }) }
         }
-        Err(message) => Response::Error { message },
+        Err(error) => Response::Error { error },
     }
 }
 
@@ -41,8 +41,8 @@ pub async fn recover(action: Recovery) -> Response {
         }
         Ok(None) => match store::read().await {
             Ok(settings) => Response::Settings { settings: settings.for_pages() },
-            Err(message) => Response::Error { message },
+            Err(error) => Response::Error { error },
         },
-        Err(message) => Response::Error { message },
+        Err(error) => Response::Error { error },
     }
 }

@@ -24,6 +24,7 @@ use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::messages::{Event, Recovery, SettingsProblem};
 use gemipanel_core::settings::{apply, load, Settings, SettingsEdit};
 use gemipanel_core::sync::FifoLock;
+use gemipanel_core::text::Text;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
@@ -34,7 +35,7 @@ pub const KEY: &str = "settings";
 pub const PROBLEM_KEY: &str = "settings_problem";
 const REJECTED_PREFIX: &str = "settings_rejected_";
 
-type Reply = oneshot::Sender<Result<Settings, String>>;
+type Reply = oneshot::Sender<Result<Settings, Text>>;
 
 thread_local! {
     static QUEUE: Rc<FifoLock> = Rc::default();
@@ -49,7 +50,7 @@ thread_local! {
 
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
 /// moved aside, which writes.
-pub async fn read() -> Result<Rc<Settings>, String> {
+pub async fn read() -> Result<Rc<Settings>, Text> {
     if let Some(settings) = CACHED.with(|c| c.borrow().clone()) {
         return Ok(settings);
     }
@@ -91,13 +92,13 @@ fn watch_for_changes() {
 }
 
 /// Applies one edit after every edit queued before it; returns the document after it.
-pub async fn edit(edit: SettingsEdit) -> Result<Settings, String> {
+pub async fn edit(edit: SettingsEdit) -> Result<Settings, Text> {
     let (reply, answer) = oneshot::channel();
     PENDING.with(|p| p.borrow_mut().push((edit, reply)));
     if !DRAINING.with(|d| d.replace(true)) {
         wasm_bindgen_futures::spawn_local(drain());
     }
-    answer.await.unwrap_or_else(|_| Err("the settings could not be saved; try again".into()))
+    answer.await.unwrap_or_else(|_| Err(Text::new("errSettingsNotSaved")))
 }
 
 /// Applies queued edits until none are left.
@@ -117,11 +118,9 @@ async fn drain() {
     }
 }
 
-async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Settings, String>)> {
+async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Settings, Text>)> {
     let current = match problem().await {
-        Some(_) => Err("the saved settings could not be read: open GemiPanel's toolbar popup to \
-                        restore, export or start fresh before changing them"
-            .to_owned()),
+        Some(_) => Err(Text::new("errSettingsBlocked")),
         None => read_locked().await,
     };
     let mut doc = match current {
@@ -132,7 +131,7 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
     let mut answers = Vec::with_capacity(batch.len());
     for (edit, reply) in batch {
         // A refused edit leaves the document as the edits before it made it.
-        let result = apply(&doc, &edit).map_err(|e| e.to_string());
+        let result = apply(&doc, &edit).map_err(|e| e.text());
         if let Ok(next) = &result {
             doc = next.clone();
         }
@@ -155,8 +154,8 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
 
 fn refused(
     batch: Vec<(SettingsEdit, Reply)>,
-    message: String,
-) -> Vec<(Reply, Result<Settings, String>)> {
+    message: Text,
+) -> Vec<(Reply, Result<Settings, Text>)> {
     batch.into_iter().map(|(_, reply)| (reply, Err(message.clone()))).collect()
 }
 
@@ -171,12 +170,12 @@ pub async fn problem() -> Option<SettingsProblem> {
 
 /// Carries out the person's choice about a document that could not be read. `ExportKept`
 /// answers with the kept document's text.
-pub async fn recover(action: Recovery) -> Result<Option<String>, String> {
+pub async fn recover(action: Recovery) -> Result<Option<String>, Text> {
     let _turn = queue().lock().await;
     let Some(problem) = problem().await else {
-        return Err("there is no settings problem to resolve".into());
+        return Err(Text::new("errSettingsNoProblem"));
     };
-    let kept = chrome::local_get(&problem.kept_under).await.map_err(|e| e.to_string())?;
+    let kept = chrome::local_get(&problem.kept_under).await.map_err(storage)?;
     match action {
         Recovery::ExportKept => {
             let text = js_sys::JSON::stringify_with_replacer_and_space(
@@ -186,14 +185,14 @@ pub async fn recover(action: Recovery) -> Result<Option<String>, String> {
             )
             .ok()
             .and_then(|t| t.as_string())
-            .ok_or("the kept settings cannot be written as JSON")?;
+            .ok_or_else(|| Text::new("errSettingsKeptNotJson"))?;
             Ok(Some(text))
         }
         Recovery::Restore => {
             if let Err(e) = load(&from_js::<Value>(kept.clone()).unwrap_or(Value::Null)) {
-                return Err(e.reason().to_string());
+                return Err(e.reason().text());
             }
-            chrome::local_set(KEY, &kept).await.map_err(|e| e.to_string())?;
+            chrome::local_set(KEY, &kept).await.map_err(storage)?;
             forget_problem(&problem).await?;
             read_locked().await?;
             Ok(None)
@@ -206,9 +205,9 @@ pub async fn recover(action: Recovery) -> Result<Option<String>, String> {
     }
 }
 
-async fn forget_problem(problem: &SettingsProblem) -> Result<(), String> {
-    chrome::local_remove(PROBLEM_KEY).await.map_err(|e| e.to_string())?;
-    chrome::local_remove(&problem.kept_under).await.map_err(|e| e.to_string())?;
+async fn forget_problem(problem: &SettingsProblem) -> Result<(), Text> {
+    chrome::local_remove(PROBLEM_KEY).await.map_err(storage)?;
+    chrome::local_remove(&problem.kept_under).await.map_err(storage)?;
     CACHED.with(|c| c.borrow_mut().take());
     Ok(())
 }
@@ -218,13 +217,13 @@ fn queue() -> Rc<FifoLock> {
 }
 
 /// The stored document as storage holds it; `None` when there is none.
-async fn stored() -> Result<Option<JsValue>, String> {
-    let raw = chrome::local_get(KEY).await.map_err(|e| e.to_string())?;
+async fn stored() -> Result<Option<JsValue>, Text> {
+    let raw = chrome::local_get(KEY).await.map_err(storage)?;
     Ok((!raw.is_undefined() && !raw.is_null()).then_some(raw))
 }
 
 /// Only with the queue's lock held. Defaults (not stored) while a problem waits for the person.
-async fn read_locked() -> Result<Settings, String> {
+async fn read_locked() -> Result<Settings, Text> {
     let Some(raw) = stored().await? else {
         return Ok(Settings::default());
     };
@@ -238,7 +237,7 @@ async fn read_locked() -> Result<Settings, String> {
             Ok(loaded.settings)
         }
         Err(err) => {
-            let problem = keep_aside(raw, err.reason().to_string()).await?;
+            let problem = keep_aside(raw, err.reason().text()).await?;
             ports::broadcast(Event::SettingsProblem { problem });
             Ok(Settings::default())
         }
@@ -247,27 +246,31 @@ async fn read_locked() -> Result<Settings, String> {
 
 /// Copies the rejected document, as stored, to a fresh key, records why, and only then clears
 /// `settings`.
-async fn keep_aside(raw: JsValue, message: String) -> Result<SettingsProblem, String> {
+async fn keep_aside(raw: JsValue, error: Text) -> Result<SettingsProblem, Text> {
     let stamp = now_ms();
     let mut kept_under = format!("{REJECTED_PREFIX}{stamp}");
     let mut n = 1;
-    while !chrome::local_get(&kept_under).await.map_err(|e| e.to_string())?.is_undefined() {
+    while !chrome::local_get(&kept_under).await.map_err(storage)?.is_undefined() {
         n += 1;
         kept_under = format!("{REJECTED_PREFIX}{stamp}_{n}");
     }
-    chrome::local_set(&kept_under, &raw).await.map_err(|e| e.to_string())?;
-    let problem = SettingsProblem { message, kept_under, at_ms: stamp };
-    let record = to_js(&problem).map_err(|e| e.to_string())?;
-    chrome::local_set(PROBLEM_KEY, &record).await.map_err(|e| e.to_string())?;
-    chrome::local_remove(KEY).await.map_err(|e| e.to_string())?;
+    chrome::local_set(&kept_under, &raw).await.map_err(storage)?;
+    let problem = SettingsProblem { error, kept_under, at_ms: stamp };
+    let record = to_js(&problem).map_err(storage)?;
+    chrome::local_set(PROBLEM_KEY, &record).await.map_err(storage)?;
+    chrome::local_remove(KEY).await.map_err(storage)?;
     Ok(problem)
 }
 
 /// The one way the document is written.
-async fn write(settings: &Settings) -> Result<(), String> {
-    let saved = match to_js(settings) {
-        Ok(value) => chrome::local_set(KEY, &value).await.map_err(|e| e.to_string()),
-        Err(_) => Err("the settings could not be encoded".to_owned()),
-    };
-    saved.map_err(|e| format!("the settings were not saved: {e}"))
+async fn write(settings: &Settings) -> Result<(), Text> {
+    let value = to_js(settings).map_err(storage)?;
+    chrome::local_set(KEY, &value)
+        .await
+        .map_err(|e| Text::new("errSettingsNotSavedBecause").arg(e.message()))
+}
+
+/// A failure of `chrome.storage` (full disk, quota, a profile being closed).
+fn storage(error: gemipanel_browser::BrowserError) -> Text {
+    Text::new("errStorage").arg(error.message())
 }

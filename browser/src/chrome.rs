@@ -223,6 +223,23 @@ pub fn message(key: &str, substitutions: &[&str]) -> String {
     }
 }
 
+/// Words one of core's texts (`core::text`) in the UI language; a key the locale files lack
+/// falls back to core's English.
+pub fn word(text: &gemipanel_core::text::Text) -> String {
+    text.word(&|key, args| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let worded = message(key, &args);
+        if worded == key {
+            gemipanel_core::text::english(
+                key,
+                &args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            )
+        } else {
+            Some(worded)
+        }
+    })
+}
+
 /// `message` for a sentence about `count` things, in the plural form the UI language uses
 /// (`Intl.PluralRules`): the key with the category appended (`<key>One`, `<key>Few`, …) when the
 /// locale files define it, else the key itself (the `other` form).

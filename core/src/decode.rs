@@ -39,6 +39,14 @@ impl DecodeError {
         &self.reason
     }
 
+    /// Where and why, without what was being read: "headers.X: invalid type: …".
+    pub fn located(&self) -> String {
+        match self.path.as_str() {
+            "" => self.reason.clone(),
+            path => format!("{path}: {}", self.reason),
+        }
+    }
+
     fn from_path_error(
         what: &'static str,
         error: serde_path_to_error::Error<serde_json::Error>,

@@ -15,6 +15,7 @@ pub mod saved_session;
 pub mod settings;
 pub mod sse;
 pub mod sync;
+pub mod text;
 pub mod tool_cache;
 pub mod tools;
 pub mod url_policy;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Tool};
 use crate::settings::{Export, ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::text::Text;
 
 /// A request from a page, with the id its answer will carry. Read with
 /// [`decode_client_message`], which keeps the id of a request it cannot read.
@@ -145,9 +146,9 @@ pub enum Response {
     },
     /// Done; nothing to report.
     Ok,
-    /// The request could not be carried out; `message` says why in words a person can act on.
+    /// The request could not be carried out; says why in words a person can act on.
     Error {
-        message: String,
+        error: Text,
     },
 }
 
@@ -179,7 +180,7 @@ pub enum ServerStatus {
         origin: String,
     },
     Error {
-        message: String,
+        error: Text,
     },
 }
 
@@ -198,7 +199,7 @@ pub enum ConnectionOutcome {
         origin: String,
     },
     Failed {
-        message: String,
+        error: Text,
     },
 }
 
@@ -279,7 +280,7 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SettingsProblem {
     /// Says what is wrong; never contains the document's secrets.
-    pub message: String,
+    pub error: Text,
     pub kept_under: String,
     /// Milliseconds since the Unix epoch.
     pub at_ms: u64,
@@ -319,9 +320,7 @@ impl DecodeError {
     pub fn into_reply(self) -> WorkerMessage {
         WorkerMessage::Response {
             id: self.id.unwrap_or(0),
-            response: Response::Error {
-                message: format!("the worker could not read this request: {}", self.reason),
-            },
+            response: Response::Error { error: Text::new("errWorkerBadRequest").arg(&self.reason) },
         }
     }
 }
@@ -481,8 +480,8 @@ mod tests {
     fn a_decode_error_becomes_an_error_reply_to_the_same_id() {
         let err = decode_client_message(json!({"id": 4, "request": {"type": "nope"}})).unwrap_err();
         match err.into_reply() {
-            WorkerMessage::Response { id: 4, response: Response::Error { message } } => {
-                assert!(message.contains("nope"), "{message}");
+            WorkerMessage::Response { id: 4, response: Response::Error { error } } => {
+                assert!(error.to_string().contains("nope"), "{error}");
             }
             other => panic!("unexpected reply {other:?}"),
         }

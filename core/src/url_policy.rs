@@ -19,6 +19,7 @@
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+use crate::text::Text;
 use crate::web_url::{self, Host, WebUrl};
 
 /// Where a URL came from, which decides what it may point at.
@@ -109,36 +110,33 @@ impl UrlRefusal {
     }
 }
 
+impl UrlRefusal {
+    /// Why, in words for a person (see `core::text`).
+    pub fn text(&self) -> Text {
+        let key = match self.kind {
+            RefusalKind::Unparsable => "errUrlUnparsable",
+            RefusalKind::Scheme => "errUrlScheme",
+            RefusalKind::UserInfo => "errUrlUserInfo",
+            RefusalKind::Fragment => "errUrlFragment",
+            RefusalKind::NoHost => "errUrlNoHost",
+            RefusalKind::Insecure => "errUrlInsecure",
+            RefusalKind::NeedsLocalNetwork => "errUrlNeedsLocalNetwork",
+            RefusalKind::NotPublic => "errUrlNotPublic",
+            RefusalKind::Metadata => "errUrlMetadata",
+            RefusalKind::Unroutable => "errUrlUnroutable",
+        };
+        let text = Text::new(key);
+        if self.detail.is_empty() {
+            text
+        } else {
+            text.arg(&self.detail)
+        }
+    }
+}
+
 impl fmt::Display for UrlRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let host = &self.detail;
-        match self.kind {
-            RefusalKind::Unparsable => write!(f, "this is not a valid URL"),
-            RefusalKind::Scheme => write!(f, "only http and https URLs can be used"),
-            RefusalKind::UserInfo => write!(
-                f,
-                "the URL contains a user name or password; remove it and put credentials in a header"
-            ),
-            RefusalKind::Fragment => write!(f, "the URL must not contain a #fragment"),
-            RefusalKind::NoHost => write!(f, "the URL has no host name"),
-            RefusalKind::Insecure => {
-                write!(f, "http is only allowed for loopback addresses; use https")
-            }
-            RefusalKind::NeedsLocalNetwork => write!(
-                f,
-                "{host} is a private network address: tick “local network server” to allow it"
-            ),
-            RefusalKind::NotPublic => write!(
-                f,
-                "the server pointed to {host}, which is not a public address; addresses a server \
-                 gives us must be public"
-            ),
-            RefusalKind::Metadata => write!(
-                f,
-                "{host} is a cloud metadata service, which is never contacted"
-            ),
-            RefusalKind::Unroutable => write!(f, "{host} is not an address a server can have"),
-        }
+        self.text().fmt(f)
     }
 }
 

@@ -172,7 +172,7 @@ fn the_header_box_is_checked_as_the_user_types() {
     assert!(parse_headers("").unwrap().is_empty());
     for (text, says) in [
         (r#"{"Authorization": "Bearer FAKE-4""#, "must be a JSON object"),
-        (r#"["FAKE-5"]"#, "JSON object of names"),
+        (r#"["FAKE-5"]"#, "expected a map"),
         (r#"{"X-Key": 5}"#, "must be a string"),
         (r#"{"Cookie": "FAKE-6"}"#, "cannot be configured"),
         (r#"{"X-Key": "a", "x-key": "b"}"#, "given twice"),

@@ -147,7 +147,10 @@ fn save_server_callback(dispatch: Dispatch, state: &State) -> Callback<()> {
         };
         match form.save_edit(settings, id) {
             Ok(edit) => effects::save_server(dispatch.clone(), edit, host_permission(&form.url)),
-            Err((field, message)) => dispatch.dispatch(Action::FormSaveFailed(field, message)),
+            Err((field, message)) => {
+                let message = message.as_ref().map(chrome::word).unwrap_or_default();
+                dispatch.dispatch(Action::FormSaveFailed(field, message))
+            }
         }
     })
 }

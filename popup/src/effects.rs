@@ -17,7 +17,7 @@ pub type Dispatch = UseReducerDispatcher<State>;
 
 async fn ask(request: Request) -> Result<Response, String> {
     match request_once(request).await {
-        Ok(Response::Error { message }) => Err(message),
+        Ok(Response::Error { error }) => Err(chrome::word(&error)),
         Ok(response) => Ok(response),
         Err(err) => Err(err.to_string()),
     }
@@ -191,7 +191,8 @@ pub fn preview_import(dispatch: Dispatch, text: String) {
         let preview = async {
             let settings = current_settings().await?;
             let seed = chrome::random_bytes::<16>().map_err(|err| err.to_string())?;
-            settings::preview_import(&text, &settings, seed).map_err(|err| err.to_string())
+            settings::preview_import(&text, &settings, seed)
+                .map_err(|err| chrome::word(&err.text()))
         };
         dispatch.dispatch(match preview.await {
             Ok(preview) => Action::ImportPreviewed(Box::new(preview)),

@@ -7,6 +7,7 @@
 use gemipanel_core::settings::{
     self, parse_headers, Field, Server, ServerDraft, ServerId, ServerPatch, Settings, SettingsEdit,
 };
+use gemipanel_core::text::Text;
 use gemipanel_core::url_policy::{self, Policy, UrlRefusal};
 use gemipanel_core::web_url;
 
@@ -63,7 +64,7 @@ pub enum FormEdit {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LiveErrors {
     pub url: Option<UrlRefusal>,
-    pub headers: Option<String>,
+    pub headers: Option<Text>,
     pub timeout: bool,
 }
 
@@ -173,9 +174,9 @@ impl ServerForm {
         &self,
         settings: &Settings,
         new_id: ServerId,
-    ) -> Result<SettingsEdit, (Option<Field>, String)> {
+    ) -> Result<SettingsEdit, (Option<Field>, Option<Text>)> {
         let Some(draft) = self.draft() else {
-            return Err((None, String::new()));
+            return Err((None, None));
         };
         let edit = match (&self.editing, &self.opened) {
             (Some(id), Some(opened)) => {
@@ -190,9 +191,9 @@ impl ServerForm {
             Err(err) => {
                 let message = match &err {
                     settings::EditError::Invalid(invalid) => invalid.message.clone(),
-                    other => other.to_string(),
+                    other => other.text(),
                 };
-                Err((Some(err.field()), message))
+                Err((Some(err.field()), Some(message)))
             }
         }
     }
@@ -265,9 +266,9 @@ mod tests {
     fn headers_are_checked_as_you_type() {
         let bad = typed(vec![FormEdit::Headers("{\"Authorization\": 5}".into())]);
         let error = bad.live_errors().headers.expect("an error");
-        assert!(error.contains("Authorization"), "{error}");
+        assert!(error.to_string().contains("Authorization"), "{error}");
         let not_json = typed(vec![FormEdit::Headers("{\"X-Key\": \"secret".into())]);
-        assert!(not_json.live_errors().headers.is_some_and(|e| !e.contains("secret")));
+        assert!(not_json.live_errors().headers.is_some_and(|e| !e.to_string().contains("secret")));
         let good = typed(vec![FormEdit::Headers("{\"X-Key\": \"v\"}".into())]);
         assert_eq!(good.live_errors().headers, None);
     }

@@ -500,7 +500,7 @@ mod tests {
             updated: vec![],
             skipped: vec![Skipped {
                 name: "local".into(),
-                reason: "stdio servers cannot run in a browser".into(),
+                reason: gemipanel_core::text::Text::new("errImportStdio"),
             }],
             warnings: vec![],
             api_key: None,

@@ -1,5 +1,6 @@
 use std::rc::Rc;
 
+use gemipanel_browser::chrome::word;
 use gemipanel_core::gemini::ToolsOff;
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
@@ -155,7 +156,7 @@ pub fn App() -> Html {
             checked: enabled.contains(s.id.as_str()),
         })
         .collect();
-    let tools_off = ToolsOff::for_chat(state.chat.google_search, &model).map(|r| r.to_string());
+    let tools_off = ToolsOff::for_chat(state.chat.google_search, &model).map(|r| word(&r.text()));
     let main = match state.view {
         View::History => html! {
             <HistoryList chats={state.saved.clone()} current={state.chat.id.clone()}

@@ -24,6 +24,7 @@ use yew::Callback;
 
 use crate::state::{Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
+use gemipanel_browser::chrome::word;
 use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::messages::Response;
 
@@ -133,13 +134,17 @@ impl Driver {
             let port = this.0.borrow().port.clone();
             let settings = match port.request(Request::GetSettings).await {
                 Ok(Response::Settings { settings }) => settings,
-                Ok(Response::Error { message }) => return this.fail_setup(message),
+                Ok(Response::Error { error }) => return this.fail_setup(word(&error)),
                 // (Not `{other:?}`: Debug of the whole protocol costs wasm size.)
                 Ok(_) => return this.fail_setup("unexpected answer".into()),
                 Err(err) => return this.fail_setup(err.to_string()),
             };
             let Some(key) = settings.gemini.api_key.clone().filter(|k| !k.is_empty()) else {
-                this.dispatch(Action::Failed(ErrorView::from_error(&Error::missing_key())));
+                let missing = Error::missing_key();
+                this.dispatch(Action::Failed(ErrorView::from_error(
+                    &missing,
+                    word(&missing.text()),
+                )));
                 return this.end_setup();
             };
             let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
@@ -193,8 +198,8 @@ impl Driver {
             let request = Request::ListTools { server_id: server.id.clone(), refresh: false };
             let tools = match port.request(request).await {
                 Ok(Response::Tools { tools, .. }) => tools,
-                Ok(Response::Error { message }) => {
-                    self.notice_tools_unavailable(&server.name, &message);
+                Ok(Response::Error { error }) => {
+                    self.notice_tools_unavailable(&server.name, &word(&error));
                     continue;
                 }
                 Ok(_) => {
@@ -292,10 +297,13 @@ impl Driver {
                 ChatEvent::ModelTurn { incomplete, .. } => Action::ModelTurnEnded { incomplete },
                 ChatEvent::Retrying { delay, error, .. } => Action::Retrying {
                     seconds: delay.as_secs_f64().ceil() as u64,
-                    message: error.to_string(),
+                    message: word(&error.text()),
                 },
-                ChatEvent::Notice(notice) => Action::Notice(notice.to_string()),
-                ChatEvent::Error(error) => Action::Failed(ErrorView::from_error(&error)),
+                ChatEvent::Notice(notice) => Action::Notice(word(&notice.text())),
+                ChatEvent::Error(error) => {
+                    let message = word(&error.text());
+                    Action::Failed(ErrorView::from_error(&error, message))
+                }
                 ChatEvent::Idle => {
                     let history = Rc::new(self.0.borrow().chat.history().to_vec());
                     Action::TurnOver { history, now_ms: now_ms() }
@@ -463,7 +471,7 @@ impl Driver {
             wasm_bindgen_futures::spawn_local(async move {
                 let answer = port.request(Request::EditSettings { edit }).await;
                 let failure = match answer {
-                    Ok(Response::Error { message }) => Some(message),
+                    Ok(Response::Error { error }) => Some(word(&error)),
                     Err(err) => Some(err.to_string()),
                     Ok(_) => None,
                 };
@@ -496,8 +504,9 @@ impl Driver {
                     let (text, is_error) = result_text(&result);
                     (ToolOutcome::Mcp(result), text, is_error)
                 }
-                Ok(Response::Error { message }) => {
-                    (ToolOutcome::Error(message.clone()), message, true)
+                // The model reads the English; the person, their language.
+                Ok(Response::Error { error }) => {
+                    (ToolOutcome::Error(error.to_string()), word(&error), true)
                 }
                 Ok(_) => {
                     let message = "unexpected answer from the worker".to_owned();

@@ -10,6 +10,7 @@ use gemipanel_browser::gemini_models::list_models;
 use crate::chat_driver::Driver;
 use crate::chats_store;
 use crate::state::{Action, ElicitationCard, Progress, State};
+use gemipanel_browser::chrome::word;
 use gemipanel_browser::port::WorkerPort;
 
 /// The panel's port to the worker, connected once; worker events become actions.
@@ -55,15 +56,15 @@ pub fn use_worker_status(
         wasm_bindgen_futures::spawn_local(async move {
             let action = match port.request(Request::Status).await {
                 Ok(Response::Status(status)) => Action::StatusLoaded(status),
-                Ok(Response::Error { message }) => Action::StatusFailed(message),
+                Ok(Response::Error { error }) => Action::StatusFailed(word(&error)),
                 Ok(_) => Action::StatusFailed("unexpected answer".into()),
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
             let settings = match port.request(Request::GetSettings).await {
                 Ok(Response::Settings { settings }) => settings,
-                Ok(Response::Error { message }) => {
-                    return dispatcher.dispatch(Action::SettingsFailed(message));
+                Ok(Response::Error { error }) => {
+                    return dispatcher.dispatch(Action::SettingsFailed(word(&error)));
                 }
                 Ok(_) => return,
                 Err(err) => return dispatcher.dispatch(Action::SettingsFailed(err.to_string())),

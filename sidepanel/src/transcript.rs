@@ -185,7 +185,8 @@ pub struct ErrorView {
 }
 
 impl ErrorView {
-    pub fn from_error(error: &Error) -> Self {
+    /// `message` is the error in the person's language (`chrome::word(&error.text())`).
+    pub fn from_error(error: &Error, message: String) -> Self {
         let kind = if error.is_missing_key() {
             ErrorKind::MissingKey
         } else if error.is_auth() {
@@ -199,7 +200,7 @@ impl ErrorView {
         } else {
             ErrorKind::Other
         };
-        Self { kind, message: error.to_string() }
+        Self { kind, message }
     }
 }
 
@@ -272,9 +273,10 @@ mod tests {
             ),
         ];
         for (error, kind) in cases {
-            assert_eq!(ErrorView::from_error(&error).kind, kind, "{error}");
+            assert_eq!(ErrorView::from_error(&error, error.to_string()).kind, kind, "{error}");
         }
-        let view = ErrorView::from_error(&Error::from_http(429, body429));
+        let error = Error::from_http(429, body429);
+        let view = ErrorView::from_error(&error, error.to_string());
         assert!(view.message.contains("Quota exceeded"), "{}", view.message);
     }
 

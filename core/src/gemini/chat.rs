@@ -22,6 +22,7 @@ use super::wire::{
     GenerationConfig, Part, Tool, UsageMetadata, ROLE_USER,
 };
 use super::Error;
+use crate::text::Text;
 
 /// Rounds of tool calls allowed per user message.
 pub const DEFAULT_MAX_ROUNDS: u32 = 10;
@@ -95,14 +96,18 @@ impl ToolsOff {
     }
 }
 
+impl ToolsOff {
+    pub fn text(&self) -> Text {
+        Text::new(match self {
+            Self::GoogleSearch => "toolsOffSearch",
+            Self::ModelWithoutFunctionCalling => "toolsOffModel",
+        })
+    }
+}
+
 impl fmt::Display for ToolsOff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::GoogleSearch => "MCP tools are off while Google Search grounding is on.",
-            Self::ModelWithoutFunctionCalling => {
-                "This model cannot call functions; MCP tools are off."
-            }
-        })
+        self.text().fmt(f)
     }
 }
 
@@ -195,21 +200,21 @@ pub enum Notice {
     Stopped,
 }
 
+impl Notice {
+    pub fn text(&self) -> Text {
+        match self {
+            Self::RoundLimit { max_rounds } => Text::new("noticeRoundLimit").arg(max_rounds),
+            Self::SchemaFallback => Text::new("noticeSchemaFallback"),
+            Self::Incomplete => Text::new("noticeIncomplete"),
+            Self::Finish(reason) => reason.notice().unwrap_or_else(|| Text::new("noticeStopped")),
+            Self::Stopped => Text::new("noticeStopped"),
+        }
+    }
+}
+
 impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::RoundLimit { max_rounds } => write!(
-                f,
-                "Stopped after {max_rounds} rounds of tool calls for this message; \
-                 send another message to continue."
-            ),
-            Self::SchemaFallback => f.write_str(
-                "Gemini rejected the tools' JSON schemas; retrying with simplified schemas.",
-            ),
-            Self::Incomplete => f.write_str("The reply was cut short and is incomplete."),
-            Self::Finish(reason) => f.write_str(&reason.notice().unwrap_or_default()),
-            Self::Stopped => f.write_str("Stopped."),
-        }
+        self.text().fmt(f)
     }
 }
 

@@ -5,6 +5,8 @@
 //! (google.rpc.Status); the message is shown as the API wrote it.
 
 use std::fmt;
+
+use crate::text::Text;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -223,28 +225,34 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Error {
+    /// What went wrong, in words for a person (see `core::text`). The API's own message is
+    /// quoted as it came.
+    pub fn text(&self) -> Text {
         match &self.kind {
             Kind::Api { http_status, body: Some(s), .. } if !s.message.is_empty() => {
-                write!(f, "Gemini API error {http_status}")?;
-                if !s.status.is_empty() {
-                    write!(f, " ({})", s.status)?;
+                if s.status.is_empty() {
+                    Text::new("errGeminiApi").arg(http_status).arg(&s.message)
+                } else {
+                    Text::new("errGeminiApiStatus").arg(http_status).arg(&s.status).arg(&s.message)
                 }
-                write!(f, ": {}", s.message)
             }
             Kind::Api { http_status, text, .. } if !text.trim().is_empty() => {
-                write!(f, "Gemini API error {http_status}: {}", text.trim())
+                Text::new("errGeminiApi").arg(http_status).arg(text.trim())
             }
-            Kind::Api { http_status, .. } => write!(f, "Gemini API answered HTTP {http_status}"),
-            Kind::Network(m) => write!(f, "Connection to the Gemini API failed: {m}"),
-            Kind::NetworkLost(m) => {
-                write!(f, "The connection to the Gemini API was lost during the reply: {m}")
-            }
-            Kind::Malformed(m) => write!(f, "Gemini sent a reply that could not be read: {m}"),
-            Kind::Blocked(r) => write!(f, "Gemini blocked the prompt ({r})"),
-            Kind::MissingKey => f.write_str("No Gemini API key is set; add one in the settings"),
+            Kind::Api { http_status, .. } => Text::new("errGeminiHttp").arg(http_status),
+            Kind::Network(m) => Text::new("errGeminiNetwork").arg(m),
+            Kind::NetworkLost(m) => Text::new("errGeminiNetworkLost").arg(m),
+            Kind::Malformed(m) => Text::new("errGeminiMalformed").arg(m),
+            Kind::Blocked(r) => Text::new("errGeminiBlocked").arg(r),
+            Kind::MissingKey => Text::new("errGeminiMissingKey"),
         }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.text().fmt(f)
     }
 }
 

@@ -15,6 +15,7 @@ use super::transport::{HttpRequest, HttpTransport, Method, Timer};
 use super::types::*;
 use crate::jsonrpc::{code, ErrorObject, Id, Request};
 use crate::sync::{first, CancelToken, Either, SingleFlight};
+use crate::text::Text;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
@@ -406,7 +407,7 @@ where
         value: Value,
     ) -> Result<R, Error> {
         crate::decode::from_value("the result", value).map_err(|e| {
-            self.error(Kind::Protocol(format!("unexpected result shape: {e}"))).with_method(method)
+            self.error(Kind::Protocol(Text::new("errMcpResultShape").arg(e))).with_method(method)
         })
     }
 
@@ -510,9 +511,7 @@ where
             };
             request_id = self.fresh_id();
         }
-        Err(self.error(Kind::Protocol(format!(
-            "the server asked for input more than {MAX_INPUT_ROUNDS} times"
-        ))))
+        Err(self.error(Kind::Protocol(Text::new("errMcpInputRounds").arg(MAX_INPUT_ROUNDS))))
     }
 
     pub(super) async fn answer_input_requests(
@@ -530,10 +529,9 @@ where
             match self.answer_server_request(method, &params, handler).await {
                 Ok(answer) => responses.insert(key.clone(), answer),
                 Err(e) => {
-                    return Err(self.error(Kind::Protocol(format!(
-                        "the server asked for \"{method}\", which this client cannot answer: {}",
-                        e.message
-                    ))))
+                    return Err(self.error(Kind::Protocol(
+                        Text::new("errMcpCannotAnswer").arg(method).arg(&e.message),
+                    )))
                 }
             };
         }

@@ -178,9 +178,7 @@ where
     ) -> Result<ListenEnd, Error> {
         let session = self.connect().await?;
         if !session.is_modern() {
-            return Err(self.error(Kind::Unsupported(
-                "subscriptions/listen: it speaks a protocol older than 2026-07-28",
-            )));
+            return Err(self.error(Kind::Unsupported(crate::text::Text::new("errMcpNoListen"))));
         }
         let id = self.fresh_id();
         let mut params = Map::new();
@@ -287,8 +285,7 @@ pub struct Reopen {
     failures: u32,
 }
 
-const WAITS: Backoff =
-    Backoff { first: Duration::from_secs(1), max: Duration::from_secs(5 * 60) };
+const WAITS: Backoff = Backoff { first: Duration::from_secs(1), max: Duration::from_secs(5 * 60) };
 const STABLE_MS: u64 = 60_000;
 
 impl Reopen {
@@ -442,7 +439,10 @@ mod tests {
     fn reopening_stops_when_the_server_cannot_deliver() {
         let mut reopen = Reopen::default();
         assert_eq!(reopen.after(&Ok(ListenEnd::Completed), Some(ListenFilter::default()), 0), None);
-        assert_eq!(reopen.after(&failed(Kind::Unsupported("x")), None, 0), None);
+        assert_eq!(
+            reopen.after(&failed(Kind::Unsupported(crate::text::Text::new("x"))), None, 0),
+            None
+        );
         let missing = ErrorObject::new(code::METHOD_NOT_FOUND, "Method not found");
         assert_eq!(reopen.after(&failed(Kind::Rpc(Box::new(missing))), None, 0), None);
         let sign_in = Kind::Http { status: 401, message: None, www_authenticate: None, rpc: None };

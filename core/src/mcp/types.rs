@@ -190,11 +190,7 @@ pub struct InvalidTool {
 impl InvalidTool {
     fn new(raw: &Value, error: &DecodeError) -> Self {
         let name = raw.get("name").and_then(Value::as_str).map(str::to_owned);
-        let reason = match error.path() {
-            "" => error.reason().to_owned(),
-            path => format!("{path}: {}", error.reason()),
-        };
-        InvalidTool { name, reason }
+        InvalidTool { name, reason: error.located() }
     }
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::document::{same_name, Headers, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS};
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
+use crate::text::Text;
 use crate::url_policy::UrlRefusal;
 use crate::web_url;
 
@@ -226,12 +227,18 @@ impl EditError {
     }
 }
 
+impl EditError {
+    pub fn text(&self) -> Text {
+        match self {
+            EditError::UnknownServer(_) => Text::new("errSettingsNoServer"),
+            EditError::Invalid(i) => i.text(),
+        }
+    }
+}
+
 impl fmt::Display for EditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EditError::UnknownServer(_) => f.write_str("this server no longer exists"),
-            EditError::Invalid(i) => write!(f, "{i}"),
-        }
+        self.text().fmt(f)
     }
 }
 
@@ -347,11 +354,7 @@ fn patch(server: &mut Server, changes: &ServerPatch) -> Result<(), Invalid> {
             && !server.headers.is_empty()
             && !changes.headers_to_new_origin
         {
-            return Err(on(Invalid::new(
-                Field::Headers,
-                "the server moved to another address: enter its headers again, or confirm that \
-                 they may be sent to the new address",
-            )));
+            return Err(on(Invalid::new(Field::Headers, Text::new("errSettingsHeadersMoved"))));
         }
         forget_server_state(server);
     }

@@ -10,6 +10,7 @@ use super::document::Settings;
 use super::migrate::{migrate, MigrationError};
 use super::validate::{validate, Invalid};
 use crate::decode::DecodeError;
+use crate::text::Text;
 
 /// A document read from storage.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,18 +60,24 @@ impl LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the saved settings could not be read: {}", self.reason)
+        Text::new("errSettingsUnreadable").with(self.reason.text()).fmt(f)
     }
 }
 
-/// What is wrong, without the "could not be read" the person's UI already says.
+impl LoadFailure {
+    /// What is wrong, without the "could not be read" the person's UI already says.
+    pub fn text(&self) -> Text {
+        match self {
+            LoadFailure::Migration(e) => e.text(),
+            LoadFailure::Shape(e) => Text::new("errPlain").arg(e),
+            LoadFailure::Invalid(i) => i.text(),
+        }
+    }
+}
+
 impl fmt::Display for LoadFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LoadFailure::Migration(e) => write!(f, "{e}"),
-            LoadFailure::Shape(e) => write!(f, "{e}"),
-            LoadFailure::Invalid(i) => write!(f, "{i}"),
-        }
+        self.text().fmt(f)
     }
 }
 

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::document::{ServerId, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS};
+use crate::text::Text;
 use crate::url_policy;
 use crate::web_url;
 
@@ -43,20 +44,22 @@ pub enum MigrationError {
     },
 }
 
+impl MigrationError {
+    pub fn text(&self) -> Text {
+        match self {
+            MigrationError::NotAnObject => Text::new("errSettingsNotObject"),
+            MigrationError::BadVersion => Text::new("errSettingsBadVersion"),
+            MigrationError::Newer(v) => Text::new("errSettingsNewer").arg(v).arg(CURRENT_VERSION),
+            MigrationError::Step { from, message } => {
+                Text::new("errSettingsUpgrade").arg(from).arg(message)
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for MigrationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MigrationError::NotAnObject => f.write_str("the stored settings are not a JSON object"),
-            MigrationError::BadVersion => f.write_str("the stored settings have an invalid version number"),
-            MigrationError::Newer(v) => write!(
-                f,
-                "the stored settings are version {v}, written by a newer GemiPanel (this one reads up to version {CURRENT_VERSION})"
-            ),
-            MigrationError::Step { from, message } => write!(
-                f,
-                "the stored settings of version {from} could not be upgraded: {message}"
-            ),
-        }
+        self.text().fmt(f)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The add/edit server form. Checks run as the person types (see `form.rs`).
 
-use gemipanel_browser::chrome::{counted_message, message};
+use gemipanel_browser::chrome::{counted_message, message, word};
 use gemipanel_core::settings::{Field, DEFAULT_TIMEOUT_MS};
 use gemipanel_core::url_policy::{RefusalKind, UrlRefusal};
 use yew::prelude::*;
@@ -61,7 +61,7 @@ pub fn ServerFormView(props: &Props) -> Html {
             <TextField id="server-headers" label={message("popupHeaders", &[])} multiline=true
                 value={form.headers.clone()} oninput={edit(FormEdit::Headers)}
                 placeholder={r#"{"Authorization": "Bearer …"}"#}
-                error={live.headers.clone().or_else(|| saved(Field::Headers))} hint={headers_hint} />
+                error={live.headers.as_ref().map(word).or_else(|| saved(Field::Headers))} hint={headers_hint} />
             if form.needs_header_confirmation() {
                 <CheckField id="server-headers-move" label={counted_message("popupHeadersToNewOrigin", form.stored_headers, &[&form.stored_headers.to_string()])}
                     checked={form.headers_to_new_origin} onchange={tick(FormEdit::HeadersToNewOrigin)}
@@ -110,7 +110,7 @@ pub fn url_refusal_text(refusal: &UrlRefusal) -> String {
         RefusalKind::NeedsLocalNetwork => "popupUrlNeedsLocalNetwork",
         RefusalKind::Metadata => "popupUrlMetadata",
         RefusalKind::Unroutable => "popupUrlUnroutable",
-        RefusalKind::NotPublic => return refusal.to_string(),
+        RefusalKind::NotPublic => return word(&refusal.text()),
     };
     message(key, &[])
 }

@@ -1,6 +1,6 @@
 //! One configured server: status, name, address, tool count, Edit and Remove.
 
-use gemipanel_browser::chrome::{counted_message, message};
+use gemipanel_browser::chrome::{counted_message, message, word};
 use gemipanel_core::messages::{ServerStatus, ServerView};
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
@@ -30,7 +30,9 @@ pub fn status_parts(status: &ServerStatus) -> (&'static str, String, &'static st
         ServerStatus::NeedsPermission { .. } => {
             ("pending", message("popupStatusNeedsPermission", &[]), "needs-permission")
         }
-        ServerStatus::Error { message: m } => ("error", message("popupStatusError", &[m]), "error"),
+        ServerStatus::Error { error } => {
+            ("error", message("popupStatusError", &[&word(error)]), "error")
+        }
     }
 }
 

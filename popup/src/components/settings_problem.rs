@@ -1,6 +1,6 @@
 //! The stored settings could not be read: what is wrong, and the person's three ways on.
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::messages::{Recovery, SettingsProblem};
 use yew::prelude::*;
 
@@ -38,7 +38,7 @@ pub fn SettingsProblemBanner(props: &Props) -> Html {
     };
     html! {
         <div class="banner error" role="alert" data-testid="settings-problem">
-            <p>{ message("popupSettingsProblem", &[&props.problem.message]) }</p>
+            <p>{ message("popupSettingsProblem", &[&word(&props.problem.error)]) }</p>
             <p class="note">{ message("popupSettingsProblemChoose", &[]) }</p>
             <div class="actions">
                 { button(Recovery::ExportKept, "popupRecoverExport", "secondary", "recover-export") }

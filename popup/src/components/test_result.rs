@@ -1,6 +1,6 @@
 //! What "Test connection" found: the tools, a sign-in request, or the error.
 
-use gemipanel_browser::chrome::{counted_message, message};
+use gemipanel_browser::chrome::{counted_message, message, word};
 use gemipanel_core::messages::ConnectionOutcome;
 use yew::prelude::*;
 
@@ -21,7 +21,7 @@ pub fn TestResult(props: &Props) -> Html {
             </p>
         },
         Pending::Failed(error) => error_line(error),
-        Pending::Done(ConnectionOutcome::Failed { message: error }) => error_line(error),
+        Pending::Done(ConnectionOutcome::Failed { error }) => error_line(&word(error)),
         Pending::Done(ConnectionOutcome::NeedsSignIn) => html! {
             <p class="note warn" data-state="sign-in">{ message("popupTestNeedsSignIn", &[]) }</p>
         },

@@ -55,6 +55,8 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_namespace = ["chrome", "i18n"], js_name = getMessage)]
     fn i18n_get_message(name: &str, substitutions: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "i18n"], js_name = getUILanguage)]
+    fn i18n_get_ui_language() -> Result<JsValue, JsValue>;
 }
 
 impl Port {
@@ -221,14 +223,35 @@ pub fn message(key: &str, substitutions: &[&str]) -> String {
     }
 }
 
-/// `message` for a sentence about `count` things. chrome.i18n has no plural forms, so a count of
-/// one reads `<key>One`, which every locale defines (Japanese says the same in both).
+/// `message` for a sentence about `count` things, in the plural form the UI language uses
+/// (`Intl.PluralRules`): the key with the category appended (`<key>One`, `<key>Few`, …) when the
+/// locale files define it, else the key itself (the `other` form).
 pub fn counted_message(key: &str, count: usize, substitutions: &[&str]) -> String {
-    if count == 1 {
-        message(&format!("{key}One"), substitutions)
-    } else {
-        message(key, substitutions)
+    let category = plural_category(count);
+    let mut chars = category.chars();
+    let suffix: String = match chars.next() {
+        Some(first) if category != "other" => first.to_uppercase().chain(chars).collect(),
+        _ => String::new(),
+    };
+    if !suffix.is_empty() {
+        let variant = message(&format!("{key}{suffix}"), substitutions);
+        if variant != format!("{key}{suffix}") {
+            return variant;
+        }
     }
+    message(key, substitutions)
+}
+
+/// The browser's UI language (`en-US`, `ja`), which picks the `_locales` folder.
+pub fn ui_language() -> String {
+    i18n_get_ui_language().ok().and_then(|l| l.as_string()).unwrap_or_else(|| "en".into())
+}
+
+/// `new Intl.PluralRules(<UI language>).select(count)`: "one", "other", …
+fn plural_category(count: usize) -> String {
+    let locales = js_sys::Array::of1(&JsValue::from_str(&ui_language()));
+    let rules = js_sys::Intl::PluralRules::new(&locales, &js_sys::Object::new());
+    rules.select(count as f64).as_string().unwrap_or_else(|| "other".into())
 }
 
 // --- The popup's calls: side panel, windows, host permissions, commands. ---

@@ -12,7 +12,6 @@ pub mod http;
 pub mod messaging;
 pub mod port;
 pub mod timers;
-pub mod wait;
 
 pub use error::BrowserError;
 

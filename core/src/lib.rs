@@ -5,8 +5,8 @@
 //! service worker and the pages drive them in the browser; the native tests drive them directly.
 
 pub mod deadlines;
+pub mod decode;
 pub mod gemini;
-mod json_object;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod messages;
@@ -14,6 +14,8 @@ pub mod oauth;
 pub mod saved_session;
 pub mod settings;
 pub mod sse;
+pub mod sync;
+pub mod tool_cache;
 pub mod tools;
 pub mod url_policy;
 pub mod web_url;

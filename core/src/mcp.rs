@@ -13,18 +13,19 @@ mod headers;
 mod legacy;
 mod listen;
 pub mod param_headers;
-mod race;
 pub mod reply;
 mod session;
 mod standalone;
 pub mod transport;
 pub mod types;
 
+pub use crate::sync::CancelToken;
 pub use cache::Freshness;
-pub use client::{CallEvent, CallHandler, Client, ServerConfig};
+pub use client::{
+    CallEvent, CallHandler, Client, ServerConfig, ToolList, MAX_LIST_BYTES, MAX_LIST_PAGES,
+};
 pub use error::{redact_url, Error};
 pub use listen::{ListenEnd, ListenEvent, ListenFilter, Reopen};
-pub use race::CancelToken;
 pub use session::{SessionState, LEGACY_VERSIONS, MODERN_VERSION};
 pub use transport::{
     is_header_name, is_header_value, HttpRequest, HttpResponse, HttpTransport, Method,

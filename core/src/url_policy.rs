@@ -48,6 +48,22 @@ pub enum HostClass {
     Unroutable,
 }
 
+/// The host permissions `manifest.json` grants at install (a tidy test keeps the two equal):
+/// the usual names of this computer over http. Every other URL the policy accepts needs a
+/// permission requested in the person's click ([`host_permission`]).
+pub const MANIFEST_HOST_PERMISSIONS: [&str; 3] =
+    ["http://127.0.0.1/*", "http://localhost/*", "http://[::1]/*"];
+
+/// The `chrome.permissions` origin pattern to request before GemiPanel may fetch `url`, or
+/// `None` when the manifest already grants it (or the URL is not one at all). Patterns carry no
+/// port: they match every port of the host.
+pub fn host_permission(url: &str) -> Option<String> {
+    let parsed = web_url::parse(url.trim())?;
+    let host = parsed.host_str()?;
+    let pattern = format!("{}://{host}/*", parsed.scheme);
+    (!MANIFEST_HOST_PERMISSIONS.contains(&pattern.as_str())).then_some(pattern)
+}
+
 /// Why a URL was refused. `Display` is a sentence to show next to the URL field; it names the
 /// host but never the whole URL, whose user info or query may carry secrets.
 #[derive(Debug, Clone, PartialEq, Eq)]

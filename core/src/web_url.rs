@@ -1,11 +1,8 @@
-//! URLs as the WHATWG URL standard parses them, and the only place core parses URLs.
+//! URLs as the WHATWG URL standard parses them (the `url` crate), and the only place core
+//! parses URLs. The same parser runs natively and in wasm, so what the native tests check is
+//! what the extension does; `tests/web_url.rs` also runs in Chromium.
 //!
-//! In wasm the browser's own parser does it (`new URL()`): the `url` crate and its IDNA code cost
-//! about 10 KB gzip in every wasm module, while the browser ships a parser anyway. Natively the
-//! `url` crate does it, which implements the same standard, so core's rules are tested natively
-//! and `tests/web_url.rs` checks that both parsers agree on the cases the rules depend on.
-//!
-//! Internationalised host names come out in their punycode (`xn--`) form from both parsers.
+//! Internationalised host names come out in their punycode (`xn--`) form.
 
 /// The parts of a parsed URL, in their WHATWG serialisation.
 #[derive(Clone, PartialEq, Eq)]
@@ -57,6 +54,14 @@ impl WebUrl {
             return v6.parse().ok().map(Host::Ipv6);
         }
         Some(name.parse().map_or(Host::Domain(name), Host::Ipv4))
+    }
+
+    /// `scheme://host[:port]`: two URLs of one origin may share credentials.
+    pub fn origin(&self) -> String {
+        match self.port {
+            Some(port) => format!("{}://{}:{port}", self.scheme, self.hostname),
+            None => format!("{}://{}", self.scheme, self.hostname),
+        }
     }
 
     /// The URL without user info, query and fragment, for messages (those parts can hold secrets).
@@ -111,31 +116,6 @@ fn standard_host(url: &WebUrl) -> bool {
     !(SPECIAL.contains(&url.scheme.as_str()) && url.hostname.contains('%'))
 }
 
-/// Encodes a query value as `application/x-www-form-urlencoded` (what `URLSearchParams` does).
-pub fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        match byte {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
-                out.push(byte as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    out
-}
-
-/// The part of a serialised URL after its first `delimiter`, `None` without one. `?` and `#`
-/// only appear unescaped as delimiters in a serialised URL (`#` always starts the fragment; the
-/// first `?` before it starts the query).
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-fn part_after(href: &str, delimiter: char) -> Option<String> {
-    let before_fragment = if delimiter == '#' { href } else { href.split('#').next()? };
-    before_fragment.split_once(delimiter).map(|(_, rest)| rest.to_owned())
-}
-
-#[cfg(not(target_arch = "wasm32"))]
 mod platform {
     use super::WebUrl;
 
@@ -155,54 +135,5 @@ mod platform {
             fragment: url.fragment().map(str::to_owned),
             href: url.into(),
         })
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-mod platform {
-    use super::{part_after, WebUrl};
-    use web_sys::Url;
-
-    /// `new URL()` throws on anything it cannot parse; web-sys binds it with `catch`, so the
-    /// throw arrives as an `Err` instead of unwinding through wasm.
-    pub fn parse(input: &str, base: Option<&str>) -> Option<WebUrl> {
-        let url = match base {
-            Some(base) => Url::new_with_base(input, base).ok()?,
-            None => Url::new(input).ok()?,
-        };
-        let href = url.href();
-        let port = url.port();
-        Some(WebUrl {
-            scheme: url.protocol().trim_end_matches(':').to_owned(),
-            username: url.username(),
-            password: url.password(),
-            hostname: url.hostname(),
-            port: if port.is_empty() { None } else { Some(port.parse().ok()?) },
-            pathname: url.pathname(),
-            // `search` and `hash` are "" both for no delimiter and for a bare one; the href tells.
-            query: part_after(&href, '?'),
-            fragment: part_after(&href, '#'),
-            href,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn form_encoding_matches_url_search_params() {
-        assert_eq!(form_encode("a b&c=d/é~*-._"), "a+b%26c%3Dd%2F%C3%A9%7E*-._");
-        assert_eq!(form_encode(""), "");
-    }
-
-    #[test]
-    fn query_and_fragment_are_read_from_the_serialised_url() {
-        assert_eq!(part_after("https://a/p?q=1#f?g", '?').as_deref(), Some("q=1"));
-        assert_eq!(part_after("https://a/p?q=1#f?g", '#').as_deref(), Some("f?g"));
-        assert_eq!(part_after("https://a/p#f?g", '?'), None);
-        assert_eq!(part_after("https://a/p?", '?').as_deref(), Some(""));
-        assert_eq!(part_after("https://a/p#", '#').as_deref(), Some(""));
     }
 }

@@ -1,6 +1,6 @@
 use std::rc::Rc;
 
-use gemipanel_core::gemini::{supports_function_calling, ToolsOff};
+use gemipanel_core::gemini::ToolsOff;
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use yew::prelude::*;
@@ -155,13 +155,7 @@ pub fn App() -> Html {
             checked: enabled.contains(s.id.as_str()),
         })
         .collect();
-    let tools_off = if state.chat.google_search {
-        Some(ToolsOff::GoogleSearch.to_string())
-    } else if !supports_function_calling(&model) {
-        Some(ToolsOff::ModelWithoutFunctionCalling.to_string())
-    } else {
-        None
-    };
+    let tools_off = ToolsOff::for_chat(state.chat.google_search, &model).map(|r| r.to_string());
     let main = match state.view {
         View::History => html! {
             <HistoryList chats={state.saved.clone()} current={state.chat.id.clone()}

@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
-    supports_function_calling, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error,
-    ModelRequest, Notice, ToolCall, ToolOutcome,
+    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ToolCall,
+    ToolOutcome, ToolsOff,
 };
 use gemipanel_core::messages::Request;
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
@@ -24,8 +24,8 @@ use yew::Callback;
 
 use crate::state::{Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
-use crate::worker_messages::Reply;
-use crate::worker_messages::WorkerPort;
+use gemipanel_browser::port::WorkerPort;
+use gemipanel_core::messages::Response;
 
 /// What a turn is sent with, as chosen in the UI.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,8 +132,8 @@ impl Driver {
         wasm_bindgen_futures::spawn_local(async move {
             let port = this.0.borrow().port.clone();
             let settings = match port.request(Request::GetSettings).await {
-                Ok(Reply::Settings { settings }) => settings,
-                Ok(Reply::Error { message }) => return this.fail_setup(message),
+                Ok(Response::Settings { settings }) => settings,
+                Ok(Response::Error { message }) => return this.fail_setup(message),
                 // (Not `{other:?}`: Debug of the whole protocol costs wasm size.)
                 Ok(_) => return this.fail_setup("unexpected answer".into()),
                 Err(err) => return this.fail_setup(err.to_string()),
@@ -142,7 +142,7 @@ impl Driver {
                 this.dispatch(Action::Failed(ErrorView::from_error(&Error::missing_key())));
                 return this.end_setup();
             };
-            let tools_wanted = !setup.google_search && supports_function_calling(&setup.model);
+            let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
             let (tools, facts) = this.load_tools(&port, &settings, &servers).await;
             if this.0.borrow().stop_requested {
@@ -192,8 +192,8 @@ impl Driver {
             let id = server.id.as_str().to_owned();
             let request = Request::ListTools { server_id: server.id.clone(), refresh: false };
             let tools = match port.request(request).await {
-                Ok(Reply::Tools { tools, .. }) => tools,
-                Ok(Reply::Error { message }) => {
+                Ok(Response::Tools { tools, .. }) => tools,
+                Ok(Response::Error { message }) => {
                     self.notice_tools_unavailable(&server.name, &message);
                     continue;
                 }
@@ -208,10 +208,8 @@ impl Driver {
             };
             let mut read_only = HashMap::new();
             for tool in &tools {
-                let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
-                let hint = tool.pointer("/annotations/readOnlyHint").and_then(Value::as_bool);
-                read_only.insert(name.to_owned(), hint);
-                descriptors.extend(ToolDescriptor::from_mcp(&id, &server.name, tool));
+                read_only.insert(tool.name.clone(), tool.read_only());
+                descriptors.push(ToolDescriptor::from_mcp(&id, &server.name, tool));
             }
             filters.insert(
                 id.clone(),
@@ -465,7 +463,7 @@ impl Driver {
             wasm_bindgen_futures::spawn_local(async move {
                 let answer = port.request(Request::EditSettings { edit }).await;
                 let failure = match answer {
-                    Ok(Reply::Error { message }) => Some(message),
+                    Ok(Response::Error { message }) => Some(message),
                     Err(err) => Some(err.to_string()),
                     Ok(_) => None,
                 };
@@ -494,11 +492,11 @@ impl Driver {
         };
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {
-                Ok(Reply::ToolResult { result }) => {
+                Ok(Response::ToolResult { result }) => {
                     let (text, is_error) = result_text(&result);
                     (ToolOutcome::Mcp(result), text, is_error)
                 }
-                Ok(Reply::Error { message }) => {
+                Ok(Response::Error { message }) => {
                     (ToolOutcome::Error(message.clone()), message, true)
                 }
                 Ok(_) => {

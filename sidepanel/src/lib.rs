@@ -15,7 +15,6 @@ mod shared;
 mod state;
 mod tool_text;
 mod transcript;
-mod worker_messages;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {

@@ -536,7 +536,6 @@ mod tests {
                 exclude_tools: vec![],
                 enabled_by_default: on,
                 local_network: false,
-                cached_tools: None,
                 allowed_tools: Default::default(),
             });
         }

@@ -1,17 +1,15 @@
 //! A tool result as the tool card shows it.
 
+use gemipanel_core::mcp::CallToolResult;
 use serde_json::Value;
 
 /// The result's text (structured content as JSON when there is no text), and whether the tool
 /// reported an error.
-///
-/// `result` is an MCP `CallToolResult` as JSON: the panel hands that JSON to the chat loop
-/// anyway, and not compiling a typed decoder for it keeps the wasm smaller.
-pub fn result_text(result: &Value) -> (String, bool) {
+pub fn result_text(result: &CallToolResult) -> (String, bool) {
     let str_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
-    let blocks = result.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let mut parts = Vec::new();
-    for block in blocks {
+    for block in &result.content {
+        let block = &block.0;
         parts.push(match block.get("type").and_then(Value::as_str) {
             Some("text") => str_of(block, "text"),
             Some("image") => {
@@ -25,12 +23,11 @@ pub fn result_text(result: &Value) -> (String, bool) {
         });
     }
     if parts.is_empty() {
-        if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
+        if let Some(structured) = result.structured_content.as_ref().filter(|v| !v.is_null()) {
             parts.push(serde_json::to_string_pretty(structured).unwrap_or_default());
         }
     }
-    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
-    (parts.join("\n\n"), is_error)
+    (parts.join("\n\n"), result.is_error())
 }
 
 #[cfg(test)]
@@ -38,8 +35,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn result(value: Value) -> Value {
-        value
+    fn result(value: Value) -> CallToolResult {
+        serde_json::from_value(value).unwrap()
     }
 
     #[test]
@@ -74,11 +71,5 @@ mod tests {
             result_text(&r).0,
             "[link file:///a.txt]\n\n[embedded resource]\n\n[content of an unknown type]\n\n[content of an unknown type]"
         );
-    }
-
-    #[test]
-    fn a_result_that_is_not_a_call_tool_result_gives_no_text() {
-        assert_eq!(result_text(&json!("odd")), (String::new(), false));
-        assert_eq!(result_text(&json!({"content": 5, "isError": "yes"})), (String::new(), false));
     }
 }

@@ -36,18 +36,11 @@ fn find(crate_dir: &str, needle: &str) -> Vec<String> {
     hits
 }
 
-/// The one exception: in wasm, core parses URLs with the browser's `URL` (core::web_url), which
-/// is computation, not I/O; its wasm tests run in the browser.
-const CORE_WASM_EXCEPTIONS: [(&str, &str); 2] = [
-    (
-        "[target.'cfg(target_arch = \"wasm32\")'.dependencies]",
-        "web-sys = { workspace = true, features = [\"Url\"] }",
-    ),
-    (
-        "[target.'cfg(target_arch = \"wasm32\")'.dev-dependencies]",
-        "wasm-bindgen-test.workspace = true",
-    ),
-];
+/// The one allowed exception: core's wasm unit tests run in the browser.
+const CORE_WASM_EXCEPTIONS: [(&str, &str); 1] = [(
+    "[target.'cfg(target_arch = \"wasm32\")'.dev-dependencies]",
+    "wasm-bindgen-test.workspace = true",
+)];
 
 #[test]
 fn core_depends_on_no_browser_or_runtime_crate() {
@@ -109,10 +102,50 @@ fn manifest_permissions_are_the_ones_in_use() {
         .iter()
         .filter_map(|p| p.as_str())
         .collect();
-    assert_eq!(permissions, ["storage", "unlimitedStorage", "sidePanel", "identity"]);
+    assert_eq!(permissions, ["storage", "unlimitedStorage", "sidePanel"]);
+    let hosts: Vec<&str> = manifest["host_permissions"]
+        .as_array()
+        .expect("manifest.json lists host permissions")
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert_eq!(
+        hosts,
+        gemipanel_core::url_policy::MANIFEST_HOST_PERMISSIONS,
+        "core::url_policy::host_permission asks for exactly what the manifest does not grant"
+    );
     assert_eq!(manifest["manifest_version"], 3);
     let csp = manifest["content_security_policy"]["extension_pages"].as_str().unwrap_or_default();
     assert!(csp.contains("'wasm-unsafe-eval'"), "wasm does not compile without 'wasm-unsafe-eval'");
+}
+
+/// Every `message("key", …)` and `counted_message("key", …)` of the pages names a key of
+/// `_locales/en` (a missing one shows as an empty string).
+#[test]
+fn every_message_key_used_exists() {
+    let en: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("static/_locales/en/messages.json")).unwrap(),
+    )
+    .unwrap();
+    let mut missing = Vec::new();
+    for dir in ["browser", "sidepanel", "popup"] {
+        for file in rust_files(&root().join(dir).join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for call in ["message(\"", "counted_message(\""] {
+                for (at, _) in text.match_indices(call) {
+                    let rest = &text[at + call.len()..];
+                    let key = &rest[..rest.find('"').unwrap_or(0)];
+                    let counted = call.starts_with("counted");
+                    let present =
+                        en.get(key).is_some() || (counted && en.get(format!("{key}One")).is_some());
+                    if !key.is_empty() && !present {
+                        missing.push(format!("{}: {key}", file.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "message keys missing from _locales/en:\n{}", missing.join("\n"));
 }
 
 #[test]

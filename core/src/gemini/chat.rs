@@ -58,12 +58,8 @@ impl ChatConfig {
     pub fn tools_off_reason(&self) -> Option<ToolsOff> {
         if self.declarations.is_empty() {
             None
-        } else if self.google_search {
-            Some(ToolsOff::GoogleSearch)
-        } else if !supports_function_calling(&self.model) {
-            Some(ToolsOff::ModelWithoutFunctionCalling)
         } else {
-            None
+            ToolsOff::for_chat(self.google_search, &self.model)
         }
     }
 
@@ -83,6 +79,20 @@ impl ChatConfig {
 pub enum ToolsOff {
     GoogleSearch,
     ModelWithoutFunctionCalling,
+}
+
+impl ToolsOff {
+    /// The one rule: Google Search grounding, or a model that cannot call functions, turns the
+    /// MCP tools of a chat off.
+    pub fn for_chat(google_search: bool, model: &str) -> Option<ToolsOff> {
+        if google_search {
+            Some(ToolsOff::GoogleSearch)
+        } else if !supports_function_calling(model) {
+            Some(ToolsOff::ModelWithoutFunctionCalling)
+        } else {
+            None
+        }
+    }
 }
 
 impl fmt::Display for ToolsOff {

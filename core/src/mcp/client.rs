@@ -9,19 +9,28 @@ use super::error::{Error, Kind};
 use super::headers::encode_value;
 use super::legacy::Channel;
 use super::param_headers::{self, ParamHeader};
-use super::race::{first, CancelToken, Either};
 use super::reply::{DecodeError, ReplyDecoder};
 use super::session::{is_supported, SessionState, LEGACY_VERSIONS, MODERN_VERSION};
 use super::standalone::{Lease, Slot, Standalone};
 use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
 use super::types::*;
 use crate::jsonrpc::{code, ErrorObject, Id, Message, Notification, Request, Response};
+use crate::sync::{first, CancelToken, Either, SingleFlight};
+use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
+
+/// A server's tools, what could not be read of its list, and how long the list may be reused.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolList {
+    pub tools: Vec<Tool>,
+    pub invalid: Vec<InvalidTool>,
+    pub freshness: Freshness,
+}
 
 /// How to reach one server and how long to wait for it.
 #[derive(Clone)]
@@ -43,11 +52,7 @@ impl ServerConfig {
             request_timeout: Duration::from_secs(30),
             notification_timeout: Duration::from_secs(10),
             max_reply_bytes: 10 * 1024 * 1024,
-            client_info: Implementation {
-                name: "GemiPanel".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                title: None,
-            },
+            client_info: Implementation::new("GemiPanel", env!("CARGO_PKG_VERSION")),
         }
     }
 }
@@ -119,6 +124,9 @@ const MAX_RESUMPTIONS: usize = 5;
 const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 /// Error bodies are read only this far: enough for a message.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// Bounds on one listing (tools, resources): pages, and bytes of all pages together.
+pub const MAX_LIST_PAGES: usize = 100;
+pub const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
 
 pub struct Client<T: HttpTransport> {
     pub(super) transport: T,
@@ -135,6 +143,8 @@ pub struct Client<T: HttpTransport> {
     param_headers: RefCell<Vec<(String, Vec<ParamHeader>)>>,
     /// The GET stream of a server on the deprecated HTTP+SSE transport (see `legacy`).
     pub(super) legacy: Channel<T::Body>,
+    /// Opening or renewing the session: concurrent first requests open one, not several.
+    connecting: SingleFlight<Result<SessionState, Error>>,
 }
 
 /// What one POST produced.
@@ -159,6 +169,7 @@ where
             standalone: RefCell::new(Slot::Closed),
             param_headers: RefCell::default(),
             legacy: Channel::new(),
+            connecting: SingleFlight::default(),
         }
     }
 
@@ -197,16 +208,38 @@ where
         self.tools_changed.replace(false)
     }
 
-    /// Negotiates the protocol if that has not happened yet.
+    /// Negotiates the protocol if that has not happened yet. Callers that arrive while it is
+    /// under way share its outcome.
     pub async fn connect(&self) -> Result<SessionState, Error> {
         if let Some(session) = self.session() {
             return Ok(session);
         }
-        let timeout = self.config.request_timeout;
-        match first(self.negotiate(), self.transport.sleep(timeout)).await {
-            Either::Left(result) => result,
-            Either::Right(()) => Err(self.error(Kind::Timeout(timeout))),
-        }
+        self.connecting
+            .run(|| async {
+                if let Some(session) = self.session() {
+                    return Ok(session);
+                }
+                let timeout = self.config.request_timeout;
+                match first(self.negotiate(), self.transport.sleep(timeout)).await {
+                    Either::Left(result) => result,
+                    Either::Right(()) => Err(self.error(Kind::Timeout(timeout))),
+                }
+            })
+            .await
+    }
+
+    /// A new session in place of `expired`, which the server forgot; once, however many
+    /// requests found it expired.
+    async fn renew(&self, expired: &SessionState) -> Result<SessionState, Error> {
+        self.connecting
+            .run(|| async {
+                if let Some(current) = self.session().filter(|s| s != expired) {
+                    return Ok(current);
+                }
+                self.session.replace(None);
+                self.initialize().await
+            })
+            .await
     }
 
     pub async fn ping(&self) -> Result<(), Error> {
@@ -217,41 +250,53 @@ where
 
     /// Every tool, following `nextCursor` pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list_tools_cacheable().await.map(|(tools, _)| tools)
+        self.list_tools_cacheable().await.map(|list| list.tools)
     }
 
-    /// Every tool, and how long the list may be reused (2026-07-28 `ttlMs`, see `cache`).
-    pub async fn list_tools_cacheable(&self) -> Result<(Vec<Tool>, Freshness), Error> {
-        let (mut pages, freshness) = self
-            .paginate("tools/list", |page| {
-                ListToolsResult::from_value(page).map(|page| (page.tools, page.next_cursor))
+    /// Every tool, what could not be read, and how long the list may be reused (2026-07-28
+    /// `ttlMs`, see `cache`).
+    pub async fn list_tools_cacheable(&self) -> Result<ToolList, Error> {
+        let mut list = ToolList::default();
+        list.freshness = self
+            .paginate("tools/list", |page: ListToolsResult| {
+                let next = page.next_cursor.clone();
+                let (tools, invalid) = page.split();
+                list.tools.extend(tools);
+                list.invalid.extend(invalid);
+                next
             })
             .await?;
         self.tools_changed.set(false);
         if self.session().is_some_and(|s| s.is_modern()) {
             // SEP-2243: a tool with broken `x-mcp-header` annotations is left out, not fatal.
             let mut declared = Vec::new();
-            pages.retain(|tool| match param_headers::declared(tool.input_schema()) {
+            let mut broken = Vec::new();
+            list.tools.retain(|tool| match param_headers::declared(&tool.input_schema) {
                 Ok(headers) => {
-                    declared.push((tool.name().to_owned(), headers));
+                    declared.push((tool.name.clone(), headers));
                     true
                 }
-                Err(_) => false,
+                Err(e) => {
+                    broken
+                        .push(InvalidTool { name: Some(tool.name.clone()), reason: e.to_string() });
+                    false
+                }
             });
+            list.invalid.append(&mut broken);
             *self.param_headers.borrow_mut() = declared;
         }
-        Ok((pages, freshness))
+        Ok(list)
     }
 
     /// Every resource, following `nextCursor` pages.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
-        self.paginate("resources/list", |page| {
-            serde_json::from_value(page)
-                .map(|page: ListResourcesResult| (page.resources, page.next_cursor))
-                .map_err(|e| e.to_string())
+        let mut resources = Vec::new();
+        self.paginate("resources/list", |page: ListResourcesResult| {
+            resources.extend(page.resources);
+            page.next_cursor
         })
-        .await
-        .map(|(resources, _)| resources)
+        .await?;
+        Ok(resources)
     }
 
     pub async fn read_resource<H: CallHandler>(
@@ -262,7 +307,7 @@ where
         let mut params = Map::new();
         params.insert("uri".into(), uri.into());
         let result = self.request("resources/read", params, handler, None).await?;
-        self.decode_with("resources/read", result, ReadResourceResult::from_value)
+        self.decode("resources/read", result)
     }
 
     /// Calls a tool. Progress and questions go to `handler`; `cancel` abandons the call.
@@ -277,7 +322,7 @@ where
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), arguments);
         let result = self.request("tools/call", params, handler, cancel).await?;
-        self.decode_with("tools/call", result, CallToolResult::from_value)
+        self.decode("tools/call", result)
     }
 
     /// Ends a handshake-era session (HTTP DELETE); stateless sessions have nothing to end.
@@ -316,44 +361,48 @@ where
         }
     }
 
-    async fn paginate<I>(
+    /// Requests every page of a list, handing each to `take`, which returns the next cursor.
+    /// Bounded, so that a hostile server cannot keep the worker here: at most
+    /// [`MAX_LIST_PAGES`] pages and [`MAX_LIST_BYTES`] in all, and a cursor seen before ends
+    /// the list.
+    async fn paginate<P: DeserializeOwned>(
         &self,
         method: &str,
-        split: impl Fn(Value) -> Result<(Vec<I>, Option<String>), String>,
-    ) -> Result<(Vec<I>, Freshness), Error> {
-        let mut items = Vec::new();
+        mut take: impl FnMut(P) -> Option<String>,
+    ) -> Result<Freshness, Error> {
         let mut freshness = Freshness::UntilChanged;
         let mut cursor: Option<String> = None;
-        // A bound on pages, so a server that repeats a cursor cannot keep us here forever.
-        for _ in 0..1000 {
+        let mut seen: Vec<String> = Vec::new();
+        let mut bytes = 0usize;
+        for _ in 0..MAX_LIST_PAGES {
             let mut params = Map::new();
             if let Some(c) = &cursor {
                 params.insert("cursor".into(), c.as_str().into());
             }
             let result = self.request(method, params, &(), None).await?;
+            bytes = bytes.saturating_add(json_size(&result));
+            if bytes > MAX_LIST_BYTES {
+                return Err(self
+                    .error(Kind::TooLarge { limit: MAX_LIST_BYTES })
+                    .with_method(method));
+            }
             if self.session().is_some_and(|s| s.is_modern()) {
                 freshness = freshness.and(Freshness::from_ttl(result.get("ttlMs")));
             }
-            let (mut page_items, next) = split(result).map_err(|e| {
-                self.error(Kind::Protocol(format!("unexpected result shape: {e}")))
-                    .with_method(method)
-            })?;
-            items.append(&mut page_items);
-            match next {
-                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                _ => return Ok((items, freshness)),
+            let page = self.decode(method, result)?;
+            match take(page) {
+                Some(next) if !seen.contains(&next) => {
+                    seen.push(next.clone());
+                    cursor = Some(next);
+                }
+                _ => return Ok(freshness),
             }
         }
-        Ok((items, freshness))
+        Ok(freshness)
     }
 
-    fn decode_with<R>(
-        &self,
-        method: &str,
-        value: Value,
-        read: fn(Value) -> Result<R, String>,
-    ) -> Result<R, Error> {
-        read(value).map_err(|e| {
+    fn decode<R: DeserializeOwned>(&self, method: &str, value: Value) -> Result<R, Error> {
+        crate::decode::from_value("the result", value).map_err(|e| {
             self.error(Kind::Protocol(format!("unexpected result shape: {e}"))).with_method(method)
         })
     }
@@ -400,8 +449,7 @@ where
         match self.request_in_session(&session, method, params.clone(), handler, id).await {
             Err(e) if matches!(e.kind(), Kind::SessionExpired) && session.session_id.is_some() => {
                 // The server forgot us (restart, expiry): one new session, one retry.
-                self.session.replace(None);
-                let renewed = self.initialize().await?;
+                let renewed = self.renew(&session).await?;
                 self.request_in_session(&renewed, method, params, handler, id).await
             }
             other => other,
@@ -502,7 +550,8 @@ where
                 let request = elicitation::parse_request(params)
                     .map_err(|m| ErrorObject::new(code::INVALID_PARAMS, m))?;
                 let answer = handler.elicit(request.clone()).await;
-                Ok(elicitation::complete_with_defaults(&request, answer).to_value())
+                let answer = elicitation::complete_with_defaults(&request, answer);
+                Ok(serde_json::to_value(answer).unwrap_or_default())
             }
             other => Err(ErrorObject::new(
                 code::METHOD_NOT_FOUND,
@@ -511,13 +560,14 @@ where
         }
     }
 
+    fn client_info(&self) -> Value {
+        serde_json::to_value(&self.config.client_info).unwrap_or_default()
+    }
+
     pub(super) fn modern_meta(&self) -> Map<String, Value> {
         let mut meta = Map::new();
         meta.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_VERSION.into());
-        meta.insert(
-            "io.modelcontextprotocol/clientInfo".into(),
-            self.config.client_info.to_value(),
-        );
+        meta.insert("io.modelcontextprotocol/clientInfo".into(), self.client_info());
         meta.insert("io.modelcontextprotocol/clientCapabilities".into(), client_capabilities());
         meta
     }
@@ -551,22 +601,13 @@ where
         };
         match outcome {
             Ok(reply) => {
-                let supported = string_list(reply.result.get("supportedVersions"));
-                if supported.iter().any(|v| v == MODERN_VERSION) {
-                    let info = reply
-                        .result
-                        .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
-                        .and_then(Implementation::from_value)
-                        .unwrap_or_default();
+                let discovered: DiscoverResult = self.decode("server/discover", reply.result)?;
+                if discovered.supported_versions.iter().any(|v| v == MODERN_VERSION) {
                     *self.server.borrow_mut() = Some(ServerDescription {
                         protocol_version: MODERN_VERSION.into(),
-                        server_info: info,
-                        capabilities: reply.result.get("capabilities").cloned().unwrap_or_default(),
-                        instructions: reply
-                            .result
-                            .get("instructions")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned),
+                        server_info: discovered.meta.and_then(|m| m.server_info),
+                        capabilities: discovered.capabilities,
+                        instructions: discovered.instructions,
                     });
                     *self.session.borrow_mut() = Some(modern.clone());
                     return Ok(modern);
@@ -620,7 +661,7 @@ where
         let mut params = Map::new();
         params.insert("protocolVersion".into(), LEGACY_VERSIONS[0].into());
         params.insert("capabilities".into(), client_capabilities());
-        params.insert("clientInfo".into(), self.config.client_info.to_value());
+        params.insert("clientInfo".into(), self.client_info());
         Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params.into()) }
     }
 
@@ -631,10 +672,8 @@ where
         session_id: Option<String>,
         sse_transport: bool,
     ) -> Result<SessionState, Error> {
-        let description = ServerDescription::from_value(result).map_err(|e| {
-            self.error(Kind::Protocol(format!("unexpected result shape: {e}")))
-                .with_method("initialize")
-        })?;
+        let description =
+            ServerDescription::from(self.decode::<InitializeResult>("initialize", result)?);
         if !LEGACY_VERSIONS.contains(&description.protocol_version.as_str()) {
             let offered = description.protocol_version.clone();
             return Err(self.error(Kind::UnsupportedVersion { offered }).with_method("initialize"));
@@ -923,9 +962,9 @@ where
     fn handle_notification(&self, notification: Notification, handler: &dyn Handler) {
         let params = notification.params.unwrap_or(Value::Null);
         let event = match notification.method.as_str() {
-            "notifications/progress" => match Progress::from_value(&params) {
-                Some(progress) => CallEvent::Progress(progress),
-                None => return,
+            "notifications/progress" => match serde_json::from_value(params) {
+                Ok(progress) => CallEvent::Progress(progress),
+                Err(_) => return,
             },
             "notifications/tools/list_changed" => {
                 self.tools_changed.set(true);
@@ -967,7 +1006,7 @@ where
             return;
         }
         let mut params = Map::new();
-        params.insert("requestId".into(), id.to_value());
+        params.insert("requestId".into(), json!(id));
         params.insert("reason".into(), reason.into());
         let params = Value::Object(params);
         // Best effort: the call has already failed for the caller.
@@ -1057,6 +1096,9 @@ where
 
     /// Reads the start of an error body for the server's own words.
     pub(super) async fn http_error(&self, mut response: HttpResponse<T::Body>) -> Kind {
+        if (300..400).contains(&response.status) {
+            return Kind::Redirected { status: Some(response.status) };
+        }
         let www_authenticate = response.header("WWW-Authenticate").map(str::to_owned);
         let is_html = response
             .header("Content-Type")
@@ -1068,13 +1110,10 @@ where
                 _ => break,
             }
         }
-        let rpc = serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|v| Message::from_value(v).ok())
-            .and_then(|m| match m {
-                Message::Response(Response { outcome: Err(e), .. }) => Some(Box::new(e)),
-                _ => None,
-            });
+        let rpc = Message::parse(&body).ok().and_then(|m| match m {
+            Message::Response(Response { outcome: Err(e), .. }) => Some(Box::new(e)),
+            _ => None,
+        });
         let message = match &rpc {
             Some(e) => Some(e.message.clone()),
             None if is_html || body.trim_ascii_start().starts_with(b"<") => {
@@ -1141,14 +1180,14 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Elicitation (form and URL) and the MCP Apps extension.
+/// Elicitation (form and URL). The MCP Apps extension is advertised once apps render.
 fn client_capabilities() -> Value {
-    json!({
-        "elicitation": {"form": {}, "url": {}},
-        "extensions": {
-            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
-        }
-    })
+    json!({"elicitation": {"form": {}, "url": {}}})
+}
+
+/// The size of a value as JSON text, for the bounds on lists.
+fn json_size(value: &Value) -> usize {
+    serde_json::to_vec(value).map_or(usize::MAX, |text| text.len())
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use crate::jsonrpc::ErrorObject;
 use std::fmt;
 use std::time::Duration;
 
+#[derive(Clone)]
 pub struct Error {
     /// Boxed so `Result<_, Error>` stays small on the happy path.
     kind: Box<Kind>,
@@ -14,7 +15,7 @@ pub struct Error {
     method: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Kind {
     Transport(TransportError),
     Timeout(Duration),
@@ -43,11 +44,25 @@ pub(crate) enum Kind {
     Protocol(String),
     /// The server's protocol version lacks a feature (named here).
     Unsupported(&'static str),
+    /// The server answered with a redirect (`status`, when the host could see it), which the
+    /// client never follows: the request's headers (keys, tokens) would go where it points.
+    Redirected {
+        status: Option<u16>,
+    },
 }
 
 impl Error {
     pub(crate) fn new(kind: Kind, server_url: &str) -> Self {
+        let kind = match kind {
+            Kind::Transport(e) if e.is_redirect() => Kind::Redirected { status: None },
+            other => other,
+        };
         Error { kind: Box::new(kind), server: redact_url(server_url), method: None }
+    }
+
+    /// The server answered with a redirect, which is never followed.
+    pub fn is_redirect(&self) -> bool {
+        matches!(*self.kind, Kind::Redirected { .. })
     }
 
     pub(crate) fn with_method(mut self, method: &str) -> Self {
@@ -168,6 +183,16 @@ impl fmt::Display for Error {
             ),
             Kind::Protocol(what) => write!(f, "protocol error: {what}"),
             Kind::Unsupported(what) => write!(f, "does not support {what}"),
+            Kind::Redirected { status } => {
+                f.write_str("answered with a redirect")?;
+                if let Some(status) = status {
+                    write!(f, " (HTTP {status})")?;
+                }
+                f.write_str(
+                    ", which GemiPanel does not follow: your headers would go with it. Use the \
+                     address it redirects to",
+                )
+            }
         }
     }
 }

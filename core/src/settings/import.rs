@@ -10,7 +10,7 @@ use super::document::{same_name, Headers, Server, ServerId, Settings};
 use super::edit::SettingsEdit;
 use super::export::EXPORT_FORMAT;
 use super::jsonc::strip_comments;
-use super::migrate::{migrate, safe_serde_message, MigrationError};
+use super::migrate::{migrate, MigrationError};
 use super::secret::Secret;
 use super::validate::{validate_model, validate_server, validate_timeout, validate_url};
 use crate::url_policy::RefusalKind;
@@ -219,11 +219,10 @@ impl<'a> Builder<'a> {
                 .unwrap_or_else(|| format!("server {}", i + 1));
             match serde_json::from_value::<Server>(entry) {
                 Ok(mut server) => {
-                    server.cached_tools = None;
                     self.drop_empty_headers(&mut server);
                     self.add(server);
                 }
-                Err(e) => self.skip(&name, safe_serde_message(&e)),
+                Err(e) => self.skip(&name, crate::decode::without_strings(&e.to_string())),
             }
         }
         Ok(())
@@ -309,7 +308,7 @@ impl<'a> Builder<'a> {
         let empty: Vec<String> =
             server.headers.iter().filter(|(_, v)| v.is_empty()).map(|(k, _)| k.clone()).collect();
         for header in &empty {
-            server.headers.remove(header);
+            server.headers.shift_remove(header);
         }
         if !empty.is_empty() {
             let name = server.name.clone();
@@ -354,7 +353,6 @@ impl<'a> Builder<'a> {
         if let Some(existing) = existing {
             server.id = existing.id.clone();
             if existing.url == server.url {
-                server.cached_tools = existing.cached_tools.clone();
                 server.allowed_tools.extend(existing.allowed_tools.iter().cloned());
             }
         } else if self.current.server(&server.id).is_some()

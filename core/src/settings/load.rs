@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::document::Settings;
 use super::migrate::{migrate, MigrationError};
 use super::validate::{validate, Invalid};
+use crate::decode::DecodeError;
 
 /// A document read from storage.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,8 +32,8 @@ pub struct LoadError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoadFailure {
     Migration(MigrationError),
-    /// The JSON does not have the current schema's shape.
-    Shape(String),
+    /// The JSON does not have the current schema's shape; says where.
+    Shape(DecodeError),
     Invalid(Invalid),
 }
 
@@ -61,7 +62,7 @@ impl fmt::Display for LoadError {
         f.write_str("the saved settings could not be read: ")?;
         match &self.reason {
             LoadFailure::Migration(e) => write!(f, "{e}"),
-            LoadFailure::Shape(m) => f.write_str(m),
+            LoadFailure::Shape(e) => f.write_str(&e.to_string()),
             LoadFailure::Invalid(i) => write!(f, "{i}"),
         }
     }
@@ -80,7 +81,8 @@ impl std::error::Error for LoadError {}
 pub fn load(raw: &Value) -> Result<Loaded, LoadError> {
     let fail = |reason| LoadError { raw: Box::new(raw.clone()), reason };
     let (current, from) = migrate(raw.clone()).map_err(|e| fail(LoadFailure::Migration(e)))?;
-    let settings = Settings::from_value(current).map_err(|e| fail(LoadFailure::Shape(e)))?;
+    let settings: Settings =
+        crate::decode::from_value("settings", current).map_err(|e| fail(LoadFailure::Shape(e)))?;
     validate(&settings).map_err(|e| fail(LoadFailure::Invalid(e)))?;
     Ok(Loaded {
         settings,

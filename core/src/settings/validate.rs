@@ -21,7 +21,6 @@ pub enum Field {
     Timeout,
     ToolFilters,
     AllowedTools,
-    CachedTools,
     /// The document as a whole (shape, version, number of servers).
     Document,
 }
@@ -81,8 +80,7 @@ pub fn validate(doc: &Settings) -> Result<(), Invalid> {
             format!("at most {MAX_SERVERS} servers can be configured"),
         ));
     }
-    // Scans rather than hash sets: at most 100 servers, and each `HashSet` type was 1 KB of the
-    // worker.
+    // At most 100 servers: a scan of the ones before is quick enough.
     for (i, server) in doc.servers.iter().enumerate() {
         validate_server(server)?;
         let before = &doc.servers[..i];
@@ -118,9 +116,6 @@ pub fn validate_server(server: &Server) -> Result<(), Invalid> {
     }
     for tool in &server.allowed_tools {
         validate_tool_name(tool, Field::AllowedTools).map_err(on)?;
-    }
-    if let Some(cache) = &server.cached_tools {
-        validate_cached_tools(&cache.tools).map_err(on)?;
     }
     Ok(())
 }
@@ -224,7 +219,7 @@ fn validate_header(name: &str, value: &Secret) -> Result<(), Invalid> {
     if !is_header_name(name) {
         return Err(Invalid::new(
             Field::Headers,
-            format!("“{}” is not a valid header name", escaped(name)),
+            format!("“{}” is not a valid header name", name.escape_debug()),
         ));
     }
     if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
@@ -286,62 +281,10 @@ pub fn validate_tool_name(tool: &str, field: Field) -> Result<(), Invalid> {
         || tool.chars().count() > MAX_TOOL_NAME_CHARS
         || tool.chars().any(char::is_control)
     {
-        return Err(Invalid::new(field, format!("“{}” is not a valid tool name", escaped(tool))));
+        return Err(Invalid::new(
+            field,
+            format!("“{}” is not a valid tool name", tool.escape_debug()),
+        ));
     }
     Ok(())
-}
-
-/// `text.escape_debug()`, collected from the iterator: formatting it with `{}` instead brings
-/// core's 2 KB `Display` of `EscapeDebug` into the worker.
-fn escaped(text: &str) -> String {
-    text.escape_debug().collect()
-}
-
-/// `format!("{text:?}")`, written out: core's `Debug` for `str` is 1 KB of the worker. The
-/// same escapes as `escape_debug` except that `Debug` leaves `'` as it is.
-pub(super) fn quoted(text: &str) -> String {
-    let mut out = String::from('"');
-    for c in text.chars() {
-        match c {
-            '\'' => out.push(c),
-            c => out.extend(c.escape_debug()),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn validate_cached_tools(tools: &[Value]) -> Result<(), Invalid> {
-    let named = |t: &Value| t.get("name").and_then(Value::as_str).is_some();
-    if tools.iter().all(named) {
-        Ok(())
-    } else {
-        Err(Invalid::new(Field::CachedTools, "every cached tool must be an object with a name"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escaped_is_escape_debug() {
-        for text in ["", "a b", "it's \"x\"\\", "\u{301}e\u{301}\t\n\0\u{7f}\u{200b}", "é✓"] {
-            assert_eq!(escaped(text), text.escape_debug().to_string(), "{text}");
-        }
-    }
-
-    #[test]
-    fn quoted_is_debug() {
-        for text in [
-            "",
-            "a b",
-            "it's \"x\"\\",
-            "\u{301}e\u{301}\t\n\r\0\u{7f}\u{200b}",
-            "é✓'",
-            "\u{10ffff}🦀",
-        ] {
-            assert_eq!(quoted(text), format!("{text:?}"), "{text}");
-        }
-    }
 }

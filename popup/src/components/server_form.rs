@@ -58,6 +58,11 @@ pub fn ServerFormView(props: &Props) -> Html {
                 value={form.headers.clone()} oninput={edit(FormEdit::Headers)}
                 placeholder={r#"{"Authorization": "Bearer …"}"#}
                 error={live.headers.clone().or_else(|| saved(Field::Headers))} hint={headers_hint} />
+            if form.needs_header_confirmation() {
+                <CheckField id="server-headers-move" label={message("popupHeadersToNewOrigin", &[&form.stored_headers.to_string()])}
+                    checked={form.headers_to_new_origin} onchange={tick(FormEdit::HeadersToNewOrigin)}
+                    hint={message("popupHeadersToNewOriginHint", &[])} />
+            }
             <TextField id="server-timeout" label={message("popupTimeout", &[])} inputmode="decimal"
                 value={form.timeout.clone()} oninput={edit(FormEdit::Timeout)}
                 placeholder={(DEFAULT_TIMEOUT_MS / 1000).to_string()}

@@ -25,6 +25,11 @@ pub fn TestResult(props: &Props) -> Html {
         Pending::Done(ConnectionOutcome::NeedsSignIn) => html! {
             <p class="note warn" data-state="sign-in">{ message("popupTestNeedsSignIn", &[]) }</p>
         },
+        // Test asks for the permission in its click; refused, or revoked since.
+        Pending::Done(ConnectionOutcome::NeedsPermission { origin }) => html! {
+            <p class="note warn" data-state="needs-permission">
+                { message("popupTestNeedsPermission", &[origin]) }</p>
+        },
         Pending::Done(ConnectionOutcome::Connected { server_name, tools, .. }) => {
             let name = server_name.clone().unwrap_or_default();
             html! {
@@ -34,8 +39,8 @@ pub fn TestResult(props: &Props) -> Html {
                     </p>
                     <ul class="chips" aria-label={message("popupToolsLabel", &[])}>
                         { for tools.iter().map(|t| html! {
-                            <li class="chip" title={t.description().unwrap_or_default().to_owned()}>
-                                { t.name().to_owned() }</li>
+                            <li class="chip" title={t.description.clone().unwrap_or_default()}>
+                                { t.name.clone() }</li>
                         }) }
                     </ul>
                 </div>

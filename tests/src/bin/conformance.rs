@@ -73,7 +73,7 @@ async fn connect_and_list(client: &Client<NativeHost>) -> Result<Vec<Tool>, Stri
     let session = client.connect().await.map_err(|e| describe(&e))?;
     eprintln!("connected: protocol {}", session.protocol_version);
     let tools = client.list_tools().await.map_err(|e| describe(&e))?;
-    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     eprintln!("tools: {names:?}");
     Ok(tools)
 }
@@ -140,16 +140,16 @@ async fn schema_echo(client: &Client<NativeHost>) -> Result<(), String> {
     let tools = connect_and_list(client).await?;
     let focal = tools
         .iter()
-        .find(|t| t.name() == "json_schema_2020_12_tool")
+        .find(|t| t.name == "json_schema_2020_12_tool")
         .ok_or("the server does not list json_schema_2020_12_tool")?;
-    let arguments = json!({"schema": focal.input_schema()});
+    let arguments = json!({"schema": focal.input_schema});
     call(client, "json_schema_echo", arguments, &()).await.map(drop)
 }
 
 /// Calls every tool core kept: tools with invalid `x-mcp-header` annotations must be gone.
 async fn call_every_tool(client: &Client<NativeHost>) -> Result<(), String> {
     for tool in connect_and_list(client).await? {
-        call(client, tool.name(), json!({}), &()).await?;
+        call(client, &tool.name, json!({}), &()).await?;
     }
     Ok(())
 }
@@ -202,7 +202,7 @@ async fn call<H: CallHandler>(
 }
 
 fn require_tool(tools: &[Tool], name: &str) -> Result<(), String> {
-    if tools.iter().any(|t| t.name() == name) {
+    if tools.iter().any(|t| t.name == name) {
         Ok(())
     } else {
         Err(format!("the server does not list the tool {name}"))
@@ -210,7 +210,7 @@ fn require_tool(tools: &[Tool], name: &str) -> Result<(), String> {
 }
 
 fn text_of(result: &CallToolResult) -> String {
-    result.content().iter().filter_map(ContentBlock::text).collect::<Vec<_>>().join("\n")
+    result.content.iter().filter_map(ContentBlock::text).collect::<Vec<_>>().join("\n")
 }
 
 fn describe(error: &Error) -> String {

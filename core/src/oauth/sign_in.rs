@@ -337,11 +337,15 @@ impl SignIn {
             };
         }
         let metadata: AuthorizationServerMetadata = exchange::decode(step, &url, &response.body)?;
-        // RFC 8414 §3.3: exactly the issuer the document was fetched for. The 2025-03-26
-        // origin had no issuer to compare with; either spelling of the origin is it.
+        // RFC 8414 §3.3: exactly the issuer the document was fetched for. A 2025-03-26 server
+        // had no issuer to compare with, its authorization server being its origin by
+        // definition: there the issuer must be on that origin.
         let expected = &self.issuer;
-        let same = metadata.issuer == *expected
-            || (self.legacy && metadata.issuer.strip_suffix('/') == Some(expected.as_str()));
+        let same = if self.legacy {
+            web_url::parse(&metadata.issuer).is_some_and(|i| discovery::origin(&i) == *expected)
+        } else {
+            metadata.issuer == *expected
+        };
         if !same {
             return Err(Error::IssuerMismatch {
                 expected: redact_url(expected),
@@ -675,14 +679,15 @@ pub(crate) fn read_token_response(
     })
 }
 
-/// The error of a 4xx answer with an OAuth error body, else of its status.
+/// The error of an answer with an OAuth error body (RFC 6749 says 400 or 401; servers also
+/// send one with a 5xx), else of its status.
 pub(crate) fn refusal(
     step: Step,
     url: &str,
     response: &Response,
     make: impl FnOnce(String, Option<String>) -> Error,
 ) -> Error {
-    let body = (400..500).contains(&response.status).then_some(&response.body);
+    let body = (response.status >= 400).then_some(&response.body);
     match body.and_then(|b| serde_json::from_slice::<ErrorResponse>(b).ok()) {
         Some(e) => make(clip(&e.error), e.error_description.as_deref().map(clip)),
         None => Error::Status { step, url: redact_url(url), status: response.status },

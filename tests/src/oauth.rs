@@ -257,6 +257,23 @@ impl Authorizer {
     }
 }
 
+/// Runs `operation` until it succeeds or recovery gives up: refreshing ahead of expiry, then
+/// signing in, refreshing or stepping up as each refusal asks, as the worker does.
+pub async fn authorized<T, F, Fut>(auth: &mut Authorizer, mut operation: F) -> Result<T, Failure>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, mcp::Error>>,
+{
+    let mut recovery = Recovery::default();
+    loop {
+        auth.before_request().await;
+        match operation().await {
+            Ok(value) => return Ok(value),
+            Err(error) => auth.recover(&mut recovery, error).await?,
+        }
+    }
+}
+
 /// Why a request failed for good.
 #[derive(Debug)]
 pub enum Failure {

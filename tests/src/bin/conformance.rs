@@ -19,9 +19,9 @@ use gemipanel_core::mcp::{
     Authorization, CallHandler, CallToolResult, Client, ContentBlock, ElicitRequest, ElicitResult,
     Error, ServerConfig, Tool,
 };
-use gemipanel_core::oauth::{self, ClientOptions, PreRegistered, Recovery};
+use gemipanel_core::oauth::{self, ClientOptions, PreRegistered};
 use gemipanel_core::settings::Secret;
-use gemipanel_tests::oauth::{Authorizer, Failure};
+use gemipanel_tests::oauth::{authorized, Authorizer, Failure};
 use gemipanel_tests::NativeHost;
 use serde_json::{json, Map, Value};
 use std::process::ExitCode;
@@ -138,32 +138,14 @@ async fn signed_in(
     }
 }
 
-/// Runs `$operation` (an expression yielding a future), signing in, refreshing or stepping up
-/// as each refusal asks, until it succeeds or recovery gives up.
-macro_rules! authorized {
-    ($auth:expr, $operation:expr) => {{
-        let mut recovery = Recovery::default();
-        loop {
-            $auth.before_request().await;
-            match $operation.await {
-                Ok(value) => break Ok(value),
-                Err(error) => {
-                    if let Err(failure) = $auth.recover(&mut recovery, error).await {
-                        break Err(failure);
-                    }
-                }
-            }
-        }
-    }};
-}
-
 async fn use_tools(client: &Client<NativeHost>, auth: &mut Authorizer) -> Result<(), Failure> {
-    let session = authorized!(auth, client.connect())?;
+    let session = authorized(auth, || client.connect()).await?;
     eprintln!("connected: protocol {}", session.protocol_version);
-    let tools = authorized!(auth, client.list_tools())?;
+    let tools = authorized(auth, || client.list_tools()).await?;
     eprintln!("tools: {:?}", tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>());
     if let Some(tool) = tools.first() {
-        let result = authorized!(auth, client.call_tool(&tool.name, json!({}), &(), None))?;
+        let call = || client.call_tool(&tool.name, json!({}), &(), None);
+        let result = authorized(auth, call).await?;
         eprintln!("{}: {}", tool.name, text_of(&result));
     }
     Ok(())

@@ -63,8 +63,9 @@ mod tests {
 
     #[test]
     fn selection_follows_the_specification() {
-        // (challenge, resource scopes_supported, previous, AS scopes_supported) → request
-        let cases: &[(&str, Option<&str>, &str, Option<&str>, &str)] = &[
+        /// Challenge, resource `scopes_supported`, previous, AS `scopes_supported` → request.
+        type Case<'a> = (&'a str, Option<&'a str>, &'a str, Option<&'a str>, &'a str);
+        let cases: &[Case] = &[
             ("mcp:basic", Some("a b"), "", None, "mcp:basic"),
             ("", Some("a b c"), "", None, "a b c"),
             ("", None, "", None, ""),

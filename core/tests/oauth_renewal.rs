@@ -223,3 +223,13 @@ fn stored_credentials_round_trip_and_never_show_their_tokens() {
     }
     assert_eq!(kept.authorization(), "Bearer ACCESS-1");
 }
+
+#[test]
+fn debug_output_leaves_out_the_server_urls_query() {
+    let kept = Credentials {
+        server_url: "https://mcp.example.com/mcp?api_key=KEY-IN-URL".into(),
+        ..credentials(TokenEndpointAuth::None, None)
+    };
+    let debug = format!("{kept:?}");
+    assert!(!debug.contains("KEY-IN-URL") && debug.contains("mcp.example.com/mcp"), "{debug}");
+}

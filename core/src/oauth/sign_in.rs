@@ -37,7 +37,7 @@ use crate::settings::Secret;
 use crate::web_url::{self, WebUrl};
 
 /// What a sign-in starts from.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SignInConfig {
     /// The MCP server's URL as configured.
     pub server_url: String,
@@ -52,6 +52,20 @@ pub struct SignInConfig {
     pub registered_clients: Vec<RegisteredClient>,
     /// The credentials this sign-in replaces (expired, revoked, or short of scopes).
     pub previous: Option<Credentials>,
+}
+
+/// Without the server URL's query, which may carry a key.
+impl std::fmt::Debug for SignInConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignInConfig")
+            .field("server_url", &redact_url(&self.server_url))
+            .field("challenge", &self.challenge)
+            .field("redirect_uri", &self.redirect_uri)
+            .field("client", &self.client)
+            .field("registered_clients", &self.registered_clients.len())
+            .field("previous", &self.previous)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The client identity the person configured for this server.

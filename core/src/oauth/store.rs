@@ -6,8 +6,10 @@
 //! every export.
 
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 use super::registration::ClientInformation;
+use crate::mcp::redact_url;
 use crate::settings::Secret;
 
 /// How the client proves itself at the token endpoint (RFC 6749 §2.3, RFC 8414 §2).
@@ -90,8 +92,9 @@ impl RegisteredClient {
     }
 }
 
-/// The tokens of one server from one authorization server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The tokens of one server from one authorization server. `Debug` shows no token and no
+/// query of the server's URL (it may carry a key).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Credentials {
     /// The MCP server's URL as configured.
@@ -121,6 +124,20 @@ pub struct Credentials {
 /// How long before expiry a token is refreshed, so a request never leaves with a token about to
 /// die on the way.
 pub const REFRESH_AHEAD_MS: u64 = 5 * 60 * 1000;
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credentials")
+            .field("server_url", &redact_url(&self.server_url))
+            .field("issuer", &self.issuer)
+            .field("resource", &self.resource)
+            .field("refreshable", &self.can_refresh())
+            .field("expires_at_ms", &self.expires_at_ms)
+            .field("scopes", &self.scopes)
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
+}
 
 impl Credentials {
     /// The `Authorization` header value.

@@ -191,7 +191,7 @@ pub async fn recover(action: Recovery) -> Result<Option<String>, String> {
         }
         Recovery::Restore => {
             if let Err(e) = load(&from_js::<Value>(kept.clone()).unwrap_or(Value::Null)) {
-                return Err(e.to_string());
+                return Err(e.reason().to_string());
             }
             chrome::local_set(KEY, &kept).await.map_err(|e| e.to_string())?;
             forget_problem(&problem).await?;
@@ -238,7 +238,7 @@ async fn read_locked() -> Result<Settings, String> {
             Ok(loaded.settings)
         }
         Err(err) => {
-            let problem = keep_aside(raw, err.to_string()).await?;
+            let problem = keep_aside(raw, err.reason().to_string()).await?;
             ports::broadcast(Event::SettingsProblem { problem });
             Ok(Settings::default())
         }

@@ -1,8 +1,11 @@
-//! URLs as the WHATWG URL standard parses them (the `url` crate), and the only place core
-//! parses URLs. The same parser runs natively and in wasm, so what the native tests check is
-//! what the extension does; `tests/web_url.rs` also runs in Chromium.
+//! URLs as the WHATWG URL standard parses them, and the only place core parses URLs.
 //!
-//! Internationalised host names come out in their punycode (`xn--`) form.
+//! In wasm the browser's own parser does it (`new URL()`): the one `fetch` will use for the same
+//! string, so the URL policy judges exactly the address the browser will connect to (and the
+//! `url` crate's IDNA tables stay out of every module). Natively the `url` crate does it, which
+//! implements the same standard; `tests/web_url.rs` runs one table of cases against both.
+//!
+//! Internationalised host names come out in their punycode (`xn--`) form from both parsers.
 
 /// The parts of a parsed URL, in their WHATWG serialisation.
 #[derive(Clone, PartialEq, Eq)]
@@ -116,6 +119,16 @@ fn standard_host(url: &WebUrl) -> bool {
     !(SPECIAL.contains(&url.scheme.as_str()) && url.hostname.contains('%'))
 }
 
+/// The part of a serialised URL after its first `delimiter`, `None` without one. `?` and `#`
+/// only appear unescaped as delimiters in a serialised URL (`#` always starts the fragment; the
+/// first `?` before it starts the query).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn part_after(href: &str, delimiter: char) -> Option<String> {
+    let before_fragment = if delimiter == '#' { href } else { href.split('#').next()? };
+    before_fragment.split_once(delimiter).map(|(_, rest)| rest.to_owned())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 mod platform {
     use super::WebUrl;
 
@@ -135,5 +148,48 @@ mod platform {
             fragment: url.fragment().map(str::to_owned),
             href: url.into(),
         })
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod platform {
+    use super::{part_after, WebUrl};
+    use web_sys::Url;
+
+    /// `new URL()` throws on anything it cannot parse; web-sys binds it with `catch`, so the
+    /// throw arrives as an `Err` instead of unwinding through wasm.
+    pub fn parse(input: &str, base: Option<&str>) -> Option<WebUrl> {
+        let url = match base {
+            Some(base) => Url::new_with_base(input, base).ok()?,
+            None => Url::new(input).ok()?,
+        };
+        let href = url.href();
+        let port = url.port();
+        Some(WebUrl {
+            scheme: url.protocol().trim_end_matches(':').to_owned(),
+            username: url.username(),
+            password: url.password(),
+            hostname: url.hostname(),
+            port: if port.is_empty() { None } else { Some(port.parse().ok()?) },
+            pathname: url.pathname(),
+            // `search` and `hash` are "" both for no delimiter and for a bare one; the href tells.
+            query: part_after(&href, '?'),
+            fragment: part_after(&href, '#'),
+            href,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_and_fragment_are_read_from_the_serialised_url() {
+        assert_eq!(part_after("https://a/p?q=1#f?g", '?').as_deref(), Some("q=1"));
+        assert_eq!(part_after("https://a/p?q=1#f?g", '#').as_deref(), Some("f?g"));
+        assert_eq!(part_after("https://a/p#f?g", '?'), None);
+        assert_eq!(part_after("https://a/p?", '?').as_deref(), Some(""));
+        assert_eq!(part_after("https://a/p#", '#').as_deref(), Some(""));
     }
 }

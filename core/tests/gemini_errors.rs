@@ -81,7 +81,7 @@ fn backoff_honours_retry_delay_then_doubles_with_a_cap() {
         ]
     );
     let capped = RetryPolicy { max_retries: 20, ..policy };
-    assert_eq!(capped.delay(&server, 20), Some(capped.max_delay));
+    assert_eq!(capped.delay(&server, 20), Some(capped.backoff.max));
 
     for not_retryable in [
         load("api_key_invalid.json", 400),

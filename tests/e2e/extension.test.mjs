@@ -74,7 +74,7 @@ test('a request the worker cannot decode gets an error naming the problem', asyn
     [{ id: 5, request: { type: 'launch_rockets' } }, 5, /launch_rockets/],
     [{ id: 6 }, 6, /missing field `request`/],
     [{ request: { type: 'status' } }, 0, /missing field `id`/],
-    ['status', 0, /got a string/],
+    ['status', 0, /invalid type: string .*, expected struct ClientMessage/],
   ];
   for (const [message, id, problem] of cases) {
     const reply = await sendMessage(page, message);

@@ -99,10 +99,17 @@ test('a server added by an edit is listed, with its tools, and echo can be calle
   assert.equal(result.type, 'tool_result', JSON.stringify(result));
   assert.equal(result.result.content[0].text, 'Echo: hello from the worker');
 
-  // The tool list was kept in the settings for the next start.
+  // The tool list was kept, apart from the settings, for the next start.
+  const key = `tools_cache:${everythingId}`;
+  let cached;
+  for (let i = 0; i < 50 && !cached; i++) {
+    cached = (await page.evaluate((k) => chrome.storage.local.get(k), key))[key];
+    if (!cached) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(cached?.tools.some((t) => t.name === 'echo'), 'cached tools saved');
+  assert.equal(cached.url, everything.url);
   const settings = await request({ type: 'get_settings' });
-  const stored = settings.settings.servers.find((s) => s.id === everythingId);
-  assert.ok(stored.cached_tools?.tools.some((t) => t.name === 'echo'), 'cached tools saved');
+  assert.equal(settings.settings.servers.find((s) => s.id === everythingId).cached_tools, undefined);
 });
 
 test('progress of a long-running tool arrives as events on the port that asked', async () => {
@@ -287,10 +294,10 @@ test('a connection test works on an unsaved server and refuses a disallowed URL'
   assert.match(closed.outcome.message, /could not connect/);
 
   // A site the extension has no host permission for fails like a refused connection in Chrome;
-  // the message says what to do about the permission.
+  // the outcome says which origin needs the permission, for the page to ask in a click.
   const foreign = await request({ type: 'test_connection', draft: { name: 'Draft', url: 'https://mcp.unreachable.invalid/mcp' } });
-  assert.equal(foreign.outcome.result, 'failed');
-  assert.match(foreign.outcome.message, /not been allowed to connect to https:\/\/mcp\.unreachable\.invalid/);
+  assert.equal(foreign.outcome.result, 'needs_permission', JSON.stringify(foreign));
+  assert.equal(foreign.outcome.origin, 'https://mcp.unreachable.invalid');
 });
 
 test('a stopped server shows an error status with a message, and resources can be read', async () => {

@@ -7,15 +7,14 @@ use super::authorization::Authorization;
 use super::cache::Freshness;
 use super::elicitation;
 use super::error::{Error, Kind};
-use super::headers::encode_value;
+use super::exchange::progress_token;
 use super::legacy::Channel;
 use super::param_headers::{self, ParamHeader};
-use super::reply::{DecodeError, ReplyDecoder};
-use super::session::{is_supported, SessionState, LEGACY_VERSIONS, MODERN_VERSION};
-use super::standalone::{Lease, Slot, Standalone};
-use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
+use super::session::{is_supported, SessionState};
+use super::standalone::Slot;
+use super::transport::{HttpRequest, HttpTransport, Method, Timer};
 use super::types::*;
-use crate::jsonrpc::{code, ErrorObject, Id, Message, Notification, Request, Response};
+use crate::jsonrpc::{code, ErrorObject, Id, Request};
 use crate::sync::{first, CancelToken, Either, SingleFlight};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
@@ -122,13 +121,13 @@ impl<H: CallHandler> Handler for H {
 }
 
 /// How many times a 2026-07-28 server may answer `input_required` for one call.
-const MAX_INPUT_ROUNDS: usize = 8;
+pub(super) const MAX_INPUT_ROUNDS: usize = 8;
 /// How many times a broken SSE reply is resumed with `Last-Event-ID`.
-const MAX_RESUMPTIONS: usize = 5;
+pub(super) const MAX_RESUMPTIONS: usize = 5;
 /// The wait before resuming when the server named no `retry`.
-const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
+pub(super) const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 /// Error bodies are read only this far: enough for a message.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
+pub(super) const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// Bounds on one listing (tools, resources): pages, and bytes of all pages together.
 pub const MAX_LIST_PAGES: usize = 100;
 pub const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
@@ -137,25 +136,25 @@ pub struct Client<T: HttpTransport> {
     pub(super) transport: T,
     pub(super) config: ServerConfig,
     pub(super) session: RefCell<Option<SessionState>>,
-    server: RefCell<Option<ServerDescription>>,
-    next_id: Cell<i64>,
-    tools_changed: Cell<bool>,
+    pub(super) server: RefCell<Option<ServerDescription>>,
+    pub(super) next_id: Cell<i64>,
+    pub(super) tools_changed: Cell<bool>,
     /// The session's standalone SSE stream (see `standalone`).
-    standalone: RefCell<Slot<T::Body>>,
+    pub(super) standalone: RefCell<Slot<T::Body>>,
     /// Per tool, the parameters 2026-07-28 mirrors into headers (from the last tool list).
     /// A list, not a `HashMap`: looked up once per call, and a map type of its own was ~1 KB
     /// of the worker's wasm.
-    param_headers: RefCell<Vec<(String, Vec<ParamHeader>)>>,
+    pub(super) param_headers: RefCell<Vec<(String, Vec<ParamHeader>)>>,
     /// The GET stream of a server on the deprecated HTTP+SSE transport (see `legacy`).
     pub(super) legacy: Channel<T::Body>,
     /// Opening or renewing the session: concurrent first requests open one, not several.
-    connecting: SingleFlight<Result<SessionState, Error>>,
+    pub(super) connecting: SingleFlight<Result<SessionState, Error>>,
 }
 
 /// What one POST produced.
-struct Reply {
-    result: Value,
-    session_id: Option<String>,
+pub(super) struct Reply {
+    pub(super) result: Value,
+    pub(super) session_id: Option<String>,
 }
 
 // `'static` bodies: the standalone stream keeps its pending read between calls.
@@ -235,7 +234,7 @@ where
 
     /// A new session in place of `expired`, which the server forgot; once, however many
     /// requests found it expired.
-    async fn renew(&self, expired: &SessionState) -> Result<SessionState, Error> {
+    pub(super) async fn renew(&self, expired: &SessionState) -> Result<SessionState, Error> {
         self.connecting
             .run(|| async {
                 if let Some(current) = self.session().filter(|s| s != expired) {
@@ -370,7 +369,7 @@ where
     /// Bounded, so that a hostile server cannot keep the worker here: at most
     /// [`MAX_LIST_PAGES`] pages and [`MAX_LIST_BYTES`] in all, and a cursor seen before ends
     /// the list.
-    async fn paginate<P: DeserializeOwned>(
+    pub(super) async fn paginate<P: DeserializeOwned>(
         &self,
         method: &str,
         mut take: impl FnMut(P) -> Option<String>,
@@ -406,7 +405,11 @@ where
         Ok(freshness)
     }
 
-    fn decode<R: DeserializeOwned>(&self, method: &str, value: Value) -> Result<R, Error> {
+    pub(super) fn decode<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        value: Value,
+    ) -> Result<R, Error> {
         crate::decode::from_value("the result", value).map_err(|e| {
             self.error(Kind::Protocol(format!("unexpected result shape: {e}"))).with_method(method)
         })
@@ -414,7 +417,7 @@ where
 
     /// Sends one request with the whole protocol around it: connecting, timeouts, cancellation,
     /// session renewal and 2026-07-28 input rounds.
-    async fn request(
+    pub(super) async fn request(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -443,7 +446,7 @@ where
         Err(self.error(failure).with_method(method))
     }
 
-    async fn request_with_renewal(
+    pub(super) async fn request_with_renewal(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -461,7 +464,7 @@ where
         }
     }
 
-    async fn request_in_session(
+    pub(super) async fn request_in_session(
         &self,
         session: &SessionState,
         method: &str,
@@ -517,7 +520,7 @@ where
         ))))
     }
 
-    async fn answer_input_requests(
+    pub(super) async fn answer_input_requests(
         &self,
         result: &Value,
         handler: &dyn Handler,
@@ -543,7 +546,7 @@ where
     }
 
     /// The answer to a server-to-client request, whichever era it came in.
-    async fn answer_server_request(
+    pub(super) async fn answer_server_request(
         &self,
         method: &str,
         params: &Value,
@@ -564,671 +567,9 @@ where
             )),
         }
     }
-
-    fn client_info(&self) -> Value {
-        serde_json::to_value(&self.config.client_info).unwrap_or_default()
-    }
-
-    pub(super) fn modern_meta(&self) -> Map<String, Value> {
-        let mut meta = Map::new();
-        meta.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_VERSION.into());
-        meta.insert("io.modelcontextprotocol/clientInfo".into(), self.client_info());
-        meta.insert("io.modelcontextprotocol/clientCapabilities".into(), client_capabilities());
-        meta
-    }
-
-    // ---- connecting --------------------------------------------------------------------------
-
-    /// Tries the stateless protocol first and falls back to the handshake as the spec says:
-    /// a recognised 2026-07-28 error means a modern server, anything else from a 4xx a legacy one.
-    async fn negotiate(&self) -> Result<SessionState, Error> {
-        let modern = SessionState {
-            protocol_version: MODERN_VERSION.into(),
-            session_id: None,
-            sse_transport: false,
-        };
-        let mut params = Map::new();
-        params.insert("_meta".into(), Value::Object(self.modern_meta()));
-        let mut retried = false;
-        let outcome = loop {
-            let probe = Request {
-                id: self.fresh_id(),
-                method: "server/discover".into(),
-                params: Some(Value::Object(params.clone())),
-            };
-            let outcome = self.exchange(&modern, probe, &()).await;
-            match &outcome {
-                // Rejected, yet listed as supported: the spec says retry with a supported
-                // version, and 2026-07-28 is ours. Once, so a confused server cannot loop us.
-                Err(e) if !retried && rejects_yet_supports_modern(e) => retried = true,
-                _ => break outcome,
-            }
-        };
-        match outcome {
-            Ok(reply) => {
-                let discovered: DiscoverResult = self.decode("server/discover", reply.result)?;
-                if discovered.supported_versions.iter().any(|v| v == MODERN_VERSION) {
-                    *self.server.borrow_mut() = Some(ServerDescription {
-                        protocol_version: MODERN_VERSION.into(),
-                        server_info: discovered.meta.and_then(|m| m.server_info),
-                        capabilities: discovered.capabilities,
-                        instructions: discovered.instructions,
-                    });
-                    *self.session.borrow_mut() = Some(modern.clone());
-                    return Ok(modern);
-                }
-                self.initialize_or_sse().await
-            }
-            Err(e) => match e.rpc_error().map(|r| r.code) {
-                Some(code::UNSUPPORTED_PROTOCOL_VERSION) => {
-                    let supported = string_list(
-                        e.rpc_error()
-                            .and_then(|r| r.data.as_ref())
-                            .and_then(|d| d.get("supported")),
-                    );
-                    if supported.iter().any(|v| LEGACY_VERSIONS.contains(&v.as_str())) {
-                        self.initialize_or_sse().await
-                    } else {
-                        let offered = supported.join(", ");
-                        Err(self.error(Kind::UnsupportedVersion { offered }))
-                    }
-                }
-                Some(code::HEADER_MISMATCH | code::MISSING_REQUIRED_CLIENT_CAPABILITY) => Err(e),
-                _ if falls_back_to_handshake(&e) => self.initialize_or_sse().await,
-                _ => Err(e),
-            },
-        }
-    }
-
-    /// The spec's backwards-compatibility rule: a server that refuses the `initialize` POST with
-    /// a 4xx may run the deprecated HTTP+SSE transport, which a GET of the same URL reveals.
-    async fn initialize_or_sse(&self) -> Result<SessionState, Error> {
-        match self.initialize().await {
-            Err(e) if e.status().is_some() && falls_back_to_handshake(&e) => {
-                self.connect_sse(e).await
-            }
-            other => other,
-        }
-    }
-
-    /// The handshake of 2025-11-25 and earlier: `initialize`, then `notifications/initialized`.
-    async fn initialize(&self) -> Result<SessionState, Error> {
-        // No version header on `initialize`: the version is what is being negotiated.
-        let reply = self
-            .exchange(&unnegotiated(false), self.initialize_request(), &())
-            .await
-            .map_err(|e| e.with_method("initialize"))?;
-        self.finish_initialize(reply.result, reply.session_id, false).await
-    }
-
-    pub(super) fn initialize_request(&self) -> Request {
-        // Built field by field: `json!` with values in it serialises each through serde again.
-        let mut params = Map::new();
-        params.insert("protocolVersion".into(), LEGACY_VERSIONS[0].into());
-        params.insert("capabilities".into(), client_capabilities());
-        params.insert("clientInfo".into(), self.client_info());
-        Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params.into()) }
-    }
-
-    /// Reads the `initialize` result, sends `notifications/initialized` and keeps the session.
-    pub(super) async fn finish_initialize(
-        &self,
-        result: Value,
-        session_id: Option<String>,
-        sse_transport: bool,
-    ) -> Result<SessionState, Error> {
-        let description =
-            ServerDescription::from(self.decode::<InitializeResult>("initialize", result)?);
-        if !LEGACY_VERSIONS.contains(&description.protocol_version.as_str()) {
-            let offered = description.protocol_version.clone();
-            return Err(self.error(Kind::UnsupportedVersion { offered }).with_method("initialize"));
-        }
-        let session = SessionState {
-            protocol_version: description.protocol_version.clone(),
-            session_id,
-            sse_transport,
-        };
-        *self.server.borrow_mut() = Some(description);
-        self.notify(&session, "notifications/initialized", None)
-            .await
-            .map_err(|e| e.with_method("notifications/initialized"))?;
-        *self.session.borrow_mut() = Some(session.clone());
-        Ok(session)
-    }
-
-    // ---- one HTTP exchange -------------------------------------------------------------------
-
-    /// POSTs one request and reads its reply, JSON or SSE, until the response to it arrives.
-    async fn exchange(
-        &self,
-        session: &SessionState,
-        request: Request,
-        handler: &dyn Handler,
-    ) -> Result<Reply, Error> {
-        let mut headers = self.session_headers(session);
-        if session.is_modern() {
-            headers.push(("Mcp-Method".into(), request.method.clone()));
-            let params = request.params.as_ref();
-            let name = params.and_then(|p| p.get("name").or_else(|| p.get("uri")));
-            if let (Some(name), "tools/call" | "resources/read" | "prompts/get") =
-                (name.and_then(Value::as_str), request.method.as_str())
-            {
-                headers.push(("Mcp-Name".into(), encode_value(name)));
-            }
-            if let (Some(name), "tools/call") =
-                (name.and_then(Value::as_str), request.method.as_str())
-            {
-                let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&Value::Null);
-                let tools = self.param_headers.borrow();
-                // A tool listed twice: its last entry counts, as when this was a map.
-                if let Some((_, declared)) = tools.iter().rev().find(|(tool, _)| tool == name) {
-                    headers.extend(param_headers::for_arguments(declared, arguments));
-                }
-            }
-        }
-        let id = request.id.clone();
-        let http = HttpRequest {
-            method: Method::Post,
-            url: self.config.url.clone(),
-            headers,
-            body: Some(Message::Request(request).to_json()),
-        };
-        let response =
-            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
-        if response.status == 404 && session.session_id.is_some() {
-            return Err(self.error(Kind::SessionExpired));
-        }
-        if !(200..300).contains(&response.status) {
-            let kind = self.http_error(response).await;
-            if session.session_id.is_some() && is_unknown_session_reply(&kind) {
-                return Err(self.error(Kind::SessionExpired));
-            }
-            return Err(self.error(kind));
-        }
-        let session_id = response.header("Mcp-Session-Id").map(str::to_owned);
-        let result = self.read_reply(session, response, &id, handler).await?;
-        Ok(Reply { result, session_id })
-    }
-
-    /// A tool call of a handshake-era session also reads the session's standalone stream, where
-    /// some servers send the call's questions (see `standalone`).
-    async fn exchange_listening(
-        &self,
-        session: &SessionState,
-        request: Request,
-        handler: &dyn Handler,
-    ) -> Result<Reply, Error> {
-        let mut lease = self.lease_standalone(session).await;
-        let Some(Slot::Open(stream)) = lease.as_mut().map(|l| &mut l.next) else {
-            return self.exchange(session, request, handler).await;
-        };
-        let outcome = first(
-            self.exchange(session, request, handler),
-            self.read_standalone(session, stream, handler),
-        )
-        .await;
-        if stream.is_ended() {
-            if let Some(lease) = lease.as_mut() {
-                lease.next = Slot::Closed;
-            }
-        }
-        match outcome {
-            Either::Left(reply) => reply,
-            Either::Right(never) => match never {},
-        }
-    }
-
-    /// Takes the open stream of this session, or opens one; `None` when there is none to read.
-    async fn lease_standalone(&self, session: &SessionState) -> Option<Lease<'_, T::Body>> {
-        let session_id = session.session_id.clone()?;
-        match self.standalone.replace(Slot::InUse) {
-            Slot::Open(stream) if stream.session_id == session_id => {
-                return Some(Lease::new(&self.standalone, Slot::Open(stream)));
-            }
-            Slot::InUse => return None,
-            Slot::Refused(id) if id == session_id => {
-                self.standalone.replace(Slot::Refused(id));
-                return None;
-            }
-            Slot::Open(_) | Slot::Refused(_) | Slot::Closed => {}
-        }
-        let mut lease = Lease::new(&self.standalone, Slot::Closed);
-        let headers = self.stream_get_headers(session);
-        let request =
-            HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
-        // Bounded like a notification: a server that never answers the GET delays the call
-        // only this long, and then the call goes on without the stream.
-        let sent = first(
-            self.transport.send(request),
-            self.transport.sleep(self.config.notification_timeout),
-        )
-        .await;
-        match sent {
-            Either::Left(Ok(response)) if (200..300).contains(&response.status) => {
-                let content_type = response.header("Content-Type").map(str::to_owned);
-                let decoder = ReplyDecoder::for_content_type(
-                    content_type.as_deref(),
-                    self.config.max_reply_bytes,
-                );
-                lease.next = match decoder {
-                    Ok(decoder) if decoder.is_stream() => {
-                        Slot::Open(Standalone::new(session_id, response.body, decoder))
-                    }
-                    // Anything but SSE: the server does not offer the stream after all.
-                    _ => Slot::Refused(session_id),
-                };
-            }
-            // 405 is how the spec says "no stream here". 409 (another GET of this session is
-            // still open), 429 and 5xx may pass: those are tried again at the next call.
-            Either::Left(Ok(response)) if !matches!(response.status, 409 | 429 | 500..) => {
-                lease.next = Slot::Refused(session_id);
-            }
-            _ => {}
-        }
-        Some(lease)
-    }
-
-    /// Handles what arrives on the standalone stream until the call it runs beside ends (this
-    /// future is then dropped; it never finishes by itself).
-    async fn read_standalone(
-        &self,
-        session: &SessionState,
-        stream: &mut Standalone<T::Body>,
-        handler: &dyn Handler,
-    ) -> std::convert::Infallible {
-        while let Some(chunk) = stream.next_chunk().await {
-            let Ok(messages) = stream.decoder.feed(&chunk) else {
-                stream.end();
-                break;
-            };
-            // Responses on this stream answer nothing of ours.
-            let messages =
-                messages.into_iter().filter(|m| !matches!(m, Message::Response(_))).collect();
-            let none = Id::String(String::new());
-            let _ = self.handle_messages(session, messages, &none, handler).await;
-        }
-        std::future::pending().await
-    }
-
-    /// Reads replies until the response with `id`, resuming a broken SSE stream when it can.
-    async fn read_reply(
-        &self,
-        session: &SessionState,
-        mut response: HttpResponse<T::Body>,
-        id: &Id,
-        handler: &dyn Handler,
-    ) -> Result<Value, Error> {
-        let mut resumptions = 0;
-        let mut last_event_id: Option<String> = None;
-        let mut retry: Option<u64> = None;
-        loop {
-            let content_type = response.header("Content-Type").map(str::to_owned);
-            let mut decoder = ReplyDecoder::for_content_type(
-                content_type.as_deref(),
-                self.config.max_reply_bytes,
-            )
-            .map_err(|e| self.decode_error(e))?;
-            let broke = loop {
-                match response.body.next_chunk().await {
-                    Ok(Some(chunk)) => {
-                        let messages = decoder.feed(&chunk).map_err(|e| self.decode_error(e))?;
-                        if let Some(done) =
-                            self.handle_messages(session, messages, id, handler).await
-                        {
-                            return done;
-                        }
-                    }
-                    Ok(None) => break None,
-                    Err(e) => break Some(e),
-                }
-            };
-            let messages = decoder.finish().map_err(|e| self.decode_error(e))?;
-            if let Some(done) = self.handle_messages(session, messages, id, handler).await {
-                return done;
-            }
-            let (event_id, event_retry) = decoder.resume_point();
-            if let Some(event_id) = event_id {
-                last_event_id = Some(event_id.to_owned());
-            }
-            retry = event_retry.or(retry);
-            // Only handshake-era SSE replies can be resumed (2026-07-28 dropped `Last-Event-ID`).
-            let resumable = decoder.is_stream() && !session.is_modern() && last_event_id.is_some();
-            if !resumable || resumptions == MAX_RESUMPTIONS {
-                return Err(match broke {
-                    Some(e) => self.error(Kind::Transport(e)),
-                    None => self.error(Kind::StreamEnded),
-                });
-            }
-            resumptions += 1;
-            let wait = retry.map_or(DEFAULT_RETRY, Duration::from_millis);
-            self.transport.sleep(wait.min(self.config.request_timeout)).await;
-            response = self.resume(session, last_event_id.as_deref().unwrap_or_default()).await?;
-        }
-    }
-
-    /// GET with `Last-Event-ID`: the server replays what the broken stream missed.
-    async fn resume(
-        &self,
-        session: &SessionState,
-        last_event_id: &str,
-    ) -> Result<HttpResponse<T::Body>, Error> {
-        let mut headers = self.stream_get_headers(session);
-        headers.push(("Last-Event-ID".into(), last_event_id.into()));
-        let request =
-            HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
-        let response =
-            self.transport.send(request).await.map_err(|e| self.error(Kind::Transport(e)))?;
-        if response.status == 404 && session.session_id.is_some() {
-            return Err(self.error(Kind::SessionExpired));
-        }
-        if !(200..300).contains(&response.status) {
-            return Err(self.error(self.http_error(response).await));
-        }
-        Ok(response)
-    }
-
-    /// Handles messages from a reply; `Some` once the response to `id` is among them.
-    pub(super) async fn handle_messages(
-        &self,
-        session: &SessionState,
-        messages: Vec<Message>,
-        id: &Id,
-        handler: &dyn Handler,
-    ) -> Option<Result<Value, Error>> {
-        for message in messages {
-            match message {
-                Message::Response(Response { id: Some(rid), outcome }) if &rid == id => {
-                    return Some(outcome.map_err(|e| self.error(Kind::Rpc(Box::new(e)))));
-                }
-                // An error the server could not attribute: on a reply to our POST it is ours.
-                Message::Response(Response { id: None, outcome: Err(e) }) => {
-                    return Some(Err(self.error(Kind::Rpc(Box::new(e)))));
-                }
-                Message::Response(_) => {}
-                Message::Notification(n) => self.handle_notification(n, handler),
-                Message::Request(r) => {
-                    let outcome = self
-                        .answer_server_request(
-                            &r.method,
-                            r.params.as_ref().unwrap_or(&Value::Null),
-                            handler,
-                        )
-                        .await;
-                    let answer = Message::Response(Response { id: Some(r.id), outcome });
-                    // If the answer cannot be delivered the server times out on its side; our
-                    // own request still ends through its timeout, so nothing hangs here.
-                    let _ = self.post_message(session, answer).await;
-                }
-            }
-        }
-        None
-    }
-
-    fn handle_notification(&self, notification: Notification, handler: &dyn Handler) {
-        let params = notification.params.unwrap_or(Value::Null);
-        let event = match notification.method.as_str() {
-            "notifications/progress" => match serde_json::from_value(params) {
-                Ok(progress) => CallEvent::Progress(progress),
-                Err(_) => return,
-            },
-            "notifications/tools/list_changed" => {
-                self.tools_changed.set(true);
-                CallEvent::ToolsListChanged
-            }
-            "notifications/resources/list_changed" => CallEvent::ResourcesListChanged,
-            "notifications/message" => CallEvent::Log {
-                level: params.get("level").and_then(Value::as_str).unwrap_or("info").to_owned(),
-                data: params.get("data").cloned().unwrap_or(Value::Null),
-            },
-            _ => return,
-        };
-        handler.on_event(event);
-    }
-
-    // ---- notifications and plain messages ----------------------------------------------------
-
-    async fn notify(
-        &self,
-        session: &SessionState,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<(), Error> {
-        let message = Message::Notification(Notification { method: method.into(), params });
-        let sent = first(
-            self.post_message(session, message),
-            self.transport.sleep(self.config.notification_timeout),
-        )
-        .await;
-        match sent {
-            Either::Left(result) => result,
-            Either::Right(()) => Err(self.error(Kind::Timeout(self.config.notification_timeout))),
-        }
-    }
-
-    async fn notify_cancelled(&self, id: &Id, reason: &str) {
-        let Some(session) = self.session() else { return };
-        if session.is_modern() {
-            return;
-        }
-        let mut params = Map::new();
-        params.insert("requestId".into(), json!(id));
-        params.insert("reason".into(), reason.into());
-        let params = Value::Object(params);
-        // Best effort: the call has already failed for the caller.
-        let _ = self.notify(&session, "notifications/cancelled", Some(params)).await;
-    }
-
-    /// POSTs a notification or a response (or, over HTTP+SSE, any message); the server answers
-    /// 202 without a body.
-    pub(super) async fn post_message(
-        &self,
-        session: &SessionState,
-        message: Message,
-    ) -> Result<(), Error> {
-        let url = if session.sse_transport {
-            // No stream, no endpoint: what waits for an answer fails on the missing stream.
-            let Some(endpoint) = self.legacy.endpoint() else { return Ok(()) };
-            endpoint
-        } else {
-            self.config.url.clone()
-        };
-        let http = HttpRequest {
-            method: Method::Post,
-            url,
-            headers: self.session_headers(session),
-            body: Some(message.to_json()),
-        };
-        let response =
-            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
-        if (200..300).contains(&response.status) {
-            Ok(())
-        } else {
-            Err(self.error(self.http_error(response).await))
-        }
-    }
-
-    // ---- helpers -----------------------------------------------------------------------------
-
-    pub(super) fn fresh_id(&self) -> Id {
-        let n = self.next_id.get();
-        self.next_id.set(n + 1);
-        Id::Number(n)
-    }
-
-    fn base_headers(&self) -> Vec<(String, String)> {
-        let mut headers = self.configured_headers();
-        headers.push(("Accept".into(), "application/json, text/event-stream".into()));
-        headers
-    }
-
-    /// The person's headers and, once signed in, the access token: on every request.
-    pub(super) fn configured_headers(&self) -> Vec<(String, String)> {
-        let mut headers = self.config.headers.clone();
-        if let Some(value) = self.config.authorization.header_value() {
-            headers.retain(|(name, _)| !name.eq_ignore_ascii_case("Authorization"));
-            headers.push(("Authorization".into(), value));
-        }
-        headers
-    }
-
-    /// Headers of a GET that opens an SSE stream of `session` (the standalone stream, or a
-    /// resumption): the session's headers, asking for an event stream and sending no body.
-    fn stream_get_headers(&self, session: &SessionState) -> Vec<(String, String)> {
-        let mut headers: Vec<(String, String)> = self
-            .session_headers(session)
-            .into_iter()
-            .filter(|(name, _)| {
-                !name.eq_ignore_ascii_case("Content-Type") && !name.eq_ignore_ascii_case("Accept")
-            })
-            .collect();
-        headers.push(("Accept".into(), "text/event-stream".into()));
-        headers
-    }
-
-    pub(super) fn session_headers(&self, session: &SessionState) -> Vec<(String, String)> {
-        let mut headers = self.base_headers();
-        headers.push(("Content-Type".into(), "application/json".into()));
-        if session.sends_version_header() {
-            headers.push(("MCP-Protocol-Version".into(), session.protocol_version.clone()));
-        }
-        if let Some(session_id) = &session.session_id {
-            headers.push(("Mcp-Session-Id".into(), session_id.clone()));
-        }
-        headers
-    }
-
-    pub(super) fn error(&self, kind: Kind) -> Error {
-        Error::new(kind, &self.config.url)
-    }
-
-    pub(super) fn decode_error(&self, error: DecodeError) -> Error {
-        self.error(match error {
-            DecodeError::NotMcp { content_type } => Kind::NotMcpServer { content_type },
-            DecodeError::TooLarge { limit } => Kind::TooLarge { limit },
-            DecodeError::Malformed(what) => Kind::Malformed(what),
-        })
-    }
-
-    /// Reads the start of an error body for the server's own words.
-    pub(super) async fn http_error(&self, mut response: HttpResponse<T::Body>) -> Kind {
-        if (300..400).contains(&response.status) {
-            return Kind::Redirected { status: Some(response.status) };
-        }
-        let www_authenticate = response.header("WWW-Authenticate").map(str::to_owned);
-        let is_html = response
-            .header("Content-Type")
-            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/html"));
-        let mut body = Vec::new();
-        while body.len() < ERROR_BODY_LIMIT {
-            match response.body.next_chunk().await {
-                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-                _ => break,
-            }
-        }
-        let rpc = Message::parse(&body).ok().and_then(|m| match m {
-            Message::Response(Response { outcome: Err(e), .. }) => Some(Box::new(e)),
-            _ => None,
-        });
-        let message = match &rpc {
-            Some(e) => Some(e.message.clone()),
-            None if is_html || body.trim_ascii_start().starts_with(b"<") => {
-                Some("an HTML page, not MCP".into())
-            }
-            None => {
-                let text = crate::sse::lossy(&body);
-                let text: String = text.trim().chars().take(200).collect();
-                (!text.is_empty()).then_some(text)
-            }
-        };
-        Kind::Http { status: response.status, message, www_authenticate, rpc }
-    }
-}
-
-/// The `initialize` parameters fix the version; requests before that send no version header.
-pub(super) fn unnegotiated(sse_transport: bool) -> SessionState {
-    SessionState { protocol_version: "2025-03-26".into(), session_id: None, sse_transport }
-}
-
-/// The `progressToken` of a tool call: progress notifications name the call they belong to.
-pub(super) fn progress_token(id: &Id) -> String {
-    format!("progress-{id}")
-}
-
-/// A 4xx other than "sign in" answers the stateless probe of a handshake-era server, and so
-/// does a JSON-RPC error that 2026-07-28 does not define (such as "method not found").
-fn falls_back_to_handshake(error: &Error) -> bool {
-    match error.status() {
-        Some(401 | 403) => false,
-        Some(status) => (400..500).contains(&status),
-        None => matches!(error.kind(), Kind::Rpc(_)),
-    }
-}
-
-/// An "unsupported protocol version" error whose `supported` list names 2026-07-28.
-fn rejects_yet_supports_modern(error: &Error) -> bool {
-    error.rpc_error().is_some_and(|rpc| {
-        rpc.code == code::UNSUPPORTED_PROTOCOL_VERSION
-            && string_list(rpc.data.as_ref().and_then(|d| d.get("supported")))
-                .iter()
-                .any(|v| v == MODERN_VERSION)
-    })
-}
-
-/// The SDK's example routers (and so server-everything) answer an unknown session with 400
-/// "No valid session ID provided" instead of the 404 the spec asks for; treat it the same.
-fn is_unknown_session_reply(kind: &Kind) -> bool {
-    match kind {
-        Kind::Http { status: 400, rpc: Some(rpc), .. } => {
-            // Compared bytewise: `str::contains` inlined the two-way searcher, ~0.8 KB of wasm.
-            let mentions_session =
-                rpc.message.as_bytes().windows(7).any(|w| w.eq_ignore_ascii_case(b"session"));
-            rpc.code == -32000 && mentions_session
-        }
-        _ => false,
-    }
-}
-
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-        .unwrap_or_default()
-}
-
-/// Elicitation (form and URL). The MCP Apps extension is advertised once apps render.
-fn client_capabilities() -> Value {
-    json!({"elicitation": {"form": {}, "url": {}}})
 }
 
 /// The size of a value as JSON text, for the bounds on lists.
 fn json_size(value: &Value) -> usize {
     serde_json::to_vec(value).map_or(usize::MAX, |text| text.len())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn unknown_session_replies_are_found_as_a_substring_search_would() {
-        use super::{is_unknown_session_reply, ErrorObject, Kind};
-        for message in [
-            "No valid session ID provided",
-            "Bad Request: SESSION not found",
-            "unknown sEsSiOn",
-            "session",
-            "sessio",
-            "",
-            "s\u{e9}ssion",
-            "sess\u{130}on",
-            "Invalid request",
-        ] {
-            let kind = Kind::Http {
-                status: 400,
-                message: None,
-                www_authenticate: None,
-                rpc: Some(Box::new(ErrorObject::new(-32000, message))),
-            };
-            let expected = message.to_ascii_lowercase().contains("session");
-            assert_eq!(is_unknown_session_reply(&kind), expected, "{message}");
-        }
-    }
 }

@@ -9,8 +9,10 @@
 //! loses nothing of the others'. A stream that ends fails every waiting request; the next request
 //! opens a new stream (a new endpoint, a new `initialize`).
 
-use super::client::{progress_token, unnegotiated, Client, Handler};
+use super::client::{Client, Handler};
 use super::error::{Error, Kind};
+use super::exchange::progress_token;
+use super::negotiate::unnegotiated;
 use super::session::SessionState;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
 use crate::jsonrpc::{Id, Message, Request, Response};

@@ -14,6 +14,7 @@ use super::client::Client;
 use super::error::{Error, Kind};
 use super::reply::ReplyDecoder;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
+use crate::backoff::Backoff;
 use crate::jsonrpc::{code, Id, Message, Request, Response};
 use crate::sync::{first, CancelToken, Either};
 use serde::{Deserialize, Serialize};
@@ -286,8 +287,8 @@ pub struct Reopen {
     failures: u32,
 }
 
-const FIRST_WAIT_MS: u64 = 1_000;
-const MAX_WAIT_MS: u64 = 5 * 60 * 1_000;
+const WAITS: Backoff =
+    Backoff { first: Duration::from_secs(1), max: Duration::from_secs(5 * 60) };
 const STABLE_MS: u64 = 60_000;
 
 impl Reopen {
@@ -315,9 +316,9 @@ impl Reopen {
         if acknowledged.is_some() && lasted_ms >= STABLE_MS {
             self.failures = 0;
         }
-        let wait = FIRST_WAIT_MS.saturating_mul(1 << self.failures.min(16)).min(MAX_WAIT_MS);
+        let wait = WAITS.delay(self.failures);
         self.failures = self.failures.saturating_add(1);
-        Some(Duration::from_millis(wait))
+        Some(wait)
     }
 }
 

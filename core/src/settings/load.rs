@@ -59,10 +59,16 @@ impl LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the saved settings could not be read: ")?;
-        match &self.reason {
+        write!(f, "the saved settings could not be read: {}", self.reason)
+    }
+}
+
+/// What is wrong, without the "could not be read" the person's UI already says.
+impl fmt::Display for LoadFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             LoadFailure::Migration(e) => write!(f, "{e}"),
-            LoadFailure::Shape(e) => f.write_str(&e.to_string()),
+            LoadFailure::Shape(e) => write!(f, "{e}"),
             LoadFailure::Invalid(i) => write!(f, "{i}"),
         }
     }

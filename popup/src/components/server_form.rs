@@ -1,6 +1,6 @@
 //! The add/edit server form. Checks run as the person types (see `form.rs`).
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{counted_message, message};
 use gemipanel_core::settings::{Field, DEFAULT_TIMEOUT_MS};
 use gemipanel_core::url_policy::{RefusalKind, UrlRefusal};
 use yew::prelude::*;
@@ -35,7 +35,11 @@ pub fn ServerFormView(props: &Props) -> Html {
     let tick = |make: fn(bool) -> FormEdit| props.on_edit.reform(make);
     let headers_hint = if form.editing.is_some() && !form.headers_touched && form.stored_headers > 0
     {
-        message("popupHeadersKept", &[&form.stored_headers.to_string()])
+        counted_message(
+            "popupHeadersKept",
+            form.stored_headers,
+            &[&form.stored_headers.to_string()],
+        )
     } else {
         message("popupHeadersHint", &[])
     };
@@ -59,7 +63,7 @@ pub fn ServerFormView(props: &Props) -> Html {
                 placeholder={r#"{"Authorization": "Bearer …"}"#}
                 error={live.headers.clone().or_else(|| saved(Field::Headers))} hint={headers_hint} />
             if form.needs_header_confirmation() {
-                <CheckField id="server-headers-move" label={message("popupHeadersToNewOrigin", &[&form.stored_headers.to_string()])}
+                <CheckField id="server-headers-move" label={counted_message("popupHeadersToNewOrigin", form.stored_headers, &[&form.stored_headers.to_string()])}
                     checked={form.headers_to_new_origin} onchange={tick(FormEdit::HeadersToNewOrigin)}
                     hint={message("popupHeadersToNewOriginHint", &[])} />
             }

@@ -27,8 +27,8 @@ pub fn status_parts(status: &ServerStatus) -> (&'static str, String, &'static st
         }
         ServerStatus::Ready { .. } => ("ok", message("popupStatusReady", &[]), "ready"),
         ServerStatus::NeedsSignIn => ("pending", message("popupStatusSignIn", &[]), "sign-in"),
-        ServerStatus::NeedsPermission { origin } => {
-            ("pending", message("popupStatusNeedsPermission", &[origin]), "needs-permission")
+        ServerStatus::NeedsPermission { .. } => {
+            ("pending", message("popupStatusNeedsPermission", &[]), "needs-permission")
         }
         ServerStatus::Error { message: m } => ("error", message("popupStatusError", &[m]), "error"),
     }

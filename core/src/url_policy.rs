@@ -74,7 +74,9 @@ pub struct UrlRefusal {
 }
 
 /// The reason behind a [`UrlRefusal`], for code that reacts to it (e.g. highlights the tick box).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Serialisable because OAuth errors carry it to the pages, which word it themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RefusalKind {
     /// Not a URL at all.
     Unparsable,

@@ -1,5 +1,5 @@
-//! Why signing in to a server failed: a kind and its arguments, worded in English here for logs
-//! and tests, and by the pages through `_locales` (the `kind` tag names the message).
+//! Why signing in to a server failed: a kind and its arguments, worded through `_locales`
+//! ([`Error::text`]; English for logs and tests).
 //!
 //! No variant carries a token, a client secret, an authorization code or a URL's query: URLs in
 //! here are reduced to scheme, host and path ([`crate::mcp::redact_url`]).
@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+use crate::text::Text;
 use crate::url_policy::RefusalKind;
 
 /// A document or exchange of the flow, named in messages.
@@ -25,15 +26,21 @@ pub enum Step {
     Revocation,
 }
 
+impl Step {
+    pub fn text(self) -> Text {
+        Text::new(match self {
+            Step::ResourceMetadata => "oauthStepResourceMetadata",
+            Step::ServerMetadata => "oauthStepServerMetadata",
+            Step::Registration => "oauthStepRegistration",
+            Step::Token => "oauthStepToken",
+            Step::Revocation => "oauthStepRevocation",
+        })
+    }
+}
+
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Step::ResourceMetadata => "protected resource metadata",
-            Step::ServerMetadata => "authorization server metadata",
-            Step::Registration => "client registration",
-            Step::Token => "token request",
-            Step::Revocation => "token revocation",
-        })
+        self.text().fmt(f)
     }
 }
 
@@ -114,144 +121,95 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Error {
+    /// Why, in words for a person (see `core::text`).
+    pub fn text(&self) -> Text {
+        let with_description = |text: Text, description: &Option<String>| match description {
+            Some(d) if !d.is_empty() => Text::new("oauthWithDescription").with(text).arg(d),
+            _ => text,
+        };
         match self {
             Error::Unreachable { step, url, message } => {
-                write!(f, "{step}: could not reach {url}: {message}")
+                Text::new("oauthUnreachable").with(step.text()).arg(url).arg(message)
             }
             Error::Status { step, url, status } => {
-                write!(f, "{step}: {url} answered HTTP {status}")
+                Text::new("oauthStatus").with(step.text()).arg(url).arg(status)
             }
-            Error::Redirected { step, url, status } => write!(
-                f,
-                "{step}: {url} answered with a redirect (HTTP {status}), which sign-in never follows"
-            ),
+            Error::Redirected { step, url, status } => {
+                Text::new("oauthRedirected").with(step.text()).arg(url).arg(status)
+            }
             Error::TooLarge { step, url, limit } => {
-                write!(f, "{step}: the answer of {url} is larger than {limit} bytes")
+                Text::new("oauthTooLarge").with(step.text()).arg(url).arg(limit)
             }
             Error::Malformed { step, url, detail } => {
-                write!(f, "{step}: {url} answered with an unreadable document: {detail}")
+                Text::new("oauthMalformed").with(step.text()).arg(url).arg(detail)
             }
             Error::UrlRefused { field, host, reason } => {
-                write!(f, "the server's {field} ")?;
-                match reason {
-                    RefusalKind::NotPublic => write!(
-                        f,
-                        "points to {host}, which is not a public address; addresses a server \
-                         gives us must be public"
-                    ),
-                    RefusalKind::Metadata => write!(
-                        f,
-                        "points to {host}, a cloud metadata service, which is never contacted"
-                    ),
-                    RefusalKind::Unroutable => {
-                        write!(f, "points to {host}, which is not an address a server can have")
-                    }
-                    RefusalKind::Insecure => write!(f, "is not https"),
-                    RefusalKind::Fragment => write!(f, "has a #fragment"),
-                    RefusalKind::UserInfo => write!(f, "contains a user name or password"),
-                    RefusalKind::Scheme => write!(f, "is not an https URL"),
-                    RefusalKind::NoHost => write!(f, "has no host"),
-                    RefusalKind::Unparsable => write!(f, "is not a valid URL"),
-                    RefusalKind::NeedsLocalNetwork => {
-                        write!(f, "points to {host}, a private network address")
-                    }
-                }
+                let key = match reason {
+                    RefusalKind::NotPublic => "oauthUrlNotPublic",
+                    RefusalKind::Metadata => "oauthUrlMetadata",
+                    RefusalKind::Unroutable => "oauthUrlUnroutable",
+                    RefusalKind::Insecure => "oauthUrlInsecure",
+                    RefusalKind::Fragment => "oauthUrlFragment",
+                    RefusalKind::UserInfo => "oauthUrlUserInfo",
+                    RefusalKind::Scheme => "oauthUrlScheme",
+                    RefusalKind::NoHost => "oauthUrlNoHost",
+                    RefusalKind::Unparsable => "oauthUrlInvalid",
+                    RefusalKind::NeedsLocalNetwork => "oauthUrlPrivate",
+                };
+                Text::new(key).arg(field).arg(host)
             }
-            Error::UrlInvalid { field } => write!(f, "the server's {field} is not a valid URL"),
-            Error::ResourceMismatch { server, resource } => write!(
-                f,
-                "the server {server} published authorization metadata for another resource \
-                 ({resource}); refusing to sign in"
-            ),
-            Error::NoAuthorizationServer { server } => write!(
-                f,
-                "the server {server} needs sign-in but names no authorization server"
-            ),
-            Error::NoServerMetadata { issuer } => write!(
-                f,
-                "the authorization server {issuer} publishes no metadata at any well-known location"
-            ),
-            Error::IssuerMismatch { expected, found } => write!(
-                f,
-                "the metadata of the authorization server {expected} names another issuer \
-                 ({found}); refusing to use it"
-            ),
-            Error::PkceUnsupported { issuer } => write!(
-                f,
-                "the authorization server {issuer} does not offer PKCE with S256, which sign-in \
-                 requires"
-            ),
-            Error::NeedsClientId { issuer } => write!(
-                f,
-                "the authorization server {issuer} does not register clients automatically: \
-                 enter a client id for this server under Advanced"
-            ),
-            Error::ClientIdForOtherServer { issuer, bound_to } => write!(
-                f,
-                "the client id entered for this server was issued by {bound_to}, but the server \
-                 now uses {issuer}: enter a client id from the new authorization server"
-            ),
-            Error::InvalidClientMetadataUrl => write!(
-                f,
-                "the client metadata URL must be an https URL with a path"
-            ),
+            Error::UrlInvalid { field } => Text::new("oauthUrlInvalid").arg(field),
+            Error::ResourceMismatch { server, resource } => {
+                Text::new("oauthResourceMismatch").arg(server).arg(resource)
+            }
+            Error::NoAuthorizationServer { server } => {
+                Text::new("oauthNoAuthorizationServer").arg(server)
+            }
+            Error::NoServerMetadata { issuer } => Text::new("oauthNoServerMetadata").arg(issuer),
+            Error::IssuerMismatch { expected, found } => {
+                Text::new("oauthIssuerMismatch").arg(expected).arg(found)
+            }
+            Error::PkceUnsupported { issuer } => Text::new("oauthPkceUnsupported").arg(issuer),
+            Error::NeedsClientId { issuer } => Text::new("oauthNeedsClientId").arg(issuer),
+            Error::ClientIdForOtherServer { issuer, bound_to } => {
+                Text::new("oauthClientIdForOtherServer").arg(bound_to).arg(issuer)
+            }
+            Error::InvalidClientMetadataUrl => Text::new("oauthInvalidClientMetadataUrl"),
             Error::RegistrationRefused { error, description } => {
-                write!(f, "the authorization server refused to register this client: {error}")?;
-                describe(f, description)
+                with_description(Text::new("oauthRegistrationRefused").arg(error), description)
             }
-            Error::WrongRedirect => {
-                f.write_str("the sign-in window returned to an unexpected address")
+            Error::WrongRedirect => Text::new("oauthWrongRedirect"),
+            Error::StateMismatch => Text::new("oauthStateMismatch"),
+            Error::IssMismatch { expected, found } => {
+                Text::new("oauthIssMismatch").arg(found).arg(expected)
             }
-            Error::StateMismatch => f.write_str(
-                "the sign-in answer does not belong to this attempt (state mismatch); try again",
-            ),
-            Error::IssMismatch { expected, found } => write!(
-                f,
-                "the sign-in answer comes from {found} instead of {expected}; refusing it"
-            ),
-            Error::IssMissing { expected } => write!(
-                f,
-                "the sign-in answer does not say which server sent it, though {expected} \
-                 promised to; refusing it"
-            ),
+            Error::IssMissing { expected } => Text::new("oauthIssMissing").arg(expected),
             Error::AuthorizationDenied { error, description } => {
-                write!(f, "sign-in was not granted: {error}")?;
-                describe(f, description)
+                with_description(Text::new("oauthDenied").arg(error), description)
             }
-            Error::NoCode => f.write_str("the sign-in answer carries no authorization code"),
+            Error::NoCode => Text::new("oauthNoCode"),
             Error::TokenRefused { status, error, description } => {
-                write!(f, "the token endpoint refused (HTTP {status}): {error}")?;
-                describe(f, description)
+                with_description(Text::new("oauthTokenRefused").arg(status).arg(error), description)
             }
             Error::UnsupportedTokenType { token_type } => {
-                write!(f, "the token endpoint issued a {token_type} token; only Bearer is supported")
+                Text::new("oauthTokenType").arg(token_type)
             }
-            Error::StillUnauthorized { server } => {
-                write!(f, "the server {server} refused the new sign-in (HTTP 401)")
+            Error::StillUnauthorized { server } => Text::new("oauthStillUnauthorized").arg(server),
+            Error::InsufficientScope { server, scopes } => {
+                Text::new("oauthInsufficientScope").arg(server).arg(scopes.join(" "))
             }
-            Error::InsufficientScope { server, scopes } => write!(
-                f,
-                "the server {server} still asks for more permissions ({}) after signing in again",
-                scopes.join(" ")
-            ),
-            Error::Forbidden { server } => {
-                write!(f, "the server {server} refused access (HTTP 403)")
-            }
-            Error::NoRefreshToken => {
-                f.write_str("the sign-in has expired and cannot be renewed: sign in again")
-            }
-            Error::Cancelled => f.write_str("sign-in was cancelled"),
-            Error::UnexpectedInput => f.write_str("sign-in received an answer it did not ask for"),
+            Error::Forbidden { server } => Text::new("oauthForbidden").arg(server),
+            Error::NoRefreshToken => Text::new("oauthNoRefreshToken"),
+            Error::Cancelled => Text::new("oauthCancelled"),
+            Error::UnexpectedInput => Text::new("oauthUnexpectedInput"),
         }
     }
 }
 
-fn describe(f: &mut fmt::Formatter<'_>, description: &Option<String>) -> fmt::Result {
-    match description {
-        Some(text) if !text.is_empty() => write!(f, " ({text})"),
-        _ => Ok(()),
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.text().fmt(f)
     }
 }
 

@@ -122,8 +122,8 @@ pub async fn local_get(key: &str) -> Result<JsValue, BrowserError> {
 
 /// Every key of `chrome.storage.local` whose name starts with `prefix`, with its value.
 pub async fn local_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, BrowserError> {
-    let promise =
-        storage_local_get(&JsValue::NULL).map_err(|e| BrowserError::from_js("reading storage", e))?;
+    let promise = storage_local_get(&JsValue::NULL)
+        .map_err(|e| BrowserError::from_js("reading storage", e))?;
     let items: JsValue =
         JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
     let items: Object = items.unchecked_into();

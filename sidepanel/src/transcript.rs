@@ -301,12 +301,14 @@ mod tests {
 
     #[test]
     fn a_damaged_index_is_rebuilt_from_the_chats_most_recent_first() {
-        let chat = |id: &str, updated_ms| SavedChat {
+        let chat = |id: &str, updated_ms| {
+            SavedChat {
             updated_ms,
             ..serde_json::from_value(serde_json::json!({
                 "id": id, "title": id, "created_ms": 0, "updated_ms": 0, "history": [], "entries": []
             }))
             .unwrap()
+        }
         };
         let index = index_of(&[chat("a", 5), chat("b", 9), chat("c", 1)]);
         let ids: Vec<&str> = index.iter().map(|c| c.id.as_str()).collect();

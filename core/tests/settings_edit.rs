@@ -388,7 +388,7 @@ fn a_client_secret_is_never_shown_to_the_pages_and_survives_a_form_that_did_not_
     let doc =
         update(&base(), 1, ServerPatch { oauth: Some(client), ..ServerPatch::default() }).unwrap();
     let shown = doc.for_pages();
-    assert!(!format!("{}", serde_json::to_string(&shown).unwrap()).contains("FAKE"));
+    assert!(!serde_json::to_string(&shown).unwrap().contains("FAKE"));
     // The popup's form holds the blank copy; saving another change keeps the secret.
     let opened = ServerDraft::of(shown.server(&id(1)).unwrap());
     let renamed = ServerDraft { name: "renamed".into(), ..opened.clone() };

@@ -120,6 +120,23 @@ pub async fn local_get(key: &str) -> Result<JsValue, BrowserError> {
         .map_err(|e| BrowserError::from_js("reading storage", e))
 }
 
+/// Every key of `chrome.storage.local` whose name starts with `prefix`, with its value.
+pub async fn local_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, BrowserError> {
+    let promise = storage_local_get(&JsValue::NULL)
+        .map_err(|e| BrowserError::from_js("reading storage", e))?;
+    let items: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
+    let items: Object = items.unchecked_into();
+    Ok(Object::entries(&items)
+        .iter()
+        .filter_map(|entry| {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let key = entry.get(0).as_string()?;
+            key.starts_with(prefix).then(|| (key, entry.get(1)))
+        })
+        .collect())
+}
+
 /// Calls `listener` with each key of `chrome.storage.local` that anyone (this context or
 /// another) changed.
 pub fn on_local_storage_changed(

@@ -5,6 +5,7 @@
 //! of the older era, and to the deprecated HTTP+SSE transport (`legacy`) when the URL refuses
 //! POSTs. It performs no I/O itself: the host supplies HTTP and a timer.
 
+mod authorization;
 mod cache;
 mod client;
 pub mod elicitation;
@@ -22,6 +23,7 @@ pub mod transport;
 pub mod types;
 
 pub use crate::sync::CancelToken;
+pub use authorization::Authorization;
 pub use cache::Freshness;
 pub use client::{
     CallEvent, CallHandler, Client, ServerConfig, ToolList, MAX_LIST_BYTES, MAX_LIST_PAGES,

@@ -65,6 +65,59 @@ pub fn host_permission(url: &str) -> Option<String> {
     (!MANIFEST_HOST_PERMISSIONS.contains(&pattern.as_str())).then_some(pattern)
 }
 
+/// A link a server asks the person to open (URL-mode elicitation), checked: only https, or http
+/// to this computer. What to show before the person agrees: the host as the browser will reach
+/// it, and, for an internationalised name, the same name in its own script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub href: String,
+    /// `xn--pple-43d.com:8443`: the name as the browser resolves it, with the port.
+    pub host: String,
+    /// `аpple.com:8443` when the name has `xn--` labels: what it looks like.
+    pub host_unicode: Option<String>,
+}
+
+/// Checks a link before it is offered to the person. Anything but https (or http to this
+/// computer) is refused: `javascript:`, `data:`, `file:`, other extensions' pages, custom
+/// protocol handlers.
+pub fn link(input: &str) -> Result<Link, Text> {
+    let url = web_url::parse(input.trim()).ok_or_else(|| Text::new("errLinkInvalid"))?;
+    let host = url.host().ok_or_else(|| Text::new("errLinkScheme").arg(&url.scheme))?;
+    let allowed = match url.scheme.as_str() {
+        "https" => true,
+        "http" => classify_host(&host) == HostClass::Loopback,
+        _ => false,
+    };
+    if !allowed {
+        return Err(Text::new("errLinkScheme").arg(&url.scheme));
+    }
+    let port = url.port.map(|p| format!(":{p}")).unwrap_or_default();
+    let name = url.hostname.clone();
+    let unicode = name
+        .split('.')
+        .any(|label| label.starts_with("xn--"))
+        .then(|| unicode_name(&name))
+        .flatten()
+        .filter(|u| *u != name);
+    Ok(Link {
+        href: url.as_str().to_owned(),
+        host: format!("{name}{port}"),
+        host_unicode: unicode.map(|u| format!("{u}{port}")),
+    })
+}
+
+/// A host name with its `xn--` labels decoded (punycode, RFC 3492).
+fn unicode_name(ascii: &str) -> Option<String> {
+    let labels: Option<Vec<String>> = ascii
+        .split('.')
+        .map(|label| match label.strip_prefix("xn--") {
+            Some(encoded) => idna::punycode::decode_to_string(encoded),
+            None => Some(label.to_owned()),
+        })
+        .collect();
+    labels.map(|l| l.join("."))
+}
+
 /// Why a URL was refused. `Display` is a sentence to show next to the URL field; it names the
 /// host but never the whole URL, whose user info or query may carry secrets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +127,9 @@ pub struct UrlRefusal {
 }
 
 /// The reason behind a [`UrlRefusal`], for code that reacts to it (e.g. highlights the tick box).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Serialisable because OAuth errors carry it to the pages, which word it themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RefusalKind {
     /// Not a URL at all.
     Unparsable,

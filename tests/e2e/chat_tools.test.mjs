@@ -201,6 +201,35 @@ test('a URL elicitation declined or cancelled opens nothing and answers as such'
   }
 });
 
+test('a link a server asks to open is refused unless https (or http to this computer), and a look-alike name shows both forms', async () => {
+  const id = await addTrustedEverything();
+  try {
+    fake.script([
+      { chunks: [functionCallChunk([
+        { name: 'mcp_everything_trigger_url_elicitation', args: { url: 'javascript:alert(document.domain)', message: 'Script me.' } },
+        { name: 'mcp_everything_trigger_url_elicitation', args: { url: 'https://\u0430pple.com/login', message: 'Look-alike.' } },
+      ])] },
+      { chunks: textChunks('Done.') },
+    ]);
+    await send('Odd links');
+    const script = page.getByTestId('elicitation').filter({ hasText: 'Script me.' });
+    const lookalike = page.getByTestId('elicitation').filter({ hasText: 'Look-alike.' });
+    await script.waitFor();
+    await lookalike.waitFor();
+    assert.match(await script.getByTestId('elicitation-refused').innerText(), /javascript: link; only https links/);
+    assert.equal(await script.getByRole('button', { name: 'Accept' }).count(), 0, 'nothing to accept');
+    assert.equal(await script.locator('a').count(), 0, 'no link to click');
+    assert.equal(await lookalike.getByTestId('elicitation-host').innerText(), 'xn--pple-43d.com');
+    assert.match(await lookalike.getByTestId('elicitation-host-unicode').innerText(), /\u0430pple\.com/);
+    await shoot('elicitation-url-refused');
+    await script.getByRole('button', { name: 'Decline' }).click();
+    await lookalike.getByRole('button', { name: 'Decline' }).click();
+    await lastReply().filter({ hasText: 'Done.' }).waitFor();
+  } finally {
+    await removeServer(id);
+  }
+});
+
 test('a connection lost mid-stream keeps the partial text, marked incomplete; the next message works', async () => {
   const chunks = textChunks('This answer will be cut off before it ends, sadly.', { size: 8 });
   fake.script([

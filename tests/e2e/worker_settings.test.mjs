@@ -2,7 +2,7 @@
 // without losing any, a damaged document kept aside, import and export through messages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch } from './harness.mjs';
+import { english, launch } from './harness.mjs';
 import { startSlowServer } from './servers.mjs';
 import { startFakeGemini } from '../fixtures/fake-gemini/server.mjs';
 
@@ -138,7 +138,7 @@ test('a refused edit changes nothing and says why', async () => {
     edit: { type: 'add_server', id: randomId(), server: { name: 'Plain', url: 'http://example.com/mcp' } },
   });
   assert.equal(response.type, 'error');
-  assert.match(response.message, /https/);
+  assert.match(english(response.error), /https/);
   const settings = (await request(pageA, { type: 'get_settings' })).settings;
   assert.equal(settings.servers.length, 0);
 });
@@ -160,8 +160,8 @@ test('a stored document that fails to load is kept aside, reported, and never re
   assert.equal(status.configured_servers, 0);
   const problem = await told;
   assert.match(problem.kept_under, /^settings_rejected_\d+/);
-  assert.match(problem.message, /^settings: servers: invalid type/);
-  assert.ok(!problem.message.includes('AIza-secret-value'), 'no secret in the message');
+  assert.match(english(problem.error), /^settings: servers: invalid type/);
+  assert.ok(!JSON.stringify(problem).includes('AIza-secret-value'), 'no secret in the message');
 
   const stored = await pageA.evaluate(() => chrome.storage.local.get(null));
   assert.deepEqual(stored[problem.kept_under], damaged, 'kept exactly as it was');
@@ -169,7 +169,7 @@ test('a stored document that fails to load is kept aside, reported, and never re
   // No edit lands on defaults while the person has not chosen.
   const refused = await request(pageA, { type: 'edit_settings', edit: { type: 'set_model', model: 'gemini-2.5-pro' } });
   assert.equal(refused.type, 'error');
-  assert.match(refused.message, /restore, export or start fresh/);
+  assert.match(english(refused.error), /restore, export or start fresh/);
   assert.equal((await pageA.evaluate(() => chrome.storage.local.get('settings'))).settings, undefined);
 
   // A page that connects later hears of it too.
@@ -187,7 +187,7 @@ test('a stored document that fails to load is kept aside, reported, and never re
   assert.deepEqual(JSON.parse(kept.export.text), damaged);
   const again = await request(pageA, { type: 'recover_settings', action: 'restore' });
   assert.equal(again.type, 'error');
-  assert.match(again.message, /servers: invalid type/);
+  assert.match(english(again.error), /servers: invalid type/);
 
   // Starting fresh writes defaults and forgets the problem and the copy.
   const fresh = await request(pageA, { type: 'recover_settings', action: 'start_fresh' });
@@ -207,7 +207,7 @@ test('a kept document restores once it can be read again', async () => {
   await pageA.evaluate((d) => chrome.storage.local.set({ settings: d }), newer);
   await request(pageA, { type: 'status' });
   const problem = (await pageA.evaluate(() => chrome.storage.local.get('settings_problem'))).settings_problem;
-  assert.match(problem.message, /newer GemiPanel/);
+  assert.match(english(problem.error), /newer GemiPanel/);
   await pageA.evaluate((key) => chrome.storage.local.set({ [key]: { version: 3, gemini: { model: 'gemini-2.5-pro' }, servers: [] } }), problem.kept_under);
   const restored = await request(pageA, { type: 'recover_settings', action: 'restore' });
   assert.equal(restored.type, 'settings', JSON.stringify(restored));

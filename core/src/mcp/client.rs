@@ -3,6 +3,7 @@
 //! One `Client` per server. Methods take `&self` so a single-threaded host can run calls in
 //! parallel; state lives in `Cell`/`RefCell` and is never borrowed across an `.await`.
 
+use super::authorization::Authorization;
 use super::cache::Freshness;
 use super::elicitation;
 use super::error::{Error, Kind};
@@ -42,6 +43,8 @@ pub struct ServerConfig {
     pub notification_timeout: Duration,
     pub max_reply_bytes: usize,
     pub client_info: Implementation,
+    /// The OAuth access token, sent as `Authorization` with every request once set.
+    pub authorization: Authorization,
 }
 
 impl ServerConfig {
@@ -53,6 +56,7 @@ impl ServerConfig {
             notification_timeout: Duration::from_secs(10),
             max_reply_bytes: 10 * 1024 * 1024,
             client_info: Implementation::new("GemiPanel", env!("CARGO_PKG_VERSION")),
+            authorization: Authorization::default(),
         }
     }
 }
@@ -66,6 +70,7 @@ impl fmt::Debug for ServerConfig {
             .field("request_timeout", &self.request_timeout)
             .field("notification_timeout", &self.notification_timeout)
             .field("max_reply_bytes", &self.max_reply_bytes)
+            .field("authorization", &self.authorization)
             .finish()
     }
 }

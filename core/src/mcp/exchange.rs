@@ -278,8 +278,18 @@ where
     }
 
     pub(super) fn base_headers(&self) -> Vec<(String, String)> {
-        let mut headers = self.config.headers.clone();
+        let mut headers = self.configured_headers();
         headers.push(("Accept".into(), "application/json, text/event-stream".into()));
+        headers
+    }
+
+    /// The person's headers and, once signed in, the access token: on every request.
+    pub(super) fn configured_headers(&self) -> Vec<(String, String)> {
+        let mut headers = self.config.headers.clone();
+        if let Some(value) = self.config.authorization.header_value() {
+            headers.retain(|(name, _)| !name.eq_ignore_ascii_case("Authorization"));
+            headers.push(("Authorization".into(), value));
+        }
         headers
     }
 

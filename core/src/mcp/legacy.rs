@@ -387,7 +387,7 @@ where
     }
 
     async fn get_stream(&self, post_error: Option<Error>) -> Result<(), Error> {
-        let mut headers = self.config.headers.clone();
+        let mut headers = self.configured_headers();
         headers.push(("Accept".into(), "text/event-stream".into()));
         let request =
             HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };

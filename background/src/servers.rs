@@ -157,14 +157,15 @@ async fn try_connect(url: &str, draft: &ServerDraft) -> ConnectionOutcome {
     let client = Client::new(FetchTransport, config);
     let listed = async {
         client.connect().await?;
-        client.list_tools().await
+        client.list_tools_cacheable().await
     }
     .await;
     let outcome = match listed {
-        Ok(tools) => ConnectionOutcome::Connected {
+        Ok(list) => ConnectionOutcome::Connected {
             protocol_version: client.session().map(|s| s.protocol_version).unwrap_or_default(),
             server_name: client.server().and_then(|s| s.name().map(str::to_owned)),
-            tools,
+            tools: list.tools,
+            invalid: list.invalid,
         },
         Err(err) if err.is_auth_required() => ConnectionOutcome::NeedsSignIn,
         Err(err) => match registry::explain(url, &err).await {

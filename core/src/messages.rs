@@ -192,6 +192,9 @@ pub enum ConnectionOutcome {
         protocol_version: String,
         server_name: Option<String>,
         tools: Vec<Tool>,
+        /// Listed entries that could not be read, and a note when the list was cut.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        invalid: Vec<InvalidTool>,
     },
     NeedsSignIn,
     /// GemiPanel may not reach `origin` yet; the page asks for it in the person's click.

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, screenshot } from './harness.mjs';
-import { startEverything } from './servers.mjs';
+import { startEverything, startSlowServer } from './servers.mjs';
 
 let browser;
 let everything;
@@ -125,6 +125,35 @@ test('server-everything is added through the form: tested, saved and listed', as
   await page.getByRole('button', { name: 'Cancel' }).click();
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test('Test connection lists the readable tools and names the ones it could not read', async () => {
+  const server = await startSlowServer({
+    delayMs: 0,
+    name: 'half-broken',
+    tools: ['fine', { name: 'broken', inputSchema: 'not a schema' }, { description: 'no name' }],
+  });
+  try {
+    const page = await openPopup();
+    await page.getByTestId('add-server').click();
+    await page.getByLabel('URL', { exact: true }).fill(server.url);
+    await page.getByTestId('test-connection').click();
+    const result = page.getByTestId('test-result');
+    await result.locator('[data-state="connected"]').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await result.locator('.chip').allInnerTexts(), ['fine']);
+    const unreadable = result.locator('[data-state="unreadable"]');
+    assert.match(await unreadable.innerText(), /2 listed tools could not be read/);
+    const items = await unreadable.locator('li').allInnerTexts();
+    assert.equal(items.length, 2, items.join('\n'));
+    assert.match(items[0], /^broken — This tool could not be read: .*inputSchema/);
+    assert.match(items[1], /missing field `name`/);
+    await screenshot(page, 'popup-test-unreadable-tools');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
 });
 
 test('a gemini-cli settings.json is previewed, then applied; command servers are skipped', async () => {

@@ -146,12 +146,8 @@ impl ListCut {
     /// A note for the list's unreadable entries, so the person sees that tools may be missing.
     fn note(self, method: &str) -> InvalidTool {
         let reason = match self {
-            ListCut::CursorRepeated => {
-                format!("{method}: the server sent a page cursor again; the list ends there")
-            }
-            ListCut::PageCap => {
-                format!("{method}: the list was cut after {MAX_LIST_PAGES} pages")
-            }
+            ListCut::CursorRepeated => Text::new("errListCursorRepeated").arg(method),
+            ListCut::PageCap => Text::new("errListPageCap").arg(method).arg(MAX_LIST_PAGES),
         };
         InvalidTool { name: None, reason }
     }
@@ -308,8 +304,7 @@ where
                     true
                 }
                 Err(e) => {
-                    broken
-                        .push(InvalidTool { name: Some(tool.name.clone()), reason: e.to_string() });
+                    broken.push(InvalidTool { name: Some(tool.name.clone()), reason: e });
                     false
                 }
             });

@@ -6,6 +6,7 @@
 //! tool list, so one malformed tool cannot take the others down with it.
 
 use super::headers::encode_value;
+use crate::text::Text;
 use serde_json::map::Iter;
 use serde_json::Value;
 
@@ -22,7 +23,7 @@ pub const MAX_PARAM_HEADERS: usize = 32;
 
 /// The `x-mcp-header` annotations of an input schema, at any depth of `properties`; `Err` names
 /// the first one that breaks the rules.
-pub fn declared(schema: &Value) -> Result<Vec<ParamHeader>, String> {
+pub fn declared(schema: &Value) -> Result<Vec<ParamHeader>, Text> {
     let mut found: Vec<ParamHeader> = Vec::new();
     // Depth first without recursion (a schema may nest as deep as its parser allowed): one
     // iterator per open `properties`, and the keys that led to each but the outermost.
@@ -37,12 +38,10 @@ pub fn declared(schema: &Value) -> Result<Vec<ParamHeader>, String> {
         if let Some(annotation) = property.get("x-mcp-header") {
             let header = check(key, annotation, property)?;
             if found.iter().any(|earlier| earlier.name.eq_ignore_ascii_case(header)) {
-                return Err(format!("x-mcp-header \"{header}\" is declared twice"));
+                return Err(Text::new("errParamHeaderTwice").arg(header));
             }
             if found.len() == MAX_PARAM_HEADERS {
-                return Err(format!(
-                    "more than {MAX_PARAM_HEADERS} parameters are marked with x-mcp-header"
-                ));
+                return Err(Text::new("errParamHeaderTooMany").arg(MAX_PARAM_HEADERS));
             }
             let path = path.iter().copied().chain([key.as_str()]).map(str::to_owned).collect();
             found.push(ParamHeader { path, name: header.to_owned() });
@@ -60,16 +59,15 @@ fn properties(schema: &Value) -> Option<Iter<'_>> {
 }
 
 /// The header name of one annotation, if it keeps the rules.
-fn check<'a>(key: &str, annotation: &'a Value, property: &Value) -> Result<&'a str, String> {
-    let name =
-        annotation.as_str().ok_or_else(|| format!("x-mcp-header of \"{key}\" is not a string"))?;
+fn check<'a>(key: &str, annotation: &'a Value, property: &Value) -> Result<&'a str, Text> {
+    let name = annotation.as_str().ok_or_else(|| Text::new("errParamHeaderNotString").arg(key))?;
     if name.is_empty() || !name.bytes().all(is_tchar) {
-        return Err(format!("x-mcp-header \"{name}\" is not an HTTP header name"));
+        return Err(Text::new("errParamHeaderName").arg(name));
     }
     // `number` is excluded on purpose: its text form is not unique (1.0 vs 1).
     match property.get("type").and_then(Value::as_str) {
         Some("string" | "integer" | "boolean") => Ok(name),
-        _ => Err(format!("x-mcp-header \"{name}\" is on a non-primitive parameter")),
+        _ => Err(Text::new("errParamHeaderNotPrimitive").arg(name)),
     }
 }
 
@@ -168,7 +166,7 @@ mod tests {
         // Every header was compared with every other: 20,000 made 200 million comparisons.
         assert_eq!(declared(&annotated(MAX_PARAM_HEADERS)).map(|h| h.len()), Ok(MAX_PARAM_HEADERS));
         let error = declared(&annotated(20_000)).expect_err("over the cap");
-        assert!(error.contains(&MAX_PARAM_HEADERS.to_string()), "{error}");
+        assert!(error.to_string().contains(&MAX_PARAM_HEADERS.to_string()), "{error}");
     }
 
     #[test]

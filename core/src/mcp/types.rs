@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::decode::{DecodeError, Lenient};
+use crate::text::Text;
 
 /// `clientInfo` / `serverInfo`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -183,14 +184,14 @@ pub struct InvalidTool {
     /// Its `name`, when it had a string one.
     #[serde(default)]
     pub name: Option<String>,
-    /// What was wrong, with the place: "inputSchema: invalid type: …".
-    pub reason: String,
+    /// What was wrong, with the place ("inputSchema: invalid type: …" in serde's words).
+    pub reason: Text,
 }
 
 impl InvalidTool {
     fn new(raw: &Value, error: &DecodeError) -> Self {
         let name = raw.get("name").and_then(Value::as_str).map(str::to_owned);
-        InvalidTool { name, reason: error.located() }
+        InvalidTool { name, reason: Text::new("errToolUnreadable").arg(error.located()) }
     }
 }
 
@@ -565,10 +566,10 @@ mod tests {
         assert_eq!(names, ["a", "b"]);
         assert_eq!(invalid.len(), 4);
         assert_eq!(invalid[0].name, None);
-        assert!(invalid[0].reason.contains("missing field `name`"), "{:?}", invalid[0]);
+        assert!(invalid[0].reason.to_string().contains("missing field `name`"), "{:?}", invalid[0]);
         assert_eq!(invalid[2].name.as_deref(), Some("c"));
         assert!(
-            invalid[2].reason.starts_with("annotations.readOnlyHint: invalid type"),
+            invalid[2].reason.to_string().contains(": annotations.readOnlyHint: invalid type"),
             "{:?}",
             invalid[2]
         );

@@ -1,6 +1,7 @@
 //! What "Test connection" found: the tools, a sign-in request, or the error.
 
 use gemipanel_browser::chrome::{counted_message, message, word};
+use gemipanel_core::mcp::InvalidTool;
 use gemipanel_core::messages::ConnectionOutcome;
 use yew::prelude::*;
 
@@ -30,7 +31,7 @@ pub fn TestResult(props: &Props) -> Html {
             <p class="note warn" data-state="needs-permission">
                 { message("popupTestNeedsPermission", &[origin]) }</p>
         },
-        Pending::Done(ConnectionOutcome::Connected { server_name, tools, .. }) => {
+        Pending::Done(ConnectionOutcome::Connected { server_name, tools, invalid, .. }) => {
             let name = server_name.clone().unwrap_or_default();
             html! {
                 <div data-state="connected">
@@ -43,11 +44,34 @@ pub fn TestResult(props: &Props) -> Html {
                                 { t.name.clone() }</li>
                         }) }
                     </ul>
+                    { unreadable(invalid) }
                 </div>
             }
         }
     };
     html! { <div class="test-result" aria-live="polite" data-testid="test-result">{ body }</div> }
+}
+
+/// Tools the server listed that could not be read: left out of the chat, named here so the
+/// person can tell the server's author.
+fn unreadable(invalid: &[InvalidTool]) -> Html {
+    if invalid.is_empty() {
+        return Html::default();
+    }
+    let count = invalid.len();
+    html! {
+        <div class="note warn" data-state="unreadable">
+            <p>{ counted_message("popupTestUnreadable", count, &[&count.to_string()]) }</p>
+            <ul class="unreadable">
+                { for invalid.iter().map(|tool| html! {
+                    <li>
+                        if let Some(name) = &tool.name { <code>{ name.clone() }</code>{ " — " } }
+                        { word(&tool.reason) }
+                    </li>
+                }) }
+            </ul>
+        </div>
+    }
 }
 
 fn error_line(error: &str) -> Html {

@@ -288,11 +288,16 @@ impl Catalog {
             .collect()
     }
 
-    /// The function response of a `search_tools` call with these arguments.
-    pub fn answer_search(&self, args: &Map<String, Value>, restriction: &Restriction) -> Value {
+    /// The output of a `search_tools` call with these arguments (the function's error when
+    /// there is no query).
+    pub fn answer_search(
+        &self,
+        args: &Map<String, Value>,
+        restriction: &Restriction,
+    ) -> Result<Value, String> {
         let query = args.get("query").and_then(Value::as_str).unwrap_or("").trim();
         if query.is_empty() {
-            return json!({"error": "Give `query`: a few words describing the task."});
+            return Err("Give `query`: a few words describing the task.".into());
         }
         let found: Vec<FoundTool> = self
             .search(query, restriction)
@@ -304,8 +309,7 @@ impl Catalog {
         } else {
             "These tools are declared in your next turn: call them directly.".to_owned()
         };
-        let output = SearchOutput { found, note };
-        json!({ "output": serde_json::to_value(output).unwrap_or(Value::Null) })
+        serde_json::to_value(SearchOutput { found, note }).map_err(|e| e.to_string())
     }
 
     /// The arguments the MCP tool expects, from those the model wrote (flattened parts parsed

@@ -43,7 +43,11 @@ const EXPANSIONS: &[(&str, &[&str])] = &[
 /// still match a Japanese query.
 pub fn tokenize(text: &str) -> Vec<String> {
     let mut words = Vec::new();
-    for raw in split_words(text) {
+    for (raw, whole) in split_words(text) {
+        if let Some(whole) = whole {
+            // `GitHub` is also `github`, as tool names write it.
+            words.push(stem(&whole.to_lowercase()));
+        }
         if raw.chars().any(is_cjk) {
             let chars: Vec<char> = raw.chars().collect();
             if chars.len() == 1 {
@@ -66,32 +70,32 @@ pub fn tokenize(text: &str) -> Vec<String> {
     words
 }
 
-fn split_words(text: &str) -> Vec<String> {
+/// Words split at humps and script changes; the first part of a word split at humps carries
+/// the whole word too.
+fn split_words(text: &str) -> Vec<(String, Option<String>)> {
     let mut words = Vec::new();
-    let mut current = String::new();
-    let mut prev: Option<char> = None;
-    for c in text.chars() {
-        if !c.is_alphanumeric() {
-            flush(&mut current, &mut words);
-            prev = None;
-            continue;
+    for chunk in text.split(|c: char| !c.is_alphanumeric()).filter(|c| !c.is_empty()) {
+        let mut parts: Vec<String> = Vec::new();
+        let mut current = String::new();
+        let mut prev: Option<char> = None;
+        let mut humped = false;
+        for c in chunk.chars() {
+            let hump = prev.is_some_and(|p| p.is_lowercase() && c.is_uppercase());
+            let script_change = prev.is_some_and(|p| is_cjk(p) != is_cjk(c));
+            if (hump || script_change) && !current.is_empty() {
+                humped |= hump;
+                parts.push(std::mem::take(&mut current));
+            }
+            current.push(c);
+            prev = Some(c);
         }
-        let hump = prev.is_some_and(|p| p.is_lowercase() && c.is_uppercase());
-        let script_change = prev.is_some_and(|p| is_cjk(p) != is_cjk(c));
-        if hump || script_change {
-            flush(&mut current, &mut words);
+        parts.push(current);
+        let whole = humped.then(|| chunk.chars().filter(|c| !is_cjk(*c)).collect::<String>());
+        for (i, part) in parts.into_iter().enumerate() {
+            words.push((part, if i == 0 { whole.clone() } else { None }));
         }
-        current.push(c);
-        prev = Some(c);
     }
-    flush(&mut current, &mut words);
     words
-}
-
-fn flush(current: &mut String, words: &mut Vec<String>) {
-    if !current.is_empty() {
-        words.push(std::mem::take(current));
-    }
 }
 
 fn is_cjk(c: char) -> bool {
@@ -231,7 +235,7 @@ mod tests {
     #[test]
     fn names_split_at_underscores_and_humps() {
         assert_eq!(tokenize("create_pull_request"), ["creat", "pull", "request"]);
-        assert_eq!(tokenize("listMergeRequests"), ["list", "merg", "request"]);
+        assert_eq!(tokenize("listMergeRequests"), ["listmergerequest", "list", "merg", "request"]);
         assert_eq!(tokenize("API-patch-block-children"), ["api", "patch", "block", "children"]);
     }
 
@@ -259,7 +263,7 @@ mod tests {
     #[test]
     fn cjk_text_yields_character_pairs() {
         assert_eq!(tokenize("課題を作成"), ["課題", "題を", "を作", "作成"]);
-        assert_eq!(tokenize("GitHubの課題"), ["github", "課題"]);
+        assert_eq!(tokenize("GitHubの課題"), ["github", "git", "hub", "の課", "課題"]);
     }
 
     fn index(texts: &[&str]) -> Index {
@@ -289,7 +293,9 @@ mod tests {
             "create an issue in a repository",
             "list issues in a repository",
         ]);
-        assert_eq!(idx.ranked(&query("list the issues")), [3, 2, 0]);
+        let ranked = idx.ranked(&query("list the issues"));
+        assert_eq!(ranked[0], 3, "{ranked:?}");
+        assert_eq!(ranked.len(), 3, "{ranked:?}");
         assert_eq!(idx.ranked(&query("read file contents"))[0], 1);
         assert!(idx.ranked(&query("weather in Tokyo")).is_empty());
     }

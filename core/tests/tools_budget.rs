@@ -4,9 +4,11 @@
 #[path = "support/tool_corpus.rs"]
 mod tool_corpus;
 
-use gemipanel_core::gemini::Content;
+use gemipanel_core::gemini::{Action, Chat, ChatConfig, Content};
 use gemipanel_core::tools::budget::flatten::{depth, flatten};
-use gemipanel_core::tools::budget::limits::{API_MAX_FUNCTION_DECLARATIONS, API_MAX_SCHEMA_DEPTH};
+use gemipanel_core::tools::budget::limits::{
+    API_MAX_ARRAY_BOUNDS_SUM, API_MAX_FUNCTION_DECLARATIONS, API_MAX_SCHEMA_DEPTH,
+};
 use gemipanel_core::tools::budget::{
     Budget, Catalog, Conversation, Refusal, Restriction, SEARCH_TOOLS,
 };
@@ -232,4 +234,43 @@ fn a_refusal_shrinks_what_is_sent() {
     let states = catalog.shrink(&Refusal::TooManyStates, &sent, &none).expect("smaller");
     assert_eq!(states.excluded.len(), 1);
     assert!(catalog.shrink(&Refusal::TooManyDeclarations, &[], &none).is_none());
+}
+
+#[test]
+fn the_fake_gemini_server_enforces_these_limits() {
+    let path =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/gemini/limits.json");
+    let limits: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(limits["maxFunctionDeclarations"], API_MAX_FUNCTION_DECLARATIONS);
+    assert_eq!(limits["maxSchemaDepth"], API_MAX_SCHEMA_DEPTH);
+    assert_eq!(limits["maxArrayBoundsSum"], API_MAX_ARRAY_BOUNDS_SUM);
+}
+
+/// The request the chat sends with every corpus tool enabled; the Node test sends its tools to
+/// the fake Gemini server through the official SDK (tests/e2e-node/fake-gemini.test.mjs).
+#[test]
+fn the_budgeted_request_fixture_is_what_the_chat_sends() {
+    let corpus = corpus();
+    let exposed = exposed(&corpus);
+    let mut config = ChatConfig::new("gemini-2.5-flash");
+    config.declarations = exposed.declarations();
+    config.titles = exposed.titles();
+    let mut chat = Chat::new(config, Vec::new());
+    chat.send_text("Start a discussion thread on line 40 of src/main.rs in GitLab MR 7").unwrap();
+    let Some(Action::Send(request)) = chat.poll_action() else { panic!("a request") };
+    assert!(request.tools.search);
+    let names: Vec<&str> =
+        request.body.tools[0].function_declarations.iter().map(|d| d.name.as_str()).collect();
+    assert!(names.contains(&"mcp_gitlab_create_merge_request_thread"), "{names:?}");
+    let actual = serde_json::to_value(&request.body).unwrap();
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/tools/budgeted_request.json");
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        std::fs::write(&path, serde_json::to_string_pretty(&actual).unwrap() + "\n").unwrap();
+    }
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        actual, expected,
+        "run with UPDATE_FIXTURES=1 to regenerate after a deliberate change"
+    );
 }

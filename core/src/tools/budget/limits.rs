@@ -37,12 +37,13 @@ pub const API_MAX_SCHEMA_DEPTH: usize = 5;
 /// "The specified schema produces a constraint that has too many states for serving." The API
 /// compiles the declarations into a state machine for constrained decoding; its size grows
 /// with the whole request, not one schema: a single 239-tool server triggers it (issue 15),
-/// and array bounds count cumulatively (googleapis/python-genai#2170: function schemas whose
-/// `maxItems` add up to more than about 960 are refused, while `maximum`/`maxLength` of the same
-/// values are not). Enums and deep nesting add states too (flutter/genui#428). There is no
-/// published number, so GemiPanel keeps requests small ([`Budget::default`]) and, when the
-/// API still refuses, retries once with half the tools.
-pub const API_MAX_ARRAY_BOUNDS_SUM: u64 = 960;
+/// and array bounds count cumulatively (googleapis/python-genai#2170, `parametersJsonSchema`:
+/// eight arrays with `maxItems` 120 (sum 960) are refused and eight with 119 (952) accepted;
+/// `maximum`/`maxLength` of the same values change nothing). Enums and deep nesting add states
+/// too (flutter/genui#428). There is no published number, so GemiPanel keeps requests small
+/// ([`Budget::default`]), drops the array bounds of a schema whose bounds add up past this
+/// sum, and, when the API still refuses, retries once with half the tools.
+pub const API_MAX_ARRAY_BOUNDS_SUM: u64 = 950;
 
 /// The per-request budget. `max_*`: when every enabled tool fits, all are sent. Otherwise the
 /// most relevant tools up to `pick_*` are sent with `search_tools`.

@@ -4,7 +4,6 @@
 
 use gemipanel_core::gemini::{
     Action, Chat, ChatConfig, ChatEvent, FunctionDeclaration, ModelRequest, Notice, ToolCall,
-    ToolOutcome,
 };
 use gemipanel_core::tools::budget::{Refusal, SEARCH_TOOLS};
 use serde_json::{json, Value};

@@ -35,14 +35,20 @@ fn recall_is_at_least_95_percent() {
     let requests = requests();
     assert_eq!(requests.len(), 100);
     let mut missed = Vec::new();
+    let mut sizes = Vec::new();
     for request in &requests {
         let outcome = run(&exposed, &catalog, request);
         if !outcome.hit_sent && !outcome.hit_search {
             missed.push(request.text.as_str());
         }
+        sizes.push(outcome.request_bytes);
     }
     let recall = 100 * (requests.len() - missed.len()) / requests.len();
     assert!(recall >= 95, "recall {recall} %, missed:\n{}", missed.join("\n"));
+    sizes.sort_unstable();
+    let every_tool = tool_corpus::tools_bytes(catalog.declarations().cloned().collect());
+    let median = sizes[sizes.len() / 2];
+    assert!(median * 5 < every_tool, "median request {median} B against {every_tool} B");
 }
 
 #[test]

@@ -66,8 +66,8 @@ pub enum Step {
 /// Empty for a schema that needed nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {
-    /// `None`: the root became [`ROOT_PARAMETER`].
     paths: Vec<Vec<Step>>,
+    /// The root itself became [`ROOT_PARAMETER`].
     whole: bool,
 }
 

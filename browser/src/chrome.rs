@@ -57,6 +57,35 @@ extern "C" {
     fn i18n_get_message(name: &str, substitutions: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "i18n"], js_name = getUILanguage)]
     fn i18n_get_ui_language() -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "identity"], js_name = getRedirectURL)]
+    fn identity_get_redirect_url(path: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "identity"], js_name = launchWebAuthFlow)]
+    fn identity_launch_web_auth_flow(details: &JsValue) -> Result<Promise, JsValue>;
+}
+
+/// `chrome.identity.getRedirectURL(path)`: `https://<extension id>.chromiumapp.org/<path>`.
+pub fn redirect_url(path: &str) -> Result<String, BrowserError> {
+    identity_get_redirect_url(path)
+        .map_err(|e| BrowserError::from_js("reading the sign-in address", e))?
+        .as_string()
+        .ok_or_else(|| BrowserError::new("the browser gave no sign-in address"))
+}
+
+/// `chrome.identity.launchWebAuthFlow({url, interactive: true})`: the browser's own sign-in
+/// window; resolves to the URL the authorization server sent it back to. `Err` when the person
+/// closed the window (or the flow could not start).
+pub async fn launch_web_auth_flow(url: &str) -> Result<String, BrowserError> {
+    let details = Object::new();
+    let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&details, &k.into(), v).map(drop);
+    set("url", &url.into())
+        .and_then(|()| set("interactive", &true.into()))
+        .map_err(|e| BrowserError::from_js("opening the sign-in window", e))?;
+    let promise = identity_launch_web_auth_flow(&details)
+        .map_err(|e| BrowserError::from_js("opening the sign-in window", e))?;
+    let answer: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("signing in", e))?;
+    answer.as_string().ok_or_else(|| BrowserError::new("the sign-in window returned nothing"))
 }
 
 impl Port {
@@ -118,6 +147,23 @@ pub async fn local_get(key: &str) -> Result<JsValue, BrowserError> {
         JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
     js_sys::Reflect::get(&items, &key.into())
         .map_err(|e| BrowserError::from_js("reading storage", e))
+}
+
+/// Every key of `chrome.storage.local` whose name starts with `prefix`, with its value.
+pub async fn local_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, BrowserError> {
+    let promise = storage_local_get(&JsValue::NULL)
+        .map_err(|e| BrowserError::from_js("reading storage", e))?;
+    let items: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
+    let items: Object = items.unchecked_into();
+    Ok(Object::entries(&items)
+        .iter()
+        .filter_map(|entry| {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let key = entry.get(0).as_string()?;
+            key.starts_with(prefix).then(|| (key, entry.get(1)))
+        })
+        .collect())
 }
 
 /// Calls `listener` with each key of `chrome.storage.local` that anyone (this context or

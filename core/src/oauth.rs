@@ -8,6 +8,7 @@
 //!   to stored [`Credentials`].
 //! * [`renewal`]: refresh (5 minutes before expiry, or once on a 401) and revocation.
 //! * [`recovery`]: what one refused request does next (refresh, sign in, step up, give up).
+//! * [`drive`]: the loops that run sign-in and renewals against a host ([`drive::OAuthHost`]).
 //! * [`challenge`], [`discovery`], [`scopes`], [`pkce`]: the rules each step follows.
 //! * [`metadata`], [`registration`], [`token`], [`store`]: one serde type per document.
 //!
@@ -17,6 +18,7 @@
 
 pub mod challenge;
 pub mod discovery;
+pub mod drive;
 mod error;
 mod exchange;
 mod learned;

@@ -376,3 +376,38 @@ fn a_server_added_without_a_timeout_gets_the_protocol_default_of_30_seconds() {
     let config = gemipanel_core::mcp::ServerConfig::new("https://a.example/mcp");
     assert_eq!(config.request_timeout.as_millis(), 30_000);
 }
+
+#[test]
+fn a_client_secret_is_never_shown_to_the_pages_and_survives_a_form_that_did_not_touch_it() {
+    use gemipanel_core::settings::OAuthClient;
+    let client = OAuthClient {
+        client_id: Some("mine".into()),
+        client_secret: Some(Secret::new("FAKE-client-secret")),
+        metadata_url: None,
+    };
+    let doc =
+        update(&base(), 1, ServerPatch { oauth: Some(client), ..ServerPatch::default() }).unwrap();
+    let shown = doc.for_pages();
+    assert!(!serde_json::to_string(&shown).unwrap().contains("FAKE"));
+    // The popup's form holds the blank copy; saving another change keeps the secret.
+    let opened = ServerDraft::of(shown.server(&id(1)).unwrap());
+    let renamed = ServerDraft { name: "renamed".into(), ..opened.clone() };
+    let doc = update(&doc, 1, ServerPatch::between(&opened, &renamed)).unwrap();
+    let kept = doc.server(&id(1)).unwrap().oauth.client_secret.clone();
+    assert_eq!(kept.as_ref().map(Secret::expose), Some("FAKE-client-secret"));
+    // Changing the id with the blank secret in the form keeps the secret too.
+    let mut other = opened.clone();
+    other.oauth.client_id = Some("other".into());
+    let doc = update(&doc, 1, ServerPatch::between(&opened, &other)).unwrap();
+    let oauth = &doc.server(&id(1)).unwrap().oauth;
+    assert_eq!(oauth.client_id.as_deref(), Some("other"));
+    assert_eq!(oauth.client_secret.as_ref().map(Secret::expose), Some("FAKE-client-secret"));
+    // A metadata URL must be https with a path.
+    let bad = OAuthClient {
+        metadata_url: Some("http://x.example/c.json".into()),
+        ..OAuthClient::default()
+    };
+    let err =
+        update(&doc, 1, ServerPatch { oauth: Some(bad), ..ServerPatch::default() }).unwrap_err();
+    assert_eq!(err.field(), Field::SignIn);
+}

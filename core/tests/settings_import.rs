@@ -150,7 +150,7 @@ fn applying_a_preview_adds_and_updates_and_can_be_reloaded() {
 
 #[test]
 fn export_leaves_secrets_out_unless_asked() {
-    let doc = load(&serde_json::from_str(&fixture("v3_full.json")).unwrap()).unwrap().settings;
+    let doc = load(&serde_json::from_str(&fixture("v4_full.json")).unwrap()).unwrap().settings;
     let plain = export(&doc, ExportOptions::default());
     assert_eq!(plain.urls_shortened, ["secret-query"]);
     let plain = plain.text;

@@ -3,8 +3,8 @@
 
 use gemipanel_core::messages::{Recovery, SettingsProblem};
 use gemipanel_core::settings::{
-    load, GeminiSettings, Headers, Secret, Server, ServerDraft, ServerId, ServerPatch, Settings,
-    SettingsEdit, ToolNames,
+    load, GeminiSettings, Headers, OAuthClient, Secret, Server, ServerDraft, ServerId, ServerPatch,
+    Settings, SettingsEdit, ToolNames,
 };
 use gemipanel_core::text::Text;
 use serde::de::DeserializeOwned;
@@ -35,6 +35,7 @@ fn server() -> Server {
         enabled_by_default: false,
         local_network: true,
         allowed_tools: ToolNames::from_iter(["echo".to_owned()]),
+        oauth: oauth_client(),
     }
 }
 
@@ -49,6 +50,15 @@ fn draft() -> ServerDraft {
         exclude_tools: vec!["b".into()],
         enabled_by_default: false,
         local_network: true,
+        oauth: oauth_client(),
+    }
+}
+
+fn oauth_client() -> OAuthClient {
+    OAuthClient {
+        client_id: Some("my-client".into()),
+        client_secret: Some(Secret::new("shh")),
+        metadata_url: Some("https://gemipanel.example/client.json".into()),
     }
 }
 
@@ -83,6 +93,7 @@ fn every_edit_with_every_field_filled_round_trips() {
         exclude_tools: Some(vec!["y".into()]),
         enabled_by_default: Some(true),
         local_network: Some(false),
+        oauth: Some(oauth_client()),
         headers_to_new_origin: true,
     };
     round_trip(&draft());
@@ -122,6 +133,7 @@ fn every_edit_with_every_field_filled_round_trips() {
         exclude_tools: None,
         enabled_by_default: None,
         local_network: None,
+        oauth: None,
         headers_to_new_origin: false,
     };
     round_trip(&defaults);

@@ -5,7 +5,8 @@
 //! document with `settings::apply`, exactly as the worker will. The worker checks again.
 
 use gemipanel_core::settings::{
-    self, parse_headers, Field, Server, ServerDraft, ServerId, ServerPatch, Settings, SettingsEdit,
+    self, parse_headers, Field, OAuthClient, Secret, Server, ServerDraft, ServerId, ServerPatch,
+    Settings, SettingsEdit,
 };
 use gemipanel_core::text::Text;
 use gemipanel_core::url_policy::{self, Policy, UrlRefusal};
@@ -39,6 +40,12 @@ pub struct ServerForm {
     pub include: String,
     pub exclude: String,
     pub enabled_by_default: bool,
+    /// Sign-in (Advanced): a client id and secret of the person's own, or a client metadata
+    /// document's URL. The stored secret stays out of the form; an empty box keeps it.
+    pub client_id: String,
+    pub client_secret: String,
+    pub has_stored_secret: bool,
+    pub client_metadata_url: String,
     pub test: Pending<ConnectionOutcome>,
     pub saving: bool,
     /// An error from the save attempt: next to its field, or for the whole form.
@@ -58,6 +65,9 @@ pub enum FormEdit {
     Exclude(String),
     EnabledByDefault(bool),
     HeadersToNewOrigin(bool),
+    ClientId(String),
+    ClientSecret(String),
+    ClientMetadataUrl(String),
 }
 
 /// Problems found as the person types, shown next to their fields.
@@ -93,6 +103,9 @@ impl ServerForm {
             include: server.include_tools.as_deref().map(|t| t.join(", ")).unwrap_or_default(),
             exclude: server.exclude_tools.join(", "),
             enabled_by_default: server.enabled_by_default,
+            client_id: server.oauth.client_id.clone().unwrap_or_default(),
+            has_stored_secret: server.oauth.client_secret.is_some(),
+            client_metadata_url: server.oauth.metadata_url.clone().unwrap_or_default(),
             ..Default::default()
         }
     }
@@ -115,6 +128,9 @@ impl ServerForm {
             FormEdit::Exclude(v) => self.exclude = v,
             FormEdit::EnabledByDefault(v) => self.enabled_by_default = v,
             FormEdit::HeadersToNewOrigin(v) => self.headers_to_new_origin = v,
+            FormEdit::ClientId(v) => self.client_id = v,
+            FormEdit::ClientSecret(v) => self.client_secret = v,
+            FormEdit::ClientMetadataUrl(v) => self.client_metadata_url = v,
         }
         if stale_test {
             self.test = Pending::Idle;
@@ -165,7 +181,24 @@ impl ServerForm {
             exclude_tools: tool_list(&self.exclude),
             enabled_by_default: self.enabled_by_default,
             local_network: self.local_network,
+            oauth: self.oauth_client(),
         })
+    }
+
+    /// The sign-in client as typed; an untouched secret box keeps the stored secret (the blank
+    /// copy the popup holds stands for it).
+    fn oauth_client(&self) -> OAuthClient {
+        let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        let stored = self.opened.as_ref().and_then(|o| o.oauth.client_secret.clone());
+        let client_secret = match text(&self.client_secret) {
+            Some(typed) => Some(Secret::new(typed)),
+            None => stored,
+        };
+        OAuthClient {
+            client_id: text(&self.client_id),
+            client_secret: client_secret.filter(|_| !self.client_id.trim().is_empty()),
+            metadata_url: text(&self.client_metadata_url),
+        }
     }
 
     /// The edit that saves the form, checked against `settings` as the worker will check it.

@@ -24,7 +24,7 @@ use yew::Callback;
 
 use crate::state::{Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
-use gemipanel_browser::chrome::word;
+use gemipanel_browser::chrome::{self, word};
 use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::messages::Response;
 
@@ -167,14 +167,14 @@ impl Driver {
                 inner.chat.send_text(text)
             };
             if let Err(busy) = sent {
-                this.dispatch(Action::Notice(busy.to_string()));
+                this.dispatch(Action::Notice(word(&busy.text())));
             }
             this.pump();
         });
     }
 
     fn fail_setup(&self, message: String) {
-        let message = format!("Could not read the settings from the background worker: {message}");
+        let message = chrome::message("panelSettingsUnreadable", &[&message]);
         self.dispatch(Action::Failed(ErrorView { kind: crate::state::ErrorKind::Other, message }));
         self.end_setup();
     }
@@ -237,9 +237,7 @@ impl Driver {
     }
 
     fn notice_tools_unavailable(&self, server: &str, why: &str) {
-        self.dispatch(Action::Notice(format!(
-            "The tools of “{server}” are not available for this message: {why}"
-        )));
+        self.dispatch(Action::Notice(chrome::message("panelToolsUnavailable", &[server, why])));
     }
 
     /// Stop: aborts the stream, cancels pending calls, keeps what arrived.
@@ -392,8 +390,9 @@ impl Driver {
     fn start_call(&self, call: ToolCall) {
         let route = self.0.borrow().tools.route(&call.name).cloned();
         let Some(route) = route else {
+            // The model reads English; the person, their language.
             let message = format!("There is no tool named {} in this chat.", call.name);
-            self.dispatch(Action::Notice(message.clone()));
+            self.dispatch(Action::Notice(chrome::message("panelNoSuchTool", &[&call.name])));
             self.0.borrow_mut().chat.handle_tool_result(&call.call_id, ToolOutcome::Error(message));
             return self.pump();
         };
@@ -477,7 +476,7 @@ impl Driver {
                 };
                 if let Some(message) = failure {
                     dispatch
-                        .emit(Action::Notice(format!("Could not remember the choice: {message}")));
+                        .emit(Action::Notice(chrome::message("panelRememberFailed", &[&message])));
                 }
             });
         }
@@ -501,7 +500,7 @@ impl Driver {
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {
                 Ok(Response::ToolResult { result }) => {
-                    let (text, is_error) = result_text(&result);
+                    let (text, is_error) = result_text(&result, word);
                     (ToolOutcome::Mcp(result), text, is_error)
                 }
                 // The model reads the English; the person, their language.

@@ -112,8 +112,9 @@ pub fn use_chat_persistence(state: UseReducerHandle<State>) {
             wasm_bindgen_futures::spawn_local(async move {
                 match chats_store::save(&saved).await {
                     Ok(index) => dispatcher.dispatch(Action::ChatsListed(index)),
-                    Err(err) => dispatcher
-                        .dispatch(Action::Notice(format!("This chat could not be saved: {err}"))),
+                    Err(err) => dispatcher.dispatch(Action::Notice(
+                        gemipanel_browser::chrome::message("panelChatNotSaved", &[err.message()]),
+                    )),
                 }
             });
         }

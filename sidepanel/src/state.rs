@@ -526,6 +526,7 @@ mod tests {
         let b = gemipanel_core::settings::ServerId::parse("srv_b").unwrap();
         for (id, on) in [(a, true), (b, false)] {
             settings.servers.push(gemipanel_core::settings::Server {
+                oauth: Default::default(),
                 id,
                 name: "x".into(),
                 url: "https://x".into(),

@@ -237,6 +237,14 @@ pub struct ChatSummary {
     pub updated_ms: u64,
 }
 
+/// The history list rebuilt from the saved chats themselves (when the index was damaged): most
+/// recently updated first.
+pub fn index_of(chats: &[SavedChat]) -> Vec<ChatSummary> {
+    let mut index: Vec<ChatSummary> = chats.iter().map(SavedChat::summary).collect();
+    index.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+    index
+}
+
 /// The index after saving `chat`: its line first (most recent first), others kept.
 pub fn index_with(index: &[ChatSummary], chat: ChatSummary) -> Vec<ChatSummary> {
     let mut next = vec![chat.clone()];
@@ -289,5 +297,21 @@ mod tests {
         let ids: Vec<_> = next.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["b", "a", "c"]);
         assert_eq!(next[0].updated_ms, 4);
+    }
+
+    #[test]
+    fn a_damaged_index_is_rebuilt_from_the_chats_most_recent_first() {
+        let chat = |id: &str, updated_ms| {
+            SavedChat {
+            updated_ms,
+            ..serde_json::from_value(serde_json::json!({
+                "id": id, "title": id, "created_ms": 0, "updated_ms": 0, "history": [], "entries": []
+            }))
+            .unwrap()
+        }
+        };
+        let index = index_of(&[chat("a", 5), chat("b", 9), chat("c", 1)]);
+        let ids: Vec<&str> = index.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["b", "a", "c"]);
     }
 }

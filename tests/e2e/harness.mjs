@@ -16,7 +16,7 @@ export const extensionId = process.env.GEMIPANEL_EXTENSION_ID;
  * Launches a fresh profile with the extension. `options.locale` sets the UI language,
  * `options.colorScheme` the theme. Returns { context, worker, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [] } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -27,8 +27,8 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
     viewport: { width: 420, height: 720 },
     ignoreDefaultArgs: ['--disable-extensions'],
     args: [
-      `--disable-extensions-except=${dist}`,
-      `--load-extension=${dist}`,
+      `--disable-extensions-except=${[dist, ...extraExtensions].join(',')}`,
+      `--load-extension=${[dist, ...extraExtensions].join(',')}`,
       `--lang=${locale}`,
       '--disable-gpu',
       '--no-first-run',

@@ -8,8 +8,8 @@
 
 use gemipanel_core::mcp::{self, Authorization, HttpRequest, Method};
 use gemipanel_core::oauth::{
-    self, renewal, Action, ClientOptions, Credentials, Reaction, Recovery, RegisteredClient,
-    SignIn, SignInConfig, SignedIn, MAX_DOCUMENT_BYTES,
+    self, ClientOptions, Credentials, Reaction, Recovery, RegisteredClient, SignInConfig, SignedIn,
+    MAX_DOCUMENT_BYTES,
 };
 use gemipanel_core::settings::Secret;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -95,58 +95,39 @@ impl OAuthHost {
         base.join(location).map(String::from).map_err(|e| e.to_string())
     }
 
-    /// Drives one sign-in to its end.
+    /// Drives one sign-in to its end (core's loop, this host's I/O).
     pub async fn sign_in(&self, config: SignInConfig) -> Result<SignedIn, oauth::Error> {
-        let mut flow = SignIn::new(config, randomness());
-        loop {
-            match flow.poll() {
-                Some(Action::Send(request)) => {
-                    eprintln!("oauth: {:?} {}", request.method, mcp::redact_url(&request.url));
-                    match self.send(request).await {
-                        Ok(response) => flow.handle_response(now_ms(), response),
-                        Err(message) => flow.handle_transport_error(&message),
-                    }
-                }
-                Some(Action::OpenAuthorizationPage(url)) => match self.open_headless(&url).await {
-                    Ok(landed) => flow.handle_redirect(&landed),
-                    Err(message) => {
-                        eprintln!("oauth: the authorization page failed: {message}");
-                        flow.cancel();
-                    }
-                },
-                Some(Action::Finished(outcome)) => return outcome.map(|b| *b),
-                None => return Err(oauth::Error::UnexpectedInput),
-            }
-        }
+        oauth::drive::sign_in(self, config, randomness()).await
     }
 
     pub async fn refresh(&self, credentials: &Credentials) -> Result<Credentials, oauth::Error> {
-        let request = renewal::refresh_request(credentials)?;
-        let url = request.url.clone();
-        let response = self.send(request).await.map_err(|message| oauth::Error::Unreachable {
-            step: oauth::Step::Token,
-            url: mcp::redact_url(&url),
-            message,
-        })?;
-        renewal::refreshed(credentials, now_ms(), &response)
+        oauth::drive::refresh(self, credentials).await
     }
 
     /// Revokes both tokens; the result of each request.
     pub async fn revoke(&self, credentials: &Credentials) -> Vec<Result<(), oauth::Error>> {
-        let mut results = Vec::new();
-        for request in renewal::revocation_requests(credentials) {
-            let url = request.url.clone();
-            let result = match self.send(request).await {
-                Ok(response) => renewal::revocation_result(&url, &response),
-                Err(message) => Err(oauth::Error::Unreachable {
-                    step: oauth::Step::Revocation,
-                    url: mcp::redact_url(&url),
-                    message,
-                }),
-            };
-            results.push(result);
+        oauth::drive::revoke(self, credentials).await
+    }
+}
+
+impl oauth::drive::OAuthHost for OAuthHost {
+    async fn send(&self, request: HttpRequest) -> Result<oauth::Response, String> {
+        eprintln!("oauth: {:?} {}", request.method, mcp::redact_url(&request.url));
+        OAuthHost::send(self, request).await
+    }
+
+    async fn authorize(&self, url: &str) -> Option<String> {
+        match self.open_headless(url).await {
+            Ok(landed) => Some(landed),
+            Err(message) => {
+                eprintln!("oauth: the authorization page failed: {message}");
+                None
+            }
         }
-        results
+    }
+
+    fn now_ms(&self) -> u64 {
+        now_ms()
     }
 }
 

@@ -247,3 +247,56 @@ async fn a_redirect_is_refused_and_not_followed() {
     assert!(error.to_string().contains("does not follow"), "{error}");
     assert!(target.received().is_empty(), "followed to {:?}", target.received());
 }
+
+/// One tools/list page with one tool, pointing at `next`.
+fn tools_page(tool: &str, next: Option<&str>) -> Script {
+    let next = next.map(|c| format!(r#","nextCursor":"{c}""#)).unwrap_or_default();
+    Script::ok(
+        "application/json",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":$ID,"result":{{"resultType":"complete","tools":[{{"name":"{tool}"}}]{next}}}}}"#
+        ),
+    )
+}
+
+/// A server whose cursors cycle (A, B, A, B…) is asked for each page once: the list ends at the
+/// repeat, with the tools so far and a note that it was cut (issue 11).
+#[tokio::test]
+async fn a_repeating_cursor_ends_the_list() {
+    let server = RawServer::start(vec![
+        Script::ok("application/json", DISCOVERED),
+        tools_page("first", Some("A")),
+        tools_page("second", Some("B")),
+        // From here on every page points back at A, and would forever.
+        tools_page("third", Some("A")),
+    ]);
+    let list = client_for(&server).list_tools_cacheable().await.expect("listed");
+    let names: Vec<&str> = list.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["first", "second", "third"]);
+    assert_eq!(list.invalid.len(), 1, "{:?}", list.invalid);
+    assert_eq!(list.invalid[0].name, None);
+    assert!(list.invalid[0].reason.contains("cursor"), "{:?}", list.invalid);
+    let cursors: Vec<Option<String>> = server.received()[1..]
+        .iter()
+        .map(|r| serde_json::from_str::<serde_json::Value>(&r.body).expect("JSON"))
+        .map(|body| body["params"]["cursor"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(cursors, [None, Some("A".into()), Some("B".into())]);
+}
+
+/// A server with endless distinct cursors is asked for MAX_LIST_PAGES pages, no more; the list
+/// so far comes back with a note that names the cap (issue 11).
+#[tokio::test]
+async fn endless_pages_end_at_the_cap() {
+    let mut scripts = vec![Script::ok("application/json", DISCOVERED)];
+    for n in 0..MAX_LIST_PAGES + 50 {
+        scripts.push(tools_page(&format!("t{n}"), Some(&format!("c{n}"))));
+    }
+    let server = RawServer::start(scripts);
+    let list = client_for(&server).list_tools_cacheable().await.expect("listed");
+    assert_eq!(list.tools.len(), MAX_LIST_PAGES);
+    assert_eq!(list.tools.last().map(|t| t.name.clone()), Some(format!("t{}", MAX_LIST_PAGES - 1)));
+    assert_eq!(list.invalid.len(), 1, "{:?}", list.invalid);
+    assert!(list.invalid[0].reason.contains(&MAX_LIST_PAGES.to_string()), "{:?}", list.invalid);
+    assert_eq!(server.received().len(), 1 + MAX_LIST_PAGES);
+}

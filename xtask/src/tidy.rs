@@ -109,7 +109,7 @@ fn manifest_permissions_are_the_ones_in_use() {
         .iter()
         .filter_map(|p| p.as_str())
         .collect();
-    assert_eq!(permissions, ["storage", "unlimitedStorage", "sidePanel"]);
+    assert_eq!(permissions, ["storage", "unlimitedStorage", "sidePanel", "identity"]);
     let hosts: Vec<&str> = manifest["host_permissions"]
         .as_array()
         .expect("manifest.json lists host permissions")

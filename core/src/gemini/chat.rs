@@ -244,9 +244,15 @@ impl fmt::Display for Notice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Busy;
 
+impl Busy {
+    pub fn text(&self) -> Text {
+        Text::new("noticeBusy")
+    }
+}
+
 impl fmt::Display for Busy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Gemini is still answering; wait or press Stop.")
+        self.text().fmt(f)
     }
 }
 

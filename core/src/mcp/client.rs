@@ -133,6 +133,30 @@ pub(super) const ERROR_BODY_LIMIT: usize = 64 * 1024;
 pub const MAX_LIST_PAGES: usize = 100;
 pub const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
 
+/// How a paged list ended when the server did not end it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ListCut {
+    /// A cursor came back that was already asked for: the pages would cycle.
+    CursorRepeated,
+    /// [`MAX_LIST_PAGES`] pages and the server still had a next one.
+    PageCap,
+}
+
+impl ListCut {
+    /// A note for the list's unreadable entries, so the person sees that tools may be missing.
+    fn note(self, method: &str) -> InvalidTool {
+        let reason = match self {
+            ListCut::CursorRepeated => {
+                format!("{method}: the server sent a page cursor again; the list ends there")
+            }
+            ListCut::PageCap => {
+                format!("{method}: the list was cut after {MAX_LIST_PAGES} pages")
+            }
+        };
+        InvalidTool { name: None, reason }
+    }
+}
+
 pub struct Client<T: HttpTransport> {
     pub(super) transport: T,
     pub(super) config: ServerConfig,
@@ -262,7 +286,7 @@ where
     /// `ttlMs`, see `cache`).
     pub async fn list_tools_cacheable(&self) -> Result<ToolList, Error> {
         let mut list = ToolList::default();
-        list.freshness = self
+        let (freshness, cut) = self
             .paginate("tools/list", |page: ListToolsResult| {
                 let next = page.next_cursor.clone();
                 let (tools, invalid) = page.split();
@@ -271,6 +295,8 @@ where
                 next
             })
             .await?;
+        list.freshness = freshness;
+        list.invalid.extend(cut.map(|cut| cut.note("tools/list")));
         self.tools_changed.set(false);
         if self.session().is_some_and(|s| s.is_modern()) {
             // SEP-2243: a tool with broken `x-mcp-header` annotations is left out, not fatal.
@@ -296,6 +322,7 @@ where
     /// Every resource, following `nextCursor` pages.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
         let mut resources = Vec::new();
+        // A cut list of resources is what there is to offer: no place for a note yet.
         self.paginate("resources/list", |page: ListResourcesResult| {
             resources.extend(page.resources);
             page.next_cursor
@@ -369,12 +396,12 @@ where
     /// Requests every page of a list, handing each to `take`, which returns the next cursor.
     /// Bounded, so that a hostile server cannot keep the worker here: at most
     /// [`MAX_LIST_PAGES`] pages and [`MAX_LIST_BYTES`] in all, and a cursor seen before ends
-    /// the list.
+    /// the list. Says why when the list ended before the server said it was complete.
     pub(super) async fn paginate<P: DeserializeOwned>(
         &self,
         method: &str,
         mut take: impl FnMut(P) -> Option<String>,
-    ) -> Result<Freshness, Error> {
+    ) -> Result<(Freshness, Option<ListCut>), Error> {
         let mut freshness = Freshness::UntilChanged;
         let mut cursor: Option<String> = None;
         let mut seen: Vec<String> = Vec::new();
@@ -396,14 +423,17 @@ where
             }
             let page = self.decode(method, result)?;
             match take(page) {
-                Some(next) if !seen.contains(&next) => {
+                None => return Ok((freshness, None)),
+                Some(next) if seen.contains(&next) => {
+                    return Ok((freshness, Some(ListCut::CursorRepeated)))
+                }
+                Some(next) => {
                     seen.push(next.clone());
                     cursor = Some(next);
                 }
-                _ => return Ok(freshness),
             }
         }
-        Ok(freshness)
+        Ok((freshness, Some(ListCut::PageCap)))
     }
 
     pub(super) fn decode<R: DeserializeOwned>(

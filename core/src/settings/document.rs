@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::secret::Secret;
 
 /// The schema version this build writes. Older documents are migrated on load (`migrate.rs`).
-pub const CURRENT_VERSION: u64 = 3;
+pub const CURRENT_VERSION: u64 = 4;
 /// Model used until the user picks another.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
 /// Timeout for one request to an MCP server when the user sets none.
@@ -41,6 +41,9 @@ impl Settings {
         let mut view = self.clone();
         for server in &mut view.servers {
             server.headers.values_mut().for_each(|value| *value = Secret::default());
+            if let Some(secret) = &mut server.oauth.client_secret {
+                *secret = Secret::default();
+            }
         }
         view
     }
@@ -120,6 +123,31 @@ pub struct Server {
     /// Tools the user said "always allow" for.
     #[serde(default)]
     pub allowed_tools: ToolNames,
+    /// How GemiPanel identifies itself when it signs in to this server (Advanced).
+    #[serde(default, skip_serializing_if = "OAuthClient::is_empty")]
+    pub oauth: OAuthClient,
+}
+
+/// The client identity the person configured for signing in to a server. Empty: GemiPanel uses
+/// a client registered on its own (RFC 7591), or a Client ID Metadata Document.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthClient {
+    /// A client id from a registration of the person's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Its secret, when the registration gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Secret>,
+    /// An https URL serving a Client ID Metadata Document for GemiPanel's redirect URI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata_url: Option<String>,
+}
+
+impl OAuthClient {
+    pub fn is_empty(&self) -> bool {
+        self == &OAuthClient::default()
+    }
 }
 
 /// Header name → value, in the order given. Every value counts as a secret.
@@ -146,6 +174,7 @@ impl std::fmt::Debug for Server {
             .field("enabled_by_default", &self.enabled_by_default)
             .field("local_network", &self.local_network)
             .field("allowed_tools", &self.allowed_tools)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -165,6 +194,7 @@ impl Server {
             enabled_by_default: true,
             local_network: false,
             allowed_tools: ToolNames::new(),
+            oauth: OAuthClient::default(),
         }
     }
 }

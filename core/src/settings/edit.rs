@@ -9,7 +9,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::document::{same_name, Headers, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS};
+use super::document::{
+    same_name, Headers, OAuthClient, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS,
+};
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
 use crate::text::Text;
@@ -97,6 +99,8 @@ pub struct ServerDraft {
     pub enabled_by_default: bool,
     #[serde(default)]
     pub local_network: bool,
+    #[serde(default, skip_serializing_if = "OAuthClient::is_empty")]
+    pub oauth: OAuthClient,
 }
 
 fn yes() -> bool {
@@ -116,6 +120,7 @@ impl ServerDraft {
             exclude_tools: Vec::new(),
             enabled_by_default: true,
             local_network: false,
+            oauth: OAuthClient::default(),
         }
     }
 
@@ -131,6 +136,7 @@ impl ServerDraft {
             exclude_tools: server.exclude_tools.clone(),
             enabled_by_default: server.enabled_by_default,
             local_network: server.local_network,
+            oauth: server.oauth.clone(),
         }
     }
 }
@@ -167,6 +173,10 @@ pub struct ServerPatch {
     pub enabled_by_default: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_network: Option<bool>,
+    /// The sign-in client. A `client_secret` left empty keeps the stored one (the pages never
+    /// see it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthClient>,
     /// The person confirmed that the stored header values may be sent to the server's new
     /// origin (its URL moved to another one).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -189,6 +199,7 @@ impl ServerPatch {
             exclude_tools: changed(&opened.exclude_tools, &saved.exclude_tools),
             enabled_by_default: changed(&opened.enabled_by_default, &saved.enabled_by_default),
             local_network: changed(&opened.local_network, &saved.local_network),
+            oauth: changed(&opened.oauth, &saved.oauth),
             headers_to_new_origin: false,
         }
     }
@@ -337,6 +348,7 @@ fn fill(server: &mut Server, draft: &ServerDraft) -> Result<(), Invalid> {
     server.exclude_tools = draft.exclude_tools.clone();
     server.enabled_by_default = draft.enabled_by_default;
     server.local_network = draft.local_network;
+    server.oauth = draft.oauth.clone();
     Ok(())
 }
 
@@ -378,6 +390,14 @@ fn patch(server: &mut Server, changes: &ServerPatch) -> Result<(), Invalid> {
     }
     if let Some(enabled) = changes.enabled_by_default {
         server.enabled_by_default = enabled;
+    }
+    if let Some(oauth) = &changes.oauth {
+        let kept = server.oauth.client_secret.take();
+        server.oauth = oauth.clone();
+        // An empty secret is the pages' blank copy: the stored one stays.
+        if server.oauth.client_secret.as_ref().is_some_and(Secret::is_empty) {
+            server.oauth.client_secret = kept;
+        }
     }
     Ok(())
 }

@@ -38,6 +38,9 @@ pub fn export(doc: &Settings, options: ExportOptions) -> Export {
         doc.gemini.api_key = None;
         for server in &mut doc.servers {
             server.headers.values_mut().for_each(|value| *value = Secret::default());
+            if let Some(secret) = &mut server.oauth.client_secret {
+                *secret = Secret::default();
+            }
             if let Some(url) = web_url::parse(&server.url).filter(|u| u.query.is_some()) {
                 server.url = url.without_secrets();
                 urls_shortened.push(server.name.clone());

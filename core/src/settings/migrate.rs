@@ -6,7 +6,7 @@
 //! [`STEPS`] and bump `CURRENT_VERSION`.
 //!
 //! Version 3 moved the cached tool lists (`cached_tools`) out of the document: the worker keeps
-//! them under keys of their own, bounded in size.
+//! them under keys of their own, bounded in size. Version 4 added a server's sign-in client.
 //!
 //! Version 1 is what the prototype stored, gemini-cli style, with servers keyed by name:
 //! `{ "geminiApiKey": "…", "model": "…", "mcpServers": { "<name>": { "url": "…", "headers": {…} } } }`
@@ -24,7 +24,7 @@ use crate::web_url;
 type Step = fn(Value) -> Result<Value, String>;
 
 /// `STEPS[i]` turns version `i + 1` into version `i + 2`.
-const STEPS: [Step; 2] = [v1_to_v2, v2_to_v3];
+const STEPS: [Step; 3] = [v1_to_v2, v2_to_v3, v3_to_v4];
 
 // A step per version below the current one, checked at compile time.
 const _: () = assert!(STEPS.len() as u64 == CURRENT_VERSION - 1);
@@ -141,6 +141,15 @@ fn v1_to_v2(doc: Value) -> Result<Value, String> {
     let model = doc.model.filter(|m| !m.trim().is_empty());
     gemini.insert("model".into(), model.unwrap_or_else(|| DEFAULT_MODEL.to_owned()).into());
     Ok(json!({"version": 2, "gemini": gemini, "servers": servers}))
+}
+
+/// Version 4 adds what needs no upgrade (a server's optional sign-in client); the number says
+/// that an older GemiPanel cannot read it.
+fn v3_to_v4(mut doc: Value) -> Result<Value, String> {
+    if let Some(fields) = doc.as_object_mut() {
+        fields.insert("version".into(), 4.into());
+    }
+    Ok(doc)
 }
 
 /// Version 3 keeps cached tool lists outside the document.

@@ -2,11 +2,12 @@
 
 use std::fmt;
 
-use super::document::{same_name, Headers, Server, ServerId, Settings};
+use super::document::{same_name, Headers, OAuthClient, Server, ServerId, Settings};
 use super::secret::Secret;
 use crate::mcp::{is_header_name, is_header_value};
 use crate::text::Text;
 use crate::url_policy::{self, Policy, UrlRefusal};
+use crate::web_url;
 
 /// Which field a problem is about, so the popup can show the message next to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +21,8 @@ pub enum Field {
     Timeout,
     ToolFilters,
     AllowedTools,
+    /// The sign-in client (Advanced).
+    SignIn,
     /// The document as a whole (shape, version, number of servers).
     Document,
 }
@@ -120,6 +123,33 @@ pub fn validate_server(server: &Server) -> Result<(), Invalid> {
     }
     for tool in &server.allowed_tools {
         validate_tool_name(tool, Field::AllowedTools).map_err(on)?;
+    }
+    validate_oauth_client(&server.oauth).map_err(on)?;
+    Ok(())
+}
+
+/// A client id and secret are printable text on one line; a metadata document URL is https
+/// with a path (the id of a Client ID Metadata Document is its URL).
+pub fn validate_oauth_client(client: &OAuthClient) -> Result<(), Invalid> {
+    let printable = |text: &str| {
+        !text.is_empty() && text.len() <= 512 && text.bytes().all(|b| b.is_ascii_graphic())
+    };
+    if client.client_id.as_deref().is_some_and(|id| !printable(id)) {
+        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsClientId")));
+    }
+    // An empty secret is the pages' blank copy of a stored one (see `ServerPatch`).
+    if client.client_secret.as_ref().is_some_and(|s| !s.is_empty() && !printable(s.expose())) {
+        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsClientSecret")));
+    }
+    if client.client_secret.is_some() && client.client_id.is_none() {
+        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsSecretWithoutId")));
+    }
+    if let Some(url) = &client.metadata_url {
+        let ok = web_url::parse(url.trim())
+            .is_some_and(|u| u.scheme == "https" && u.pathname.len() > 1 && u.fragment.is_none());
+        if !ok {
+            return Err(Invalid::new(Field::SignIn, Text::new("errSettingsMetadataUrl")));
+        }
     }
     Ok(())
 }

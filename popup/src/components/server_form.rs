@@ -81,6 +81,20 @@ pub fn ServerFormView(props: &Props) -> Html {
                 onchange={tick(FormEdit::Trust)} hint={message("popupTrustHint", &[])} />
             <CheckField id="server-enabled" label={message("popupEnabledByDefault", &[])}
                 checked={form.enabled_by_default} onchange={tick(FormEdit::EnabledByDefault)} />
+            <details class="advanced" open={!form.client_id.is_empty() || !form.client_metadata_url.is_empty()}>
+                <summary>{ message("popupAdvanced", &[]) }</summary>
+                <p class="note">{ message("popupSignInClientHint", &[]) }</p>
+                <TextField id="server-client-id" label={message("popupClientId", &[])}
+                    value={form.client_id.clone()} oninput={edit(FormEdit::ClientId)}
+                    error={saved(Field::SignIn)} />
+                <TextField id="server-client-secret" label={message("popupClientSecret", &[])}
+                    input_type="password" value={form.client_secret.clone()}
+                    oninput={edit(FormEdit::ClientSecret)}
+                    hint={form.has_stored_secret.then(|| message("popupClientSecretKept", &[]))} />
+                <TextField id="server-client-metadata" label={message("popupClientMetadataUrl", &[])}
+                    input_type="url" value={form.client_metadata_url.clone()}
+                    oninput={edit(FormEdit::ClientMetadataUrl)} placeholder="https://…/client.json" />
+            </details>
             <TestResult test={form.test.clone()} />
             <Note id="server-form-note" error={general} hint={None::<String>} />
             <div class="actions">

@@ -4,8 +4,11 @@
 //! Input is a small local [`ToolDescriptor`]; [`ToolDescriptor::from_mcp`] makes one from a
 //! `tools/list` entry.
 
+pub mod budget;
 pub mod naming;
 pub mod schema;
+
+use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
@@ -21,6 +24,8 @@ pub struct ToolDescriptor {
     /// Shown to people and used in the function name.
     pub server_name: String,
     pub name: String,
+    /// `title`, else `annotations.title`: words the tool is found by.
+    pub title: Option<String>,
     pub description: String,
     pub input_schema: Value,
     /// `_meta.ui.visibility` of the MCP Apps extension, as the specification reads it.
@@ -35,6 +40,10 @@ impl ToolDescriptor {
             server_id: server_id.into(),
             server_name: server_name.into(),
             name: tool.name.clone(),
+            title: tool
+                .title
+                .clone()
+                .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone())),
             description: tool.description.clone().unwrap_or_default(),
             input_schema: tool.input_schema.clone(),
             visible_to_model: tool.is_visible_to(Visibility::Model),
@@ -70,6 +79,7 @@ pub struct ToolRoute {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExposedTool {
     pub route: ToolRoute,
+    pub title: Option<String>,
     pub declaration: FunctionDeclaration,
 }
 
@@ -112,6 +122,7 @@ impl ExposedTools {
                         server_id: tool.server_id.clone(),
                         tool_name: tool.name.clone(),
                     },
+                    title: tool.title.clone(),
                     declaration: FunctionDeclaration {
                         name,
                         description: tool.description.clone(),
@@ -139,6 +150,11 @@ impl ExposedTools {
     /// The `functionDeclarations` to send.
     pub fn declarations(&self) -> Vec<FunctionDeclaration> {
         self.by_name.values().map(|t| t.declaration.clone()).collect()
+    }
+
+    /// Titles by function name, for ranking (`ChatConfig::titles`).
+    pub fn titles(&self) -> BTreeMap<String, String> {
+        self.by_name.iter().filter_map(|(name, t)| Some((name.clone(), t.title.clone()?))).collect()
     }
 
     /// Routes a function name from the model back to its server and tool.

@@ -12,6 +12,7 @@ fn tool(server_id: &str, server_name: &str, name: &str) -> ToolDescriptor {
         server_id: server_id.into(),
         server_name: server_name.into(),
         name: name.into(),
+        title: None,
         description: format!("{name} of {server_name}"),
         input_schema: json!({"type": "object"}),
         visible_to_model: true,

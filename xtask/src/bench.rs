@@ -12,6 +12,7 @@ pub fn run() -> Result {
     }
     let mut figures = Vec::new();
     figures.extend(sse_throughput()?);
+    figures.extend(tool_budget()?);
     let sizes = dist::run()?;
     for size in sizes {
         figures.push((
@@ -36,6 +37,16 @@ fn sse_throughput() -> Result<Vec<(String, String)>> {
         cargo().args(["bench", "-p", "gemipanel-core", "--bench", "sse_throughput"]).run_tee()?;
     if !ok {
         return Err("the SSE benchmark failed".into());
+    }
+    Ok(figures_in(&out))
+}
+
+/// Recall and request size of the tool budget on the recorded corpus of real MCP tools.
+fn tool_budget() -> Result<Vec<(String, String)>> {
+    let (ok, out) =
+        cargo().args(["bench", "-p", "gemipanel-core", "--bench", "tool_budget"]).run_tee()?;
+    if !ok {
+        return Err("the tool budget benchmark failed".into());
     }
     Ok(figures_in(&out))
 }

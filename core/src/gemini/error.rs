@@ -7,6 +7,7 @@
 use std::fmt;
 
 use crate::text::Text;
+use crate::tools::budget::Refusal;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -200,11 +201,24 @@ impl Error {
         matches!(self.kind, Kind::Blocked(_))
     }
 
+    /// A 400 that refuses the request's tools for one of the API's limits (see
+    /// `core::tools::budget::limits`), recognised by the API's own words.
+    pub fn tool_refusal(&self) -> Option<Refusal> {
+        if self.status() != Some(400) {
+            return None;
+        }
+        let raw = match &self.kind {
+            Kind::Api { text, .. } => text.as_str(),
+            _ => "",
+        };
+        [self.message(), raw].into_iter().find_map(refusal_in)
+    }
+
     /// A 400 about the function declarations' schemas, e.g. `Invalid JSON payload received.
     /// Unknown name "$schema" at 'tools[0].function_declarations[0].parameters'` or
     /// `…function_declarations[1].parameters.properties[x].items: missing field`.
     pub fn is_schema_rejected(&self) -> bool {
-        if self.status() != Some(400) || self.is_auth() {
+        if self.status() != Some(400) || self.is_auth() || self.tool_refusal().is_some() {
             return false;
         }
         let mentions_declarations = |text: &str| {
@@ -223,6 +237,26 @@ impl Error {
         };
         from_fields || mentions_declarations(self.message()) || mentions_declarations(raw)
     }
+}
+
+/// The refusal a message of the API names, if any.
+fn refusal_in(message: &str) -> Option<Refusal> {
+    if message.contains("function declarations can be specified") {
+        return Some(Refusal::TooManyDeclarations);
+    }
+    if message.contains("too many states for serving") {
+        return Some(Refusal::TooManyStates);
+    }
+    let (head, _) = message.split_once("exceeds the maximum allowed nesting depth")?;
+    if !head.contains("FunctionDeclaration") {
+        return None;
+    }
+    // "FunctionDeclaration 'name' in the request …" or "A FunctionDeclaration in the request …"
+    let function = head
+        .split_once("FunctionDeclaration '")
+        .and_then(|(_, rest)| rest.split_once('\''))
+        .map(|(name, _)| name.to_owned());
+    Some(Refusal::TooDeep { function })
 }
 
 impl Error {

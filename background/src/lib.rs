@@ -5,6 +5,7 @@
 //! state lives in `chrome.storage`; the statics here hold only what dies with the worker anyway:
 //! its start time and the ports of pages open right now.
 
+mod auth;
 mod calls;
 mod listen;
 mod ports;

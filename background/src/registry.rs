@@ -15,12 +15,15 @@ use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
+use gemipanel_core::oauth::authorizer::Failure;
+use gemipanel_core::oauth::ClientOptions;
 use gemipanel_core::saved_session::SavedSession;
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, SingleFlight};
 use gemipanel_core::text::Text;
 use gemipanel_core::tool_cache::CachedTools;
 
+use crate::auth::{self, authorized, Authorizer, Interaction};
 use crate::ports;
 
 pub type McpClient = Client<FetchTransport>;
@@ -30,6 +33,8 @@ struct Entry {
     /// The configuration the client was made with; a changed one gets a new client.
     config_key: String,
     client: Rc<McpClient>,
+    /// The server's sign-in; its token goes into `client`'s requests.
+    auth: Rc<Authorizer>,
     status: ServerStatus,
     /// Tools fetched from the live server since the worker started.
     tools: Option<Listed>,
@@ -79,11 +84,18 @@ pub fn config_of(
 }
 
 fn config_key(server: &Server) -> String {
-    // Holds header values (secrets) but never leaves memory.
+    // Holds header values and the client secret but never leaves memory.
     let mut key = format!("{}\n{}", server.url, server.timeout_ms);
     for (name, value) in &server.headers {
         key.push_str(&format!("\n{name}:{}", value.expose()));
     }
+    let oauth = &server.oauth;
+    key.push_str(&format!(
+        "\n{:?}\n{:?}\n{:?}",
+        oauth.client_id,
+        oauth.client_secret.as_ref().map(|s| s.expose()),
+        oauth.metadata_url
+    ));
     key
 }
 
@@ -94,6 +106,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         return client;
     }
     let saved = saved_session(server).await;
+    let credentials = auth::stored_credentials(&server.id).await;
     // Another request may have created it while storage was read.
     if let Some(client) = existing(&server.id, &key) {
         return client;
@@ -103,11 +116,20 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         server.headers.iter().map(|(n, v)| (n.clone(), v.expose().to_owned())),
         server.timeout_ms,
     );
+    let options = ClientOptions::for_server(&server.oauth, credentials.as_ref());
+    let auth = Authorizer::new(
+        &server.url,
+        options,
+        &auth::redirect_uri(),
+        config.authorization.clone(),
+        credentials,
+    );
     let client = Rc::new(Client::resuming(FetchTransport, config, saved.clone()));
     let entry = Entry {
         id: server.id.clone(),
         config_key: key,
         client: client.clone(),
+        auth: Rc::new(auth),
         status: ServerStatus::Idle,
         tools: None,
         tools_at_ms: 0,
@@ -122,6 +144,40 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         entries.push(entry);
     });
     client
+}
+
+/// The sign-in of `server` (creating its client first if needed).
+pub async fn authorizer(server: &Server) -> Rc<Authorizer> {
+    loop {
+        client(server).await;
+        if let Some(auth) = with_entry(&server.id, |e| e.auth.clone()) {
+            return auth;
+        }
+    }
+}
+
+/// Runs one request of `server`'s client with its sign-in: refreshed silently as needed; a
+/// sign-in the person must start ends it with [`Failure::NeedsSignIn`].
+pub async fn with_sign_in<T, Fut>(
+    server: &Server,
+    operation: impl FnMut() -> Fut,
+) -> Result<T, Failure>
+where
+    Fut: std::future::Future<Output = Result<T, mcp::Error>>,
+{
+    let auth = authorizer(server).await;
+    let host = auth::Host { server_id: server.id.clone() };
+    authorized(&auth, &host, Interaction::Silent, operation).await
+}
+
+/// After the person signed in: the tools again, with the new token.
+pub async fn signed_in(server: &Server) {
+    let _ = fetch_tools(server, true).await;
+}
+
+/// After sign-out the server waits for the next sign-in.
+pub fn signed_out(server: &Server) {
+    set_status(&server.id, ServerStatus::NeedsSignIn);
 }
 
 fn existing(id: &ServerId, key: &str) -> Option<Rc<McpClient>> {
@@ -214,6 +270,7 @@ pub fn retain(servers: &[Server]) {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = chrome::session_remove(&session_key(&id)).await;
             forget_tools(&id).await;
+            auth::forget(&id).await;
         });
     }
 }
@@ -225,13 +282,25 @@ pub fn retain(servers: &[Server]) {
 pub async fn settle(
     server: &Server,
     client: &McpClient,
-    error: Option<&mcp::Error>,
+    failure: Option<&Failure>,
 ) -> Option<Text> {
     save_session(server, client).await;
-    let Some(err) = error else {
-        let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
-        set_status(&server.id, ServerStatus::Ready { protocol_version: version });
-        return None;
+    let err = match failure {
+        None => {
+            let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
+            set_status(&server.id, ServerStatus::Ready { protocol_version: version });
+            return None;
+        }
+        Some(Failure::Mcp(err)) => err,
+        Some(Failure::NeedsSignIn) => {
+            set_status(&server.id, ServerStatus::NeedsSignIn);
+            return Some(sign_in_message(server));
+        }
+        Some(failure @ Failure::OAuth(_)) => {
+            let error = failure.text(&server.name);
+            set_status(&server.id, ServerStatus::Error { error: error.clone() });
+            return Some(error);
+        }
     };
     let (status, message) = explain(&server.url, err).await;
     // A cancelled call or a tool's own error says nothing about the connection.
@@ -298,7 +367,8 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
         set_status(&server.id, ServerStatus::Connecting);
     }
     let limit = listing_deadline(server);
-    let result = match within(client.list_tools_cacheable(), timers::sleep(limit)).await {
+    let listing = with_sign_in(server, || client.list_tools_cacheable());
+    let result = match within(listing, timers::sleep(limit)).await {
         Some(result) => result,
         None => {
             let message = Text::new("errListingTimeout").arg(&server.name).arg(limit.as_secs());
@@ -313,7 +383,7 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
             remember_tools(server, &listed, list.freshness);
             Ok(listed)
         }
-        Err(err) if err.is_auth_required() => Err(sign_in_message(server)),
+        Err(Failure::NeedsSignIn) => Err(sign_in_message(server)),
         // The spec lets a stale list serve while the server cannot be asked.
         Err(_) => match live_tools(&server.id).filter(|_| !refresh) {
             Some(stale) => Ok(stale),

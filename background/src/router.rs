@@ -67,6 +67,8 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         Request::ReadResource { server_id, uri } => {
             boxed(servers::read_resource(settings, server_id, uri))
         }
+        Request::SignIn { server_id } => boxed(servers::sign_in(settings, server_id)),
+        Request::SignOut { server_id } => boxed(servers::sign_out(settings, server_id)),
         // Routed by `route`.
         Request::EditSettings { .. }
         | Request::CancelToolCall { .. }

@@ -9,7 +9,10 @@ use gemipanel_browser::chrome::Port;
 use gemipanel_browser::http::FetchTransport;
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::Client;
-use gemipanel_core::messages::{ConnectionOutcome, Response, ServerStatus, ServerView};
+use gemipanel_core::messages::{
+    ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
+};
+use gemipanel_core::oauth::authorizer::Failure;
 use gemipanel_core::settings::{Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS};
 use gemipanel_core::text::Text;
 use gemipanel_core::tools::ToolFilter;
@@ -63,12 +66,32 @@ async fn view(server: &Server) -> ServerView {
         Some(listed) => Some(listed.tools),
         None => registry::cached_tools(server).await,
     };
+    let signed_in = registry::authorizer(server).await.credentials();
     ServerView {
         id: server.id.clone(),
         name: server.name.clone(),
         url: server.url.clone(),
         status: registry::status(&server.id),
         tool_count: tools.map(|t| t.iter().filter(|t| filter.allows(&t.name)).count() as u32),
+        signed_in: signed_in.as_ref().map(SignedInView::from),
+    }
+}
+
+/// Signs in to a saved server (the person clicked Sign in).
+pub async fn sign_in(settings: Rc<Settings>, server_id: ServerId) -> Response {
+    match find(&settings, &server_id) {
+        Ok(server) => Response::SignIn { outcome: crate::auth::sign_in(server).await },
+        Err(response) => *response,
+    }
+}
+
+pub async fn sign_out(settings: Rc<Settings>, server_id: ServerId) -> Response {
+    match find(&settings, &server_id) {
+        Ok(server) => {
+            crate::auth::sign_out(server).await;
+            Response::Ok
+        }
+        Err(response) => *response,
     }
 }
 
@@ -115,13 +138,21 @@ pub async fn call(
     let client = registry::client(server).await;
     let guard = calls::register(&call_id);
     let handler = PageHandler { call_id, port, server };
-    let result = client.call_tool(&tool, arguments, &handler, Some(&guard.token)).await;
+    let call = || client.call_tool(&tool, arguments.clone(), &handler, Some(&guard.token));
+    let result = registry::with_sign_in(server, call).await;
     drop(guard);
     let explained = registry::settle(server, &client, result.as_ref().err()).await;
+    answer(server, result.map(|result| Response::ToolResult { result }), explained)
+}
+
+/// The page's answer: the result, or the explained error (`settle` explains every one), with
+/// a sign-in the person must start set apart so the page can offer it.
+fn answer(server: &Server, result: Result<Response, Failure>, explained: Option<Text>) -> Response {
+    let error = explained.unwrap_or_else(|| Text::new("errUnknown"));
     match result {
-        Ok(result) => Response::ToolResult { result },
-        // `settle` explains every error.
-        Err(_) => Response::Error { error: explained.unwrap_or_else(|| Text::new("errUnknown")) },
+        Ok(response) => response,
+        Err(Failure::NeedsSignIn) => Response::SignInNeeded { server_id: server.id.clone(), error },
+        Err(_) => Response::Error { error },
     }
 }
 
@@ -131,12 +162,9 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
         Err(response) => return *response,
     };
     let client = registry::client(server).await;
-    let result = client.read_resource(&uri, &()).await;
+    let result = registry::with_sign_in(server, || client.read_resource(&uri, &())).await;
     let explained = registry::settle(server, &client, result.as_ref().err()).await;
-    match result {
-        Ok(result) => Response::Resource { result },
-        Err(_) => Response::Error { error: explained.unwrap_or_else(|| Text::new("errUnknown")) },
-    }
+    answer(server, result.map(|result| Response::Resource { result }), explained)
 }
 
 /// Connects to a server that is not saved: a client of its own, closed afterwards.

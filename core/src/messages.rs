@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Tool};
+use crate::oauth::Credentials;
 use crate::settings::{Export, ServerDraft, ServerId, Settings, SettingsEdit};
 use crate::text::Text;
 
@@ -76,6 +77,17 @@ pub enum Request {
         elicitation_id: String,
         result: ElicitResult,
     },
+
+    // --- Signing in to servers (OAuth). ---
+    /// Opens the authorization server's page in the browser's sign-in window; sent from the
+    /// person's click. Answered with [`Response::SignIn`] once the window is done.
+    SignIn {
+        server_id: ServerId,
+    },
+    /// Forgets the server's tokens, revoking them where the server offers that.
+    SignOut {
+        server_id: ServerId,
+    },
 }
 
 /// The person's choice about settings that could not be read.
@@ -106,7 +118,9 @@ impl Request {
             | Request::RecoverSettings { .. }
             | Request::CallTool { .. }
             | Request::CancelToolCall { .. }
-            | Request::AnswerElicitation { .. } => false,
+            | Request::AnswerElicitation { .. }
+            | Request::SignIn { .. }
+            | Request::SignOut { .. } => false,
         }
     }
 }
@@ -144,6 +158,15 @@ pub enum Response {
     ConnectionTest {
         outcome: ConnectionOutcome,
     },
+    SignIn {
+        outcome: SignInOutcome,
+    },
+    /// The server refused the request until the person signs in (a page offers Sign in, then
+    /// sends the request again).
+    SignInNeeded {
+        server_id: ServerId,
+        error: Text,
+    },
     /// Done; nothing to report.
     Ok,
     /// The request could not be carried out; says why in words a person can act on.
@@ -161,6 +184,43 @@ pub struct ServerView {
     pub status: ServerStatus,
     /// Tools known from the cache or the live server, after the include/exclude filters.
     pub tool_count: Option<u32>,
+    /// Whom the person is signed in with; never a token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed_in: Option<SignedInView>,
+}
+
+/// A sign-in as the pages see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedInView {
+    /// The authorization server.
+    pub issuer: String,
+    /// What was granted.
+    pub scopes: Vec<String>,
+}
+
+impl From<&Credentials> for SignedInView {
+    fn from(credentials: &Credentials) -> Self {
+        SignedInView { issuer: credentials.issuer.clone(), scopes: credentials.scopes.clone() }
+    }
+}
+
+/// The result of [`Request::SignIn`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum SignInOutcome {
+    SignedIn {
+        signed_in: SignedInView,
+    },
+    /// The person closed the window.
+    Cancelled,
+    /// GemiPanel may not reach the authorization server at `origin` yet: the page asks for it
+    /// in the person's next click, then signs in again.
+    NeedsPermission {
+        origin: String,
+    },
+    Failed {
+        error: Text,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -116,7 +116,11 @@ pub fn App() -> Html {
                     on_add={act(|| Action::AddServer)} on_edit={with(Action::EditServer)}
                     on_remove={with(Action::AskRemove)} on_confirm={on_remove_confirmed}
                     on_cancel={act(|| Action::CancelRemove)}
-                    on_allow={{ let d = dispatch.clone(); Callback::from(move |origin| effects::allow_origin(d.clone(), origin)) }}>
+                    on_allow={{ let d = dispatch.clone(); Callback::from(move |origin| effects::allow_origin(d.clone(), origin)) }}
+                    sign_in={state.sign_in.clone()}
+                    on_sign_in={{ let d = dispatch.clone(); Callback::from(move |id| effects::sign_in(d.clone(), id)) }}
+                    on_sign_out={{ let d = dispatch.clone(); Callback::from(move |id| effects::sign_out(d.clone(), id)) }}
+                    on_allow_sign_in={{ let d = dispatch.clone(); Callback::from(move |(id, origin)| effects::allow_and_sign_in(d.clone(), id, origin)) }}>
                     { server_form.unwrap_or_default() }
                 </ServerList>
                 <ImportExport import={state.import.clone()} include_secrets={state.include_secrets}

@@ -11,7 +11,7 @@ use gemipanel_core::settings::{self, Secret, ServerDraft, ServerId, Settings, Se
 use wasm_bindgen_futures::spawn_local;
 use yew::UseReducerDispatcher;
 
-use crate::state::{Action, State};
+use crate::state::{Action, Pending, State};
 
 pub type Dispatch = UseReducerDispatcher<State>;
 
@@ -164,6 +164,41 @@ pub fn allow_origin(dispatch: Dispatch, origin: String) {
         match permission_outcome(asked.await) {
             Ok(()) => dispatch.dispatch(Action::PermissionGranted),
             Err(message) => dispatch.dispatch(Action::ServersFailed(message)),
+        }
+    });
+}
+
+/// Signs in to a saved server: the worker opens the browser's sign-in window and answers when
+/// it is done. (A toolbar popup closes when that window takes the focus; the worker finishes
+/// the sign-in anyway and the popup shows it when opened again.)
+pub fn sign_in(dispatch: Dispatch, id: ServerId) {
+    dispatch.dispatch(Action::SigningIn(id.clone()));
+    spawn_local(async move {
+        let outcome = match ask(Request::SignIn { server_id: id.clone() }).await {
+            Ok(Response::SignIn { outcome }) => Pending::Done(outcome),
+            Ok(other) => Pending::Failed(unexpected(&other)),
+            Err(message) => Pending::Failed(message),
+        };
+        dispatch.dispatch(Action::SignInDone(id, outcome));
+    });
+}
+
+/// Asks for access to the authorization server's origin inside this click, then signs in.
+pub fn allow_and_sign_in(dispatch: Dispatch, id: ServerId, origin: String) {
+    let asked = chrome::request_origins(&[format!("{}/*", origin.trim_end_matches('/'))]);
+    spawn_local(async move {
+        match permission_outcome(asked.await) {
+            Ok(()) => sign_in(dispatch, id),
+            Err(message) => dispatch.dispatch(Action::SignInDone(id, Pending::Failed(message))),
+        }
+    });
+}
+
+pub fn sign_out(dispatch: Dispatch, id: ServerId) {
+    spawn_local(async move {
+        match ask(Request::SignOut { server_id: id.clone() }).await {
+            Ok(_) => dispatch.dispatch(Action::SignInDone(id, Pending::Idle)),
+            Err(message) => dispatch.dispatch(Action::SignInDone(id, Pending::Failed(message))),
         }
     });
 }

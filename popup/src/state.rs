@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use gemipanel_core::gemini::ModelInfo;
 use gemipanel_core::messages::{
-    ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, WorkerStatus,
+    ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, SignInOutcome, WorkerStatus,
 };
 use gemipanel_core::settings::{ImportPreview, ServerId, Settings};
 use yew::Reducible;
@@ -84,6 +84,8 @@ pub struct State {
     pub export_error: Option<String>,
     /// Servers whose URL query was left out of the last export (it may carry a key).
     pub export_shortened: Vec<String>,
+    /// The last Sign in clicked, and how it went.
+    pub sign_in: Option<(ServerId, Pending<SignInOutcome>)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +106,9 @@ pub enum Action {
     RecoveryFailed(String),
     /// Access to a server's origin was granted: connect again.
     PermissionGranted,
+
+    SigningIn(ServerId),
+    SignInDone(ServerId, Pending<SignInOutcome>),
 
     ApiKeyInput(String),
     ModelInput(String),
@@ -179,6 +184,12 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::RecoveryExported => next.recovery = Pending::Done(()),
         Action::RecoveryFailed(message) => next.recovery = Pending::Failed(message),
         Action::PermissionGranted => next.servers_epoch += 1,
+
+        Action::SigningIn(id) => next.sign_in = Some((id, Pending::Running)),
+        Action::SignInDone(id, outcome) => {
+            next.sign_in = Some((id, outcome));
+            next.servers_epoch += 1;
+        }
 
         Action::ApiKeyInput(key) => {
             next.gemini.api_key = key;
@@ -363,6 +374,7 @@ mod tests {
             url: "https://mcp.example.com/mcp".into(),
             status: ServerStatus::Idle,
             tool_count: None,
+            signed_in: None,
         }
     }
 

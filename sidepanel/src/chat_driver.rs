@@ -36,13 +36,32 @@ pub struct TurnSetup {
     pub google_search: bool,
 }
 
-/// The person's answer to a confirmation card.
+mod sign_in;
+
+/// The person's answer on a tool card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
+    /// To a confirmation card.
+    Confirm(Confirmation),
+    /// To a card whose server wants sign-in.
+    SignIn(SignInChoice),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirmation {
     AllowOnce,
     AlwaysTool,
     AlwaysServer,
     Deny,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignInChoice {
+    SignIn,
+    /// Allow access to the authorization server the browser refused, then sign in.
+    AllowAndSignIn,
+    /// Do not sign in: the call fails.
+    Skip,
 }
 
 #[derive(Debug, Default)]
@@ -64,6 +83,8 @@ struct Inner {
     requests: HashMap<u64, Rc<Abort>>,
     /// Calls waiting for the person's decision.
     waiting: IndexMap<String, (ToolCall, ToolRoute)>,
+    /// Calls whose server wants the person to sign in first.
+    signing_in: IndexMap<String, sign_in::Waiting>,
     /// Stop was pressed while the turn was still being prepared.
     stop_requested: bool,
     /// Only the newest scheduled timer acts.
@@ -96,6 +117,7 @@ impl Driver {
             servers: HashMap::new(),
             requests: HashMap::new(),
             waiting: IndexMap::new(),
+            signing_in: IndexMap::new(),
             stop_requested: false,
             timer_generation: 0,
             timer_at: None,
@@ -423,26 +445,33 @@ impl Driver {
         if ask {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));
         } else {
-            self.run_call(call, route);
+            self.run_call(call, route, false);
         }
     }
 
-    /// The person answered a confirmation card.
+    /// The person answered on a tool card.
     pub fn decide(&self, call_id: &str, decision: Decision) {
+        match decision {
+            Decision::Confirm(confirmation) => self.confirmed(call_id, confirmation),
+            Decision::SignIn(choice) => self.sign_in_decided(call_id, choice),
+        }
+    }
+
+    fn confirmed(&self, call_id: &str, decision: Confirmation) {
         let Some((call, route)) = self.0.borrow_mut().waiting.shift_remove(call_id) else { return };
         let edit = match decision {
-            Decision::Deny => {
+            Confirmation::Deny => {
                 self.dispatch(Action::ToolDenied { call_id: call_id.to_owned() });
                 let outcome = ToolOutcome::Error("The user denied this tool call.".into());
                 self.0.borrow_mut().chat.handle_tool_result(call_id, outcome);
                 return self.pump();
             }
-            Decision::AllowOnce => None,
-            Decision::AlwaysTool => Some(SettingsEdit::AllowTool {
+            Confirmation::AllowOnce => None,
+            Confirmation::AlwaysTool => Some(SettingsEdit::AllowTool {
                 id: server_id(&route.server_id),
                 tool: route.tool_name.clone(),
             }),
-            Decision::AlwaysServer => {
+            Confirmation::AlwaysServer => {
                 Some(SettingsEdit::SetTrust { id: server_id(&route.server_id), trust: true })
             }
         };
@@ -457,7 +486,7 @@ impl Driver {
                     _ => facts.trust = true,
                 }
             }
-            if decision == Decision::AlwaysServer {
+            if decision == Confirmation::AlwaysServer {
                 // Other calls of the same server in this round need no question any more.
                 let same: Vec<String> = inner
                     .waiting
@@ -483,13 +512,14 @@ impl Driver {
                 }
             });
         }
-        self.run_call(call, route);
+        self.run_call(call, route, false);
         for (call, route) in also_run {
-            self.run_call(call, route);
+            self.run_call(call, route, false);
         }
     }
 
-    fn run_call(&self, call: ToolCall, route: ToolRoute) {
+    /// Runs a call; `after_sign_in` when it is the one retry after the person signed in.
+    fn run_call(&self, call: ToolCall, route: ToolRoute, after_sign_in: bool) {
         let call_id = call.call_id.clone();
         self.dispatch(Action::ToolStarted { call_id: call_id.clone(), now_ms: now_ms() });
         let port = self.0.borrow().port.clone();
@@ -497,17 +527,20 @@ impl Driver {
         let request = Request::CallTool {
             call_id: call_id.clone(),
             server_id: server_id(&route.server_id),
-            tool: route.tool_name,
-            arguments: Value::Object(call.args),
+            tool: route.tool_name.clone(),
+            arguments: Value::Object(call.args.clone()),
         };
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {
+                Ok(Response::SignInNeeded { error, .. }) if !after_sign_in => {
+                    return this.await_sign_in(call, route, word(&error));
+                }
                 Ok(Response::ToolResult { result }) => {
                     let (text, is_error) = result_text(&result, word);
                     (ToolOutcome::Mcp(result), text, is_error)
                 }
                 // The model reads the English; the person, their language.
-                Ok(Response::Error { error }) => {
+                Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
                     (ToolOutcome::Error(error.to_string()), word(&error), true)
                 }
                 Ok(_) => {
@@ -528,7 +561,11 @@ impl Driver {
     }
 
     fn cancel_call(&self, call_id: String) {
-        let was_waiting = self.0.borrow_mut().waiting.shift_remove(&call_id).is_some();
+        let was_waiting = {
+            let mut inner = self.0.borrow_mut();
+            let asked = inner.waiting.shift_remove(&call_id).is_some();
+            asked || inner.signing_in.shift_remove(&call_id).is_some()
+        };
         self.dispatch(Action::ToolCancelled { call_id: call_id.clone() });
         if was_waiting {
             return;

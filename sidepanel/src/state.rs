@@ -256,6 +256,15 @@ pub enum Action {
         call_id: String,
         progress: Progress,
     },
+    ToolNeedsSignIn {
+        call_id: String,
+        message: String,
+        origin: Option<String>,
+        busy: bool,
+    },
+    ToolSignInStarted {
+        call_id: String,
+    },
     ToolFinished {
         call_id: String,
         result: String,
@@ -357,6 +366,18 @@ pub fn reduce(state: &State, action: Action) -> State {
                 card.progress = Some(progress);
             }
         }
+        Action::ToolNeedsSignIn { call_id, message, origin, busy } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                card.status = ToolStatus::NeedsSignIn { message, origin, busy };
+            }
+        }
+        Action::ToolSignInStarted { call_id } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                if let ToolStatus::NeedsSignIn { busy, .. } = &mut card.status {
+                    *busy = true;
+                }
+            }
+        }
         Action::ToolFinished { call_id, result, is_error, now_ms } => {
             let card = chat.tool_mut(&call_id);
             // A call stopped or denied stays so: its late result never reached the model.
@@ -379,7 +400,10 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::ToolCancelled { call_id } => {
             if let Some(card) = chat.tool_mut(&call_id) {
-                if matches!(card.status, ToolStatus::Confirm | ToolStatus::Running) {
+                if matches!(
+                    card.status,
+                    ToolStatus::Confirm | ToolStatus::Running | ToolStatus::NeedsSignIn { .. }
+                ) {
                     card.status = ToolStatus::Cancelled;
                 }
             }

@@ -90,6 +90,16 @@ pub enum ToolStatus {
     },
     Denied,
     Cancelled,
+    /// The server wants the person to sign in before the call runs.
+    NeedsSignIn {
+        message: String,
+        /// The authorization server's origin, when the browser may not reach it yet.
+        #[serde(default)]
+        origin: Option<String>,
+        /// The sign-in window is open.
+        #[serde(default)]
+        busy: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -109,11 +109,30 @@ export async function startStateless2026() {
   return server;
 }
 
-async function startNode(name, args, { extraArgs = () => [], port, path = 'mcp' } = {}) {
+/**
+ * The TypeScript SDK's OAuth example (`simpleStreamableHttp.js --oauth`): an MCP server that
+ * answers 401 with RFC 9728 metadata, and its authorization server (dynamic registration, PKCE
+ * S256, `/authorize` approving at once) on a second port. No refresh tokens, no revocation.
+ */
+export async function startSdkOAuth() {
+  const script = fileURLToPath(new URL(
+    '../node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js',
+    import.meta.url,
+  ));
+  const authPort = await freePort();
+  return startNode('sdk-oauth', [script, '--oauth'], {
+    // Its URLs name `localhost`: the issuer and resource it advertises must match.
+    host: 'localhost',
+    env: (port) => ({ MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort), GEMIPANEL_TEST_LISTENS: '2' }),
+  });
+}
+
+async function startNode(name, args, { extraArgs = () => [], port, path = 'mcp', env, host } = {}) {
   // A chosen port (a restart) may still be held by another test's server: wait for it.
   const attempts = port === undefined ? 5 : 40;
   for (let attempt = 1; ; attempt += 1) {
-    const server = await tryStartNode(name, args, extraArgs, port ?? (await freePort()), path);
+    const chosen = port ?? (await freePort());
+    const server = await tryStartNode(name, args, extraArgs, chosen, path, env, host);
     if (server) return server;
     if (attempt === attempts) throw new Error(`${name} did not start: its port stayed taken`);
     if (port !== undefined) await new Promise((r) => setTimeout(r, 250));
@@ -121,10 +140,12 @@ async function startNode(name, args, { extraArgs = () => [], port, path = 'mcp' 
 }
 
 /** The started server, or null when its port was taken. */
-async function tryStartNode(name, args, extraArgs, port, path) {
+async function tryStartNode(name, args, extraArgs, port, path, env, host = '127.0.0.1') {
+  // With its own variables a script picks its ports itself (see loopback.mjs).
+  const ports = env ? env(port) : { PORT: String(port), GEMIPANEL_TEST_PORT: String(port) };
   const child = spawn(node, ['--import', loopback, ...args, ...extraArgs(port)], {
     cwd: testsDir,
-    env: { ...process.env, PORT: String(port), GEMIPANEL_TEST_PORT: String(port) },
+    env: { ...process.env, ...ports },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -137,7 +158,7 @@ async function tryStartNode(name, args, extraArgs, port, path) {
   }
   return {
     port,
-    url: `http://127.0.0.1:${port}/${path}`,
+    url: `http://${host}:${port}/${path}`,
     log: () => log,
     async stop() {
       if (child.exitCode !== null) return;

@@ -158,8 +158,8 @@ impl oauth::drive::OAuthHost for OAuthHost {
 }
 
 impl AuthorizerHost for OAuthHost {
-    fn randomness(&self) -> oauth::Randomness {
-        randomness()
+    fn randomness(&self) -> Option<oauth::Randomness> {
+        Some(randomness())
     }
 
     async fn registered_clients(&self) -> Vec<RegisteredClient> {

@@ -30,7 +30,8 @@ use crate::text::Text;
 /// to keep what sign-in produces.
 #[allow(async_fn_in_trait)] // `?Send`: the browser host is single-threaded.
 pub trait AuthorizerHost: OAuthHost {
-    fn randomness(&self) -> Randomness;
+    /// Fresh random bytes for one attempt; `None` when the platform has none to give.
+    fn randomness(&self) -> Option<Randomness>;
     /// Clients registered earlier with any authorization server (one is reused per issuer).
     async fn registered_clients(&self) -> Vec<RegisteredClient>;
     async fn keep_client(&self, client: &RegisteredClient);
@@ -180,7 +181,8 @@ impl Authorizer {
             registered_clients: host.registered_clients().await,
             previous,
         };
-        let signed_in = drive::sign_in(host, config, host.randomness()).await?;
+        let random = host.randomness().ok_or(Error::NoRandomness)?;
+        let signed_in = drive::sign_in(host, config, random).await?;
         if let Some(registered) = &signed_in.registered_client {
             host.keep_client(registered).await;
         }
@@ -320,8 +322,8 @@ mod tests {
     }
 
     impl AuthorizerHost for ScriptedHost {
-        fn randomness(&self) -> Randomness {
-            Randomness { code_verifier: [7; 32], state: [9; 16] }
+        fn randomness(&self) -> Option<Randomness> {
+            Some(Randomness { code_verifier: [7; 32], state: [9; 16] })
         }
         async fn registered_clients(&self) -> Vec<RegisteredClient> {
             Vec::new()

@@ -108,6 +108,8 @@ pub enum Error {
     Cancelled,
     /// The flow was fed an input it was not waiting for (a driver bug, not a server's).
     UnexpectedInput,
+    /// The host could not draw random bytes for PKCE and `state`.
+    NoRandomness,
 }
 
 impl Error {
@@ -203,6 +205,7 @@ impl Error {
             Error::NoRefreshToken => Text::new("oauthNoRefreshToken"),
             Error::Cancelled => Text::new("oauthCancelled"),
             Error::UnexpectedInput => Text::new("oauthUnexpectedInput"),
+            Error::NoRandomness => Text::new("oauthNoRandomness"),
         }
     }
 }

@@ -33,7 +33,7 @@ use super::scopes;
 use super::store::{ClientAuth, Credentials, RegisteredClient, TokenEndpointAuth};
 use super::token::{ErrorResponse, TokenResponse};
 use crate::mcp::{redact_url, HttpRequest};
-use crate::settings::Secret;
+use crate::settings::{OAuthClient, Secret};
 use crate::web_url::{self, WebUrl};
 
 /// What a sign-in starts from.
@@ -74,6 +74,19 @@ pub struct ClientOptions {
     pub pre_registered: Option<PreRegistered>,
     /// An https URL serving a Client ID Metadata Document for our redirect URI.
     pub metadata_document_url: Option<String>,
+}
+
+impl ClientOptions {
+    /// What the person configured for a server. An id they entered stays bound to the issuer
+    /// it was first used with (the one of `stored`, when those credentials used that id).
+    pub fn for_server(configured: &OAuthClient, stored: Option<&Credentials>) -> Self {
+        let pre_registered = configured.client_id.clone().map(|client_id| {
+            let issuer =
+                stored.filter(|c| c.client.client_id == client_id).map(|c| c.issuer.clone());
+            PreRegistered { client_id, client_secret: configured.client_secret.clone(), issuer }
+        });
+        ClientOptions { pre_registered, metadata_document_url: configured.metadata_url.clone() }
+    }
 }
 
 /// A client id (and secret) the person entered, from a registration of their own.

@@ -1,11 +1,12 @@
 //! The MCP servers card: the list, or the add/edit form in its place.
 
 use gemipanel_browser::chrome::message;
-use gemipanel_core::messages::ServerView;
+use gemipanel_core::messages::{ServerView, SignInOutcome};
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
 
 use super::server_row::ServerRow;
+use crate::state::Pending;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -22,6 +23,10 @@ pub struct Props {
     pub on_confirm: Callback<ServerId>,
     pub on_cancel: Callback<()>,
     pub on_allow: Callback<String>,
+    pub sign_in: Option<(ServerId, Pending<SignInOutcome>)>,
+    pub on_sign_in: Callback<ServerId>,
+    pub on_sign_out: Callback<ServerId>,
+    pub on_allow_sign_in: Callback<(ServerId, String)>,
 }
 
 #[function_component]
@@ -38,7 +43,10 @@ pub fn ServerList(props: &Props) -> Html {
                             confirming={props.confirm_remove.as_ref() == Some(&server.id)}
                             on_edit={props.on_edit.clone()} on_remove={props.on_remove.clone()}
                             on_confirm={props.on_confirm.clone()} on_cancel={props.on_cancel.clone()}
-                            on_allow={props.on_allow.clone()} />
+                            on_allow={props.on_allow.clone()}
+                            sign_in={props.sign_in.as_ref().filter(|(id, _)| *id == server.id).map(|(_, s)| s.clone())}
+                            on_sign_in={props.on_sign_in.clone()} on_sign_out={props.on_sign_out.clone()}
+                            on_allow_sign_in={props.on_allow_sign_in.clone()} />
                     }) }
                 </ul>
             }

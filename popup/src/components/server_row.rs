@@ -1,9 +1,11 @@
-//! One configured server: status, name, address, tool count, Edit and Remove.
+//! One configured server: status, name, address, tool count, sign-in, Edit and Remove.
 
 use gemipanel_browser::chrome::{counted_message, message, word};
-use gemipanel_core::messages::{ServerStatus, ServerView};
+use gemipanel_core::messages::{ServerStatus, ServerView, SignInOutcome, SignedInView};
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
+
+use crate::state::Pending;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -16,6 +18,12 @@ pub struct Props {
     pub on_cancel: Callback<()>,
     /// Asks for access to an origin the browser refused (inside the click).
     pub on_allow: Callback<String>,
+    /// This server's last Sign in, when it was the last one clicked.
+    pub sign_in: Option<Pending<SignInOutcome>>,
+    pub on_sign_in: Callback<ServerId>,
+    pub on_sign_out: Callback<ServerId>,
+    /// Asks for access to the authorization server's origin, then signs in.
+    pub on_allow_sign_in: Callback<(ServerId, String)>,
 }
 
 /// The dot's colour class, the status in words, and the `data-state` tests look for.
@@ -66,6 +74,10 @@ pub fn ServerRow(props: &Props) -> Html {
                                    Callback::from(move |_: MouseEvent| cb.emit(origin.clone())) }}>
                         { message("popupAllowAccess", &[]) }</button>
                 }
+                if let Some(view) = &server.signed_in {
+                    <div class="signed-in" data-testid="signed-in">{ signed_in_line(view) }</div>
+                }
+                { sign_in_note(props) }
             </div>
             if props.confirming {
                 <div class="confirm" role="group" aria-label={message("popupConfirmRemove", &[&server.name])}>
@@ -78,6 +90,18 @@ pub fn ServerRow(props: &Props) -> Html {
                 </div>
             } else {
                 <div class="row-actions">
+                    if wants_sign_in(props) {
+                        <button type="button" class="primary" data-testid="sign-in"
+                            onclick={click(&props.on_sign_in)}
+                            aria-label={message("popupSignInNamed", &[&server.name])}>
+                            { message("popupSignIn", &[]) }</button>
+                    }
+                    if server.signed_in.is_some() {
+                        <button type="button" class="secondary" data-testid="sign-out"
+                            onclick={click(&props.on_sign_out)}
+                            aria-label={message("popupSignOutNamed", &[&server.name])}>
+                            { message("popupSignOut", &[]) }</button>
+                    }
                     <button type="button" class="secondary" onclick={click(&props.on_edit)}
                         aria-label={message("popupEditNamed", &[&server.name])}>
                         { message("popupEdit", &[]) }</button>
@@ -87,5 +111,61 @@ pub fn ServerRow(props: &Props) -> Html {
                 </div>
             }
         </li>
+    }
+}
+
+/// Sign in is offered when the server asks for it and no sign-in is under way.
+fn wants_sign_in(props: &Props) -> bool {
+    let running = matches!(props.sign_in, Some(Pending::Running));
+    props.server.status == ServerStatus::NeedsSignIn && !running
+}
+
+/// "Signed in at auth.example.com · mcp:tools files:read"
+fn signed_in_line(view: &SignedInView) -> String {
+    let issuer = gemipanel_core::web_url::parse(&view.issuer)
+        .and_then(|url| url.host_str().map(str::to_owned))
+        .unwrap_or_else(|| view.issuer.clone());
+    if view.scopes.is_empty() {
+        message("popupSignedIn", &[&issuer])
+    } else {
+        message("popupSignedInScopes", &[&issuer, &view.scopes.join(" ")])
+    }
+}
+
+/// How the last Sign in of this server went, when there is something to say.
+fn sign_in_note(props: &Props) -> Html {
+    let Some(outcome) = &props.sign_in else { return Html::default() };
+    match outcome {
+        Pending::Idle | Pending::Done(SignInOutcome::SignedIn { .. }) => Html::default(),
+        Pending::Running => html! {
+            <p class="note" data-testid="sign-in-note" data-state="running">
+                <span class="spinner" aria-hidden="true"></span>{ message("popupSigningIn", &[]) }
+            </p>
+        },
+        Pending::Done(SignInOutcome::Cancelled) => html! {
+            <p class="note warn" data-testid="sign-in-note" data-state="cancelled">
+                { message("popupSignInCancelled", &[]) }</p>
+        },
+        Pending::Done(SignInOutcome::NeedsPermission { origin }) => {
+            let (cb, id, origin) =
+                (props.on_allow_sign_in.clone(), props.server.id.clone(), origin.clone());
+            html! {
+                <div class="note warn" data-testid="sign-in-note" data-state="needs-permission">
+                    <p>{ message("popupSignInNeedsPermission", &[&origin]) }</p>
+                    <button type="button" class="primary small" data-testid="allow-sign-in"
+                        onclick={Callback::from(move |_: MouseEvent| cb.emit((id.clone(), origin.clone())))}>
+                        { message("popupAllowAndSignIn", &[]) }</button>
+                </div>
+            }
+        }
+        Pending::Done(SignInOutcome::Failed { error }) => failed(&word(error)),
+        Pending::Failed(message) => failed(message),
+    }
+}
+
+fn failed(message: &str) -> Html {
+    html! {
+        <p class="note error" role="alert" data-testid="sign-in-note" data-state="failed">
+            { message.to_owned() }</p>
     }
 }

@@ -1,7 +1,7 @@
 use gemipanel_browser::chrome::{message, number};
 use yew::prelude::*;
 
-use crate::chat_driver::Decision;
+use crate::chat_driver::{Confirmation, Decision, SignInChoice};
 use crate::state::{ToolCard, ToolStatus};
 
 #[derive(Properties, PartialEq)]
@@ -21,6 +21,7 @@ pub fn ToolCardView(props: &Props) -> Html {
         ToolStatus::Failed { .. } => ("failed", message("panelToolFailed", &[])),
         ToolStatus::Denied => ("denied", message("panelToolDenied", &[])),
         ToolStatus::Cancelled => ("cancelled", message("panelToolCancelled", &[])),
+        ToolStatus::NeedsSignIn { .. } => ("sign-in", message("panelToolNeedsSignIn", &[])),
     };
     let decide = |decision: Decision| {
         let id = card.call_id.clone();
@@ -49,7 +50,8 @@ pub fn ToolCardView(props: &Props) -> Html {
         _ => None,
     };
     html! {
-        <details class={classes!("tool-card", state)} open={card.status == ToolStatus::Confirm}
+        <details class={classes!("tool-card", state)}
+            open={matches!(card.status, ToolStatus::Confirm | ToolStatus::NeedsSignIn { .. })}
             data-testid="tool-card" data-state={state}>
             <summary>
                 <span class="tool-name">{ &card.tool }</span>
@@ -73,12 +75,32 @@ pub fn ToolCardView(props: &Props) -> Html {
             if let ToolStatus::Failed { message } = &card.status {
                 <pre class="result error">{ message }</pre>
             }
+            if let ToolStatus::NeedsSignIn { message: why, origin, busy } = &card.status {
+                <div class="sign-in" data-testid="sign-in-card">
+                    <p class="hint">{ why }</p>
+                    if *busy {
+                        <p class="hint" data-state="busy"><span class="spinner" aria-hidden="true"></span>
+                            { message("panelSigningIn", &[]) }</p>
+                    } else {
+                        <div class="confirm">
+                            if origin.is_some() {
+                                <button class="primary" onclick={decide(Decision::SignIn(SignInChoice::AllowAndSignIn))}>
+                                    { message("panelAllowAndSignIn", &[]) }</button>
+                            } else {
+                                <button class="primary" onclick={decide(Decision::SignIn(SignInChoice::SignIn))}>
+                                    { message("panelSignIn", &[&card.server_name]) }</button>
+                            }
+                            <button onclick={decide(Decision::SignIn(SignInChoice::Skip))}>{ message("panelSkipSignIn", &[]) }</button>
+                        </div>
+                    }
+                </div>
+            }
             if card.status == ToolStatus::Confirm {
                 <div class="confirm">
-                    <button class="primary" onclick={decide(Decision::AllowOnce)}>{ message("panelAllowOnce", &[]) }</button>
-                    <button onclick={decide(Decision::AlwaysTool)}>{ message("panelAlwaysTool", &[]) }</button>
-                    <button onclick={decide(Decision::AlwaysServer)}>{ message("panelAlwaysServer", &[]) }</button>
-                    <button class="danger" onclick={decide(Decision::Deny)}>{ message("panelDeny", &[]) }</button>
+                    <button class="primary" onclick={decide(Decision::Confirm(Confirmation::AllowOnce))}>{ message("panelAllowOnce", &[]) }</button>
+                    <button onclick={decide(Decision::Confirm(Confirmation::AlwaysTool))}>{ message("panelAlwaysTool", &[]) }</button>
+                    <button onclick={decide(Decision::Confirm(Confirmation::AlwaysServer))}>{ message("panelAlwaysServer", &[]) }</button>
+                    <button class="danger" onclick={decide(Decision::Confirm(Confirmation::Deny))}>{ message("panelDeny", &[]) }</button>
                 </div>
             }
         </details>
@@ -87,5 +109,5 @@ pub fn ToolCardView(props: &Props) -> Html {
 
 /// A number as an attribute value (JavaScript's own formatting, as the element parses it).
 fn js_number(value: f64) -> String {
-    js_sys::Number::from(value).to_string(10).map(String::from).unwrap_or_default()
+    js_sys::Number::from(value).to_string_with_radix(10).map(String::from).unwrap_or_default()
 }

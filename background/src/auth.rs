@@ -1,0 +1,194 @@
+//! Signing in to MCP servers: core's [`Authorizer`] with the browser as its host (fetch without
+//! redirects, `chrome.identity.launchWebAuthFlow`, `chrome.storage.local`).
+//!
+//! Tokens stay here: under `oauth_credentials:<server id>` (one server's credentials) and
+//! `oauth_clients` (clients registered per issuer, reused by every server behind it). No
+//! message to a page carries them; pages see [`SignedInView`] (issuer and scopes).
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use gemipanel_browser::chrome;
+use gemipanel_browser::http::{self, now_ms};
+use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_browser::timers;
+use gemipanel_core::mcp::{HttpRequest, ResponseBody};
+use gemipanel_core::messages::{SignInOutcome, SignedInView};
+use gemipanel_core::oauth::authorizer::{AuthorizerHost, Failure};
+use gemipanel_core::oauth::drive::OAuthHost;
+use gemipanel_core::oauth::{
+    self, Credentials, Randomness, RegisteredClient, Response, MAX_DOCUMENT_BYTES,
+};
+use gemipanel_core::settings::{Server, ServerId};
+use gemipanel_core::sync::{within, FifoLock};
+
+pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction};
+
+/// The longest one exchange with an authorization server may take.
+const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
+
+const CLIENTS_KEY: &str = "oauth_clients";
+
+fn credentials_key(id: &ServerId) -> String {
+    format!("oauth_credentials:{id}")
+}
+
+thread_local! {
+    // Read-modify-write of the registered clients, shared by every server's sign-in.
+    static CLIENTS_LOCK: Rc<FifoLock> = Rc::default();
+}
+
+/// `chrome.identity.getRedirectURL("oauth")`, where the authorization server sends the browser
+/// back to; the sign-in window closes when it gets there.
+pub fn redirect_uri() -> String {
+    chrome::redirect_url("oauth").unwrap_or_default()
+}
+
+/// The credentials kept for `id`, if any (and readable).
+pub async fn stored_credentials(id: &ServerId) -> Option<Credentials> {
+    let raw = chrome::local_get(&credentials_key(id)).await.ok()?;
+    if raw.is_undefined() {
+        return None;
+    }
+    match from_js(raw) {
+        Ok(credentials) => Some(credentials),
+        Err(e) => {
+            // Unreadable credentials are as good as none: the person signs in again.
+            web_sys::console::warn_1(&format!("stored sign-in of {id} unreadable: {e}").into());
+            None
+        }
+    }
+}
+
+/// Forgets a removed server's credentials (without revoking: the server may be gone).
+pub async fn forget(id: &ServerId) {
+    let _ = chrome::local_remove(&credentials_key(id)).await;
+}
+
+/// The browser side of one server's sign-in.
+pub struct Host {
+    pub server_id: ServerId,
+}
+
+impl OAuthHost for Host {
+    async fn send(&self, request: HttpRequest) -> Result<Response, String> {
+        let exchange = async {
+            let mut response = http::send(request).await.map_err(|e| e.to_string())?;
+            let mut body = Vec::new();
+            while let Some(chunk) = response.body.next_chunk().await.map_err(|e| e.to_string())? {
+                body.extend_from_slice(&chunk);
+                if body.len() > MAX_DOCUMENT_BYTES {
+                    // One byte past the cap is enough for core to refuse it.
+                    body.truncate(MAX_DOCUMENT_BYTES + 1);
+                    break;
+                }
+            }
+            Ok(Response { status: response.status, headers: response.headers, body })
+        };
+        within(exchange, timers::sleep(EXCHANGE_TIMEOUT))
+            .await
+            .unwrap_or_else(|| Err(format!("no answer within {} s", EXCHANGE_TIMEOUT.as_secs())))
+    }
+
+    async fn authorize(&self, url: &str) -> Option<String> {
+        match chrome::launch_web_auth_flow(url).await {
+            Ok(landed) => Some(landed),
+            Err(e) => {
+                // Closing the window is the common case; the flow reports it as cancelled.
+                web_sys::console::info_1(&format!("sign-in window: {e}").into());
+                None
+            }
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        now_ms()
+    }
+}
+
+impl AuthorizerHost for Host {
+    fn randomness(&self) -> Option<Randomness> {
+        Some(Randomness {
+            code_verifier: chrome::random_bytes().ok()?,
+            state: chrome::random_bytes().ok()?,
+        })
+    }
+
+    async fn registered_clients(&self) -> Vec<RegisteredClient> {
+        read_clients().await
+    }
+
+    async fn keep_client(&self, client: &RegisteredClient) {
+        let lock = CLIENTS_LOCK.with(Rc::clone);
+        let _turn = lock.lock().await;
+        let mut clients = read_clients().await;
+        clients.retain(|c| c.issuer != client.issuer);
+        clients.push(client.clone());
+        if let Err(e) = write(CLIENTS_KEY, &clients).await {
+            web_sys::console::warn_1(&format!("the registered client was not kept: {e}").into());
+        }
+    }
+
+    async fn keep_credentials(&self, credentials: Option<&Credentials>) {
+        let key = credentials_key(&self.server_id);
+        let result = match credentials {
+            Some(credentials) => write(&key, credentials).await,
+            None => chrome::local_remove(&key).await.map_err(|e| e.to_string()),
+        };
+        if let Err(e) = result {
+            web_sys::console::warn_1(&format!("the sign-in was not kept: {e}").into());
+        }
+    }
+}
+
+async fn read_clients() -> Vec<RegisteredClient> {
+    match chrome::local_get(CLIENTS_KEY).await {
+        Ok(raw) if !raw.is_undefined() => from_js(raw).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+async fn write<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> {
+    let value = to_js(value).map_err(|e| e.to_string())?;
+    chrome::local_set(key, &value).await.map_err(|e| e.to_string())
+}
+
+/// Signs in from the person's click, then fetches the tools with the new token.
+pub async fn sign_in(server: &Server) -> SignInOutcome {
+    let auth = crate::registry::authorizer(server).await;
+    let host = Host { server_id: server.id.clone() };
+    match auth.sign_in(&host).await {
+        Ok(credentials) => {
+            crate::registry::signed_in(server).await;
+            SignInOutcome::SignedIn { signed_in: SignedInView::from(&credentials) }
+        }
+        Err(oauth::Error::Cancelled) => SignInOutcome::Cancelled,
+        Err(error) => match unreachable_origin(&error).await {
+            Some(origin) => SignInOutcome::NeedsPermission { origin },
+            None => SignInOutcome::Failed { error: Failure::OAuth(error).text(&server.name) },
+        },
+    }
+}
+
+/// The origin of an authorization server the browser would not let us reach: Chrome reports a
+/// missing host permission like a refused connection.
+async fn unreachable_origin(error: &oauth::Error) -> Option<String> {
+    let oauth::Error::Unreachable { url, .. } = error else { return None };
+    let pattern = crate::registry::origin_pattern(url)?;
+    match chrome::has_host_permission(&pattern).await {
+        Ok(false) => Some(pattern.trim_end_matches("/*").to_owned()),
+        _ => None,
+    }
+}
+
+/// Signs out: revokes where offered and forgets the tokens either way.
+pub async fn sign_out(server: &Server) {
+    let auth = crate::registry::authorizer(server).await;
+    let host = Host { server_id: server.id.clone() };
+    for result in auth.sign_out(&host).await {
+        if let Err(e) = result {
+            web_sys::console::warn_1(&format!("revocation at sign-out: {e}").into());
+        }
+    }
+    crate::registry::signed_out(server);
+}

@@ -1,0 +1,102 @@
+//! A tool call whose server wants the person to sign in: the card offers Sign in, the worker
+//! opens the browser's sign-in window, and the call runs once more after a sign-in. Skipping
+//! (or Stop) answers the model with an error.
+
+use gemipanel_browser::chrome::{self, word};
+use gemipanel_core::gemini::{ToolCall, ToolOutcome};
+use gemipanel_core::messages::{Request, Response, SignInOutcome};
+use gemipanel_core::tools::ToolRoute;
+
+use super::{server_id, Driver, SignInChoice};
+use crate::state::Action;
+
+pub(super) struct Waiting {
+    call: ToolCall,
+    route: ToolRoute,
+    /// The authorization server's origin, when the browser refused to reach it.
+    origin: Option<String>,
+}
+
+impl Driver {
+    /// The server answered that the person must sign in: the card asks.
+    pub(super) fn await_sign_in(&self, call: ToolCall, route: ToolRoute, message: String) {
+        let call_id = call.call_id.clone();
+        self.0
+            .borrow_mut()
+            .signing_in
+            .insert(call_id.clone(), Waiting { call, route, origin: None });
+        self.dispatch(Action::ToolNeedsSignIn { call_id, message, origin: None, busy: false });
+    }
+
+    pub(super) fn sign_in_decided(&self, call_id: &str, choice: SignInChoice) {
+        let Some(waiting) = self.0.borrow_mut().signing_in.shift_remove(call_id) else { return };
+        match choice {
+            SignInChoice::AllowAndSignIn => {
+                let Some(origin) = waiting.origin.clone() else { return self.sign_in(waiting) };
+                // Asked inside the click; the answer comes later.
+                let asked = chrome::request_origins(&[format!("{origin}/*")]);
+                let this = self.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    match asked.await {
+                        Ok(true) => this.sign_in(waiting),
+                        Ok(false) => {
+                            let message =
+                                chrome::message("panelSignInPermissionDenied", &[&origin]);
+                            this.still_waiting(waiting, message);
+                        }
+                        Err(err) => this.still_waiting(waiting, err.to_string()),
+                    }
+                });
+            }
+            SignInChoice::Skip => {
+                let server = {
+                    let inner = self.0.borrow();
+                    let facts = inner.servers.get(&waiting.route.server_id);
+                    facts.map_or_else(|| waiting.route.server_id.clone(), |f| f.name.clone())
+                };
+                self.dispatch(Action::ToolCancelled { call_id: call_id.to_owned() });
+                let message =
+                    format!("The user did not sign in to {server}, so the tool did not run.");
+                self.0.borrow_mut().chat.handle_tool_result(call_id, ToolOutcome::Error(message));
+                self.pump();
+            }
+            SignInChoice::SignIn => self.sign_in(waiting),
+        }
+    }
+
+    fn sign_in(&self, waiting: Waiting) {
+        let call_id = waiting.call.call_id.clone();
+        self.dispatch(Action::ToolSignInStarted { call_id });
+        let port = self.0.borrow().port.clone();
+        let request = Request::SignIn { server_id: server_id(&waiting.route.server_id) };
+        let this = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let message = match port.request(request).await {
+                Ok(Response::SignIn { outcome: SignInOutcome::SignedIn { .. } }) => {
+                    return this.run_call(waiting.call, waiting.route, true);
+                }
+                Ok(Response::SignIn { outcome: SignInOutcome::Cancelled }) => {
+                    chrome::message("panelSignInCancelled", &[])
+                }
+                Ok(Response::SignIn { outcome: SignInOutcome::NeedsPermission { origin } }) => {
+                    let message = chrome::message("panelSignInNeedsPermission", &[&origin]);
+                    let waiting = Waiting { origin: Some(origin), ..waiting };
+                    return this.still_waiting(waiting, message);
+                }
+                Ok(Response::SignIn { outcome: SignInOutcome::Failed { error } })
+                | Ok(Response::Error { error }) => word(&error),
+                Ok(other) => format!("unexpected answer from the worker: {other:?}"),
+                Err(err) => err.to_string(),
+            };
+            this.still_waiting(waiting, message);
+        });
+    }
+
+    /// The sign-in did not happen: the card asks again, saying why.
+    fn still_waiting(&self, waiting: Waiting, message: String) {
+        let call_id = waiting.call.call_id.clone();
+        let origin = waiting.origin.clone();
+        self.0.borrow_mut().signing_in.insert(call_id.clone(), waiting);
+        self.dispatch(Action::ToolNeedsSignIn { call_id, message, origin, busy: false });
+    }
+}

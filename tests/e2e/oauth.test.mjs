@@ -1,0 +1,130 @@
+// Signing in to MCP servers through chrome.identity, end to end: the built extension in
+// Chromium, real authorization servers on loopback, the popup's Sign in / Sign out and the
+// chat's tool card that meets a 401.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { openChat } from './chat_page.mjs';
+import { screenshot, stopServiceWorkers } from './harness.mjs';
+import { startSdkOAuth } from './servers.mjs';
+import { textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
+
+let chat;
+let sdk;
+
+before(async () => {
+  sdk = await startSdkOAuth();
+  chat = await openChat();
+});
+after(async () => {
+  await chat?.close();
+  await sdk?.stop();
+});
+beforeEach(() => chat.fake.reset());
+
+async function openPopup() {
+  const page = await chat.browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(chat.browser.url('popup.html'));
+  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+  page.errors = errors;
+  return page;
+}
+
+/** Everything the extension keeps in chrome.storage.local, as one string. */
+const storedText = (page) => page.evaluate(async () => JSON.stringify(await chrome.storage.local.get(null)));
+
+/** The last turn's function responses the fake received. */
+function lastFunctionResponse() {
+  const requests = chat.chatRequests();
+  const turn = requests[requests.length - 1].body.contents.at(-1);
+  return turn.parts.map((p) => p.functionResponse).find(Boolean);
+}
+
+async function greetThroughChat(name) {
+  chat.fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_greeter_greet', args: { name } }])] },
+    { chunks: textChunks(`Greeted ${name}.`) },
+  ]);
+  await chat.send(`Greet ${name}`);
+}
+
+test('a server behind OAuth: Test says sign-in is needed, Sign in in the popup, tools and a chat call with the token, a worker restart, Sign out', async () => {
+  const popup = await openPopup();
+  await popup.getByTestId('add-server').click();
+  await popup.getByLabel('Name', { exact: true }).fill('Greeter');
+  await popup.getByLabel('URL', { exact: true }).fill(sdk.url);
+  await popup.getByTestId('test-connection').click();
+  const result = popup.getByTestId('test-result');
+  await result.locator('[data-state="sign-in"]').waitFor({ timeout: 20_000 });
+  assert.match(await result.innerText(), /needs sign-in\. Save it, then press Sign in/);
+  await screenshot(popup, 'oauth-test-needs-sign-in');
+
+  await popup.getByTestId('save-server').click();
+  const row = popup.locator('[data-testid="server-row"][data-name="Greeter"]');
+  await row.and(popup.locator('[data-state="sign-in"]')).waitFor({ timeout: 20_000 });
+  assert.equal(await row.getByTestId('signed-in').count(), 0);
+  await screenshot(popup, 'oauth-popup-needs-sign-in');
+
+  // The SDK's authorization server approves at once: the sign-in window opens and closes.
+  const window = chat.browser.context.waitForEvent('page', { timeout: 20_000 });
+  await row.getByTestId('sign-in').click();
+  const authPage = await window;
+  assert.match(authPage.url(), /\/authorize\?/);
+  await row.getByTestId('signed-in').waitFor({ timeout: 20_000 });
+  assert.match(await row.getByTestId('signed-in').innerText(), /^Signed in at localhost · mcp:tools$/);
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  assert.match(await row.getByTestId('tool-count').innerText(), /\d+ tools?/);
+  await screenshot(popup, 'oauth-popup-signed-in');
+
+  // The token is in the worker's storage and in no page message.
+  const stored = JSON.parse(await storedText(popup));
+  const [key] = Object.keys(stored).filter((k) => k.startsWith('oauth_credentials:'));
+  const token = stored[key].accessToken;
+  assert.ok(token?.length > 10, 'an access token is kept');
+  const listed = await popup.evaluate(() => chrome.runtime.sendMessage({ id: 1, request: { type: 'list_servers' } }));
+  assert.ok(!JSON.stringify(listed).includes(token), 'list_servers carries no token');
+  const exported = await popup.evaluate(() => chrome.runtime.sendMessage({ id: 2, request: { type: 'export_settings', include_secrets: true } }));
+  assert.ok(!JSON.stringify(exported).includes(token), 'an export with secrets carries no token');
+
+  // A chat tool call goes out with the token.
+  const id = key.slice('oauth_credentials:'.length);
+  await chat.request({ type: 'edit_settings', edit: { type: 'set_trust', id, trust: true } });
+  await chat.reload();
+  await greetThroughChat('OAuth');
+  await chat.lastReply().filter({ hasText: 'Greeted OAuth.' }).waitFor({ timeout: 20_000 });
+  assert.match(JSON.stringify(lastFunctionResponse().response), /Hello, OAuth/);
+
+  // A stopped worker comes back signed in.
+  await stopServiceWorkers(chat.page);
+  await greetThroughChat('again');
+  await chat.lastReply().filter({ hasText: 'Greeted again.' }).waitFor({ timeout: 20_000 });
+  assert.match(JSON.stringify(lastFunctionResponse().response), /Hello, again/);
+  assert.equal(await chat.page.getByTestId('tool-card').last().getAttribute('data-state'), 'done');
+
+  // Sign out: the server needs sign-in again and the token is gone.
+  await popup.reload();
+  await popup.getByTestId('worker-status').and(popup.locator('[data-state="ok"]')).waitFor();
+  await row.getByTestId('sign-out').click();
+  await row.and(popup.locator('[data-state="sign-in"]')).waitFor({ timeout: 20_000 });
+  assert.equal(await row.getByTestId('signed-in').count(), 0);
+  assert.ok(!(await storedText(popup)).includes(token), 'the token is forgotten');
+  await screenshot(popup, 'oauth-popup-signed-out');
+
+  // The chat's card meets the 401, offers Sign in, and the call runs once signed in.
+  await chat.reload();
+  await greetThroughChat('card');
+  const card = chat.page.getByTestId('tool-card').last();
+  await card.and(chat.page.locator('[data-state="sign-in"]')).waitFor({ timeout: 20_000 });
+  assert.match(await card.innerText(), /Greeter needs you to sign in/);
+  await chat.shoot('oauth-card-needs-sign-in');
+  await card.getByRole('button', { name: 'Sign in to Greeter' }).click();
+  await chat.lastReply().filter({ hasText: 'Greeted card.' }).waitFor({ timeout: 20_000 });
+  assert.equal(await card.getAttribute('data-state'), 'done');
+  assert.match(JSON.stringify(lastFunctionResponse().response), /Hello, card/);
+  await chat.shoot('oauth-card-signed-in');
+
+  assert.deepEqual(popup.errors, []);
+  await popup.close();
+  await chat.removeServer(id);
+});

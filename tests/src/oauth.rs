@@ -1,6 +1,7 @@
 //! The native driver of `core::oauth`: HTTP through reqwest with redirects off, the authorization
-//! page fetched headlessly (the test authorization servers answer `/authorize` at once with a
-//! 302 to the redirect URI), random bytes from the OS, the wall clock.
+//! page fetched headlessly (by default the authorization server must answer `/authorize` at once
+//! with a 302 to the redirect URI; with [`OAuthHost::with_pages`] a headless person goes through
+//! `oidc-provider`'s login and consent pages), random bytes from the OS, the wall clock.
 //!
 //! [`Authorizer`] keeps one server's sign-in the way the worker does: credentials per issuer,
 //! registered clients per issuer, the token in the MCP client's `Authorization`, and
@@ -12,6 +13,8 @@ use gemipanel_core::oauth::{
     MAX_DOCUMENT_BYTES,
 };
 use gemipanel_core::settings::Secret;
+
+use crate::oidc::DevPages;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Where the headless flow says the browser would return to. Never listened on: the driver
@@ -33,6 +36,8 @@ pub fn randomness() -> oauth::Randomness {
 #[derive(Clone)]
 pub struct OAuthHost {
     http: reqwest::Client,
+    /// Who goes through the authorization pages; `None`: they must redirect at once.
+    pages: Option<DevPages>,
 }
 
 impl Default for OAuthHost {
@@ -43,11 +48,16 @@ impl Default for OAuthHost {
             .pool_max_idle_per_host(0)
             .build()
             .unwrap_or_default();
-        OAuthHost { http }
+        OAuthHost { http, pages: None }
     }
 }
 
 impl OAuthHost {
+    /// A host whose authorization pages are gone through by `pages`.
+    pub fn with_pages(pages: DevPages) -> Self {
+        OAuthHost { pages: Some(pages), ..OAuthHost::default() }
+    }
+
     /// Sends a request and reads at most one byte past the cap, so the machine sees the excess.
     pub async fn send(&self, request: HttpRequest) -> Result<oauth::Response, String> {
         let method = match request.method {
@@ -117,7 +127,11 @@ impl oauth::drive::OAuthHost for OAuthHost {
     }
 
     async fn authorize(&self, url: &str) -> Option<String> {
-        match self.open_headless(url).await {
+        let landed = match &self.pages {
+            Some(pages) => pages.complete(url).await,
+            None => self.open_headless(url).await,
+        };
+        match landed {
             Ok(landed) => Some(landed),
             Err(message) => {
                 eprintln!("oauth: the authorization page failed: {message}");
@@ -135,6 +149,12 @@ impl oauth::drive::OAuthHost for OAuthHost {
 pub struct Authorizer {
     pub host: OAuthHost,
     pub server_url: String,
+    /// Where the authorization server sends the browser back to ([`REDIRECT_URI`] unless set).
+    pub redirect_uri: String,
+    /// Whether a sign-in may be started by itself. The worker opens the authorization page only
+    /// inside a person's click: without one (`false`) a request that needs a sign-in fails with
+    /// the reason instead, and the server shows "needs sign-in".
+    pub interactive: bool,
     pub client: ClientOptions,
     pub credentials: Option<Credentials>,
     pub registered: Vec<RegisteredClient>,
@@ -149,6 +169,8 @@ impl Authorizer {
         Authorizer {
             host: OAuthHost::default(),
             server_url: server_url.to_owned(),
+            redirect_uri: REDIRECT_URI.into(),
+            interactive: true,
             client,
             credentials: None,
             registered: Vec::new(),
@@ -178,7 +200,7 @@ impl Authorizer {
         let config = SignInConfig {
             server_url: self.server_url.clone(),
             challenge: challenge.map(str::to_owned),
-            redirect_uri: REDIRECT_URI.into(),
+            redirect_uri: self.redirect_uri.clone(),
             client_name: "GemiPanel".into(),
             client: self.client.clone(),
             registered_clients: self.registered.clone(),
@@ -198,6 +220,19 @@ impl Authorizer {
         );
         self.keep(signed_in.credentials);
         Ok(())
+    }
+
+    /// Signs in when this authorizer may (see [`Authorizer::interactive`]); else fails with
+    /// `why` a sign-in is needed.
+    async fn sign_in_if_allowed(
+        &mut self,
+        challenge: Option<&str>,
+        why: oauth::Error,
+    ) -> Result<(), Failure> {
+        if !self.interactive {
+            return Err(Failure::OAuth(why));
+        }
+        self.sign_in(challenge).await.map_err(Failure::OAuth)
     }
 
     /// After a failed MCP request: `Ok` to retry it, `Err` to give up.
@@ -225,13 +260,22 @@ impl Authorizer {
                         eprintln!("oauth: refresh after 401 failed: {e}");
                         match recovery.refresh_failed(&self.server_url) {
                             Reaction::GiveUp(e) => Err(Failure::OAuth(e)),
-                            _ => self.sign_in(challenge).await.map_err(Failure::OAuth),
+                            _ => self.sign_in_if_allowed(challenge, e).await,
                         }
                     }
                 }
             }
-            Some(Reaction::SignIn | Reaction::StepUp) => {
-                self.sign_in(challenge).await.map_err(Failure::OAuth)
+            Some(Reaction::SignIn) => {
+                self.sign_in_if_allowed(challenge, oauth::Error::NoRefreshToken).await
+            }
+            Some(Reaction::StepUp) => {
+                let scopes = challenge
+                    .and_then(oauth::challenge::BearerChallenge::from_header)
+                    .map(|c| c.scopes)
+                    .unwrap_or_default();
+                let server = mcp::redact_url(&self.server_url);
+                let why = oauth::Error::InsufficientScope { server, scopes };
+                self.sign_in_if_allowed(challenge, why).await
             }
             Some(Reaction::GiveUp(e)) => Err(Failure::OAuth(e)),
         }

@@ -153,3 +153,240 @@ async fn signs_in_through_the_login_and_consent_pages_then_uses_the_tools() {
     assert!(answered.len() >= 4, "{events:?}");
     assert!(answered.iter().all(|s| s.as_deref() == Some("alice")), "{answered:?}");
 }
+
+/// Signs in (login and consent) and checks the first call works.
+async fn signed_in(oidc: Oidc) -> Setup {
+    let mut setup = Setup::start(oidc);
+    assert_eq!(setup.whoami().await.expect("whoami"), "alice");
+    assert_eq!(setup.auth.sign_ins, 1);
+    setup
+}
+
+fn secret(token: &Option<gemipanel_core::settings::Secret>) -> String {
+    token.as_ref().expect("a refresh token").expose().to_owned()
+}
+
+#[tokio::test]
+async fn an_access_token_expired_on_the_server_is_refreshed_silently() {
+    let mut setup = signed_in(Oidc::default()).await;
+    let before = setup.credentials();
+    setup.admin.expire_access_tokens().await;
+
+    // The MCP server now refuses the token; the authorizer refreshes once and retries.
+    assert_eq!(setup.whoami().await.expect("whoami after expiry"), "alice");
+    let after = setup.credentials();
+    assert_eq!(setup.auth.sign_ins, 1, "no new sign-in");
+    assert_eq!(setup.pages.prompts(), ["login", "consent"], "no page shown again");
+    assert_ne!(after.access_token, before.access_token);
+    assert_ne!(after.refresh_token, before.refresh_token, "the refresh token was rotated");
+
+    let events = setup.admin.events().await;
+    let expired = events.iter().position(|e| matches!(e, Event::AdminExpire)).expect("expired");
+    let after_expiry = &events[expired..];
+    let refused = after_expiry.iter().find_map(|e| match e {
+        Event::Mcp { status: 401, had_token: true, www_authenticate, .. } => {
+            www_authenticate.clone()
+        }
+        _ => None,
+    });
+    let refused = refused.expect("the old token was refused");
+    assert!(refused.contains("invalid_token") && refused.contains("expired"), "{refused}");
+    assert_eq!(count(after_expiry, |e| e.is_token("refresh_token")), 1, "{after_expiry:?}");
+    assert_eq!(count(&events, |e| matches!(e, Event::RefreshTokenConsumed { .. })), 1);
+    assert!(matches!(after_expiry.last(), Some(Event::Mcp { status: 200, .. })));
+
+    // The provider confirms rotation: the old refresh token is used up, the new one alive.
+    let client_id = &after.client.client_id;
+    assert!(!setup.admin.is_active(&secret(&before.refresh_token), client_id).await);
+    assert!(setup.admin.is_active(&secret(&after.refresh_token), client_id).await);
+}
+
+#[tokio::test]
+async fn a_short_lived_token_is_refreshed_before_each_request_and_dies_on_time() {
+    // Two seconds: always within the five minutes before expiry that refresh ahead of time.
+    let mut setup = signed_in(Oidc { access_token_ttl: 2, ..Oidc::default() }).await;
+    let credentials = setup.credentials();
+    let lifetime = credentials.expires_at_ms.expect("an expiry") - gemipanel_tests::oauth::now_ms();
+    assert!(lifetime <= 2_000, "expires_in was the configured lifetime ({lifetime} ms)");
+
+    for round in 0..3 {
+        assert_eq!(setup.whoami().await.expect("whoami"), "alice", "round {round}");
+    }
+    let events = setup.admin.events().await;
+    // Every call, the one right after signing in too, left with a token refreshed just before:
+    // a lifetime under the five-minute margin makes every request refresh first.
+    let calls = count(&events, |e| matches!(e, Event::Mcp { status: 200, tool: Some(_), .. }));
+    assert_eq!(calls, 4);
+    assert_eq!(count(&events, |e| e.is_token("refresh_token")), calls, "one refresh per call");
+    let refused = count(&events, |e| matches!(e, Event::Mcp { status: 401, had_token: true, .. }));
+    assert_eq!(refused, 0, "no request left with a token about to die");
+
+    // The MCP server itself enforces `exp`: the last token, sent too late, is refused.
+    let stale = setup.credentials();
+    tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
+    let config = ServerConfig::new(setup.server.url());
+    config.authorization.set(Some(gemipanel_core::settings::Secret::new(stale.authorization())));
+    let late = Client::new(NativeHost::default(), config);
+    let refused = late.list_tools().await.expect_err("an expired token is refused");
+    assert_eq!(refused.status(), Some(401));
+    let challenge = refused.www_authenticate().unwrap_or_default();
+    assert!(challenge.contains("invalid_token") && challenge.contains("expired"), "{challenge}");
+}
+
+#[tokio::test]
+async fn a_revoked_grant_ends_in_needs_sign_in_and_a_click_brings_it_back() {
+    let mut setup = signed_in(Oidc::default()).await;
+    let before = setup.credentials();
+    assert_eq!(setup.admin.revoke_all().await, 1);
+
+    // Outside a person's click the worker may not open the authorization page.
+    setup.auth.interactive = false;
+    let failure = setup.whoami().await.expect_err("the grant is gone");
+    let Failure::OAuth(error) = failure else { panic!("not a sign-in failure: {failure}") };
+    assert!(error.needs_sign_in(), "{error:?}");
+    assert!(
+        matches!(&error, oauth::Error::TokenRefused { error, .. } if error == "invalid_grant"),
+        "{error:?}"
+    );
+    assert_eq!(setup.credentials(), before, "a failed refresh loses nothing");
+    assert_eq!(setup.auth.registered.len(), 1, "the registration is kept");
+
+    let events = setup.admin.events().await;
+    let revoked =
+        events.iter().position(|e| matches!(e, Event::AdminRevoke { .. })).expect("revoked");
+    let after = &events[revoked..];
+    let refused = after.iter().find_map(|e| match e {
+        Event::Mcp { status: 401, www_authenticate, .. } => www_authenticate.clone(),
+        _ => None,
+    });
+    assert!(refused.is_some_and(|h| h.contains("revoked")), "{after:?}");
+    let refresh = after.iter().find(|e| e.is_token("refresh_token")).expect("a refresh");
+    assert!(
+        matches!(refresh, Event::Token { status: 400, error: Some(e), .. } if e == "invalid_grant")
+    );
+
+    // The person clicks Sign in: their session at the provider is still there, so only consent
+    // is asked (the grant, not the login, was revoked).
+    setup.auth.interactive = true;
+    setup.auth.sign_in(None).await.expect("signs in again");
+    assert_eq!(setup.pages.prompts(), ["login", "consent", "consent"]);
+    assert_eq!(setup.whoami().await.expect("whoami"), "alice");
+    assert_eq!(setup.auth.registered.len(), 1, "the registration was reused");
+}
+
+#[tokio::test]
+async fn insufficient_scope_steps_up_to_the_union_of_scopes() {
+    let mut setup = signed_in(Oidc::default()).await;
+    assert_eq!(setup.credentials().scopes, ["mcp:tools"]);
+
+    let report = setup.call("admin_report", json!({})).await.expect("a step-up, then the report");
+    assert_eq!(report, "report for alice");
+    assert_eq!(setup.auth.sign_ins, 2, "one step-up");
+    // The session at the provider is kept: consent for the new scope, no login.
+    assert_eq!(setup.pages.prompts(), ["login", "consent", "consent"]);
+    let consent = &setup.pages.seen()[2].text;
+    assert!(consent.contains("mcp:admin"), "{consent}");
+    let credentials = setup.credentials();
+    assert_eq!(credentials.scopes, ["mcp:tools", "mcp:admin"]);
+    assert!(credentials.can_refresh());
+
+    let events = setup.admin.events().await;
+    let forbidden = events.iter().find_map(|e| match e {
+        Event::Mcp { status: 403, tool: Some(t), www_authenticate, .. } if t == "admin_report" => {
+            www_authenticate.clone()
+        }
+        _ => None,
+    });
+    let forbidden = forbidden.expect("the first call was refused");
+    assert!(forbidden.contains(r#"error="insufficient_scope""#), "{forbidden}");
+    let scopes: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Authorization { scope, status: 303, .. } => scope.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(scopes, ["mcp:tools offline_access", "mcp:tools offline_access mcp:admin"]);
+    // Still one tool call answered 200 under the new token, by alice with both scopes.
+    let granted = events.iter().any(|e| {
+        matches!(e, Event::Mcp { status: 200, tool: Some(t), scopes: Some(s), .. }
+            if t == "admin_report" && s.iter().any(|s| s == "mcp:admin"))
+    });
+    assert!(granted, "{events:?}");
+}
+
+#[tokio::test]
+async fn sign_out_revokes_the_tokens_at_the_provider() {
+    let setup = signed_in(Oidc::default()).await;
+    let credentials = setup.credentials();
+    let client_id = credentials.client.client_id.clone();
+    assert!(setup.admin.is_active(&secret(&credentials.refresh_token), &client_id).await);
+
+    let results = setup.auth.host.revoke(&credentials).await;
+    // The refresh token is revoked, and its grant with it; oidc-provider refuses to revoke its
+    // JWT access tokens (RFC 7009 §2.2.1 `unsupported_token_type`).
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0], Ok(()));
+    assert!(
+        matches!(&results[1], Err(oauth::Error::TokenRefused { error, .. }) if error == "unsupported_token_type"),
+        "{:?}",
+        results[1]
+    );
+
+    // The provider confirms: the refresh token is dead, a refresh with it is refused, and the
+    // MCP server no longer takes the access token of the revoked grant.
+    assert!(!setup.admin.is_active(&secret(&credentials.refresh_token), &client_id).await);
+    let refresh = setup.auth.host.refresh(&credentials).await.expect_err("revoked");
+    assert!(refresh.needs_sign_in(), "{refresh:?}");
+    let refused = setup.client.list_tools().await.expect_err("the access token is dead too");
+    assert_eq!(refused.status(), Some(401));
+    let events = setup.admin.events().await;
+    let hints: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Revocation { status, token_type_hint, .. } => {
+                Some((*status, token_type_hint.clone().unwrap_or_default()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hints, [(200, "refresh_token".into()), (400, "access_token".into())]);
+    assert_eq!(count(&events, |e| matches!(e, Event::GrantRevoked { .. })), 1);
+}
+
+#[tokio::test]
+async fn auto_approve_signs_in_without_any_page() {
+    let mut setup = Setup::start(Oidc { auto_approve: Some("bob"), ..Oidc::default() });
+    assert_eq!(setup.whoami().await.expect("whoami"), "bob");
+    assert_eq!(setup.auth.sign_ins, 1);
+    assert!(setup.pages.seen().is_empty(), "{:?}", setup.pages.seen());
+    assert!(setup.credentials().can_refresh());
+    let events = setup.admin.events().await;
+    // Login, then consent: each answered with a redirect.
+    assert_eq!(count(&events, |e| matches!(e, Event::AutoApproved)), 2);
+}
+
+#[tokio::test]
+async fn the_extension_redirect_uris_are_registered_and_signed_in_with() {
+    // The address `chrome.identity.getRedirectURL("oauth")` gives (a web client), and an
+    // extension-scheme one (a native client with a private-use scheme).
+    let cases = [
+        ("https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/oauth", "web"),
+        ("chrome-extension://abcdefghijklmnopabcdefghijklmnop/oauth", "native"),
+    ];
+    for (redirect_uri, application_type) in cases {
+        let mut setup = Setup::start(Oidc::default());
+        setup.auth.redirect_uri = redirect_uri.into();
+        assert_eq!(setup.whoami().await.expect("whoami"), "alice", "{redirect_uri}");
+        let events = setup.admin.events().await;
+        let registered = events.iter().any(|e| {
+            matches!(e, Event::Registration { status: 201, application_type: Some(t), redirect_uris: Some(r), .. }
+                if t == application_type && r == &[redirect_uri])
+        });
+        assert!(registered, "{redirect_uri}: {events:?}");
+        let exchanged = events.iter().any(|e| {
+            matches!(e, Event::Token { status: 200, grant_type: Some(g), .. } if g == "authorization_code")
+        });
+        assert!(exchanged, "{redirect_uri}: {events:?}");
+    }
+}

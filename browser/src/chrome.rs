@@ -317,6 +317,15 @@ fn plural_category(count: usize) -> String {
     rules.select(count as f64).as_string().unwrap_or_else(|| "other".into())
 }
 
+/// A number in the person's locale (`Intl.NumberFormat`), with at most two decimals: "1,234.5".
+pub fn number(value: f64) -> String {
+    let locales = js_sys::Array::of1(&JsValue::from_str(&ui_language()));
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"maximumFractionDigits".into(), &2.into());
+    let format = js_sys::Intl::NumberFormat::new(&locales, &options).format();
+    format.call1(&JsValue::NULL, &value.into()).ok().and_then(|s| s.as_string()).unwrap_or_default()
+}
+
 // --- The popup's calls: side panel, windows, host permissions, commands. ---
 
 #[wasm_bindgen]

@@ -9,7 +9,7 @@ mod authorization;
 mod cache;
 mod client;
 pub mod elicitation;
-mod error;
+pub(crate) mod error;
 mod exchange;
 mod headers;
 mod legacy;

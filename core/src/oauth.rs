@@ -16,6 +16,7 @@
 //! followed; no answer larger than [`MAX_DOCUMENT_BYTES`] is read. Errors ([`Error`]) carry
 //! a kind and arguments and never a token, secret or code.
 
+pub mod authorizer;
 pub mod challenge;
 pub mod discovery;
 pub mod drive;

@@ -179,6 +179,7 @@ pub fn App() -> Html {
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop}>
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
+                    sent={state.chat.tools_sent}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}
                     on_search={emit(&dispatcher, Action::SetGoogleSearch)} />
             </Composer>

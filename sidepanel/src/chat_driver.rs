@@ -160,6 +160,7 @@ impl Driver {
                 let mut config = inner.chat.config().clone();
                 config.model = setup.model.clone();
                 config.declarations = tools.declarations();
+                config.titles = tools.titles();
                 config.google_search = setup.google_search;
                 inner.tools = tools;
                 inner.servers = facts;
@@ -332,6 +333,7 @@ impl Driver {
     }
 
     fn send_request(&self, request: ModelRequest) {
+        self.dispatch(Action::ToolsSent(request.tools));
         let id = request.id;
         let (url, key) = {
             let inner = self.0.borrow();
@@ -396,7 +398,7 @@ impl Driver {
             self.0.borrow_mut().chat.handle_tool_result(&call.call_id, ToolOutcome::Error(message));
             return self.pump();
         };
-        let (card, ask) = {
+        let (mut card, ask) = {
             let inner = self.0.borrow();
             let facts = inner.servers.get(&route.server_id);
             let trusted = facts.is_some_and(|f| f.trust);
@@ -416,6 +418,7 @@ impl Driver {
             );
             (card, !(trusted || allowed))
         };
+        card.found_by_search = call.found_by_search;
         self.dispatch(Action::ToolAsked(card));
         if ask {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));

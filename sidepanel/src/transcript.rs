@@ -120,6 +120,9 @@ pub struct ToolCard {
     pub started_ms: Option<u64>,
     #[serde(default)]
     pub duration_ms: Option<u64>,
+    /// The tool was not declared to the model until its `search_tools` call found it.
+    #[serde(default)]
+    pub found_by_search: bool,
 }
 
 impl ToolCard {
@@ -146,6 +149,7 @@ impl ToolCard {
             result: None,
             started_ms: None,
             duration_ms: None,
+            found_by_search: false,
         }
     }
 }

@@ -3,16 +3,17 @@
 //! with a 302 to the redirect URI; with [`OAuthHost::with_pages`] a headless person goes through
 //! `oidc-provider`'s login and consent pages), random bytes from the OS, the wall clock.
 //!
-//! [`Authorizer`] keeps one server's sign-in the way the worker does: credentials per issuer,
-//! registered clients per issuer, the token in the MCP client's `Authorization`, and
-//! [`Recovery`] deciding what a refused request does next.
+//! The host keeps what core's [`Authorizer`] hands it in memory (the worker keeps it in
+//! `chrome.storage`) and counts the authorization pages it opened.
 
 use gemipanel_core::mcp::{self, Authorization, HttpRequest, Method};
+use gemipanel_core::oauth::authorizer::AuthorizerHost;
+pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Failure, Interaction};
 use gemipanel_core::oauth::{
-    self, ClientOptions, Credentials, Reaction, Recovery, RegisteredClient, SignInConfig, SignedIn,
-    MAX_DOCUMENT_BYTES,
+    self, ClientOptions, Credentials, RegisteredClient, SignInConfig, SignedIn, MAX_DOCUMENT_BYTES,
 };
-use gemipanel_core::settings::Secret;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use crate::oidc::DevPages;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -36,8 +37,18 @@ pub fn randomness() -> oauth::Randomness {
 #[derive(Clone)]
 pub struct OAuthHost {
     http: reqwest::Client,
+    kept: Rc<Kept>,
     /// Who goes through the authorization pages; `None`: they must redirect at once.
     pages: Option<DevPages>,
+}
+
+/// What sign-in produced, as the worker would store it.
+#[derive(Default)]
+pub struct Kept {
+    pub registered: RefCell<Vec<RegisteredClient>>,
+    pub credentials: RefCell<Option<Credentials>>,
+    /// How many authorization pages were opened.
+    pub pages: Cell<u32>,
 }
 
 impl Default for OAuthHost {
@@ -48,7 +59,7 @@ impl Default for OAuthHost {
             .pool_max_idle_per_host(0)
             .build()
             .unwrap_or_default();
-        OAuthHost { http, pages: None }
+        OAuthHost { http, kept: Rc::default(), pages: None }
     }
 }
 
@@ -56,6 +67,20 @@ impl OAuthHost {
     /// A host whose authorization pages are gone through by `pages`.
     pub fn with_pages(pages: DevPages) -> Self {
         OAuthHost { pages: Some(pages), ..OAuthHost::default() }
+    }
+
+    pub fn kept(&self) -> &Kept {
+        &self.kept
+    }
+
+    /// An authorizer for `server_url` whose header goes to `authorization`, with this host.
+    pub fn authorizer(
+        &self,
+        server_url: &str,
+        client: ClientOptions,
+        authorization: Authorization,
+    ) -> Authorizer {
+        Authorizer::new(server_url, client, REDIRECT_URI, authorization, None)
     }
 
     /// Sends a request and reads at most one byte past the cap, so the machine sees the excess.
@@ -127,6 +152,7 @@ impl oauth::drive::OAuthHost for OAuthHost {
     }
 
     async fn authorize(&self, url: &str) -> Option<String> {
+        self.kept.pages.set(self.kept.pages.get() + 1);
         let landed = match &self.pages {
             Some(pages) => pages.complete(url).await,
             None => self.open_headless(url).await,
@@ -145,174 +171,25 @@ impl oauth::drive::OAuthHost for OAuthHost {
     }
 }
 
-/// One server's sign-in, kept as the worker keeps it.
-pub struct Authorizer {
-    pub host: OAuthHost,
-    pub server_url: String,
-    /// Where the authorization server sends the browser back to ([`REDIRECT_URI`] unless set).
-    pub redirect_uri: String,
-    /// Whether a sign-in may be started by itself. The worker opens the authorization page only
-    /// inside a person's click: without one (`false`) a request that needs a sign-in fails with
-    /// the reason instead, and the server shows "needs sign-in".
-    pub interactive: bool,
-    pub client: ClientOptions,
-    pub credentials: Option<Credentials>,
-    pub registered: Vec<RegisteredClient>,
-    /// Shared with the MCP client's `ServerConfig::authorization`.
-    pub authorization: Authorization,
-    /// How many sign-ins (authorization pages) this authorizer has run.
-    pub sign_ins: u32,
-}
-
-impl Authorizer {
-    pub fn new(server_url: &str, client: ClientOptions, authorization: Authorization) -> Self {
-        Authorizer {
-            host: OAuthHost::default(),
-            server_url: server_url.to_owned(),
-            redirect_uri: REDIRECT_URI.into(),
-            interactive: true,
-            client,
-            credentials: None,
-            registered: Vec::new(),
-            authorization,
-            sign_ins: 0,
-        }
+impl AuthorizerHost for OAuthHost {
+    fn randomness(&self) -> oauth::Randomness {
+        randomness()
     }
 
-    fn keep(&mut self, credentials: Credentials) {
-        self.authorization.set(Some(Secret::new(credentials.authorization())));
-        self.credentials = Some(credentials);
+    async fn registered_clients(&self) -> Vec<RegisteredClient> {
+        self.kept.registered.borrow().clone()
     }
 
-    /// Refreshes ahead of expiry, as the worker does before each request.
-    pub async fn before_request(&mut self) {
-        let Some(credentials) = &self.credentials else { return };
-        if credentials.refresh_due(now_ms()) && credentials.can_refresh() {
-            match self.host.refresh(credentials).await {
-                Ok(renewed) => self.keep(renewed),
-                Err(e) => eprintln!("oauth: refresh ahead of expiry failed: {e}"),
-            }
-        }
+    async fn keep_client(&self, client: &RegisteredClient) {
+        let mut registered = self.kept.registered.borrow_mut();
+        registered.retain(|r| r.issuer != client.issuer);
+        registered.push(client.clone());
     }
 
-    pub async fn sign_in(&mut self, challenge: Option<&str>) -> Result<(), oauth::Error> {
-        self.sign_ins += 1;
-        let config = SignInConfig {
-            server_url: self.server_url.clone(),
-            challenge: challenge.map(str::to_owned),
-            redirect_uri: self.redirect_uri.clone(),
-            client_name: "GemiPanel".into(),
-            client: self.client.clone(),
-            registered_clients: self.registered.clone(),
-            previous: self.credentials.clone(),
-        };
-        let signed_in = self.host.sign_in(config).await?;
-        if let Some(registered) = signed_in.registered_client {
-            self.registered.retain(|r| r.issuer != registered.issuer);
-            self.registered.push(registered);
+    async fn keep_credentials(&self, credentials: Option<&Credentials>) {
+        if let Some(c) = credentials {
+            eprintln!("oauth: signed in at {} (scopes {:?})", c.issuer, c.scopes);
         }
-        if let Some(retired) = &signed_in.retired_issuer {
-            eprintln!("oauth: the server moved away from {retired}; its tokens are forgotten");
-        }
-        eprintln!(
-            "oauth: signed in at {} (scopes {:?})",
-            signed_in.credentials.issuer, signed_in.credentials.scopes
-        );
-        self.keep(signed_in.credentials);
-        Ok(())
-    }
-
-    /// Signs in when this authorizer may (see [`Authorizer::interactive`]); else fails with
-    /// `why` a sign-in is needed.
-    async fn sign_in_if_allowed(
-        &mut self,
-        challenge: Option<&str>,
-        why: oauth::Error,
-    ) -> Result<(), Failure> {
-        if !self.interactive {
-            return Err(Failure::OAuth(why));
-        }
-        self.sign_in(challenge).await.map_err(Failure::OAuth)
-    }
-
-    /// After a failed MCP request: `Ok` to retry it, `Err` to give up.
-    pub async fn recover(
-        &mut self,
-        recovery: &mut Recovery,
-        error: mcp::Error,
-    ) -> Result<(), Failure> {
-        let challenge = error.www_authenticate().map(str::to_owned);
-        let credentials = self.credentials.as_ref();
-        let reaction = error.status().and_then(|status| {
-            recovery.react(&self.server_url, status, challenge.as_deref(), credentials)
-        });
-        let challenge = challenge.as_deref();
-        match reaction {
-            None => Err(Failure::Mcp(error)),
-            Some(Reaction::Refresh) => {
-                let Some(credentials) = &self.credentials else { return Err(Failure::Mcp(error)) };
-                match self.host.refresh(credentials).await {
-                    Ok(renewed) => {
-                        self.keep(renewed);
-                        Ok(())
-                    }
-                    Err(e) => {
-                        eprintln!("oauth: refresh after 401 failed: {e}");
-                        match recovery.refresh_failed(&self.server_url) {
-                            Reaction::GiveUp(e) => Err(Failure::OAuth(e)),
-                            _ => self.sign_in_if_allowed(challenge, e).await,
-                        }
-                    }
-                }
-            }
-            Some(Reaction::SignIn) => {
-                self.sign_in_if_allowed(challenge, oauth::Error::NoRefreshToken).await
-            }
-            Some(Reaction::StepUp) => {
-                let scopes = challenge
-                    .and_then(oauth::challenge::BearerChallenge::from_header)
-                    .map(|c| c.scopes)
-                    .unwrap_or_default();
-                let server = mcp::redact_url(&self.server_url);
-                let why = oauth::Error::InsufficientScope { server, scopes };
-                self.sign_in_if_allowed(challenge, why).await
-            }
-            Some(Reaction::GiveUp(e)) => Err(Failure::OAuth(e)),
-        }
-    }
-}
-
-/// Runs `operation` until it succeeds or recovery gives up: refreshing ahead of expiry, then
-/// signing in, refreshing or stepping up as each refusal asks, as the worker does.
-pub async fn authorized<T, F, Fut>(auth: &mut Authorizer, mut operation: F) -> Result<T, Failure>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, mcp::Error>>,
-{
-    let mut recovery = Recovery::default();
-    loop {
-        auth.before_request().await;
-        match operation().await {
-            Ok(value) => return Ok(value),
-            Err(error) => auth.recover(&mut recovery, error).await?,
-        }
-    }
-}
-
-/// Why a request failed for good.
-#[derive(Debug)]
-pub enum Failure {
-    /// The server failed in a way sign-in cannot fix.
-    Mcp(mcp::Error),
-    /// Sign-in failed or gave up.
-    OAuth(oauth::Error),
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Mcp(e) => e.fmt(f),
-            Failure::OAuth(e) => write!(f, "sign-in: {e}"),
-        }
+        *self.kept.credentials.borrow_mut() = credentials.cloned();
     }
 }

@@ -5,16 +5,20 @@
 
 use gemipanel_core::mcp::{Client, ServerConfig};
 use gemipanel_core::oauth::{self, ClientOptions, TokenEndpointAuth};
-use gemipanel_tests::oauth::{authorized, Authorizer, Failure, OAuthHost, REDIRECT_URI};
+use gemipanel_core::settings::Secret;
+use gemipanel_tests::oauth::{
+    authorized, Authorizer, Failure, Interaction, OAuthHost, REDIRECT_URI,
+};
 use gemipanel_tests::oidc::{Admin, DevPages, Event};
 use gemipanel_tests::servers::{Kind, Oidc};
 use gemipanel_tests::{NativeHost, TestServer};
 use serde_json::json;
 
-/// A running fixture with a client and an authorizer driven by a headless person.
+/// A running fixture with a client and an authorizer whose pages a headless person fills.
 struct Setup {
     server: TestServer,
     client: Client<NativeHost>,
+    host: OAuthHost,
     auth: Authorizer,
     pages: DevPages,
     admin: Admin,
@@ -22,43 +26,70 @@ struct Setup {
 
 impl Setup {
     fn start(oidc: Oidc) -> Setup {
+        Setup::start_with(oidc, REDIRECT_URI)
+    }
+
+    fn start_with(oidc: Oidc, redirect_uri: &str) -> Setup {
         let server = TestServer::start(Kind::Oidc(oidc));
         let config = ServerConfig::new(server.url());
-        let mut auth =
-            Authorizer::new(&server.url(), ClientOptions::default(), config.authorization.clone());
         let pages = DevPages::new("alice");
-        auth.host = OAuthHost::with_pages(pages.clone());
+        let host = OAuthHost::with_pages(pages.clone());
+        let authorization = config.authorization.clone();
+        let auth = Authorizer::new(
+            &server.url(),
+            ClientOptions::default(),
+            redirect_uri,
+            authorization,
+            None,
+        );
         let client = Client::new(NativeHost::default(), config);
         let admin = Admin::new(&server.url(), &server.issuer().expect("an issuer"));
-        Setup { server, client, auth, pages, admin }
+        Setup { server, client, host, auth, pages, admin }
     }
 
     fn issuer(&self) -> String {
         self.server.issuer().expect("an issuer")
     }
 
-    /// A tool call through the authorizer: its text.
-    async fn call(&mut self, tool: &str, arguments: serde_json::Value) -> Result<String, Failure> {
-        let client = &self.client;
-        let call = || client.call_tool(tool, arguments.clone(), &(), None);
-        authorized(&mut self.auth, call).await.map(|result| result.text())
+    /// A tool call through the authorizer, as from a click (sign-in allowed): its text.
+    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, Failure> {
+        self.call_as(Interaction::Allowed, tool, arguments).await
+    }
+
+    async fn call_as(
+        &self,
+        interaction: Interaction,
+        tool: &str,
+        arguments: serde_json::Value,
+    ) -> Result<String, Failure> {
+        let call = || self.client.call_tool(tool, arguments.clone(), &(), None);
+        authorized(&self.auth, &self.host, interaction, call).await.map(|result| result.text())
     }
 
     /// `whoami`: the subject the MCP server read off the token.
-    async fn whoami(&mut self) -> Result<String, Failure> {
+    async fn whoami(&self) -> Result<String, Failure> {
         self.call("whoami", json!({})).await
     }
 
-    async fn tool_names(&mut self) -> Vec<String> {
-        let client = &self.client;
-        let tools = authorized(&mut self.auth, || client.list_tools()).await.expect("tools/list");
-        let mut names: Vec<_> = tools.into_iter().map(|t| t.name).collect();
+    async fn tool_names(&self) -> Vec<String> {
+        let list = || self.client.list_tools();
+        let tools = authorized(&self.auth, &self.host, Interaction::Allowed, list).await;
+        let mut names: Vec<_> = tools.expect("tools/list").into_iter().map(|t| t.name).collect();
         names.sort_unstable();
         names
     }
 
+    /// How many sign-ins (authorization pages) there were.
+    fn sign_ins(&self) -> u32 {
+        self.host.kept().pages.get()
+    }
+
+    fn registrations(&self) -> usize {
+        self.host.kept().registered.borrow().len()
+    }
+
     fn credentials(&self) -> oauth::Credentials {
-        self.auth.credentials.clone().expect("signed in")
+        self.auth.credentials().expect("signed in")
     }
 }
 
@@ -68,7 +99,7 @@ fn count(events: &[Event], wanted: impl Fn(&Event) -> bool) -> usize {
 
 #[tokio::test]
 async fn signs_in_through_the_login_and_consent_pages_then_uses_the_tools() {
-    let mut setup = Setup::start(Oidc::default());
+    let setup = Setup::start(Oidc::default());
 
     // Without a token: 401 with the RFC 9728 metadata and the scope the server needs.
     let refused = setup.client.connect().await.expect_err("sign-in is required");
@@ -77,9 +108,10 @@ async fn signs_in_through_the_login_and_consent_pages_then_uses_the_tools() {
     assert!(challenge.contains("resource_metadata=\""), "{challenge}");
     assert!(challenge.contains("scope=\"mcp:tools\""), "{challenge}");
 
-    let client = &setup.client;
-    authorized(&mut setup.auth, || client.connect()).await.expect("connects once signed in");
-    assert_eq!(setup.auth.sign_ins, 1);
+    let connect = || setup.client.connect();
+    let connected = authorized(&setup.auth, &setup.host, Interaction::Allowed, connect).await;
+    connected.expect("connects once signed in");
+    assert_eq!(setup.sign_ins(), 1);
     assert_eq!(setup.pages.prompts(), ["login", "consent"]);
     let consent = &setup.pages.seen()[1].text;
     assert!(consent.contains(&setup.server.url()) && consent.contains("mcp:tools"), "{consent}");
@@ -88,7 +120,7 @@ async fn signs_in_through_the_login_and_consent_pages_then_uses_the_tools() {
     assert_eq!(setup.whoami().await.expect("whoami"), "alice");
     let echo = setup.call("echo", json!({"message": "hi"})).await.expect("echo");
     assert_eq!(echo, "Echo: hi");
-    assert_eq!(setup.auth.sign_ins, 1, "one sign-in serves every later request");
+    assert_eq!(setup.sign_ins(), 1, "one sign-in serves every later request");
 
     let credentials = setup.credentials();
     assert_eq!(credentials.issuer, setup.issuer());
@@ -156,26 +188,26 @@ async fn signs_in_through_the_login_and_consent_pages_then_uses_the_tools() {
 
 /// Signs in (login and consent) and checks the first call works.
 async fn signed_in(oidc: Oidc) -> Setup {
-    let mut setup = Setup::start(oidc);
+    let setup = Setup::start(oidc);
     assert_eq!(setup.whoami().await.expect("whoami"), "alice");
-    assert_eq!(setup.auth.sign_ins, 1);
+    assert_eq!(setup.sign_ins(), 1);
     setup
 }
 
-fn secret(token: &Option<gemipanel_core::settings::Secret>) -> String {
+fn secret(token: &Option<Secret>) -> String {
     token.as_ref().expect("a refresh token").expose().to_owned()
 }
 
 #[tokio::test]
 async fn an_access_token_expired_on_the_server_is_refreshed_silently() {
-    let mut setup = signed_in(Oidc::default()).await;
+    let setup = signed_in(Oidc::default()).await;
     let before = setup.credentials();
     setup.admin.expire_access_tokens().await;
 
     // The MCP server now refuses the token; the authorizer refreshes once and retries.
     assert_eq!(setup.whoami().await.expect("whoami after expiry"), "alice");
     let after = setup.credentials();
-    assert_eq!(setup.auth.sign_ins, 1, "no new sign-in");
+    assert_eq!(setup.sign_ins(), 1, "no new sign-in");
     assert_eq!(setup.pages.prompts(), ["login", "consent"], "no page shown again");
     assert_ne!(after.access_token, before.access_token);
     assert_ne!(after.refresh_token, before.refresh_token, "the refresh token was rotated");
@@ -204,7 +236,7 @@ async fn an_access_token_expired_on_the_server_is_refreshed_silently() {
 #[tokio::test]
 async fn a_short_lived_token_is_refreshed_before_each_request_and_dies_on_time() {
     // Two seconds: always within the five minutes before expiry that refresh ahead of time.
-    let mut setup = signed_in(Oidc { access_token_ttl: 2, ..Oidc::default() }).await;
+    let setup = signed_in(Oidc { access_token_ttl: 2, ..Oidc::default() }).await;
     let credentials = setup.credentials();
     let lifetime = credentials.expires_at_ms.expect("an expiry") - gemipanel_tests::oauth::now_ms();
     assert!(lifetime <= 2_000, "expires_in was the configured lifetime ({lifetime} ms)");
@@ -225,7 +257,7 @@ async fn a_short_lived_token_is_refreshed_before_each_request_and_dies_on_time()
     let stale = setup.credentials();
     tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
     let config = ServerConfig::new(setup.server.url());
-    config.authorization.set(Some(gemipanel_core::settings::Secret::new(stale.authorization())));
+    config.authorization.set(Some(Secret::new(stale.authorization())));
     let late = Client::new(NativeHost::default(), config);
     let refused = late.list_tools().await.expect_err("an expired token is refused");
     assert_eq!(refused.status(), Some(401));
@@ -235,21 +267,22 @@ async fn a_short_lived_token_is_refreshed_before_each_request_and_dies_on_time()
 
 #[tokio::test]
 async fn a_revoked_grant_ends_in_needs_sign_in_and_a_click_brings_it_back() {
-    let mut setup = signed_in(Oidc::default()).await;
+    let setup = signed_in(Oidc::default()).await;
     let before = setup.credentials();
     assert_eq!(setup.admin.revoke_all().await, 1);
 
-    // Outside a person's click the worker may not open the authorization page.
-    setup.auth.interactive = false;
-    let failure = setup.whoami().await.expect_err("the grant is gone");
-    let Failure::OAuth(error) = failure else { panic!("not a sign-in failure: {failure}") };
-    assert!(error.needs_sign_in(), "{error:?}");
-    assert!(
-        matches!(&error, oauth::Error::TokenRefused { error, .. } if error == "invalid_grant"),
-        "{error:?}"
-    );
+    // A request on its own (no click) may not open the authorization page.
+    let failure = setup.call_as(Interaction::Silent, "whoami", json!({})).await;
+    assert!(matches!(failure, Err(Failure::NeedsSignIn)), "{failure:?}");
     assert_eq!(setup.credentials(), before, "a failed refresh loses nothing");
-    assert_eq!(setup.auth.registered.len(), 1, "the registration is kept");
+    assert_eq!(setup.registrations(), 1, "the registration is kept");
+    assert_eq!(setup.sign_ins(), 1, "no page was opened");
+    let refused = setup.host.refresh(&before).await.expect_err("the refresh token is dead");
+    assert!(refused.needs_sign_in(), "{refused:?}");
+    assert!(
+        matches!(&refused, oauth::Error::TokenRefused { error, .. } if error == "invalid_grant"),
+        "{refused:?}"
+    );
 
     let events = setup.admin.events().await;
     let revoked =
@@ -267,21 +300,20 @@ async fn a_revoked_grant_ends_in_needs_sign_in_and_a_click_brings_it_back() {
 
     // The person clicks Sign in: their session at the provider is still there, so only consent
     // is asked (the grant, not the login, was revoked).
-    setup.auth.interactive = true;
-    setup.auth.sign_in(None).await.expect("signs in again");
+    setup.auth.sign_in(&setup.host).await.expect("signs in again");
     assert_eq!(setup.pages.prompts(), ["login", "consent", "consent"]);
     assert_eq!(setup.whoami().await.expect("whoami"), "alice");
-    assert_eq!(setup.auth.registered.len(), 1, "the registration was reused");
+    assert_eq!(setup.registrations(), 1, "the registration was reused");
 }
 
 #[tokio::test]
 async fn insufficient_scope_steps_up_to_the_union_of_scopes() {
-    let mut setup = signed_in(Oidc::default()).await;
+    let setup = signed_in(Oidc::default()).await;
     assert_eq!(setup.credentials().scopes, ["mcp:tools"]);
 
     let report = setup.call("admin_report", json!({})).await.expect("a step-up, then the report");
     assert_eq!(report, "report for alice");
-    assert_eq!(setup.auth.sign_ins, 2, "one step-up");
+    assert_eq!(setup.sign_ins(), 2, "one step-up");
     // The session at the provider is kept: consent for the new scope, no login.
     assert_eq!(setup.pages.prompts(), ["login", "consent", "consent"]);
     let consent = &setup.pages.seen()[2].text;
@@ -322,7 +354,9 @@ async fn sign_out_revokes_the_tokens_at_the_provider() {
     let client_id = credentials.client.client_id.clone();
     assert!(setup.admin.is_active(&secret(&credentials.refresh_token), &client_id).await);
 
-    let results = setup.auth.host.revoke(&credentials).await;
+    let results = setup.auth.sign_out(&setup.host).await;
+    assert_eq!(setup.auth.credentials(), None, "forgotten");
+    assert_eq!(*setup.host.kept().credentials.borrow(), None, "and the stored copy too");
     // The refresh token is revoked, and its grant with it; oidc-provider refuses to revoke its
     // JWT access tokens (RFC 7009 §2.2.1 `unsupported_token_type`).
     assert_eq!(results.len(), 2);
@@ -336,9 +370,12 @@ async fn sign_out_revokes_the_tokens_at_the_provider() {
     // The provider confirms: the refresh token is dead, a refresh with it is refused, and the
     // MCP server no longer takes the access token of the revoked grant.
     assert!(!setup.admin.is_active(&secret(&credentials.refresh_token), &client_id).await);
-    let refresh = setup.auth.host.refresh(&credentials).await.expect_err("revoked");
+    let refresh = setup.host.refresh(&credentials).await.expect_err("revoked");
     assert!(refresh.needs_sign_in(), "{refresh:?}");
-    let refused = setup.client.list_tools().await.expect_err("the access token is dead too");
+    let config = ServerConfig::new(setup.server.url());
+    config.authorization.set(Some(Secret::new(credentials.authorization())));
+    let old_token = Client::new(NativeHost::default(), config);
+    let refused = old_token.list_tools().await.expect_err("the access token is dead too");
     assert_eq!(refused.status(), Some(401));
     let events = setup.admin.events().await;
     let hints: Vec<_> = events
@@ -356,9 +393,9 @@ async fn sign_out_revokes_the_tokens_at_the_provider() {
 
 #[tokio::test]
 async fn auto_approve_signs_in_without_any_page() {
-    let mut setup = Setup::start(Oidc { auto_approve: Some("bob"), ..Oidc::default() });
+    let setup = Setup::start(Oidc { auto_approve: Some("bob"), ..Oidc::default() });
     assert_eq!(setup.whoami().await.expect("whoami"), "bob");
-    assert_eq!(setup.auth.sign_ins, 1);
+    assert_eq!(setup.sign_ins(), 1);
     assert!(setup.pages.seen().is_empty(), "{:?}", setup.pages.seen());
     assert!(setup.credentials().can_refresh());
     let events = setup.admin.events().await;
@@ -375,8 +412,7 @@ async fn the_extension_redirect_uris_are_registered_and_signed_in_with() {
         ("chrome-extension://abcdefghijklmnopabcdefghijklmnop/oauth", "native"),
     ];
     for (redirect_uri, application_type) in cases {
-        let mut setup = Setup::start(Oidc::default());
-        setup.auth.redirect_uri = redirect_uri.into();
+        let setup = Setup::start_with(Oidc::default(), redirect_uri);
         assert_eq!(setup.whoami().await.expect("whoami"), "alice", "{redirect_uri}");
         let events = setup.admin.events().await;
         let registered = events.iter().any(|e| {

@@ -4,7 +4,7 @@
 
 use gemipanel_core::mcp::{Client, ServerConfig};
 use gemipanel_core::oauth::{renewal, ClientOptions, TokenEndpointAuth};
-use gemipanel_tests::oauth::{authorized, Authorizer};
+use gemipanel_tests::oauth::{authorized, Interaction, OAuthHost};
 use gemipanel_tests::servers::Kind;
 use gemipanel_tests::{NativeHost, TestServer};
 use serde_json::json;
@@ -13,8 +13,10 @@ use serde_json::json;
 async fn signs_in_on_the_first_401_and_then_uses_the_tools() {
     let server = TestServer::start(Kind::SdkOAuth);
     let config = ServerConfig::new(server.url());
-    let mut auth =
-        Authorizer::new(&server.url(), ClientOptions::default(), config.authorization.clone());
+    let host = OAuthHost::default();
+    let auth =
+        host.authorizer(&server.url(), ClientOptions::default(), config.authorization.clone());
+    let kept = host.kept();
     let client = Client::new(NativeHost::default(), config);
 
     // Without a token the server refuses with a challenge; with one it answers.
@@ -22,33 +24,38 @@ async fn signs_in_on_the_first_401_and_then_uses_the_tools() {
     assert_eq!(unauthenticated.status(), Some(401));
     assert!(unauthenticated.www_authenticate().is_some_and(|h| h.contains("resource_metadata")));
 
-    let session =
-        authorized(&mut auth, || client.connect()).await.expect("connects once signed in");
+    let session = authorized(&auth, &host, Interaction::Allowed, || client.connect())
+        .await
+        .expect("connects once signed in");
     assert!(session.session_id.is_some());
-    assert_eq!(auth.sign_ins, 1);
-    let tools = authorized(&mut auth, || client.list_tools()).await.expect("tools/list");
+    assert_eq!(kept.pages.get(), 1);
+    let tools = authorized(&auth, &host, Interaction::Allowed, || client.list_tools())
+        .await
+        .expect("tools/list");
     assert!(tools.iter().any(|t| t.name == "greet"), "{tools:?}");
     let call = || client.call_tool("greet", json!({"name": "OAuth"}), &(), None);
-    let greeting = authorized(&mut auth, call).await.expect("greet");
+    let greeting = authorized(&auth, &host, Interaction::Allowed, call).await.expect("greet");
     assert!(greeting.text().contains("OAuth"), "{greeting:?}");
-    assert_eq!(auth.sign_ins, 1, "one sign-in serves every later request");
+    assert_eq!(kept.pages.get(), 1, "one sign-in serves every later request");
 
-    let credentials = auth.credentials.clone().expect("credentials are kept");
+    let credentials = auth.credentials().expect("credentials are kept");
     assert_eq!(credentials.resource, server.url());
     assert_eq!(credentials.scopes, vec!["mcp:tools"]);
     assert_eq!(credentials.client.method, TokenEndpointAuth::None);
     assert!(credentials.expires_at_ms.is_some());
-    assert_eq!(auth.registered.len(), 1, "the registration is kept for its issuer");
+    assert_eq!(kept.registered.borrow().len(), 1, "the registration is kept for its issuer");
     // The example has no refresh tokens and no revocation endpoint.
     assert!(renewal::refresh_request(&credentials).is_err());
     assert!(renewal::revocation_requests(&credentials).is_empty());
 
     // A new sign-in (say, after the token was revoked) reuses the registration.
-    let registered = auth.registered[0].information.client_id.clone();
-    auth.sign_in(None).await.expect("signs in again");
-    assert_eq!(auth.registered.len(), 1);
-    assert_eq!(auth.credentials.as_ref().unwrap().client.client_id, registered);
-    let tools_again = authorized(&mut auth, || client.list_tools()).await.expect("tools/list");
+    let registered = kept.registered.borrow()[0].information.client_id.clone();
+    auth.sign_in(&host).await.expect("signs in again");
+    assert_eq!(kept.registered.borrow().len(), 1);
+    assert_eq!(auth.credentials().unwrap().client.client_id, registered);
+    let tools_again = authorized(&auth, &host, Interaction::Allowed, || client.list_tools())
+        .await
+        .expect("tools/list");
     assert_eq!(tools_again.len(), tools.len());
     client.close().await.expect("close");
 }

@@ -186,13 +186,14 @@ impl Catalog {
         titles: &BTreeMap<String, String>,
         budget: Budget,
     ) -> Self {
+        // The first declaration of a name wins; names are then unique, so any sort is stable.
+        let mut seen = BTreeSet::new();
         let mut entries: Vec<Entry> = declarations
             .iter()
-            .filter(|d| d.name != SEARCH_TOOLS)
+            .filter(|d| d.name != SEARCH_TOOLS && seen.insert(d.name.as_str()))
             .map(|d| prepare(d, budget.max_depth))
             .collect();
-        entries.sort_by(|a, b| a.declaration.name.cmp(&b.declaration.name));
-        entries.dedup_by(|a, b| a.declaration.name == b.declaration.name);
+        entries.sort_unstable_by(|a, b| a.declaration.name.cmp(&b.declaration.name));
         let by_name =
             entries.iter().enumerate().map(|(i, e)| (e.declaration.name.clone(), i)).collect();
         let documents = entries

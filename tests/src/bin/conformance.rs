@@ -21,7 +21,7 @@ use gemipanel_core::mcp::{
 };
 use gemipanel_core::oauth::{self, ClientOptions, PreRegistered};
 use gemipanel_core::settings::Secret;
-use gemipanel_tests::oauth::{authorized, Authorizer, Failure};
+use gemipanel_tests::oauth::{authorized, Authorizer, Failure, Interaction, OAuthHost};
 use gemipanel_tests::NativeHost;
 use serde_json::{json, Map, Value};
 use std::process::ExitCode;
@@ -123,9 +123,10 @@ async fn signed_in(
         }),
         metadata_document_url: Some(CLIENT_METADATA_URL.into()),
     };
-    let mut auth = Authorizer::new(url, options, authorization);
-    let outcome = use_tools(client, &mut auth).await;
-    eprintln!("authorization pages opened: {}", auth.sign_ins);
+    let host = OAuthHost::default();
+    let auth = host.authorizer(url, options, authorization);
+    let outcome = use_tools(client, &auth, &host).await;
+    eprintln!("authorization pages opened: {}", host.kept().pages.get());
     match (expected_refusal(scenario), outcome) {
         (None, Ok(())) => Ok(()),
         (None, Err(failure)) => Err(failure.to_string()),
@@ -138,14 +139,18 @@ async fn signed_in(
     }
 }
 
-async fn use_tools(client: &Client<NativeHost>, auth: &mut Authorizer) -> Result<(), Failure> {
-    let session = authorized(auth, || client.connect()).await?;
+async fn use_tools(
+    client: &Client<NativeHost>,
+    auth: &Authorizer,
+    host: &OAuthHost,
+) -> Result<(), Failure> {
+    let session = authorized(auth, host, Interaction::Allowed, || client.connect()).await?;
     eprintln!("connected: protocol {}", session.protocol_version);
-    let tools = authorized(auth, || client.list_tools()).await?;
+    let tools = authorized(auth, host, Interaction::Allowed, || client.list_tools()).await?;
     eprintln!("tools: {:?}", tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>());
     if let Some(tool) = tools.first() {
         let call = || client.call_tool(&tool.name, json!({}), &(), None);
-        let result = authorized(auth, call).await?;
+        let result = authorized(auth, host, Interaction::Allowed, call).await?;
         eprintln!("{}: {}", tool.name, text_of(&result));
     }
     Ok(())

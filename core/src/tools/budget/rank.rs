@@ -184,7 +184,7 @@ impl Index {
         let n = self.documents.len() as f64;
         // Iterate the query in a fixed order: float sums must not depend on hash order.
         let mut terms: Vec<(&String, &f64)> = query.iter().collect();
-        terms.sort_by(|a, b| a.0.cmp(b.0));
+        terms.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let idf: Vec<f64> = terms
             .iter()
             .map(|(term, _)| {
@@ -216,7 +216,8 @@ impl Index {
     pub fn ranked(&self, query: &HashMap<String, f64>) -> Vec<usize> {
         let scores = self.scores(query);
         let mut order: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        // A total order (ties by position), so the unstable sort is as deterministic as a stable one.
+        order.sort_unstable_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
         order
     }
 }

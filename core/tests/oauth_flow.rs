@@ -316,8 +316,10 @@ fn a_step_up_asks_for_the_union_and_a_moved_server_retires_the_old_issuer() {
     assert!(signed_in.registered_client.is_some(), "registered anew at the new issuer");
 }
 
+/// OpenID Connect Core §11: `offline_access` counts only with `prompt=consent`; without it
+/// oidc-provider drops the scope and issues no refresh token (seen in tests/tests/oauth_oidc.rs).
 #[test]
-fn offline_access_is_asked_for_only_when_offered() {
+fn offline_access_is_asked_for_only_when_offered_and_with_consent() {
     for (offered, expected) in [(true, "mcp:tools offline_access"), (false, "mcp:tools")] {
         let (mut world, server, challenge) = sdk_example(Page::Approve { iss: None }, true);
         let scopes = if offered { r#"["mcp:tools","offline_access"]"# } else { r#"["mcp:tools"]"# };
@@ -330,7 +332,10 @@ fn offline_access_is_asked_for_only_when_offered() {
             Route::json(metadata),
         );
         world.sign_in(config(&server, Some(&challenge))).unwrap();
-        assert_eq!(query_of(&world.opened[0])["scope"], expected);
+        let query = query_of(&world.opened[0]);
+        assert_eq!(query["scope"], expected);
+        let prompt = if offered { Some("consent") } else { None };
+        assert_eq!(query.get("prompt").map(String::as_str), prompt);
     }
 }
 

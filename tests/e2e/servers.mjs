@@ -39,7 +39,7 @@ export async function freePort() {
  * Resolves true once the server says it listens, false when it found its port taken (see
  * fixtures/mcp/loopback.mjs): probing the port could find another test's server there.
  */
-function waitForListening(child, timeoutMs = 15_000) {
+export function waitForListening(child, timeoutMs = 15_000) {
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => done(new Error(`it did not listen within ${timeoutMs} ms`)), timeoutMs);

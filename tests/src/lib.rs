@@ -2,6 +2,7 @@
 //! and real MCP servers started on loopback ports.
 
 pub mod oauth;
+pub mod oidc;
 pub mod raw_server;
 pub mod servers;
 pub mod transport;

@@ -1,6 +1,7 @@
 //! The native driver of `core::oauth`: HTTP through reqwest with redirects off, the authorization
-//! page fetched headlessly (the test authorization servers answer `/authorize` at once with a
-//! 302 to the redirect URI), random bytes from the OS, the wall clock.
+//! page fetched headlessly (by default the authorization server must answer `/authorize` at once
+//! with a 302 to the redirect URI; with [`OAuthHost::with_pages`] a headless person goes through
+//! `oidc-provider`'s login and consent pages), random bytes from the OS, the wall clock.
 //!
 //! The host keeps what core's [`Authorizer`] hands it in memory (the worker keeps it in
 //! `chrome.storage`) and counts the authorization pages it opened.
@@ -13,6 +14,8 @@ use gemipanel_core::oauth::{
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+
+use crate::oidc::DevPages;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Where the headless flow says the browser would return to. Never listened on: the driver
@@ -35,6 +38,8 @@ pub fn randomness() -> oauth::Randomness {
 pub struct OAuthHost {
     http: reqwest::Client,
     kept: Rc<Kept>,
+    /// Who goes through the authorization pages; `None`: they must redirect at once.
+    pages: Option<DevPages>,
 }
 
 /// What sign-in produced, as the worker would store it.
@@ -54,11 +59,16 @@ impl Default for OAuthHost {
             .pool_max_idle_per_host(0)
             .build()
             .unwrap_or_default();
-        OAuthHost { http, kept: Rc::default() }
+        OAuthHost { http, kept: Rc::default(), pages: None }
     }
 }
 
 impl OAuthHost {
+    /// A host whose authorization pages are gone through by `pages`.
+    pub fn with_pages(pages: DevPages) -> Self {
+        OAuthHost { pages: Some(pages), ..OAuthHost::default() }
+    }
+
     pub fn kept(&self) -> &Kept {
         &self.kept
     }
@@ -143,7 +153,11 @@ impl oauth::drive::OAuthHost for OAuthHost {
 
     async fn authorize(&self, url: &str) -> Option<String> {
         self.kept.pages.set(self.kept.pages.get() + 1);
-        match self.open_headless(url).await {
+        let landed = match &self.pages {
+            Some(pages) => pages.complete(url).await,
+            None => self.open_headless(url).await,
+        };
+        match landed {
             Ok(landed) => Some(landed),
             Err(message) => {
                 eprintln!("oauth: the authorization page failed: {message}");

@@ -32,11 +32,33 @@ pub enum Kind {
     /// The TypeScript SDK example with `--oauth`: its MCP server demands a bearer token and
     /// its authorization server (on a second port) registers clients and approves at once.
     SdkOAuth,
+    /// `oidc-provider` (an OpenID-certified authorization server, on a second port) in front of
+    /// a test MCP server on the official SDK that checks its JWT access tokens
+    /// (`fixtures/oidc/server.mjs`).
+    Oidc(Oidc),
+}
+
+/// How the `oidc-provider` fixture runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Oidc {
+    /// The access tokens' lifetime in seconds.
+    pub access_token_ttl: u32,
+    /// An account that approves every sign-in with no page; `None`: the login and consent pages
+    /// are shown and must be filled.
+    pub auto_approve: Option<&'static str>,
+}
+
+impl Default for Oidc {
+    fn default() -> Self {
+        Oidc { access_token_ttl: 3600, auto_approve: None }
+    }
 }
 
 pub struct TestServer {
     kind: Kind,
     port: u16,
+    /// The authorization server's port, for the kinds that have one.
+    auth_port: Option<u16>,
     child: Child,
     log: Arc<Mutex<String>>,
 }
@@ -102,6 +124,7 @@ impl TestServer {
                 (tests_dir().join("fixtures/mcp/stateless-2026.mjs"), vec![port.to_string()])
             }
             Kind::SdkOAuth => (examples.join("simpleStreamableHttp.js"), vec!["--oauth".into()]),
+            Kind::Oidc(_) => (tests_dir().join("fixtures/oidc/server.mjs"), vec![]),
         };
         let mut command = Command::new(node);
         command
@@ -111,12 +134,24 @@ impl TestServer {
             .args(&args)
             .current_dir(tests_dir())
             .env("PORT", port.to_string());
-        if kind == Kind::SdkOAuth {
-            // Two servers: the MCP one on the chosen port, its authorization server on another.
-            command
-                .env("MCP_PORT", port.to_string())
-                .env("MCP_AUTH_PORT", free_port().to_string())
-                .env("GEMIPANEL_TEST_LISTENS", "2");
+        // Two servers: the MCP one on the chosen port, its authorization server on another.
+        let auth_port = matches!(kind, Kind::SdkOAuth | Kind::Oidc(_)).then(free_port);
+        match (kind, auth_port) {
+            (Kind::SdkOAuth, Some(auth_port)) => {
+                command.env("MCP_AUTH_PORT", auth_port.to_string());
+            }
+            (Kind::Oidc(oidc), Some(auth_port)) => {
+                command
+                    .env("OIDC_PORT", auth_port.to_string())
+                    .env("OIDC_ACCESS_TOKEN_TTL", oidc.access_token_ttl.to_string());
+                if let Some(account) = oidc.auto_approve {
+                    command.env("OIDC_AUTO_APPROVE", account);
+                }
+            }
+            _ => {}
+        }
+        if auth_port.is_some() {
+            command.env("MCP_PORT", port.to_string()).env("GEMIPANEL_TEST_LISTENS", "2");
         } else {
             command.env("GEMIPANEL_TEST_PORT", port.to_string());
         }
@@ -124,7 +159,7 @@ impl TestServer {
         let mut child = command.spawn().expect("node starts");
         let log = Arc::new(Mutex::new(String::new()));
         let started = keep_log(child.stderr.take().expect("stderr is piped"), log.clone());
-        let mut server = TestServer { kind, port, child, log };
+        let mut server = TestServer { kind, port, auth_port, child, log };
         match started.recv_timeout(START_TIMEOUT) {
             Ok(Start::Listening) => Some(server),
             Ok(Start::PortTaken) => {
@@ -141,6 +176,12 @@ impl TestServer {
         // The OAuth example names itself `localhost` in its metadata: the resource must match.
         let host = if self.kind == Kind::SdkOAuth { "localhost" } else { "127.0.0.1" };
         format!("http://{host}:{}/{path}", self.port)
+    }
+
+    /// The `oidc-provider` fixture's issuer (`None` for the other kinds).
+    pub fn issuer(&self) -> Option<String> {
+        let port = self.auth_port.filter(|_| matches!(self.kind, Kind::Oidc(_)))?;
+        Some(format!("http://127.0.0.1:{port}"))
     }
 
     /// Kills the server; with `restart` a fresh process takes the same port (sessions are lost).

@@ -150,7 +150,8 @@ fn wasm_tests(selection: &[&str]) -> Result<Tally> {
     finish(ok, parse_cargo_test(&out))
 }
 
-/// Node tests of the test fixtures themselves (the fake Gemini against the official SDK).
+/// Node tests of the test fixtures themselves (the fake Gemini against the official SDK, the
+/// oidc-provider fixture and its page-filling helper in Chromium).
 fn node() -> Result<Tally> {
     node_test(&util::tests_dir().join("e2e-node"))
 }

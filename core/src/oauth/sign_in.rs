@@ -538,6 +538,11 @@ impl SignIn {
         if let Some(scope) = &scope {
             query.push(("scope", scope));
         }
+        // OpenID Connect Core §11: `offline_access` is honoured only with `prompt=consent`;
+        // without it OpenID providers (oidc-provider) drop the scope and issue no refresh token.
+        if self.requested_scopes.iter().any(|s| s == scopes::OFFLINE_ACCESS) {
+            query.push(("prompt", "consent"));
+        }
         let url = with_query(&endpoints.authorization, &exchange::form(&query));
         self.state = State::Authorization { state, pkce };
         Ok(Action::OpenAuthorizationPage(url))

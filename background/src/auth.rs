@@ -187,7 +187,8 @@ pub async fn sign_out(server: &Server) {
     let host = Host { server_id: server.id.clone() };
     for result in auth.sign_out(&host).await {
         if let Err(e) = result {
-            web_sys::console::warn_1(&format!("revocation at sign-out: {e}").into());
+            // Debug, not Display: the worker has no use for the English texts otherwise.
+            web_sys::console::warn_1(&format!("revocation at sign-out: {e:?}").into());
         }
     }
     crate::registry::signed_out(server);

@@ -10,6 +10,7 @@ mod json_object;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod messages;
+pub mod native;
 pub mod saved_session;
 pub mod settings;
 pub mod sse;

@@ -25,6 +25,10 @@ pub const MAX_TO_EXTENSION: usize = 1024 * 1024;
 /// Chrome's cap on one message from the extension to a native host.
 pub const MAX_FROM_EXTENSION: usize = 64 * 1024 * 1024;
 
+/// The longest line the bridge reads from a server (one JSON-RPC message); longer ones are
+/// dropped and reported.
+pub const MAX_SERVER_LINE: usize = 32 * 1024 * 1024;
+
 /// The host name the bridge is installed under (`chrome.runtime.connectNative(HOST_NAME)`).
 pub const HOST_NAME: &str = "io.github.gemipanel.bridge";
 

@@ -14,7 +14,8 @@ pub enum Browser {
 }
 
 impl Browser {
-    pub const ALL: [Browser; 4] = [Browser::Chrome, Browser::Chromium, Browser::Edge, Browser::Brave];
+    pub const ALL: [Browser; 4] =
+        [Browser::Chrome, Browser::Chromium, Browser::Edge, Browser::Brave];
 
     pub fn flag(self) -> &'static str {
         match self {

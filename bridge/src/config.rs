@@ -28,8 +28,9 @@ pub fn path() -> Result<PathBuf, String> {
 pub fn load() -> Result<Config, String> {
     let path = path()?;
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| format!("{} is damaged ({e}); delete it and install again", path.display())),
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            format!("{} is damaged ({e}); delete it and install again", path.display())
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
@@ -38,9 +39,11 @@ pub fn load() -> Result<Config, String> {
 pub fn save(config: &Config) -> Result<PathBuf, String> {
     let path = path()?;
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let text = serde_json::to_string_pretty(config).map_err(|e| e.to_string())?;
-    std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    std::fs::write(&path, text + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }

@@ -50,7 +50,9 @@ fn check(place: &Place, allowed: &[String], me: &Path) -> Vec<String> {
     };
     let manifest: HostManifest = match serde_json::from_str(&text) {
         Ok(manifest) => manifest,
-        Err(e) => return vec![format!("{} is not a host manifest ({e}): {reinstall}", path.display())],
+        Err(e) => {
+            return vec![format!("{} is not a host manifest ({e}): {reinstall}", path.display())]
+        }
     };
     let mut problems = Vec::new();
     #[cfg(windows)]
@@ -60,16 +62,22 @@ fn check(place: &Place, allowed: &[String], me: &Path) -> Vec<String> {
         }
     }
     if manifest.name != HOST_NAME {
-        problems.push(format!("the manifest names the host `{}`, not `{HOST_NAME}`: {reinstall}", manifest.name));
+        problems.push(format!(
+            "the manifest names the host `{}`, not `{HOST_NAME}`: {reinstall}",
+            manifest.name
+        ));
     }
     if manifest.kind != "stdio" {
-        problems.push(format!("the manifest's type is `{}`, not `stdio`: {reinstall}", manifest.kind));
+        problems
+            .push(format!("the manifest's type is `{}`, not `stdio`: {reinstall}", manifest.kind));
     }
     problems.extend(check_program(&manifest.path, me, &reinstall));
     for id in allowed {
         let wanted = origin::origin_of(id);
         if !manifest.allowed_origins.contains(&wanted) {
-            problems.push(format!("the extension {id} is not allowed to start the bridge: {reinstall}"));
+            problems.push(format!(
+                "the extension {id} is not allowed to start the bridge: {reinstall}"
+            ));
         }
     }
     problems
@@ -77,7 +85,10 @@ fn check(place: &Place, allowed: &[String], me: &Path) -> Vec<String> {
 
 fn check_program(program: &Path, me: &Path, reinstall: &str) -> Option<String> {
     if cfg!(unix) && !program.is_absolute() {
-        return Some(format!("the program {} is not an absolute path: {reinstall}", program.display()));
+        return Some(format!(
+            "the program {} is not an absolute path: {reinstall}",
+            program.display()
+        ));
     }
     let Ok(metadata) = std::fs::metadata(program) else {
         return Some(format!("the program {} does not exist: {reinstall}", program.display()));

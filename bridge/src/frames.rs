@@ -36,7 +36,9 @@ pub async fn read_all(mut input: impl AsyncRead + Unpin, deliver: mpsc::Sender<I
             Ok(Some(frame)) => {
                 let incoming = match serde_json::from_slice::<ToBridge>(&frame) {
                     Ok(request) => Incoming::Request(request),
-                    Err(e) => Incoming::Unreadable(BridgeError::BadRequest { message: e.to_string() }),
+                    Err(e) => {
+                        Incoming::Unreadable(BridgeError::BadRequest { message: e.to_string() })
+                    }
                 };
                 if deliver.send(incoming).await.is_err() {
                     return;
@@ -55,7 +57,9 @@ pub async fn read_all(mut input: impl AsyncRead + Unpin, deliver: mpsc::Sender<I
                 })
             }
             Ok(_) => {}
-            Err(e) => break Some(BridgeError::BadRequest { message: format!("reading stdin: {e}") }),
+            Err(e) => {
+                break Some(BridgeError::BadRequest { message: format!("reading stdin: {e}") })
+            }
         }
     };
     let _ = deliver.send(Incoming::Closed(end)).await;
@@ -63,7 +67,10 @@ pub async fn read_all(mut input: impl AsyncRead + Unpin, deliver: mpsc::Sender<I
 
 /// Writes each message as one frame, or as chunks when it is over Chrome's cap, until the
 /// channel closes or the output breaks (then the browser is gone).
-pub async fn write_all(mut output: impl AsyncWrite + Unpin, mut messages: mpsc::Receiver<FromBridge>) {
+pub async fn write_all(
+    mut output: impl AsyncWrite + Unpin,
+    mut messages: mpsc::Receiver<FromBridge>,
+) {
     let mut codec = codec(MAX_TO_EXTENSION);
     let mut buffer = BytesMut::new();
     let mut next_id: u64 = 0;
@@ -110,7 +117,10 @@ mod tests {
             while let Ok(item) = rx.try_recv() {
                 got.push(item);
             }
-            assert!(matches!(got.first(), Some(Incoming::Request(ToBridge::Hello { protocol: 1 }))));
+            assert!(matches!(
+                got.first(),
+                Some(Incoming::Request(ToBridge::Hello { protocol: 1 }))
+            ));
             assert!(
                 matches!(got.get(1), Some(Incoming::Request(ToBridge::Stop { server })) if server == "é")
             );
@@ -127,8 +137,14 @@ mod tests {
         bytes.extend_from_slice(b"{}");
         let (tx, mut rx) = mpsc::channel(8);
         read_all(tokio_test_reader(vec![bytes]), tx).await;
-        assert!(matches!(rx.recv().await, Some(Incoming::Unreadable(BridgeError::BadRequest { .. }))));
-        assert!(matches!(rx.recv().await, Some(Incoming::Closed(Some(BridgeError::BadRequest { .. })))));
+        assert!(matches!(
+            rx.recv().await,
+            Some(Incoming::Unreadable(BridgeError::BadRequest { .. }))
+        ));
+        assert!(matches!(
+            rx.recv().await,
+            Some(Incoming::Closed(Some(BridgeError::BadRequest { .. })))
+        ));
     }
 
     #[tokio::test]
@@ -136,7 +152,10 @@ mod tests {
         let bytes = ((MAX_FROM_EXTENSION + 1) as u32).to_ne_bytes().to_vec();
         let (tx, mut rx) = mpsc::channel(8);
         read_all(tokio_test_reader(vec![bytes]), tx).await;
-        assert!(matches!(rx.recv().await, Some(Incoming::Closed(Some(BridgeError::BadRequest { .. })))));
+        assert!(matches!(
+            rx.recv().await,
+            Some(Incoming::Closed(Some(BridgeError::BadRequest { .. })))
+        ));
     }
 
     #[tokio::test]
@@ -163,7 +182,10 @@ mod tests {
             whole = joiner.receive(serde_json::from_slice(frame).unwrap()).unwrap().or(whole);
         }
         assert!(frames >= 4, "{frames} frames");
-        assert_eq!(whole, Some(FromBridge::Log { server: "s".into(), text: big, truncated: false }));
+        assert_eq!(
+            whole,
+            Some(FromBridge::Log { server: "s".into(), text: big, truncated: false })
+        );
     }
 
     /// A reader that returns the given pieces one read at a time.

@@ -16,7 +16,9 @@ use gemipanel_core::native::expand::expand_spec;
 use gemipanel_core::native::log_tail::{LogTail, LOG_LIMIT};
 use gemipanel_core::native::pending::Pending;
 use gemipanel_core::native::restart::Backoff;
-use gemipanel_core::native::wire::{BridgeError, Exit, ExitReason, FromBridge, ServerSpec, ToBridge};
+use gemipanel_core::native::wire::{
+    BridgeError, Exit, ExitReason, FromBridge, ServerSpec, ToBridge,
+};
 use gemipanel_core::native::PROTOCOL_VERSION;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -86,7 +88,9 @@ async fn serve(origin: &str, allowed: &[String], idle_after: Duration) -> Result
         idle_after,
         started: Instant::now(),
     };
-    let mut idle_check = tokio::time::interval((idle_after / 4).clamp(Duration::from_millis(20), Duration::from_secs(30)));
+    let mut idle_check = tokio::time::interval(
+        (idle_after / 4).clamp(Duration::from_millis(20), Duration::from_secs(30)),
+    );
     loop {
         tokio::select! {
             incoming = chrome.recv() => match incoming {
@@ -165,7 +169,10 @@ impl Host {
                 })
                 .await;
                 if protocol != PROTOCOL_VERSION {
-                    let error = BridgeError::ProtocolMismatch { bridge: PROTOCOL_VERSION, worker: protocol };
+                    let error = BridgeError::ProtocolMismatch {
+                        bridge: PROTOCOL_VERSION,
+                        worker: protocol,
+                    };
                     self.emit(FromBridge::Error { server: None, error }).await;
                 }
             }
@@ -184,7 +191,9 @@ impl Host {
                     s.log.lock().map(|log| (log.text(), log.truncated())).unwrap_or_default()
                 });
                 match log {
-                    Some((text, truncated)) => self.emit(FromBridge::Log { server, text, truncated }).await,
+                    Some((text, truncated)) => {
+                        self.emit(FromBridge::Log { server, text, truncated }).await
+                    }
                     None => self.error(&server, BridgeError::UnknownServer).await,
                 }
             }
@@ -197,8 +206,11 @@ impl Host {
                 server.backoff.reset();
                 let running = server.current.and_then(|key| self.processes.get(&key));
                 if let Some(proc) = running {
-                    let started =
-                        FromBridge::Started { server: name, pid: proc.process.pid, restarts: server.restarts };
+                    let started = FromBridge::Started {
+                        server: name,
+                        pid: proc.process.pid,
+                        restarts: server.restarts,
+                    };
                     self.emit(started).await;
                     return;
                 }
@@ -322,7 +334,9 @@ impl Host {
             .servers
             .iter()
             .filter(|(_, s)| {
-                s.current.is_some() && s.pending.is_empty() && s.last_activity.elapsed() >= self.idle_after
+                s.current.is_some()
+                    && s.pending.is_empty()
+                    && s.last_activity.elapsed() >= self.idle_after
             })
             .map(|(name, _)| name.clone())
             .collect();
@@ -335,7 +349,8 @@ impl Host {
         match event {
             Event::Process(key, ProcessEvent::Line(line)) => {
                 let Some(name) = self.processes.get(&key).map(|p| p.server.clone()) else { return };
-                let Some(server) = self.servers.get_mut(&name).filter(|s| s.current == Some(key)) else {
+                let Some(server) = self.servers.get_mut(&name).filter(|s| s.current == Some(key))
+                else {
                     return; // a line from a process being replaced
                 };
                 match line {
@@ -347,7 +362,9 @@ impl Host {
                     Err(error) => self.error(&name, error).await,
                 }
             }
-            Event::Process(key, ProcessEvent::Exited { code, signal }) => self.exited(key, code, signal).await,
+            Event::Process(key, ProcessEvent::Exited { code, signal }) => {
+                self.exited(key, code, signal).await
+            }
             Event::RestartDue { server, token } => {
                 let due = self
                     .servers
@@ -363,8 +380,12 @@ impl Host {
 
     async fn exited(&mut self, key: u64, code: Option<i32>, signal: Option<i32>) {
         let Some(proc) = self.processes.remove(&key) else { return };
-        let stderr_tail =
-            proc.process.log.lock().map(|log| log.last_lines(TAIL_LINES, TAIL_BYTES)).unwrap_or_default();
+        let stderr_tail = proc
+            .process
+            .log
+            .lock()
+            .map(|log| log.last_lines(TAIL_LINES, TAIL_BYTES))
+            .unwrap_or_default();
         let now_ms = self.now_ms();
         let current = self.servers.get_mut(&proc.server).filter(|s| s.current == Some(key));
         let mut failed = Vec::new();

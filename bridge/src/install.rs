@@ -21,11 +21,13 @@ pub struct HostManifest {
     pub allowed_origins: Vec<String>,
 }
 
-pub const DESCRIPTION: &str = "GemiPanel bridge: runs local MCP servers for the GemiPanel extension";
+pub const DESCRIPTION: &str =
+    "GemiPanel bridge: runs local MCP servers for the GemiPanel extension";
 
 /// This program, where the browser must find it.
 pub fn this_program() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot tell where this program is: {e}"))?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot tell where this program is: {e}"))?;
     Ok(exe.canonicalize().unwrap_or(exe))
 }
 
@@ -65,7 +67,8 @@ pub fn install(target: &Target, extension_id: Option<&str>) -> Result<(), String
 
 fn write_manifest(place: &Place, text: &str) -> Result<(), String> {
     if let Some(dir) = place.manifest.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     std::fs::write(&place.manifest, text)
         .map_err(|e| format!("cannot write {}: {e}", place.manifest.display()))?;

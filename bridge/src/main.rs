@@ -86,11 +86,11 @@ fn main() -> ExitCode {
         (Some(Command::Uninstall { target }), _) => install::uninstall(&target),
         (Some(Command::Doctor { target }), _) => doctor::run(&target),
         (None, Some(origin)) => host::run(&origin),
-        (None, None) => Err(
-            "this program is started by the browser. To set it up, run `gemipanel-bridge \
+        (None, None) => {
+            Err("this program is started by the browser. To set it up, run `gemipanel-bridge \
              install`; `gemipanel-bridge --help` lists everything it does."
-                .into(),
-        ),
+                .into())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

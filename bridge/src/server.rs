@@ -157,9 +157,10 @@ fn parse_line(line: &str) -> Option<Result<Value, BridgeError>> {
     if line.trim().is_empty() {
         return None;
     }
-    Some(serde_json::from_str(line).map_err(|_| BridgeError::NotJson {
-        line: line.chars().take(PREVIEW_CHARS).collect(),
-    }))
+    Some(
+        serde_json::from_str(line)
+            .map_err(|_| BridgeError::NotJson { line: line.chars().take(PREVIEW_CHARS).collect() }),
+    )
 }
 
 /// Waits for the process to end (escalating once asked to stop), lets stdout drain, kills

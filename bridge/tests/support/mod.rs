@@ -43,7 +43,8 @@ pub struct Bridge {
     /// The largest frame the bridge wrote, and how many it wrote.
     pub largest_frame: Arc<AtomicUsize>,
     pub frames: Arc<AtomicUsize>,
-    pub home: tempfile::TempDir,
+    /// The temporary home it made, when it was not given one.
+    _home: Option<tempfile::TempDir>,
 }
 
 impl Bridge {
@@ -52,16 +53,16 @@ impl Bridge {
     }
 
     /// A bridge for `origin` with extra environment, in `home` (a fresh one when `None`).
-    pub fn start_with(
-        origin: &str,
-        env: &[(&str, &str)],
-        home: Option<tempfile::TempDir>,
-    ) -> Bridge {
-        let home = home.unwrap_or_else(|| tempfile::tempdir().expect("a temporary folder"));
+    pub fn start_with(origin: &str, env: &[(&str, &str)], home: Option<&Path>) -> Bridge {
+        let made = match home {
+            Some(_) => None,
+            None => Some(tempfile::tempdir().expect("a temporary folder")),
+        };
+        let home = home.or(made.as_ref().map(|d| d.path())).expect("a home");
         let mut child = Command::new(bridge_binary())
             .arg(origin)
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -82,7 +83,15 @@ impl Bridge {
         let frames = Arc::new(AtomicUsize::new(0));
         let (largest, count) = (largest_frame.clone(), frames.clone());
         std::thread::spawn(move || read_frames(stdout, tx, largest, count));
-        Bridge { stdin: child.stdin.take(), child, messages, stderr, largest_frame, frames, home }
+        Bridge {
+            stdin: child.stdin.take(),
+            child,
+            messages,
+            stderr,
+            largest_frame,
+            frames,
+            _home: made,
+        }
     }
 
     pub fn pid(&self) -> u32 {

@@ -66,7 +66,7 @@ pub fn run(args: &[String]) -> Result {
 fn native() -> Result<Tally> {
     let (ok, out) = cargo()
         .args(["test", "-p", "gemipanel-core", "-p", "gemipanel-tests", "-p", "xtask"])
-        .args(["-p", "gemipanel-sidepanel", "-p", "gemipanel-popup"])
+        .args(["-p", "gemipanel-sidepanel", "-p", "gemipanel-popup", "-p", "gemipanel-bridge"])
         .run_tee()?;
     finish(ok, parse_cargo_test(&out))
 }

@@ -2,8 +2,18 @@
 // the message that wakes a stopped worker is not lost; each one waits for `ready` and forwards.
 import init, * as worker from './wasm/background.js';
 
+// Marks of how a start goes (read by `cargo xtask bench`; cheap, and visible in DevTools).
+performance.mark('gemipanel-evaluated');
 const ready = init({ module_or_path: new URL('./wasm/background_bg.wasm', import.meta.url) })
-  .then(() => worker.start());
+  .then(() => {
+    worker.start();
+    performance.mark('gemipanel-wasm_ready');
+  });
+let answered = false;
+const firstAnswer = () => {
+  if (!answered) performance.mark('gemipanel-answered');
+  answered = true;
+};
 
 // Fast lanes (browser/src/channel.rs): a page names its port `<name>#<token>` and hands this
 // worker one end of a MessageChannel with the same token. Once both are here, requests on the
@@ -81,7 +91,7 @@ const lanes = (() => {
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   ready
     .then(() => worker.on_message(message))
-    .then(sendResponse, (err) => sendResponse({
+    .then((reply) => { firstAnswer(); sendResponse(reply); }, (err) => sendResponse({
       kind: 'response',
       id: typeof message?.id === 'number' ? message.id : 0,
       response: { type: 'error', message: `the background worker failed: ${err}` },

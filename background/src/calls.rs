@@ -54,7 +54,7 @@ impl CallHandler for PageHandler<'_> {
                     ports::send(port, event);
                 }
             }
-            CallEvent::ToolsListChanged => tools_changed(self.server.clone()),
+            CallEvent::ToolsListChanged => registry::tools_changed(self.server.clone()),
             _ => {}
         }
     }
@@ -96,14 +96,6 @@ impl Drop for Forget {
     fn drop(&mut self) {
         take_elicitation(&self.0);
     }
-}
-
-/// The tool list changed: fetch it again, then tell the pages.
-pub fn tools_changed(server: Server) {
-    wasm_bindgen_futures::spawn_local(async move {
-        let _ = registry::fetch_tools(&server, true).await;
-        ports::broadcast(Event::ToolsChanged { server_id: server.id.clone() });
-    });
 }
 
 /// Registers a running call so [`cancel`] finds it; unregisters when the guard drops.

@@ -7,7 +7,6 @@
 
 mod calls;
 mod listen;
-mod lock;
 mod ports;
 mod registry;
 mod router;
@@ -64,7 +63,7 @@ pub fn on_connect(port: Port) {
 pub fn on_port_message(port: Port, message: JsValue, lane: Option<js_sys::Function>) {
     wasm_bindgen_futures::spawn_local(async move {
         let message = if lane.is_some() { from_text_or_js(message) } else { from_js(message) };
-        let text = handle(message, Some(port.clone())).await.to_json_text();
+        let text = to_text(&handle(message, Some(port.clone())).await);
         // The page may have closed meanwhile; nothing is waiting then.
         let _ = match lane {
             Some(lane) => lane.call1(&JsValue::NULL, &text.into()).map(drop),
@@ -105,9 +104,14 @@ async fn handle(
     }
 }
 
+/// The message as JSON text. Every message holds only JSON values and strings.
+fn to_text(message: &WorkerMessage) -> String {
+    serde_json::to_string(message).unwrap_or_default()
+}
+
 /// The message as a plain JS object (numbers stay numbers); `undefined` if that failed.
 pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
-    js_sys::JSON::parse(&message.to_json_text()).unwrap_or_else(|err| {
+    js_sys::JSON::parse(&to_text(message)).unwrap_or_else(|err| {
         web_sys::console::error_1(&err);
         JsValue::UNDEFINED
     })

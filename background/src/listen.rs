@@ -14,7 +14,7 @@ use gemipanel_core::mcp::{CancelToken, ListenEvent, ListenFilter};
 use gemipanel_core::settings::ServerId;
 
 use crate::registry::{self, McpClient};
-use crate::{calls, ports, store};
+use crate::{ports, store};
 
 struct Open {
     id: ServerId,
@@ -74,7 +74,7 @@ fn refetch(id: ServerId) {
     wasm_bindgen_futures::spawn_local(async move {
         let Ok(settings) = store::read().await else { return };
         if let Some(server) = settings.server(&id) {
-            calls::tools_changed(server.clone());
+            registry::tools_changed(server.clone());
         }
     });
 }

@@ -2,23 +2,26 @@
 //!
 //! Clients live as long as the worker; what must outlive it (the negotiated protocol version and
 //! session id) is kept in `chrome.storage.session`, so a revived worker resumes the session
-//! instead of starting over. The last good tool list goes into the settings (`cached_tools`) so
-//! pages can show tools before a server answers.
+//! instead of starting over. The last good tool list of each server is kept under a storage key
+//! of its own (`core::tool_cache`) so pages can show tools before a server answers.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use futures_channel::oneshot;
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::{now_ms, FetchTransport};
 use gemipanel_browser::messaging::{from_js, to_js};
-use gemipanel_core::mcp::{self, Client, Freshness, ServerConfig, SessionState, Tool};
+use gemipanel_browser::timers;
+use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
 use gemipanel_core::saved_session::SavedSession;
-use gemipanel_core::settings::{Server, ServerId, SettingsEdit};
+use gemipanel_core::settings::{Server, ServerId};
+use gemipanel_core::sync::{within, SingleFlight};
+use gemipanel_core::text::Text;
+use gemipanel_core::tool_cache::CachedTools;
 
-use crate::{ports, store};
+use crate::ports;
 
 pub type McpClient = Client<FetchTransport>;
 
@@ -29,13 +32,22 @@ struct Entry {
     client: Rc<McpClient>,
     status: ServerStatus,
     /// Tools fetched from the live server since the worker started.
-    tools: Option<Vec<Tool>>,
+    tools: Option<Listed>,
     /// When `tools` arrived and for how long they may be reused (2026-07-28 `ttlMs`).
     tools_at_ms: u64,
     freshness: Freshness,
     saved_session: Option<SessionState>,
-    /// Callers waiting for a tool list fetch already under way.
-    waiting: Option<Vec<oneshot::Sender<()>>>,
+    /// The tool list fetch under way, shared by everyone who asks meanwhile.
+    listing: Rc<SingleFlight<Result<Listed, Text>>>,
+    /// A changed-list notification is waiting to be acted on (a storm is one refetch).
+    refetch_due: bool,
+}
+
+/// A server's tools, and those it listed that could not be read.
+#[derive(Clone, Debug, Default)]
+pub struct Listed {
+    pub tools: Vec<Tool>,
+    pub invalid: Vec<InvalidTool>,
 }
 
 thread_local! {
@@ -101,7 +113,8 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         tools_at_ms: 0,
         freshness: Freshness::UntilChanged,
         saved_session: saved,
-        waiting: None,
+        listing: Rc::default(),
+        refetch_due: false,
     };
     ENTRIES.with(|entries| {
         let mut entries = entries.borrow_mut();
@@ -120,7 +133,7 @@ async fn saved_session(server: &Server) -> Option<SessionState> {
     if raw.is_undefined() {
         return None;
     }
-    let saved = SavedSession::from_json(&from_js(raw).ok()?)?;
+    let saved: SavedSession = from_js(raw).ok()?;
     (saved.url == server.url).then_some(saved.state)
 }
 
@@ -137,7 +150,7 @@ pub async fn save_session(server: &Server, client: &McpClient) {
     }
     let key = session_key(&server.id);
     let result = match now {
-        Some(state) => match to_js(&SavedSession { url: server.url.clone(), state }.to_json()) {
+        Some(state) => match to_js(&SavedSession { url: server.url.clone(), state }) {
             Ok(value) => chrome::session_set(&key, &value).await,
             Err(e) => Err(e),
         },
@@ -154,7 +167,7 @@ pub fn status(id: &ServerId) -> ServerStatus {
 }
 
 /// The tools fetched from the live server since the worker started.
-pub fn live_tools(id: &ServerId) -> Option<Vec<Tool>> {
+pub fn live_tools(id: &ServerId) -> Option<Listed> {
     with_entry(id, |e| e.tools.clone()).flatten()
 }
 
@@ -200,6 +213,7 @@ pub fn retain(servers: &[Server]) {
     for id in gone {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = chrome::session_remove(&session_key(&id)).await;
+            forget_tools(&id).await;
         });
     }
 }
@@ -212,42 +226,39 @@ pub async fn settle(
     server: &Server,
     client: &McpClient,
     error: Option<&mcp::Error>,
-) -> Option<String> {
+) -> Option<Text> {
     save_session(server, client).await;
     let Some(err) = error else {
         let version = client.session().map(|s| s.protocol_version).unwrap_or_default();
         set_status(&server.id, ServerStatus::Ready { protocol_version: version });
         return None;
     };
-    let message = explain(&server.url, err).await;
+    let (status, message) = explain(&server.url, err).await;
     // A cancelled call or a tool's own error says nothing about the connection.
     if !err.is_cancelled() && err.rpc_error().is_none() {
-        let status = if err.is_auth_required() {
-            ServerStatus::NeedsSignIn
-        } else {
-            ServerStatus::Error { message: message.clone() }
-        };
         set_status(&server.id, status);
     }
     Some(message)
 }
 
-/// The error's message, plus what to do when the extension lacks access to the site: Chrome
-/// reports a missing host permission exactly like a refused connection.
-pub async fn explain(url: &str, err: &mcp::Error) -> String {
-    let message = err.to_string();
-    if !err.is_connect() {
-        return message;
+/// The status an error puts a server in, and its message. Chrome reports a missing host
+/// permission exactly like a refused connection: then the status asks the page to offer the
+/// permission (inside the person's click), and the message says so.
+pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
+    let message = err.text();
+    if err.is_auth_required() {
+        return (ServerStatus::NeedsSignIn, message);
     }
-    let Some(pattern) = origin_pattern(url) else { return message };
-    match chrome::has_host_permission(&pattern).await {
-        Ok(false) => format!(
-            "GemiPanel has not been allowed to connect to {} yet: allow it when the popup asks \
-             (edit the server and save it again). ({message})",
-            pattern.trim_end_matches("/*")
-        ),
-        _ => message,
+    if err.is_connect() {
+        if let Some(pattern) = origin_pattern(url) {
+            if let Ok(false) = chrome::has_host_permission(&pattern).await {
+                let origin = pattern.trim_end_matches("/*").to_owned();
+                let message = Text::new("errNeedsPermission").arg(&origin).with(message);
+                return (ServerStatus::NeedsPermission { origin }, message);
+            }
+        }
     }
+    (ServerStatus::Error { error: message.clone() }, message)
 }
 
 /// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).
@@ -256,104 +267,132 @@ pub fn origin_pattern(url: &str) -> Option<String> {
     Some(format!("{}://{}/*", url.scheme, url.host_str()?))
 }
 
-/// Connects if needed and fetches the tool list (at most one fetch per server at a time; later
-/// callers wait for the one under way). With `refresh` false a list fetched earlier in this
-/// worker's life is returned while it is fresh (a 2026-07-28 server's `ttlMs`), and still when
-/// fetching a stale one again fails. A fresh list is saved in the settings as the cached tools.
-pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Vec<Tool>, String> {
+/// The longest a listing may take in all (every page, every retry of the connection): a server
+/// that never finishes must not keep the pages waiting for it.
+fn listing_deadline(server: &Server) -> Duration {
+    Duration::from_millis(server.timeout_ms.saturating_mul(2))
+}
+
+/// Connects if needed and fetches the tool list; one fetch per server at a time, shared by
+/// everyone who asks meanwhile. With `refresh` false a list fetched earlier in this worker's
+/// life is returned while it is fresh (a 2026-07-28 server's `ttlMs`), and still when fetching
+/// a stale one again fails. A fresh list is stored as the server's cached tools.
+pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Listed, Text> {
     let client = client(server).await;
-    enum Next {
-        Done(Vec<Tool>),
-        Wait(oneshot::Receiver<()>),
-        Fetch,
-    }
-    let next = with_entry(&server.id, |entry| {
-        if let Some(waiting) = &mut entry.waiting {
-            let (sender, receiver) = oneshot::channel();
-            waiting.push(sender);
-            return Next::Wait(receiver);
-        }
-        match (&entry.tools, refresh) {
-            (Some(tools), false) if entry.freshness.is_fresh(entry.tools_at_ms, now_ms()) => {
-                Next::Done(tools.clone())
-            }
-            _ => {
-                entry.waiting = Some(Vec::new());
-                Next::Fetch
-            }
-        }
+    let fresh = with_entry(&server.id, |entry| {
+        let fresh = entry.freshness.is_fresh(entry.tools_at_ms, now_ms());
+        entry.tools.clone().filter(|_| fresh && !refresh)
     })
-    .unwrap_or(Next::Fetch);
-    match next {
-        Next::Done(tools) => return Ok(tools),
-        Next::Wait(receiver) => {
-            let _ = receiver.await;
-            // The fetch we waited for is as fresh as asked for.
-            if let Some(tools) = live_tools(&server.id) {
-                return Ok(tools);
-            }
-            return Err(match status(&server.id) {
-                ServerStatus::Error { message } => message,
-                ServerStatus::NeedsSignIn => sign_in_message(server),
-                _ => format!("{} did not list its tools", server.name),
-            });
-        }
-        Next::Fetch => {}
+    .flatten();
+    if let Some(listed) = fresh {
+        return Ok(listed);
     }
+    let Some(listing) = with_entry(&server.id, |e| e.listing.clone()) else {
+        return Err(Text::new("errServerGone").arg(&server.name));
+    };
+    listing.run(|| fetch_now(server, &client, refresh)).await
+}
+
+async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result<Listed, Text> {
     if !matches!(status(&server.id), ServerStatus::Ready { .. }) {
         set_status(&server.id, ServerStatus::Connecting);
     }
-    let result = client.list_tools_cacheable().await;
-    let explained = settle(server, &client, result.as_ref().err()).await;
-    let outcome = match result {
-        Ok((tools, freshness)) => {
-            remember_tools(server, &tools, freshness);
-            Ok(tools)
+    let limit = listing_deadline(server);
+    let result = match within(client.list_tools_cacheable(), timers::sleep(limit)).await {
+        Some(result) => result,
+        None => {
+            let message = Text::new("errListingTimeout").arg(&server.name).arg(limit.as_secs());
+            set_status(&server.id, ServerStatus::Error { error: message.clone() });
+            return Err(message);
+        }
+    };
+    let explained = settle(server, client, result.as_ref().err()).await;
+    match result {
+        Ok(list) => {
+            let listed = Listed { tools: list.tools, invalid: list.invalid };
+            remember_tools(server, &listed, list.freshness);
+            Ok(listed)
         }
         Err(err) if err.is_auth_required() => Err(sign_in_message(server)),
         // The spec lets a stale list serve while the server cannot be asked.
         Err(_) => match live_tools(&server.id).filter(|_| !refresh) {
             Some(stale) => Ok(stale),
             // `settle` explains every error.
-            None => Err(explained.unwrap_or_default()),
+            None => Err(explained.unwrap_or_else(|| Text::new("errUnknown"))),
         },
-    };
-    let waiting = with_entry(&server.id, |e| e.waiting.take()).flatten();
-    for sender in waiting.into_iter().flatten() {
-        let _ = sender.send(());
     }
-    outcome
 }
 
-fn sign_in_message(server: &Server) -> String {
-    format!("{} needs you to sign in before it answers", server.name)
+fn sign_in_message(server: &Server) -> Text {
+    Text::new("errNeedsSignIn").arg(&server.name)
 }
 
-/// Keeps `tools` in memory and, when they differ from the cached list, in the settings.
-fn remember_tools(server: &Server, tools: &[Tool], freshness: Freshness) {
+/// Keeps `listed` in memory and, when the tools differ from the stored list, in storage.
+fn remember_tools(server: &Server, listed: &Listed, freshness: Freshness) {
     with_entry(&server.id, |entry| {
-        entry.tools = Some(tools.to_vec());
+        entry.tools = Some(listed.clone());
         entry.tools_at_ms = now_ms();
         entry.freshness = freshness;
     });
-    let values: Vec<serde_json::Value> = tools.iter().map(|t| t.as_value().clone()).collect();
-    if server.cached_tools.as_ref().is_some_and(|c| c.tools == values) {
-        return;
-    }
-    let edit = SettingsEdit::SetCachedTools {
-        id: server.id.clone(),
-        tools: values,
+    let cache = CachedTools {
+        url: server.url.clone(),
         fetched_at_ms: now_ms(),
+        tools: listed.tools.clone(),
     };
-    // In the background: a listing should not wait behind queued edits. The server may have
-    // been removed meanwhile; then there is nothing to cache.
+    let key = CachedTools::key(&server.id);
     wasm_bindgen_futures::spawn_local(async move {
-        let _ = store::edit(edit).await;
+        if stored_tools_at(&key)
+            .await
+            .is_some_and(|stored| stored.url == cache.url && stored.tools == cache.tools)
+        {
+            return;
+        }
+        let result = match cache.to_stored() {
+            Some(text) => match js_sys::JSON::parse(&text) {
+                Ok(value) => chrome::local_set(&key, &value).await,
+                Err(_) => Ok(()),
+            },
+            // Over the bound: served from memory only, and an older copy must not linger.
+            None => chrome::local_remove(&key).await,
+        };
+        if let Err(err) = result {
+            web_sys::console::warn_1(&format!("the tool list was not stored: {err}").into());
+        }
     });
 }
 
-/// The tools the settings remember for `server`, for use before it answers.
-pub fn cached_tools(server: &Server) -> Option<Vec<Tool>> {
-    let cached = server.cached_tools.as_ref()?;
-    Some(cached.tools.iter().filter_map(|t| Tool::from_value(t.clone()).ok()).collect())
+async fn stored_tools_at(key: &str) -> Option<CachedTools> {
+    let raw = chrome::local_get(key).await.ok()?;
+    if raw.is_undefined() {
+        return None;
+    }
+    from_js(raw).ok()
+}
+
+/// The tools stored for `server`, for use before it answers; never a list of another URL.
+pub async fn cached_tools(server: &Server) -> Option<Vec<Tool>> {
+    stored_tools_at(&CachedTools::key(&server.id)).await?.for_url(&server.url)
+}
+
+/// How long a changed-list notification waits for more before the list is fetched again.
+const REFETCH_DELAY: Duration = Duration::from_millis(300);
+
+/// The server announced a changed tool list: fetch it again, then tell the pages. A storm of
+/// notifications is one refetch.
+pub fn tools_changed(server: Server) {
+    let already = with_entry(&server.id, |e| std::mem::replace(&mut e.refetch_due, true));
+    if already == Some(true) {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        timers::sleep(REFETCH_DELAY).await;
+        with_entry(&server.id, |e| e.refetch_due = false);
+        let _ = fetch_tools(&server, true).await;
+        ports::broadcast(Event::ToolsChanged { server_id: server.id.clone() });
+    });
+}
+
+/// Removes the stored tool lists of servers that are gone.
+pub async fn forget_tools(id: &ServerId) {
+    let _ = chrome::local_remove(&CachedTools::key(id)).await;
 }

@@ -1,9 +1,8 @@
 //! Turns each page request into a response. `port` is the page's port when the request came on
 //! one (events for the request go there), `None` for a one-shot message.
 //!
-//! The handlers run as boxed futures of their own rather than inside one `async fn`: awaited
-//! inline, they all became one state machine of 29 KB in the worker's wasm; apart, the wasm is
-//! 0.5 KB gzip smaller.
+//! Each handler runs as a boxed future of its own, so one request kind's state does not make
+//! every other's larger.
 
 use std::future::{ready, Future};
 use std::pin::Pin;
@@ -12,6 +11,7 @@ use std::rc::Rc;
 use gemipanel_browser::chrome::{self, Port};
 use gemipanel_core::messages::{Request, Response, WorkerStatus};
 use gemipanel_core::settings::Settings;
+use gemipanel_core::text::Text;
 
 use crate::{calls, servers, settings, store};
 
@@ -31,17 +31,11 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
             boxed(ready(if calls::answer(&elicitation_id, result) {
                 Response::Ok
             } else {
-                Response::Error {
-                    message: "that question is no longer waiting for an answer".into(),
-                }
+                Response::Error { error: Text::new("errElicitationGone") }
             }))
         }
-        Request::DismissSettingsProblem => boxed(async {
-            match store::dismiss_problem().await {
-                Ok(()) => Response::Ok,
-                Err(message) => Response::Error { message },
-            }
-        }),
+        Request::ExportSettings { include_secrets } => boxed(settings::export(include_secrets)),
+        Request::RecoverSettings { action } => boxed(settings::recover(action)),
         other => boxed(with_settings(other, port)),
     }
 }
@@ -49,7 +43,7 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
 async fn with_settings(request: Request, port: Option<Port>) -> Response {
     let settings = match store::read().await {
         Ok(settings) => settings,
-        Err(message) => return Response::Error { message },
+        Err(error) => return Response::Error { error },
     };
     with(settings, request, port).await
 }
@@ -62,7 +56,7 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
             uptime_ms: crate::uptime_ms(),
             configured_servers: settings.servers.len() as u32,
         }))),
-        Request::GetSettings => boxed(ready(Response::Settings { settings: (*settings).clone() })),
+        Request::GetSettings => boxed(ready(Response::Settings { settings: settings.for_pages() })),
         Request::ListServers => boxed(servers::list(settings)),
         Request::ListTools { server_id, refresh } => {
             boxed(servers::tools(settings, server_id, refresh))
@@ -78,8 +72,9 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         | Request::CancelToolCall { .. }
         | Request::TestConnection { .. }
         | Request::AnswerElicitation { .. }
-        | Request::DismissSettingsProblem => {
-            boxed(ready(Response::Error { message: "unreachable".into() }))
-        }
+        | Request::ExportSettings { .. }
+        | Request::RecoverSettings { .. } => boxed(ready(Response::Error {
+            error: Text::new("errWorkerBadRequest").arg("misrouted"),
+        })),
     }
 }

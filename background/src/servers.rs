@@ -7,16 +7,18 @@ use std::time::Duration;
 use futures_channel::oneshot;
 use gemipanel_browser::chrome::Port;
 use gemipanel_browser::http::FetchTransport;
-use gemipanel_core::mcp::{Client, Tool};
+use gemipanel_browser::timers;
+use gemipanel_core::mcp::Client;
 use gemipanel_core::messages::{ConnectionOutcome, Response, ServerStatus, ServerView};
 use gemipanel_core::settings::{Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS};
+use gemipanel_core::text::Text;
 use gemipanel_core::tools::ToolFilter;
 use gemipanel_core::url_policy::{self, Policy};
 use serde_json::Value;
 
 use crate::calls::{self, PageHandler};
 use crate::registry;
-use gemipanel_browser::wait::within;
+use gemipanel_core::sync::within;
 
 /// How long a listing waits for servers still connecting; later changes arrive as events.
 const LIST_WAIT: Duration = Duration::from_secs(3);
@@ -46,32 +48,35 @@ pub async fn list(settings: Rc<Settings>) -> Response {
             let _ = receiver.await;
         }
     };
-    let _ = within(all_done, LIST_WAIT).await;
-    let servers = settings.servers.iter().map(view).collect();
+    let _ = within(all_done, timers::sleep(LIST_WAIT)).await;
+    let mut servers = Vec::with_capacity(settings.servers.len());
+    for server in &settings.servers {
+        servers.push(view(server).await);
+    }
     Response::Servers { servers }
 }
 
-fn view(server: &Server) -> ServerView {
+async fn view(server: &Server) -> ServerView {
     let filter =
         ToolFilter { include: server.include_tools.clone(), exclude: server.exclude_tools.clone() };
-    let tools = registry::live_tools(&server.id).or_else(|| registry::cached_tools(server));
+    let tools = match registry::live_tools(&server.id) {
+        Some(listed) => Some(listed.tools),
+        None => registry::cached_tools(server).await,
+    };
     ServerView {
         id: server.id.clone(),
         name: server.name.clone(),
         url: server.url.clone(),
         status: registry::status(&server.id),
-        tool_count: tools.map(|t| t.iter().filter(|t| filter.allows(t.name())).count() as u32),
+        tool_count: tools.map(|t| t.iter().filter(|t| filter.allows(&t.name)).count() as u32),
     }
 }
 
-/// The server, borrowed: a deep copy would copy its cached tool list, which showed as a tenth
-/// of a millisecond in every tool call.
+/// The server, borrowed.
 fn find<'a>(settings: &'a Settings, id: &ServerId) -> Result<&'a Server, Box<Response>> {
-    settings.server(id).ok_or_else(|| {
-        Box::new(Response::Error {
-            message: format!("no MCP server with id {id} is configured (it may have been removed)"),
-        })
-    })
+    settings
+        .server(id)
+        .ok_or_else(|| Box::new(Response::Error { error: Text::new("errNoServerWithId").arg(id) }))
 }
 
 /// All tools of a server (the filters are for the model, not for this list).
@@ -81,16 +86,16 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
         Err(response) => return *response,
     };
     // A live list is reused while fresh (see `registry::fetch_tools`); before the first fetch
-    // the settings' copy answers at once.
+    // the stored copy answers at once.
     let live = registry::live_tools(&server.id).is_some();
     if !refresh && !live {
-        if let Some(tools) = registry::cached_tools(server) {
-            return Response::Tools { server_id, tools };
+        if let Some(tools) = registry::cached_tools(server).await {
+            return Response::Tools { server_id, tools, invalid: Vec::new() };
         }
     }
     match registry::fetch_tools(server, refresh || !live).await {
-        Ok(tools) => Response::Tools { server_id, tools },
-        Err(message) => Response::Error { message },
+        Ok(listed) => Response::Tools { server_id, tools: listed.tools, invalid: listed.invalid },
+        Err(error) => Response::Error { error },
     }
 }
 
@@ -116,7 +121,7 @@ pub async fn call(
     match result {
         Ok(result) => Response::ToolResult { result },
         // `settle` explains every error.
-        Err(_) => Response::Error { message: explained.unwrap_or_default() },
+        Err(_) => Response::Error { error: explained.unwrap_or_else(|| Text::new("errUnknown")) },
     }
 }
 
@@ -130,7 +135,7 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
     let explained = registry::settle(server, &client, result.as_ref().err()).await;
     match result {
         Ok(result) => Response::Resource { result },
-        Err(_) => Response::Error { message: explained.unwrap_or_default() },
+        Err(_) => Response::Error { error: explained.unwrap_or_else(|| Text::new("errUnknown")) },
     }
 }
 
@@ -140,7 +145,7 @@ pub async fn test_connection(draft: ServerDraft) -> Response {
         &draft.url,
         Policy::Configured { local_network: draft.local_network },
     ) {
-        Err(refusal) => ConnectionOutcome::Failed { message: refusal.to_string() },
+        Err(refusal) => ConnectionOutcome::Failed { error: refusal.text() },
         Ok(url) => try_connect(url.as_str(), &draft).await,
     };
     Response::ConnectionTest { outcome }
@@ -150,19 +155,25 @@ async fn try_connect(url: &str, draft: &ServerDraft) -> ConnectionOutcome {
     let headers = draft.headers.iter().flatten().map(|(n, v)| (n.clone(), v.expose().to_owned()));
     let config = registry::config_of(url, headers, draft.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
     let client = Client::new(FetchTransport, config);
-    let listed: Result<Vec<Tool>, _> = async {
+    let listed = async {
         client.connect().await?;
-        client.list_tools().await
+        client.list_tools_cacheable().await
     }
     .await;
     let outcome = match listed {
-        Ok(tools) => ConnectionOutcome::Connected {
+        Ok(list) => ConnectionOutcome::Connected {
             protocol_version: client.session().map(|s| s.protocol_version).unwrap_or_default(),
-            server_name: client.server().map(|s| s.server_info.name).filter(|n| !n.is_empty()),
-            tools,
+            server_name: client.server().and_then(|s| s.name().map(str::to_owned)),
+            tools: list.tools,
+            invalid: list.invalid,
         },
         Err(err) if err.is_auth_required() => ConnectionOutcome::NeedsSignIn,
-        Err(err) => ConnectionOutcome::Failed { message: registry::explain(url, &err).await },
+        Err(err) => match registry::explain(url, &err).await {
+            (ServerStatus::NeedsPermission { origin }, _) => {
+                ConnectionOutcome::NeedsPermission { origin }
+            }
+            (_, error) => ConnectionOutcome::Failed { error },
+        },
     };
     // Ending the session is a courtesy; the outcome stands either way.
     let _ = client.close().await;
@@ -173,6 +184,6 @@ pub fn cancel(call_id: &str) -> Response {
     if calls::cancel(call_id) {
         Response::Ok
     } else {
-        Response::Error { message: format!("no tool call \"{call_id}\" is running") }
+        Response::Error { error: Text::new("errNoSuchCall").arg(call_id) }
     }
 }

@@ -1,18 +1,48 @@
-//! The settings edits of the pages. Import previews and exports are made by the popup itself
-//! from the document it reads (keeping the import parsers out of the worker's wasm).
+//! The settings requests of the pages: edits, exports, and recovering from a document that could
+//! not be read. Import previews are made by the popup from the document it reads.
 
-use gemipanel_core::messages::Response;
-use gemipanel_core::settings::SettingsEdit;
+use gemipanel_core::messages::{Recovery, Response};
+use gemipanel_core::settings::{self, Export, ExportOptions, SettingsEdit};
 
 use crate::{registry, store};
 
 pub async fn edit(edit: SettingsEdit) -> Response {
+    let removed = match &edit {
+        SettingsEdit::RemoveServer { id } => Some(id.clone()),
+        _ => None,
+    };
     match store::edit(edit).await {
         Ok(settings) => {
             // A removed or changed server's client (and subscription) goes at once.
             registry::retain(&settings.servers);
-            Response::Settings { settings }
+            if let Some(id) = removed {
+                registry::forget_tools(&id).await;
+            }
+            Response::Settings { settings: settings.for_pages() }
         }
-        Err(message) => Response::Error { message },
+        Err(error) => Response::Error { error },
+    }
+}
+
+/// Exports are made here, where the secrets are: the pages never see header values.
+pub async fn export(include_secrets: bool) -> Response {
+    match store::read().await {
+        Ok(doc) => {
+            Response::Exported { export: settings::export(&doc, ExportOptions { include_secrets }) }
+        }
+        Err(error) => Response::Error { error },
+    }
+}
+
+pub async fn recover(action: Recovery) -> Response {
+    match store::recover(action).await {
+        Ok(Some(text)) => {
+            Response::Exported { export: Export { text, urls_shortened: Vec::new() } }
+        }
+        Ok(None) => match store::read().await {
+            Ok(settings) => Response::Settings { settings: settings.for_pages() },
+            Err(error) => Response::Error { error },
+        },
+        Err(error) => Response::Error { error },
     }
 }

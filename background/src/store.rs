@@ -8,9 +8,10 @@
 //! storage is the truth, even if something outside this worker (a test, an older version)
 //! wrote it.
 //!
-//! A stored document that fails to load is never overwritten: it is copied to a key of its own,
-//! the problem is recorded under [`PROBLEM_KEY`] and pushed to the pages, and the worker goes on
-//! with default settings.
+//! A stored document that fails to load is never replaced behind the person's back: the stored
+//! value is copied, as it is, to a key of its own, the problem is recorded under
+//! [`PROBLEM_KEY`] and pushed to the pages, and until the person chooses a [`Recovery`] the
+//! worker runs on default settings that it does not store and refuses edits.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -20,42 +21,42 @@ use futures_channel::oneshot;
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
-use gemipanel_core::messages::{Event, SettingsProblem};
-use gemipanel_core::settings::{apply, load, read_settings_problem, Settings, SettingsEdit};
+use gemipanel_core::messages::{Event, Recovery, SettingsProblem};
+use gemipanel_core::settings::{apply, load, Settings, SettingsEdit};
+use gemipanel_core::sync::FifoLock;
+use gemipanel_core::text::Text;
 use serde_json::Value;
+use wasm_bindgen::JsValue;
 
-use crate::lock::FifoLock;
 use crate::ports;
 
 pub const KEY: &str = "settings";
-/// The last load problem, until the user dismisses it.
+/// The last load problem, until the person chooses what to do about it.
 pub const PROBLEM_KEY: &str = "settings_problem";
 const REJECTED_PREFIX: &str = "settings_rejected_";
 
-type Reply = oneshot::Sender<Result<Settings, String>>;
+type Reply = oneshot::Sender<Result<Settings, Text>>;
 
 thread_local! {
     static QUEUE: Rc<FifoLock> = Rc::default();
-    /// Edits waiting, oldest first. A `Vec` taken whole rather than a `VecDeque` drained: the
-    /// same FIFO order, and no drain iterator's drop code in the wasm.
+    /// Edits waiting, oldest first.
     static PENDING: RefCell<Vec<(SettingsEdit, Reply)>> = const { RefCell::new(Vec::new()) };
     static DRAINING: Cell<bool> = const { Cell::new(false) };
     /// The document as last read, so a tool call does not parse the whole document again.
     /// Dropped whenever `settings` changes in storage, whoever wrote it.
-    // Shared, not cloned, per request: a document with cached tool lists is not small.
     static CACHED: RefCell<Option<Rc<Settings>>> = const { RefCell::new(None) };
     static WATCHING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
 /// moved aside, which writes.
-pub async fn read() -> Result<Rc<Settings>, String> {
+pub async fn read() -> Result<Rc<Settings>, Text> {
     if let Some(settings) = CACHED.with(|c| c.borrow().clone()) {
         return Ok(settings);
     }
     watch_for_changes();
     if let Some(raw) = stored().await? {
-        if let Ok(loaded) = load(&raw) {
+        if let Ok(loaded) = load(&from_js::<Value>(raw).unwrap_or(Value::Null)) {
             if loaded.migrated_from.is_none() {
                 let settings = Rc::new(loaded.settings);
                 if WATCHING.with(Cell::get) {
@@ -78,7 +79,7 @@ fn watch_for_changes() {
         return;
     }
     let watching = chrome::on_local_storage_changed(|key| {
-        if key == KEY {
+        if key == KEY || key == PROBLEM_KEY {
             CACHED.with(|c| c.borrow_mut().take());
         }
     });
@@ -91,13 +92,13 @@ fn watch_for_changes() {
 }
 
 /// Applies one edit after every edit queued before it; returns the document after it.
-pub async fn edit(edit: SettingsEdit) -> Result<Settings, String> {
+pub async fn edit(edit: SettingsEdit) -> Result<Settings, Text> {
     let (reply, answer) = oneshot::channel();
     PENDING.with(|p| p.borrow_mut().push((edit, reply)));
     if !DRAINING.with(|d| d.replace(true)) {
         wasm_bindgen_futures::spawn_local(drain());
     }
-    answer.await.unwrap_or_else(|_| Err("the settings could not be saved; try again".into()))
+    answer.await.unwrap_or_else(|_| Err(Text::new("errSettingsNotSaved")))
 }
 
 /// Applies queued edits until none are left.
@@ -117,28 +118,27 @@ async fn drain() {
     }
 }
 
-async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Settings, String>)> {
-    let mut doc = match read_locked().await {
-        Ok(current) => current,
-        Err(message) => {
-            return batch.into_iter().map(|(_, reply)| (reply, Err(message.clone()))).collect()
-        }
+async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Settings, Text>)> {
+    let current = match problem().await {
+        Some(_) => Err(Text::new("errSettingsBlocked")),
+        None => read_locked().await,
     };
-    // Compared in the stored form: `Settings == Settings` was 1.6 KB of the worker, and the form
-    // is needed for the write anyway.
-    let before = encode(&doc);
+    let mut doc = match current {
+        Ok(current) => current,
+        Err(message) => return refused(batch, message),
+    };
+    let before = doc.clone();
     let mut answers = Vec::with_capacity(batch.len());
     for (edit, reply) in batch {
         // A refused edit leaves the document as the edits before it made it.
-        let result = apply(&doc, &edit).map_err(|e| e.to_string());
+        let result = apply(&doc, &edit).map_err(|e| e.text());
         if let Ok(next) = &result {
             doc = next.clone();
         }
         answers.push((reply, result));
     }
-    let after = encode(&doc);
-    if after != before {
-        if let Err(message) = write(&after).await {
+    if doc != before {
+        if let Err(message) = write(&doc).await {
             for (_, result) in &mut answers {
                 if result.is_ok() {
                     *result = Err(message.clone());
@@ -147,84 +147,130 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
             return answers;
         }
         // Still holding the lock: pages see the changes in the order they were made.
-        ports::broadcast(Event::SettingsChanged { settings: doc });
+        ports::broadcast(Event::SettingsChanged { settings: doc.for_pages() });
     }
     answers
 }
 
-/// The recorded load problem, if the user has not dismissed it.
-pub async fn problem() -> Option<SettingsProblem> {
-    let raw = chrome::local_get(PROBLEM_KEY).await.ok()?;
-    // Read by hand from JSON: the derived decoder was 2 KB of the worker.
-    read_settings_problem(&from_js::<Value>(raw).ok()?)
+fn refused(
+    batch: Vec<(SettingsEdit, Reply)>,
+    message: Text,
+) -> Vec<(Reply, Result<Settings, Text>)> {
+    batch.into_iter().map(|(_, reply)| (reply, Err(message.clone()))).collect()
 }
 
-pub async fn dismiss_problem() -> Result<(), String> {
-    chrome::local_remove(PROBLEM_KEY).await.map_err(|e| e.to_string())
+/// The recorded load problem, until the person chooses what to do.
+pub async fn problem() -> Option<SettingsProblem> {
+    let raw = chrome::local_get(PROBLEM_KEY).await.ok()?;
+    if raw.is_undefined() {
+        return None;
+    }
+    from_js(raw).ok()
+}
+
+/// Carries out the person's choice about a document that could not be read. `ExportKept`
+/// answers with the kept document's text.
+pub async fn recover(action: Recovery) -> Result<Option<String>, Text> {
+    let _turn = queue().lock().await;
+    let Some(problem) = problem().await else {
+        return Err(Text::new("errSettingsNoProblem"));
+    };
+    let kept = chrome::local_get(&problem.kept_under).await.map_err(storage)?;
+    match action {
+        Recovery::ExportKept => {
+            let text = js_sys::JSON::stringify_with_replacer_and_space(
+                &kept,
+                &JsValue::NULL,
+                &JsValue::from(2),
+            )
+            .ok()
+            .and_then(|t| t.as_string())
+            .ok_or_else(|| Text::new("errSettingsKeptNotJson"))?;
+            Ok(Some(text))
+        }
+        Recovery::Restore => {
+            if let Err(e) = load(&from_js::<Value>(kept.clone()).unwrap_or(Value::Null)) {
+                return Err(e.reason().text());
+            }
+            chrome::local_set(KEY, &kept).await.map_err(storage)?;
+            forget_problem(&problem).await?;
+            read_locked().await?;
+            Ok(None)
+        }
+        Recovery::StartFresh => {
+            write(&Settings::default()).await?;
+            forget_problem(&problem).await?;
+            Ok(None)
+        }
+    }
+}
+
+async fn forget_problem(problem: &SettingsProblem) -> Result<(), Text> {
+    chrome::local_remove(PROBLEM_KEY).await.map_err(storage)?;
+    chrome::local_remove(&problem.kept_under).await.map_err(storage)?;
+    CACHED.with(|c| c.borrow_mut().take());
+    Ok(())
 }
 
 fn queue() -> Rc<FifoLock> {
     QUEUE.with(Rc::clone)
 }
 
-async fn stored() -> Result<Option<Value>, String> {
-    let raw = chrome::local_get(KEY).await.map_err(|e| e.to_string())?;
-    if raw.is_undefined() || raw.is_null() {
-        return Ok(None);
-    }
-    // Anything storage holds is representable as JSON; a failure here is kept aside below.
-    Ok(Some(from_js::<Value>(raw).unwrap_or(Value::Null)))
+/// The stored document as storage holds it; `None` when there is none.
+async fn stored() -> Result<Option<JsValue>, Text> {
+    let raw = chrome::local_get(KEY).await.map_err(storage)?;
+    Ok((!raw.is_undefined() && !raw.is_null()).then_some(raw))
 }
 
-/// Only with the queue's lock held.
-async fn read_locked() -> Result<Settings, String> {
+/// Only with the queue's lock held. Defaults (not stored) while a problem waits for the person.
+async fn read_locked() -> Result<Settings, Text> {
     let Some(raw) = stored().await? else {
         return Ok(Settings::default());
     };
-    match load(&raw) {
+    // A value that is not even JSON (it cannot come from this worker) reads as `null` and so
+    // fails to load below; what is kept aside is the stored value itself.
+    match load(&from_js::<Value>(raw.clone()).unwrap_or(Value::Null)) {
         Ok(loaded) => {
             if loaded.migrated_from.is_some() {
-                write(&encode(&loaded.settings)).await?;
+                write(&loaded.settings).await?;
             }
             Ok(loaded.settings)
         }
         Err(err) => {
-            let problem = keep_aside(raw, err.to_string()).await?;
+            let problem = keep_aside(raw, err.reason().text()).await?;
             ports::broadcast(Event::SettingsProblem { problem });
             Ok(Settings::default())
         }
     }
 }
 
-/// Copies the rejected document to a fresh key, records why, and only then clears `settings`.
-async fn keep_aside(raw: Value, message: String) -> Result<SettingsProblem, String> {
+/// Copies the rejected document, as stored, to a fresh key, records why, and only then clears
+/// `settings`.
+async fn keep_aside(raw: JsValue, error: Text) -> Result<SettingsProblem, Text> {
     let stamp = now_ms();
     let mut kept_under = format!("{REJECTED_PREFIX}{stamp}");
     let mut n = 1;
-    while !chrome::local_get(&kept_under).await.map_err(|e| e.to_string())?.is_undefined() {
+    while !chrome::local_get(&kept_under).await.map_err(storage)?.is_undefined() {
         n += 1;
         kept_under = format!("{REJECTED_PREFIX}{stamp}_{n}");
     }
-    let raw = to_js(&raw).map_err(|e| e.to_string())?;
-    chrome::local_set(&kept_under, &raw).await.map_err(|e| e.to_string())?;
-    let problem = SettingsProblem { message, kept_under, at_ms: stamp };
-    let record = to_js(&problem).map_err(|e| e.to_string())?;
-    chrome::local_set(PROBLEM_KEY, &record).await.map_err(|e| e.to_string())?;
-    chrome::local_remove(KEY).await.map_err(|e| e.to_string())?;
+    chrome::local_set(&kept_under, &raw).await.map_err(storage)?;
+    let problem = SettingsProblem { error, kept_under, at_ms: stamp };
+    let record = to_js(&problem).map_err(storage)?;
+    chrome::local_set(PROBLEM_KEY, &record).await.map_err(storage)?;
+    chrome::local_remove(KEY).await.map_err(storage)?;
     Ok(problem)
 }
 
-/// The document as JSON text, the form it is stored in.
-fn encode(settings: &Settings) -> String {
-    // Cannot fail: every map in the document has string keys.
-    serde_json::to_string(settings).unwrap_or_default()
+/// The one way the document is written.
+async fn write(settings: &Settings) -> Result<(), Text> {
+    let value = to_js(settings).map_err(storage)?;
+    chrome::local_set(KEY, &value)
+        .await
+        .map_err(|e| Text::new("errSettingsNotSavedBecause").arg(e.message()))
 }
 
-/// The one way the document is written: as JSON text from [`encode`].
-async fn write(encoded: &str) -> Result<(), String> {
-    let saved = match js_sys::JSON::parse(encoded) {
-        Ok(value) => chrome::local_set(KEY, &value).await.map_err(|e| e.to_string()),
-        Err(_) => Err("the settings could not be encoded".to_owned()),
-    };
-    saved.map_err(|e| format!("the settings were not saved: {e}"))
+/// A failure of `chrome.storage` (full disk, quota, a profile being closed).
+fn storage(error: gemipanel_browser::BrowserError) -> Text {
+    Text::new("errStorage").arg(error.message())
 }

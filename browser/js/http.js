@@ -7,19 +7,26 @@
 
 const NUL = '\0';
 
-/** Starts `fetch`; resolves to [status, headers as "name\0value\0…", body reader or null]. */
+/**
+ * Starts `fetch`; resolves to [status, headers as "name\0value\0…", body reader or null,
+ * redirected]. Redirects are not followed: they would carry the request's headers (keys,
+ * tokens) wherever they point. The browser hides such a redirect's status and target.
+ */
 export function fetchExchange(url, method, headers, body, controller) {
   const list = [];
   const parts = headers.split(NUL);
   for (let i = 0; i + 1 < parts.length; i += 2) list.push([parts[i], parts[i + 1]]);
   // Service workers of extensions keep no cookies of their own; credentials would be the
   // user's browsing cookies for that site, which an MCP server must not receive implicitly.
-  const init = { method, headers: list, signal: controller.signal, credentials: 'omit' };
+  const init = {
+    method, headers: list, signal: controller.signal, credentials: 'omit', redirect: 'manual',
+  };
   if (body !== undefined) init.body = body;
   return fetch(url, init).then((response) => {
     let head = '';
     for (const [name, value] of response.headers) head += name + NUL + value + NUL;
-    return [response.status, head, response.body ? response.body.getReader() : null];
+    const redirected = response.type === 'opaqueredirect';
+    return [response.status, head, response.body ? response.body.getReader() : null, redirected];
   });
 }
 

@@ -55,6 +55,37 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_namespace = ["chrome", "i18n"], js_name = getMessage)]
     fn i18n_get_message(name: &str, substitutions: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "i18n"], js_name = getUILanguage)]
+    fn i18n_get_ui_language() -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "identity"], js_name = getRedirectURL)]
+    fn identity_get_redirect_url(path: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "identity"], js_name = launchWebAuthFlow)]
+    fn identity_launch_web_auth_flow(details: &JsValue) -> Result<Promise, JsValue>;
+}
+
+/// `chrome.identity.getRedirectURL(path)`: `https://<extension id>.chromiumapp.org/<path>`.
+pub fn redirect_url(path: &str) -> Result<String, BrowserError> {
+    identity_get_redirect_url(path)
+        .map_err(|e| BrowserError::from_js("reading the sign-in address", e))?
+        .as_string()
+        .ok_or_else(|| BrowserError::new("the browser gave no sign-in address"))
+}
+
+/// `chrome.identity.launchWebAuthFlow({url, interactive: true})`: the browser's own sign-in
+/// window; resolves to the URL the authorization server sent it back to. `Err` when the person
+/// closed the window (or the flow could not start).
+pub async fn launch_web_auth_flow(url: &str) -> Result<String, BrowserError> {
+    let details = Object::new();
+    let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&details, &k.into(), v).map(drop);
+    set("url", &url.into())
+        .and_then(|()| set("interactive", &true.into()))
+        .map_err(|e| BrowserError::from_js("opening the sign-in window", e))?;
+    let promise = identity_launch_web_auth_flow(&details)
+        .map_err(|e| BrowserError::from_js("opening the sign-in window", e))?;
+    let answer: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("signing in", e))?;
+    answer.as_string().ok_or_else(|| BrowserError::new("the sign-in window returned nothing"))
 }
 
 impl Port {
@@ -116,6 +147,23 @@ pub async fn local_get(key: &str) -> Result<JsValue, BrowserError> {
         JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
     js_sys::Reflect::get(&items, &key.into())
         .map_err(|e| BrowserError::from_js("reading storage", e))
+}
+
+/// Every key of `chrome.storage.local` whose name starts with `prefix`, with its value.
+pub async fn local_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, BrowserError> {
+    let promise = storage_local_get(&JsValue::NULL)
+        .map_err(|e| BrowserError::from_js("reading storage", e))?;
+    let items: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
+    let items: Object = items.unchecked_into();
+    Ok(Object::entries(&items)
+        .iter()
+        .filter_map(|entry| {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let key = entry.get(0).as_string()?;
+            key.starts_with(prefix).then(|| (key, entry.get(1)))
+        })
+        .collect())
 }
 
 /// Calls `listener` with each key of `chrome.storage.local` that anyone (this context or
@@ -221,14 +269,61 @@ pub fn message(key: &str, substitutions: &[&str]) -> String {
     }
 }
 
-/// `message` for a sentence about `count` things. chrome.i18n has no plural forms, so a count of
-/// one reads `<key>One`, which every locale defines (Japanese says the same in both).
+/// Words one of core's texts (`core::text`) in the UI language; a key the locale files lack
+/// falls back to core's English.
+pub fn word(text: &gemipanel_core::text::Text) -> String {
+    text.word(&|key, args| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let worded = message(key, &args);
+        if worded == key {
+            gemipanel_core::text::english(
+                key,
+                &args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            )
+        } else {
+            Some(worded)
+        }
+    })
+}
+
+/// `message` for a sentence about `count` things, in the plural form the UI language uses
+/// (`Intl.PluralRules`): the key with the category appended (`<key>One`, `<key>Few`, …) when the
+/// locale files define it, else the key itself (the `other` form).
 pub fn counted_message(key: &str, count: usize, substitutions: &[&str]) -> String {
-    if count == 1 {
-        message(&format!("{key}One"), substitutions)
-    } else {
-        message(key, substitutions)
+    let category = plural_category(count);
+    let mut chars = category.chars();
+    let suffix: String = match chars.next() {
+        Some(first) if category != "other" => first.to_uppercase().chain(chars).collect(),
+        _ => String::new(),
+    };
+    if !suffix.is_empty() {
+        let variant = message(&format!("{key}{suffix}"), substitutions);
+        if variant != format!("{key}{suffix}") {
+            return variant;
+        }
     }
+    message(key, substitutions)
+}
+
+/// The browser's UI language (`en-US`, `ja`), which picks the `_locales` folder.
+pub fn ui_language() -> String {
+    i18n_get_ui_language().ok().and_then(|l| l.as_string()).unwrap_or_else(|| "en".into())
+}
+
+/// `new Intl.PluralRules(<UI language>).select(count)`: "one", "other", …
+fn plural_category(count: usize) -> String {
+    let locales = js_sys::Array::of1(&JsValue::from_str(&ui_language()));
+    let rules = js_sys::Intl::PluralRules::new(&locales, &js_sys::Object::new());
+    rules.select(count as f64).as_string().unwrap_or_else(|| "other".into())
+}
+
+/// A number in the person's locale (`Intl.NumberFormat`), with at most two decimals: "1,234.5".
+pub fn number(value: f64) -> String {
+    let locales = js_sys::Array::of1(&JsValue::from_str(&ui_language()));
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"maximumFractionDigits".into(), &2.into());
+    let format = js_sys::Intl::NumberFormat::new(&locales, &options).format();
+    format.call1(&JsValue::NULL, &value.into()).ok().and_then(|s| s.as_string()).unwrap_or_default()
 }
 
 // --- The popup's calls: side panel, windows, host permissions, commands. ---

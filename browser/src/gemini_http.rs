@@ -7,7 +7,10 @@
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
+use web_sys::{
+    AbortController, Headers, ReadableStreamDefaultReader, RequestInit, RequestRedirect, Response,
+    ResponseType,
+};
 
 use crate::BrowserError;
 
@@ -67,6 +70,8 @@ pub async fn post_stream(
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(body));
     init.set_signal(Some(&abort.controller.signal()));
+    // Never followed: the key would go wherever a redirect points.
+    init.set_redirect(RequestRedirect::Manual);
 
     let promise = global_fetch(url, &init).map_err(|e| network("connecting to Gemini", e))?;
     let response: JsValue =
@@ -75,6 +80,12 @@ pub async fn post_stream(
         .dyn_into()
         .map_err(|_| BrowserError::new("fetch answered with something that is not a Response"))?;
 
+    if response.type_() == ResponseType::Opaqueredirect {
+        return Err(BrowserError::new(
+            "the Gemini API address answered with a redirect, which GemiPanel does not follow \
+             (your key would go with it); set the address it redirects to",
+        ));
+    }
     let status = response.status();
     if !(200..300).contains(&status) {
         let body = read_text(&response).await.unwrap_or_default();

@@ -9,7 +9,8 @@ use gemipanel_core::gemini::{
 use gemipanel_core::mcp::{HttpRequest, Method, ResponseBody};
 use gemipanel_core::settings::{GeminiSettings, Secret};
 
-use crate::{http, wait::within};
+use crate::{http, timers};
+use gemipanel_core::sync::within;
 
 /// For all pages together.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -22,7 +23,8 @@ pub async fn list_models(
     let Some(key) = key.or_else(|| gemini.api_key.clone()).filter(|k| !k.is_empty()) else {
         return Err("enter a Gemini API key first".into());
     };
-    let listed = within(fetch_all(gemini.api_base(), &key), TIMEOUT).await.unwrap_or_else(|| {
+    let deadline = timers::sleep(TIMEOUT);
+    let listed = within(fetch_all(gemini.api_base(), &key), deadline).await.unwrap_or_else(|| {
         Err(format!("the Gemini API did not answer within {} s", TIMEOUT.as_secs()))
     });
     // Never echo the key, even if a server put it in its message.
@@ -51,8 +53,15 @@ async fn fetch_page(url: &str, key: &Secret) -> Result<ListModelsResponse, Strin
         headers: vec![("x-goog-api-key".into(), key.expose().to_owned())],
         body: None,
     };
-    let mut response =
-        http::send(request).await.map_err(|e| format!("could not reach the Gemini API: {e}"))?;
+    let mut response = http::send(request).await.map_err(|e| {
+        if e.is_redirect() {
+            "the Gemini API address answered with a redirect, which GemiPanel does not follow \
+             (your key would go with it); set the address it redirects to"
+                .to_owned()
+        } else {
+            format!("could not reach the Gemini API: {e}")
+        }
+    })?;
     let mut body = Vec::new();
     while let Some(chunk) = response.body.next_chunk().await.map_err(|e| e.to_string())? {
         body.extend_from_slice(&chunk);

@@ -83,6 +83,9 @@ pub async fn send(request: HttpRequest) -> Result<HttpResponse<FetchBody>, Trans
         fetch_exchange(&request.url, request.method.as_str(), &headers, request.body, &controller)
             .map_err(connect_error)?;
     let head: Array = JsFuture::from(promise).await.map_err(connect_error)?.unchecked_into();
+    if head.get(3).as_bool() == Some(true) {
+        return Err(TransportError::redirect());
+    }
     let status = head.get(0).as_f64().unwrap_or_default() as u16;
     let headers = split_headers(&head.get(1).as_string().unwrap_or_default());
     let reader = head.get(2).dyn_into::<ReadableStreamDefaultReader>().ok();

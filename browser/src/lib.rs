@@ -9,10 +9,10 @@ mod error;
 pub mod gemini_http;
 pub mod gemini_models;
 pub mod http;
+pub mod locks;
 pub mod messaging;
 pub mod port;
 pub mod timers;
-pub mod wait;
 
 pub use error::BrowserError;
 

@@ -6,10 +6,6 @@
 //! and the port reconnects — at once for the first disconnect, lazily on the next request if the
 //! worker keeps dropping us.
 //!
-//! The port is generic over what it decodes the worker's messages into: core's full
-//! [`WorkerMessage`], or a page's narrower type that leaves out the decoders of answers it never
-//! receives (each one costs wasm size).
-//!
 //! Requests and their responses take the connection's fast lane once the worker has paired it
 //! (see [`crate::channel`]); the runtime port carries events and the requests sent before that.
 
@@ -19,7 +15,6 @@ use std::rc::Rc;
 
 use futures_channel::oneshot;
 use gemipanel_core::messages::{Event, Request, Response, WorkerMessage};
-use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
 use crate::channel::{self, Channel};
@@ -30,48 +25,23 @@ use crate::BrowserError;
 /// Below this interval between two connects, reconnection waits for the next request.
 const RECONNECT_QUIET_MS: f64 = 1_000.0;
 
-/// A decoded message from the worker: an answer to the request `id`, or an event.
-pub enum Delivery<R, E> {
-    Reply { id: u64, reply: R },
-    Event(E),
+pub struct WorkerPort {
+    inner: Rc<RefCell<Inner>>,
 }
 
-/// What a port decodes the worker's messages into.
-pub trait Incoming: DeserializeOwned + 'static {
-    type Reply: 'static;
-    type Event: 'static;
-    fn into_delivery(self) -> Delivery<Self::Reply, Self::Event>;
-}
-
-impl Incoming for WorkerMessage {
-    type Reply = Response;
-    type Event = Event;
-
-    fn into_delivery(self) -> Delivery<Response, Event> {
-        match self {
-            WorkerMessage::Response { id, response } => Delivery::Reply { id, reply: response },
-            WorkerMessage::Event { event } => Delivery::Event(event),
-        }
-    }
-}
-
-pub struct WorkerPort<M: Incoming = WorkerMessage> {
-    inner: Rc<RefCell<Inner<M>>>,
-}
-
-impl<M: Incoming> Clone for WorkerPort<M> {
+impl Clone for WorkerPort {
     fn clone(&self) -> Self {
         Self { inner: self.inner.clone() }
     }
 }
 
-struct Inner<M: Incoming> {
+struct Inner {
     name: String,
     port: Option<Port>,
     last_connect_ms: f64,
     next_id: u64,
-    pending: HashMap<u64, oneshot::Sender<M::Reply>>,
-    on_event: Rc<dyn Fn(M::Event)>,
+    pending: HashMap<u64, oneshot::Sender<Response>>,
+    on_event: Rc<dyn Fn(Event)>,
     /// The fast lane of the current connection, whether the worker has paired it, and whether
     /// requests already go there.
     lane: Option<Channel>,
@@ -79,9 +49,9 @@ struct Inner<M: Incoming> {
     lane_in_use: bool,
 }
 
-impl<M: Incoming> WorkerPort<M> {
+impl WorkerPort {
     /// Connects now; `on_event` receives every event the worker pushes.
-    pub fn connect(name: &str, on_event: impl Fn(M::Event) + 'static) -> Self {
+    pub fn connect(name: &str, on_event: impl Fn(Event) + 'static) -> Self {
         let this = Self {
             inner: Rc::new(RefCell::new(Inner {
                 name: name.to_owned(),
@@ -102,7 +72,7 @@ impl<M: Incoming> WorkerPort<M> {
 
     /// Sends `request` and waits for the worker's response. When the worker stops before
     /// answering, a retry-safe request is sent once more on a fresh connection.
-    pub async fn request(&self, request: Request) -> Result<M::Reply, BrowserError> {
+    pub async fn request(&self, request: Request) -> Result<Response, BrowserError> {
         let attempts = if request.is_retry_safe() { 2 } else { 1 };
         let request = serde_json::to_string(&request)
             .map_err(|e| BrowserError::new(format!("encoding a request: {e}")))?;
@@ -118,7 +88,7 @@ impl<M: Incoming> WorkerPort<M> {
 
     /// Posts the request (JSON text, encoded once) with a fresh id: as text on the lane, where
     /// the worker parses it straight into its types, as an object on the port.
-    async fn send_once(&self, request: &str) -> Result<M::Reply, BrowserError> {
+    async fn send_once(&self, request: &str) -> Result<Response, BrowserError> {
         let port = self.ensure_connected()?;
         let (id, answer, lane) = {
             let mut inner = self.inner.borrow_mut();
@@ -225,15 +195,15 @@ impl<M: Incoming> WorkerPort<M> {
     }
 }
 
-fn deliver<M: Incoming>(inner: &Rc<RefCell<Inner<M>>>, message: JsValue) {
-    match from_text_or_js::<M>(message).map(M::into_delivery) {
-        Ok(Delivery::Reply { id, reply }) => {
+fn deliver(inner: &Rc<RefCell<Inner>>, message: JsValue) {
+    match from_text_or_js::<WorkerMessage>(message) {
+        Ok(WorkerMessage::Response { id, response }) => {
             let sender = inner.borrow_mut().pending.remove(&id);
             if let Some(sender) = sender {
-                let _ = sender.send(reply);
+                let _ = sender.send(response);
             }
         }
-        Ok(Delivery::Event(event)) => {
+        Ok(WorkerMessage::Event { event }) => {
             let on_event = inner.borrow().on_event.clone();
             on_event(event);
         }

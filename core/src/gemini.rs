@@ -39,7 +39,10 @@ pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 pub fn list_models_path(page_token: Option<&str>) -> String {
     match page_token {
         Some(token) => {
-            format!("/v1beta/models?pageSize=1000&pageToken={}", crate::web_url::form_encode(token))
+            format!(
+                "/v1beta/models?pageSize=1000&pageToken={}",
+                form_urlencoded::byte_serialize(token.as_bytes()).collect::<String>()
+            )
         }
         None => "/v1beta/models?pageSize=1000".to_owned(),
     }

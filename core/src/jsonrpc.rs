@@ -5,7 +5,7 @@
 //! and never panics.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::fmt;
 
 /// Standard JSON-RPC 2.0 and MCP error codes.
@@ -27,7 +27,7 @@ pub mod code {
 
 /// A request id: JSON-RPC allows numbers and strings (null ids are not used by MCP).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "an integer or a string")]
 pub enum Id {
     Number(i64),
     String(String),
@@ -38,16 +38,6 @@ impl fmt::Display for Id {
         match self {
             Id::Number(n) => write!(f, "{n}"),
             Id::String(s) => write!(f, "\"{s}\""),
-        }
-    }
-}
-
-impl Id {
-    /// The JSON form, without serde (a number or a string).
-    pub fn to_value(&self) -> Value {
-        match self {
-            Id::Number(n) => Value::from(*n),
-            Id::String(s) => Value::from(s.as_str()),
         }
     }
 }
@@ -64,7 +54,8 @@ impl From<&str> for Id {
     }
 }
 
-/// The `error` member of a failed response.
+/// The `error` member of a failed response. Unknown members are ignored; a `null` `data` is no
+/// data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
     pub code: i64,
@@ -76,27 +67,6 @@ pub struct ErrorObject {
 impl ErrorObject {
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject { code, message: message.into(), data: None }
-    }
-
-    /// Reads an `error` member by hand (the derived decoder was ~1.5 KB of the worker's wasm):
-    /// an object with an integer `code` and a string `message`; a `null` `data` is no data.
-    pub fn from_value(value: Value) -> Option<ErrorObject> {
-        let Value::Object(mut fields) = value else { return None };
-        let code = fields.get("code")?.as_i64()?;
-        let Some(Value::String(message)) = fields.remove("message") else { return None };
-        let data = fields.remove("data").filter(|data| !data.is_null());
-        Some(ErrorObject { code, message, data })
-    }
-
-    /// The JSON form, as the derived `Serialize` writes it.
-    pub fn to_value(&self) -> Value {
-        let mut object = Map::new();
-        object.insert("code".into(), self.code.into());
-        object.insert("message".into(), self.message.as_str().into());
-        if let Some(data) = &self.data {
-            object.insert("data".into(), data.clone());
-        }
-        Value::Object(object)
     }
 }
 
@@ -126,12 +96,98 @@ pub struct Response {
     pub outcome: Result<Value, ErrorObject>,
 }
 
-/// One JSON-RPC message in either direction.
-#[derive(Clone, Debug, PartialEq)]
+/// One JSON-RPC message in either direction. On the wire it is one object whose members say
+/// what it is ([`Envelope`]); serde reads and writes it through that form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Envelope", into = "Envelope")]
 pub enum Message {
     Request(Request),
     Notification(Notification),
     Response(Response),
+}
+
+/// The members a JSON-RPC 2.0 message may have. `id` is doubly optional: a response to an
+/// unattributable request carries `"id": null`, a notification no `id` at all.
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    jsonrpc: Version,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "::serde_with::rust::double_option"
+    )]
+    id: Option<Option<Id>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    params: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorObject>,
+}
+
+/// `"jsonrpc": "2.0"`, the only version there is.
+#[derive(Serialize, Deserialize)]
+enum Version {
+    #[serde(rename = "2.0")]
+    V2,
+}
+
+impl TryFrom<Envelope> for Message {
+    type Error = &'static str;
+
+    fn try_from(wire: Envelope) -> Result<Message, &'static str> {
+        let id = wire.id.flatten();
+        if let Some(method) = wire.method {
+            return Ok(match id {
+                Some(id) => Message::Request(Request { id, method, params: wire.params }),
+                None => Message::Notification(Notification { method, params: wire.params }),
+            });
+        }
+        if let Some(error) = wire.error {
+            return Ok(Message::Response(Response { id, outcome: Err(error) }));
+        }
+        match (id, wire.result) {
+            (Some(id), Some(result)) => {
+                Ok(Message::Response(Response { id: Some(id), outcome: Ok(result) }))
+            }
+            (None, Some(_)) => Err("a result without an id"),
+            _ => Err("neither method, result nor error"),
+        }
+    }
+}
+
+impl From<Message> for Envelope {
+    fn from(message: Message) -> Envelope {
+        let mut wire = Envelope {
+            jsonrpc: Version::V2,
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+        };
+        match message {
+            Message::Request(r) => {
+                wire.id = Some(Some(r.id));
+                wire.method = Some(r.method);
+                wire.params = r.params;
+            }
+            Message::Notification(n) => {
+                wire.method = Some(n.method);
+                wire.params = n.params;
+            }
+            Message::Response(r) => {
+                wire.id = Some(r.id);
+                match r.outcome {
+                    Ok(result) => wire.result = Some(result),
+                    Err(error) => wire.error = Some(error),
+                }
+            }
+        }
+        wire
+    }
 }
 
 /// Why bytes are not a JSON-RPC message.
@@ -140,7 +196,7 @@ pub enum ParseError {
     /// Not JSON at all; carries serde's description (which never quotes the input).
     Json(String),
     /// JSON, but not a JSON-RPC 2.0 message; says what is wrong.
-    Shape(&'static str),
+    Shape(String),
     /// A JSON array: batches are not part of MCP since 2025-06-18 and never sent by this client.
     Batch,
 }
@@ -160,87 +216,19 @@ impl std::error::Error for ParseError {}
 impl Message {
     /// Classifies one JSON text. Accepts anything serde_json accepts; never panics.
     pub fn parse(bytes: &[u8]) -> Result<Message, ParseError> {
-        let value: Value =
-            serde_json::from_slice(bytes).map_err(|e| ParseError::Json(e.to_string()))?;
-        Message::from_value(value)
-    }
-
-    pub fn from_value(value: Value) -> Result<Message, ParseError> {
-        let mut object = match value {
-            Value::Object(object) => object,
-            Value::Array(_) => return Err(ParseError::Batch),
-            _ => return Err(ParseError::Shape("expected a JSON object")),
-        };
-        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(ParseError::Shape("missing \"jsonrpc\": \"2.0\""));
+        if bytes.trim_ascii_start().starts_with(b"[") {
+            return Err(ParseError::Batch);
         }
-        let id = match object.remove("id") {
-            None | Some(Value::Null) => None,
-            Some(raw) => Some(parse_id(raw)?),
-        };
-        let params = object.remove("params");
-        if let Some(method) = object.remove("method") {
-            let Value::String(method) = method else {
-                return Err(ParseError::Shape("\"method\" is not a string"));
-            };
-            return Ok(match id {
-                Some(id) => Message::Request(Request { id, method, params }),
-                None => Message::Notification(Notification { method, params }),
-            });
-        }
-        if let Some(error) = object.remove("error") {
-            let error = ErrorObject::from_value(error)
-                .ok_or(ParseError::Shape("\"error\" lacks an integer code or a message"))?;
-            return Ok(Message::Response(Response { id, outcome: Err(error) }));
-        }
-        match (id, object.remove("result")) {
-            (Some(id), Some(result)) => {
-                Ok(Message::Response(Response { id: Some(id), outcome: Ok(result) }))
-            }
-            (None, Some(_)) => Err(ParseError::Shape("a result without an id")),
-            _ => Err(ParseError::Shape("neither method, result nor error")),
-        }
+        serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => ParseError::Shape(e.to_string()),
+            _ => ParseError::Json(e.to_string()),
+        })
     }
 
     /// The JSON text of this message.
     pub fn to_json(&self) -> String {
-        let mut object = Map::new();
-        object.insert("jsonrpc".into(), Value::from("2.0"));
-        match self {
-            Message::Request(r) => {
-                object.insert("id".into(), r.id.to_value());
-                object.insert("method".into(), Value::from(r.method.as_str()));
-                if let Some(params) = &r.params {
-                    object.insert("params".into(), params.clone());
-                }
-            }
-            Message::Notification(n) => {
-                object.insert("method".into(), Value::from(n.method.as_str()));
-                if let Some(params) = &n.params {
-                    object.insert("params".into(), params.clone());
-                }
-            }
-            Message::Response(r) => {
-                object.insert("id".into(), r.id.as_ref().map_or(Value::Null, Id::to_value));
-                match &r.outcome {
-                    Ok(result) => object.insert("result".into(), result.clone()),
-                    Err(error) => object.insert("error".into(), error.to_value()),
-                };
-            }
-        }
-        // `to_string` as the worker's other JSON is written, not `Display`: each is its own
-        // copy of the serialiser in the wasm. A `Value` always serialises.
-        serde_json::to_string(&Value::Object(object)).unwrap_or_default()
-    }
-}
-
-fn parse_id(raw: Value) -> Result<Id, ParseError> {
-    match raw {
-        Value::String(s) => Ok(Id::String(s)),
-        Value::Number(n) => {
-            n.as_i64().map(Id::Number).ok_or(ParseError::Shape("\"id\" is not an integer"))
-        }
-        _ => Err(ParseError::Shape("\"id\" is neither a number nor a string")),
+        // A message holds only JSON values and strings: it always serialises.
+        serde_json::to_string(self).unwrap_or_default()
     }
 }
 
@@ -294,35 +282,37 @@ mod tests {
     }
 
     #[test]
-    fn error_objects_read_and_written_by_hand_agree_with_the_derive() {
-        for error in [
-            json!({"code": -32600, "message": "bad"}),
-            json!({"code": 1, "message": "m", "data": {"x": [1]}, "extra": true}),
-            json!({"code": 1, "message": "m", "data": null}),
-            json!({"code": 9223372036854775807u64, "message": ""}),
-            json!({"code": 9223372036854775808u64, "message": "too big"}),
-            json!({"code": 1.5, "message": "m"}),
-            json!({"code": "1", "message": "m"}),
-            json!({"code": 1, "message": 2}),
-            json!({"code": 1}),
-            json!({"message": "m"}),
-            json!("error"),
-            json!(null),
-        ] {
-            let derived: Option<ErrorObject> = serde_json::from_value(error.clone()).ok();
-            let by_hand = ErrorObject::from_value(error.clone());
-            assert_eq!(by_hand, derived, "{error}");
-            if let Some(e) = by_hand {
-                assert_eq!(e.to_value(), serde_json::to_value(&e).unwrap(), "{error}");
+    fn shape_errors_say_what_is_wrong() {
+        let cases: [(&[u8], &str); 5] = [
+            (br#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#, "an integer or a string"),
+            (br#"{"jsonrpc":"1.0","id":1,"result":{}}"#, "unknown variant `1.0`"),
+            (br#"{"id":1,"result":{}}"#, "missing field `jsonrpc`"),
+            (br#"{"jsonrpc":"2.0","result":{}}"#, "a result without an id"),
+            (br#"{"jsonrpc":"2.0","id":1,"error":{"message":"no code"}}"#, "missing field `code`"),
+        ];
+        for (bytes, expected) in cases {
+            match Message::parse(bytes) {
+                Err(ParseError::Shape(why)) => assert!(why.contains(expected), "{why}"),
+                other => panic!("{}: {other:?}", String::from_utf8_lossy(bytes)),
             }
         }
+        assert!(matches!(Message::parse(b"{"), Err(ParseError::Json(_))));
+        assert_eq!(Message::parse(b" [1]"), Err(ParseError::Batch));
     }
 
     #[test]
-    fn ids_are_written_as_the_derive_writes_them() {
-        for id in [Id::Number(-3), Id::String("a".into())] {
-            assert_eq!(id.to_value(), serde_json::to_value(&id).unwrap());
-        }
+    fn a_response_without_an_id_is_written_with_a_null_one() {
+        let response = Message::Response(Response {
+            id: None,
+            outcome: Err(ErrorObject::new(code::PARSE_ERROR, "x")),
+        });
+        let wire: Value = serde_json::from_str(&response.to_json()).unwrap();
+        assert_eq!(
+            wire,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}})
+        );
+        let note = Message::Notification(Notification { method: "m".into(), params: None });
+        assert_eq!(note.to_json(), r#"{"jsonrpc":"2.0","method":"m"}"#);
     }
 
     #[test]

@@ -4,16 +4,21 @@
 //! with bytes, responses and the current time, returning what to send and what to show. The
 //! service worker and the pages drive them in the browser; the native tests drive them directly.
 
+pub mod backoff;
 pub mod deadlines;
+pub mod decode;
 pub mod gemini;
-mod json_object;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod messages;
 pub mod native;
+pub mod oauth;
 pub mod saved_session;
 pub mod settings;
 pub mod sse;
+pub mod sync;
+pub mod text;
+pub mod tool_cache;
 pub mod tools;
 pub mod url_policy;
 pub mod web_url;

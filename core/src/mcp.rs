@@ -5,26 +5,31 @@
 //! of the older era, and to the deprecated HTTP+SSE transport (`legacy`) when the URL refuses
 //! POSTs. It performs no I/O itself: the host supplies HTTP and a timer.
 
+mod authorization;
 mod cache;
 mod client;
 pub mod elicitation;
-mod error;
+pub(crate) mod error;
+mod exchange;
 mod headers;
 mod legacy;
 mod listen;
+mod negotiate;
 pub mod param_headers;
-mod race;
 pub mod reply;
 mod session;
 mod standalone;
 pub mod transport;
 pub mod types;
 
+pub use crate::sync::CancelToken;
+pub use authorization::Authorization;
 pub use cache::Freshness;
-pub use client::{CallEvent, CallHandler, Client, ServerConfig};
+pub use client::{
+    CallEvent, CallHandler, Client, ServerConfig, ToolList, MAX_LIST_BYTES, MAX_LIST_PAGES,
+};
 pub use error::{redact_url, Error};
 pub use listen::{ListenEnd, ListenEvent, ListenFilter, Reopen};
-pub use race::CancelToken;
 pub use session::{SessionState, LEGACY_VERSIONS, MODERN_VERSION};
 pub use transport::{
     is_header_name, is_header_value, HttpRequest, HttpResponse, HttpTransport, Method,

@@ -5,37 +5,43 @@
 //! [`WorkerMessage::Response`] carrying the same `id`, and pushes [`WorkerMessage::Event`]s to
 //! pages that hold a port open.
 
-mod encode;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json_object::{kind_of, unknown_tag, JsonObject};
-use crate::mcp::{CallToolResult, ElicitResult, ReadResourceResult, Tool};
-use crate::settings::{ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Tool};
+use crate::settings::{Export, ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::text::Text;
 
 /// A request from a page, with the id its answer will carry. Read with
-/// [`decode_client_message`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// [`decode_client_message`], which keeps the id of a request it cannot read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClientMessage {
     pub id: u64,
     pub request: Request,
 }
 
-/// What a page can ask of the worker. Decoded by hand ([`Request::from_json`]); see
-/// `json_object` for why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What a page can ask of the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// Health and identity of the worker.
     Status,
 
     // --- Settings: the worker is the only writer of the settings document. ---
-    /// The whole document (the pages may see the Gemini key: the side panel calls Gemini).
+    /// The document without header values (the pages may see the Gemini key: the side panel
+    /// calls Gemini).
     GetSettings,
     /// One read-modify-write step; answered with the document after the edit.
     EditSettings {
         edit: SettingsEdit,
+    },
+    /// The settings in the export format (made by the worker, which holds the secrets).
+    ExportSettings {
+        include_secrets: bool,
+    },
+    /// What to do about a stored document that could not be read ([`Event::SettingsProblem`]).
+    RecoverSettings {
+        action: Recovery,
     },
 
     // --- MCP servers. ---
@@ -70,80 +76,37 @@ pub enum Request {
         elicitation_id: String,
         result: ElicitResult,
     },
-    /// The person has seen the [`Event::SettingsProblem`]; stop reporting it.
-    DismissSettingsProblem,
+}
+
+/// The person's choice about settings that could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// Put the kept copy back and read it again (after updating GemiPanel, say).
+    Restore,
+    /// The kept copy, as stored, for the person to save ([`Response::Exported`]).
+    ExportKept,
+    /// Begin again with default settings; the kept copy is deleted.
+    StartFresh,
 }
 
 impl Request {
-    const TYPES: &'static [&'static str] = &[
-        "status",
-        "get_settings",
-        "edit_settings",
-        "list_servers",
-        "list_tools",
-        "call_tool",
-        "cancel_tool_call",
-        "read_resource",
-        "test_connection",
-        "answer_elicitation",
-        "dismiss_settings_problem",
-    ];
-
-    /// Reads a request from its JSON form (the one `Serialize` writes).
-    pub fn from_json(value: Value) -> Result<Request, String> {
-        let mut o = JsonObject::new(value)?;
-        let tag = o.tag("type")?;
-        Ok(match tag.as_str() {
-            "status" => Request::Status,
-            "get_settings" => Request::GetSettings,
-            "edit_settings" => {
-                let edit = SettingsEdit::from_json(o.field("edit")?)
-                    .map_err(|e| format!("in `edit`: {e}"))?;
-                Request::EditSettings { edit }
-            }
-            "list_servers" => Request::ListServers,
-            "list_tools" => Request::ListTools {
-                server_id: o.field("server_id")?,
-                refresh: o.field("refresh")?,
-            },
-            "call_tool" => Request::CallTool {
-                call_id: o.field("call_id")?,
-                server_id: o.field("server_id")?,
-                tool: o.field("tool")?,
-                arguments: o.field("arguments")?,
-            },
-            "cancel_tool_call" => Request::CancelToolCall { call_id: o.field("call_id")? },
-            "read_resource" => {
-                Request::ReadResource { server_id: o.field("server_id")?, uri: o.field("uri")? }
-            }
-            "test_connection" => Request::TestConnection {
-                draft: crate::settings::read_server_draft(o.take("draft")?)
-                    .map_err(|e| format!("in `draft`: {e}"))?,
-            },
-            "answer_elicitation" => Request::AnswerElicitation {
-                elicitation_id: o.field("elicitation_id")?,
-                result: o.field("result")?,
-            },
-            "dismiss_settings_problem" => Request::DismissSettingsProblem,
-            other => return Err(unknown_tag("request type", other, Self::TYPES)),
-        })
-    }
-
     /// Whether sending the request twice is harmless, so a page may resend it when the worker
     /// stopped before answering. Anything with side effects (a tool call, an edit) is not.
     pub fn is_retry_safe(&self) -> bool {
         match self {
             Request::Status
             | Request::GetSettings
+            | Request::ExportSettings { .. }
             | Request::ListServers
             | Request::ListTools { .. }
             | Request::ReadResource { .. }
             | Request::TestConnection { .. } => true,
             Request::EditSettings { .. }
+            | Request::RecoverSettings { .. }
             | Request::CallTool { .. }
             | Request::CancelToolCall { .. }
-            | Request::AnswerElicitation { .. }
-            | Request::DismissSettingsProblem => false,
+            | Request::AnswerElicitation { .. } => false,
         }
     }
 }
@@ -165,6 +128,12 @@ pub enum Response {
     Tools {
         server_id: ServerId,
         tools: Vec<Tool>,
+        /// Tools the server listed that could not be read, and why.
+        #[serde(default)]
+        invalid: Vec<InvalidTool>,
+    },
+    Exported {
+        export: Export,
     },
     ToolResult {
         result: CallToolResult,
@@ -177,9 +146,9 @@ pub enum Response {
     },
     /// Done; nothing to report.
     Ok,
-    /// The request could not be carried out; `message` says why in words a person can act on.
+    /// The request could not be carried out; says why in words a person can act on.
     Error {
-        message: String,
+        error: Text,
     },
 }
 
@@ -205,8 +174,13 @@ pub enum ServerStatus {
     },
     /// The server answered 401: the user has to sign in.
     NeedsSignIn,
+    /// The browser refused the connection because GemiPanel may not reach `origin` yet: the
+    /// page asks for it (`chrome.permissions.request`) when the person clicks.
+    NeedsPermission {
+        origin: String,
+    },
     Error {
-        message: String,
+        error: Text,
     },
 }
 
@@ -214,9 +188,22 @@ pub enum ServerStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum ConnectionOutcome {
-    Connected { protocol_version: String, server_name: Option<String>, tools: Vec<Tool> },
+    Connected {
+        protocol_version: String,
+        server_name: Option<String>,
+        tools: Vec<Tool>,
+        /// Listed entries that could not be read, and a note when the list was cut.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        invalid: Vec<InvalidTool>,
+    },
     NeedsSignIn,
-    Failed { message: String },
+    /// GemiPanel may not reach `origin` yet; the page asks for it in the person's click.
+    NeedsPermission {
+        origin: String,
+    },
+    Failed {
+        error: Text,
+    },
 }
 
 /// Answer to [`Request::Status`].
@@ -284,19 +271,19 @@ pub enum Event {
         prompt: ElicitationPrompt,
     },
     /// The stored settings could not be loaded. Sent when it happens and to every page that
-    /// connects until dismissed with [`Request::DismissSettingsProblem`].
+    /// connects until the person chooses a [`Recovery`]; until then the worker runs on default
+    /// settings that it does not store, and refuses edits.
     SettingsProblem {
         problem: SettingsProblem,
     },
 }
 
 /// The stored settings could not be loaded (damaged, or written by a newer version). The document
-/// was kept, untouched, under the `chrome.storage.local` key `kept_under`, and the worker went on
-/// with default settings.
+/// was kept, untouched, under the `chrome.storage.local` key `kept_under`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SettingsProblem {
     /// Says what is wrong; never contains the document's secrets.
-    pub message: String,
+    pub error: Text,
     pub kept_under: String,
     /// Milliseconds since the Unix epoch.
     pub at_ms: u64,
@@ -336,9 +323,7 @@ impl DecodeError {
     pub fn into_reply(self) -> WorkerMessage {
         WorkerMessage::Response {
             id: self.id.unwrap_or(0),
-            response: Response::Error {
-                message: format!("the worker could not read this request: {}", self.reason),
-            },
+            response: Response::Error { error: Text::new("errWorkerBadRequest").arg(&self.reason) },
         }
     }
 }
@@ -353,26 +338,14 @@ impl std::error::Error for DecodeError {}
 
 /// Reads a page's message from whatever JSON value arrived.
 pub fn decode_client_message(value: Value) -> Result<ClientMessage, DecodeError> {
+    // The id first: a page whose request cannot be read still gets an answer to it. Pages are
+    // ours: serde's own words are enough, without the path (each tracked decoder is a second
+    // copy of the message decoders in the worker).
     let id = value.get("id").and_then(Value::as_u64);
-    let Value::Object(mut fields) = value else {
-        return Err(DecodeError {
-            id,
-            reason: format!("expected an object with `id` and `request`, got {}", kind_of(&value)),
-        });
-    };
-    let Some(id) = id else {
-        let reason = match fields.get("id") {
-            None => "missing field `id`".to_owned(),
-            Some(other) => format!("`id` must be a non-negative integer, got {}", kind_of(other)),
-        };
-        return Err(DecodeError { id, reason });
-    };
-    let Some(request) = fields.remove("request") else {
-        return Err(DecodeError { id: Some(id), reason: "missing field `request`".to_owned() });
-    };
-    let request = Request::from_json(request)
-        .map_err(|e| DecodeError { id: Some(id), reason: format!("in `request`: {e}") })?;
-    Ok(ClientMessage { id, request })
+    serde_json::from_value(value).map_err(|e| DecodeError {
+        id,
+        reason: format!("a page's message: {}", crate::decode::without_strings(&e.to_string())),
+    })
 }
 
 #[cfg(test)]
@@ -452,7 +425,8 @@ mod tests {
                 elicitation_id: "e1".into(),
                 result: ElicitResult::accept(json!({"name": "x"}).as_object().unwrap().clone()),
             },
-            Request::DismissSettingsProblem,
+            Request::ExportSettings { include_secrets: false },
+            Request::RecoverSettings { action: Recovery::StartFresh },
         ];
         let mut tags = std::collections::BTreeSet::new();
         for (n, request) in requests.into_iter().enumerate() {
@@ -461,7 +435,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        assert_eq!(tags.len(), Request::TYPES.len(), "every variant is covered: {tags:?}");
+        // Twelve variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 12, "every variant is covered: {tags:?}");
     }
 
     #[test]
@@ -471,7 +446,7 @@ mod tests {
         }}))
         .unwrap_err();
         assert!(
-            err.reason.starts_with("in `request`: in `edit`: in `trust`: invalid type"),
+            err.reason == "a page's message: invalid type: string \"…\", expected a boolean",
             "{}",
             err.reason
         );
@@ -489,14 +464,14 @@ mod tests {
     #[test]
     fn malformed_envelopes_say_what_is_wrong() {
         let cases = [
-            (json!("status"), "got a string"),
-            (json!(null), "got null"),
+            (json!("status"), "invalid type: string \"…\", expected struct ClientMessage"),
+            (json!(null), "invalid type: null"),
             (json!({"request": {"type": "status"}}), "missing field `id`"),
-            (json!({"id": -1, "request": {"type": "status"}}), "non-negative integer"),
-            (json!({"id": "1", "request": {"type": "status"}}), "got a string"),
+            (json!({"id": -1, "request": {"type": "status"}}), "invalid value: integer `-1`"),
+            (json!({"id": "1", "request": {"type": "status"}}), "invalid type: string"),
             (json!({"id": 1}), "missing field `request`"),
             (json!({"id": 1, "request": {}}), "missing field `type`"),
-            (json!({"id": 1, "request": 5}), "in `request`"),
+            (json!({"id": 1, "request": 5}), "invalid type: integer `5`"),
         ];
         for (input, expected) in cases {
             let err = decode_client_message(input.clone()).unwrap_err();
@@ -508,8 +483,8 @@ mod tests {
     fn a_decode_error_becomes_an_error_reply_to_the_same_id() {
         let err = decode_client_message(json!({"id": 4, "request": {"type": "nope"}})).unwrap_err();
         match err.into_reply() {
-            WorkerMessage::Response { id: 4, response: Response::Error { message } } => {
-                assert!(message.contains("nope"), "{message}");
+            WorkerMessage::Response { id: 4, response: Response::Error { error } } => {
+                assert!(error.to_string().contains("nope"), "{error}");
             }
             other => panic!("unexpected reply {other:?}"),
         }

@@ -17,22 +17,20 @@ mod import;
 mod jsonc;
 mod load;
 mod migrate;
-mod read;
 mod secret;
 mod validate;
 
 pub use document::{
-    same_name, CachedTools, GeminiSettings, Headers, Server, ServerId, Settings, ToolNames,
+    same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, ToolNames,
     CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
 };
-pub use edit::{apply, EditError, ServerDraft, SettingsEdit};
-pub use export::{export, ExportOptions, EXPORT_FORMAT};
+pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit};
+pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};
 pub use import::{
     preview_import, ImportError, ImportPreview, ImportSource, Skipped, MAX_IMPORT_BYTES,
 };
 pub use jsonc::strip_comments;
 pub use load::{load, LoadError, LoadFailure, Loaded};
 pub use migrate::{migrate, version_of, MigrationError};
-pub use read::{server_draft as read_server_draft, settings_problem as read_settings_problem};
 pub use secret::Secret;
 pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};

@@ -1,21 +1,21 @@
 //! Exposing MCP tools to Gemini: which tools, under which function names, with which schema,
 //! and routing a function call back to (server, tool).
 //!
-//! Input is a small local [`ToolDescriptor`], so this module does not depend on the MCP client;
-//! [`ToolDescriptor::from_mcp`] reads one from a `tools/list` entry.
+//! Input is a small local [`ToolDescriptor`]; [`ToolDescriptor::from_mcp`] makes one from a
+//! `tools/list` entry.
 
+pub mod budget;
 pub mod naming;
 pub mod schema;
+
+use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
 use serde_json::Value;
 
 use crate::gemini::FunctionDeclaration;
-
-/// The MCP Apps visibility values (`_meta.ui.visibility`).
-pub const VISIBILITY_MODEL: &str = "model";
-pub const VISIBILITY_APP: &str = "app";
+use crate::mcp::{Tool, Visibility};
 
 /// One MCP tool of one server.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,43 +24,31 @@ pub struct ToolDescriptor {
     /// Shown to people and used in the function name.
     pub server_name: String,
     pub name: String,
+    /// `title`, else `annotations.title`: words the tool is found by.
+    pub title: Option<String>,
     pub description: String,
     pub input_schema: Value,
-    /// `_meta.ui.visibility`; empty means the default, visible to both model and app.
-    pub visibility: Vec<String>,
+    /// `_meta.ui.visibility` of the MCP Apps extension, as the specification reads it.
+    pub visible_to_model: bool,
+    pub visible_to_app: bool,
 }
 
 impl ToolDescriptor {
-    /// Reads an entry of `tools/list` (`name`, `description`, `inputSchema`, `_meta.ui`).
-    /// `None` when it has no name.
-    pub fn from_mcp(server_id: &str, server_name: &str, tool: &Value) -> Option<Self> {
-        let name = tool.get("name")?.as_str()?.to_owned();
-        let description =
-            tool.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let input_schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
-        let visibility = tool
-            .pointer("/_meta/ui/visibility")
-            .and_then(Value::as_array)
-            .map(|v| v.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default();
-        Some(Self {
+    /// Reads an entry of `tools/list`.
+    pub fn from_mcp(server_id: &str, server_name: &str, tool: &Tool) -> Self {
+        Self {
             server_id: server_id.into(),
             server_name: server_name.into(),
-            name,
-            description,
-            input_schema,
-            visibility,
-        })
-    }
-
-    /// False for app-only tools (`visibility: ["app"]`): the model never sees them.
-    pub fn visible_to_model(&self) -> bool {
-        self.visibility.is_empty() || self.visibility.iter().any(|v| v == VISIBILITY_MODEL)
-    }
-
-    /// Whether an MCP App of the same server may call this tool.
-    pub fn visible_to_app(&self) -> bool {
-        self.visibility.is_empty() || self.visibility.iter().any(|v| v == VISIBILITY_APP)
+            name: tool.name.clone(),
+            title: tool
+                .title
+                .clone()
+                .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone())),
+            description: tool.description.clone().unwrap_or_default(),
+            input_schema: tool.input_schema.clone(),
+            visible_to_model: tool.is_visible_to(Visibility::Model),
+            visible_to_app: tool.is_visible_to(Visibility::App),
+        }
     }
 }
 
@@ -91,6 +79,7 @@ pub struct ToolRoute {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExposedTool {
     pub route: ToolRoute,
+    pub title: Option<String>,
     pub declaration: FunctionDeclaration,
 }
 
@@ -108,7 +97,7 @@ impl ExposedTools {
     pub fn build(tools: &[ToolDescriptor], filters: &IndexMap<String, ToolFilter>) -> Self {
         let selected: Vec<&ToolDescriptor> = tools
             .iter()
-            .filter(|t| t.visible_to_model())
+            .filter(|t| t.visible_to_model)
             .filter(|t| filters.get(&t.server_id).is_none_or(|f| f.allows(&t.name)))
             .collect();
         let mut groups: IndexMap<String, Vec<&ToolDescriptor>> = IndexMap::new();
@@ -133,6 +122,7 @@ impl ExposedTools {
                         server_id: tool.server_id.clone(),
                         tool_name: tool.name.clone(),
                     },
+                    title: tool.title.clone(),
                     declaration: FunctionDeclaration {
                         name,
                         description: tool.description.clone(),
@@ -160,6 +150,11 @@ impl ExposedTools {
     /// The `functionDeclarations` to send.
     pub fn declarations(&self) -> Vec<FunctionDeclaration> {
         self.by_name.values().map(|t| t.declaration.clone()).collect()
+    }
+
+    /// Titles by function name, for ranking (`ChatConfig::titles`).
+    pub fn titles(&self) -> BTreeMap<String, String> {
+        self.by_name.iter().filter_map(|(name, t)| Some((name.clone(), t.title.clone()?))).collect()
     }
 
     /// Routes a function name from the model back to its server and tool.

@@ -19,6 +19,7 @@
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+use crate::text::Text;
 use crate::web_url::{self, Host, WebUrl};
 
 /// Where a URL came from, which decides what it may point at.
@@ -48,6 +49,75 @@ pub enum HostClass {
     Unroutable,
 }
 
+/// The host permissions `manifest.json` grants at install (a tidy test keeps the two equal):
+/// the usual names of this computer over http. Every other URL the policy accepts needs a
+/// permission requested in the person's click ([`host_permission`]).
+pub const MANIFEST_HOST_PERMISSIONS: [&str; 3] =
+    ["http://127.0.0.1/*", "http://localhost/*", "http://[::1]/*"];
+
+/// The `chrome.permissions` origin pattern to request before GemiPanel may fetch `url`, or
+/// `None` when the manifest already grants it (or the URL is not one at all). Patterns carry no
+/// port: they match every port of the host.
+pub fn host_permission(url: &str) -> Option<String> {
+    let parsed = web_url::parse(url.trim())?;
+    let host = parsed.host_str()?;
+    let pattern = format!("{}://{host}/*", parsed.scheme);
+    (!MANIFEST_HOST_PERMISSIONS.contains(&pattern.as_str())).then_some(pattern)
+}
+
+/// A link a server asks the person to open (URL-mode elicitation), checked: only https, or http
+/// to this computer. What to show before the person agrees: the host as the browser will reach
+/// it, and, for an internationalised name, the same name in its own script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub href: String,
+    /// `xn--pple-43d.com:8443`: the name as the browser resolves it, with the port.
+    pub host: String,
+    /// `аpple.com:8443` when the name has `xn--` labels: what it looks like.
+    pub host_unicode: Option<String>,
+}
+
+/// Checks a link before it is offered to the person. Anything but https (or http to this
+/// computer) is refused: `javascript:`, `data:`, `file:`, other extensions' pages, custom
+/// protocol handlers.
+pub fn link(input: &str) -> Result<Link, Text> {
+    let url = web_url::parse(input.trim()).ok_or_else(|| Text::new("errLinkInvalid"))?;
+    let host = url.host().ok_or_else(|| Text::new("errLinkScheme").arg(&url.scheme))?;
+    let allowed = match url.scheme.as_str() {
+        "https" => true,
+        "http" => classify_host(&host) == HostClass::Loopback,
+        _ => false,
+    };
+    if !allowed {
+        return Err(Text::new("errLinkScheme").arg(&url.scheme));
+    }
+    let port = url.port.map(|p| format!(":{p}")).unwrap_or_default();
+    let name = url.hostname.clone();
+    let unicode = name
+        .split('.')
+        .any(|label| label.starts_with("xn--"))
+        .then(|| unicode_name(&name))
+        .flatten()
+        .filter(|u| *u != name);
+    Ok(Link {
+        href: url.as_str().to_owned(),
+        host: format!("{name}{port}"),
+        host_unicode: unicode.map(|u| format!("{u}{port}")),
+    })
+}
+
+/// A host name with its `xn--` labels decoded (punycode, RFC 3492).
+fn unicode_name(ascii: &str) -> Option<String> {
+    let labels: Option<Vec<String>> = ascii
+        .split('.')
+        .map(|label| match label.strip_prefix("xn--") {
+            Some(encoded) => idna::punycode::decode_to_string(encoded),
+            None => Some(label.to_owned()),
+        })
+        .collect();
+    labels.map(|l| l.join("."))
+}
+
 /// Why a URL was refused. `Display` is a sentence to show next to the URL field; it names the
 /// host but never the whole URL, whose user info or query may carry secrets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +127,9 @@ pub struct UrlRefusal {
 }
 
 /// The reason behind a [`UrlRefusal`], for code that reacts to it (e.g. highlights the tick box).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Serialisable because OAuth errors carry it to the pages, which word it themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RefusalKind {
     /// Not a URL at all.
     Unparsable,
@@ -93,36 +165,33 @@ impl UrlRefusal {
     }
 }
 
+impl UrlRefusal {
+    /// Why, in words for a person (see `core::text`).
+    pub fn text(&self) -> Text {
+        let key = match self.kind {
+            RefusalKind::Unparsable => "errUrlUnparsable",
+            RefusalKind::Scheme => "errUrlScheme",
+            RefusalKind::UserInfo => "errUrlUserInfo",
+            RefusalKind::Fragment => "errUrlFragment",
+            RefusalKind::NoHost => "errUrlNoHost",
+            RefusalKind::Insecure => "errUrlInsecure",
+            RefusalKind::NeedsLocalNetwork => "errUrlNeedsLocalNetwork",
+            RefusalKind::NotPublic => "errUrlNotPublic",
+            RefusalKind::Metadata => "errUrlMetadata",
+            RefusalKind::Unroutable => "errUrlUnroutable",
+        };
+        let text = Text::new(key);
+        if self.detail.is_empty() {
+            text
+        } else {
+            text.arg(&self.detail)
+        }
+    }
+}
+
 impl fmt::Display for UrlRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let host = &self.detail;
-        match self.kind {
-            RefusalKind::Unparsable => write!(f, "this is not a valid URL"),
-            RefusalKind::Scheme => write!(f, "only http and https URLs can be used"),
-            RefusalKind::UserInfo => write!(
-                f,
-                "the URL contains a user name or password; remove it and put credentials in a header"
-            ),
-            RefusalKind::Fragment => write!(f, "the URL must not contain a #fragment"),
-            RefusalKind::NoHost => write!(f, "the URL has no host name"),
-            RefusalKind::Insecure => {
-                write!(f, "http is only allowed for loopback addresses; use https")
-            }
-            RefusalKind::NeedsLocalNetwork => write!(
-                f,
-                "{host} is a private network address: tick “local network server” to allow it"
-            ),
-            RefusalKind::NotPublic => write!(
-                f,
-                "the server pointed to {host}, which is not a public address; addresses a server \
-                 gives us must be public"
-            ),
-            RefusalKind::Metadata => write!(
-                f,
-                "{host} is a cloud metadata service, which is never contacted"
-            ),
-            RefusalKind::Unroutable => write!(f, "{host} is not an address a server can have"),
-        }
+        self.text().fmt(f)
     }
 }
 

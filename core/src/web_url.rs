@@ -1,9 +1,9 @@
 //! URLs as the WHATWG URL standard parses them, and the only place core parses URLs.
 //!
-//! In wasm the browser's own parser does it (`new URL()`): the `url` crate and its IDNA code cost
-//! about 10 KB gzip in every wasm module, while the browser ships a parser anyway. Natively the
-//! `url` crate does it, which implements the same standard, so core's rules are tested natively
-//! and `tests/web_url.rs` checks that both parsers agree on the cases the rules depend on.
+//! In wasm the browser's own parser does it (`new URL()`): the one `fetch` will use for the same
+//! string, so the URL policy judges exactly the address the browser will connect to (and the
+//! `url` crate's IDNA tables stay out of every module). Natively the `url` crate does it, which
+//! implements the same standard; `tests/web_url.rs` runs one table of cases against both.
 //!
 //! Internationalised host names come out in their punycode (`xn--`) form from both parsers.
 
@@ -59,6 +59,14 @@ impl WebUrl {
         Some(name.parse().map_or(Host::Domain(name), Host::Ipv4))
     }
 
+    /// `scheme://host[:port]`: two URLs of one origin may share credentials.
+    pub fn origin(&self) -> String {
+        match self.port {
+            Some(port) => format!("{}://{}:{port}", self.scheme, self.hostname),
+            None => format!("{}://{}", self.scheme, self.hostname),
+        }
+    }
+
     /// The URL without user info, query and fragment, for messages (those parts can hold secrets).
     pub fn without_secrets(&self) -> String {
         let mut out = format!("{}:", self.scheme);
@@ -109,21 +117,6 @@ pub fn join(base: &str, relative: &str) -> Option<WebUrl> {
 fn standard_host(url: &WebUrl) -> bool {
     const SPECIAL: [&str; 6] = ["http", "https", "ws", "wss", "ftp", "file"];
     !(SPECIAL.contains(&url.scheme.as_str()) && url.hostname.contains('%'))
-}
-
-/// Encodes a query value as `application/x-www-form-urlencoded` (what `URLSearchParams` does).
-pub fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        match byte {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
-                out.push(byte as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    out
 }
 
 /// The part of a serialised URL after its first `delimiter`, `None` without one. `?` and `#`
@@ -190,12 +183,6 @@ mod platform {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn form_encoding_matches_url_search_params() {
-        assert_eq!(form_encode("a b&c=d/é~*-._"), "a+b%26c%3Dd%2F%C3%A9%7E*-._");
-        assert_eq!(form_encode(""), "");
-    }
 
     #[test]
     fn query_and_fragment_are_read_from_the_serialised_url() {

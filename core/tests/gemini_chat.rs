@@ -137,15 +137,15 @@ fn parallel_calls_round_trip_with_ids_signatures_and_results_in_call_order() {
     chat.handle_tool_result(&calls[2].call_id, ToolOutcome::Error("boom".into()));
     chat.handle_tool_result(
         &calls[1].call_id,
-        ToolOutcome::Mcp(json!({"content": [
+        ToolOutcome::Mcp(mcp(json!({"content": [
             {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
-        ]})),
+        ]}))),
     );
     assert!(chat.poll_action().is_none());
     chat.handle_tool_result(
         &calls[0].call_id,
-        ToolOutcome::Mcp(json!({"content": [{"type": "text", "text": "{\"a\":1}"}],
-                                "structuredContent": {"a": 1}})),
+        ToolOutcome::Mcp(mcp(json!({"content": [{"type": "text", "text": "{\"a\":1}"}],
+                                "structuredContent": {"a": 1}}))),
     );
     // A duplicate or unknown result changes nothing.
     chat.handle_tool_result(&calls[0].call_id, ToolOutcome::Output(json!("late")));
@@ -194,9 +194,9 @@ fn is_error_results_go_back_as_errors() {
     assert!(calls[0].args.is_empty(), "null args become an empty object");
     chat.handle_tool_result(
         &calls[0].call_id,
-        ToolOutcome::Mcp(
+        ToolOutcome::Mcp(mcp(
             json!({"isError": true, "content": [{"type": "text", "text": "no such file"}]}),
-        ),
+        )),
     );
     let body = serde_json::to_value(&next_request(&mut chat).body).unwrap();
     assert_eq!(
@@ -492,4 +492,8 @@ fn blocked_prompt_is_an_error_without_retry() {
     stream(&mut chat, &request, &[r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#.to_owned()]);
     assert_eq!(chat.poll_action(), None);
     assert!(events(&mut chat).iter().any(|e| matches!(e, ChatEvent::Error(e) if e.is_blocked())));
+}
+
+fn mcp(result: serde_json::Value) -> gemipanel_core::mcp::CallToolResult {
+    serde_json::from_value(result).expect("a CallToolResult")
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use gemipanel_core::gemini::{parse_proto_duration, Error, RetryPolicy};
+use gemipanel_core::tools::budget::Refusal;
 use serde_json::Value;
 
 fn data_dir() -> PathBuf {
@@ -33,6 +34,13 @@ fn recorded_error_bodies_answer_the_predicates() {
             case["retry_after_ms"].as_u64().map(Duration::from_millis),
             "{file}: retry_after"
         );
+        let refusal = error.tool_refusal().map(|r| match r {
+            Refusal::TooManyDeclarations => "TooManyDeclarations".to_owned(),
+            Refusal::TooManyStates => "TooManyStates".to_owned(),
+            Refusal::TooDeep { function: None } => "TooDeep".to_owned(),
+            Refusal::TooDeep { function: Some(f) } => format!("TooDeep {f}"),
+        });
+        assert_eq!(refusal.as_deref(), case["refusal"].as_str(), "{file}: tool_refusal");
         if let Some(display) = case["display"].as_str() {
             assert_eq!(error.to_string(), display, "{file}: Display");
         }
@@ -81,7 +89,7 @@ fn backoff_honours_retry_delay_then_doubles_with_a_cap() {
         ]
     );
     let capped = RetryPolicy { max_retries: 20, ..policy };
-    assert_eq!(capped.delay(&server, 20), Some(capped.max_delay));
+    assert_eq!(capped.delay(&server, 20), Some(capped.backoff.max));
 
     for not_retryable in [
         load("api_key_invalid.json", 400),

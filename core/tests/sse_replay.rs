@@ -110,6 +110,9 @@ fn tool_meta_from_a_recorded_reply() {
     let page: gemipanel_core::mcp::ListToolsResult =
         serde_json::from_value(response.outcome.expect("result")).expect("tools");
     assert_eq!(page.next_cursor.as_deref(), Some("2"));
-    assert_eq!(page.tools[0].ui_resource_uri(), Some("ui://echo/app.html"));
-    assert_eq!(page.tools[0].visibility(), vec![gemipanel_core::mcp::Visibility::App]);
+    let (tools, invalid) = page.split();
+    assert!(invalid.is_empty(), "{invalid:?}");
+    assert_eq!(tools[0].ui_resource_uri(), Some("ui://echo/app.html"));
+    use gemipanel_core::mcp::Visibility;
+    assert!(tools[0].is_visible_to(Visibility::App) && !tools[0].is_visible_to(Visibility::Model));
 }

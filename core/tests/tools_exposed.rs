@@ -2,6 +2,7 @@
 
 use indexmap::IndexMap;
 
+use gemipanel_core::mcp::Tool;
 use gemipanel_core::tools::naming::{function_name, sanitize_segment, MAX_NAME_LEN};
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
 use serde_json::json;
@@ -11,9 +12,11 @@ fn tool(server_id: &str, server_name: &str, name: &str) -> ToolDescriptor {
         server_id: server_id.into(),
         server_name: server_name.into(),
         name: name.into(),
+        title: None,
         description: format!("{name} of {server_name}"),
         input_schema: json!({"type": "object"}),
-        visibility: Vec::new(),
+        visible_to_model: true,
+        visible_to_app: true,
     }
 }
 
@@ -79,11 +82,10 @@ fn colliding_names_are_disambiguated_independently_of_order() {
 #[test]
 fn filters_and_visibility() {
     let mut app_only = tool("s1", "Apps", "refresh");
-    app_only.visibility = vec!["app".into()];
-    let mut both = tool("s1", "Apps", "show");
-    both.visibility = vec!["model".into(), "app".into()];
+    app_only.visible_to_model = false;
+    let both = tool("s1", "Apps", "show");
     let mut model_only = tool("s1", "Apps", "think");
-    model_only.visibility = vec!["model".into()];
+    model_only.visible_to_app = false;
     let tools = vec![
         app_only.clone(),
         both.clone(),
@@ -93,9 +95,6 @@ fn filters_and_visibility() {
         tool("s2", "Files", "delete"),
         tool("s3", "Open", "any"),
     ];
-    assert!(!app_only.visible_to_model() && app_only.visible_to_app());
-    assert!(both.visible_to_model() && both.visible_to_app());
-    assert!(model_only.visible_to_model() && !model_only.visible_to_app());
 
     let mut filters = IndexMap::new();
     filters.insert(
@@ -123,16 +122,19 @@ fn descriptors_from_tools_list_entries() {
         "inputSchema": {"type": "object", "properties": {}},
         "_meta": {"ui": {"visibility": ["app"], "resourceUri": "ui://x"}}
     });
-    let d = ToolDescriptor::from_mcp("id", "Everything", &entry).unwrap();
+    let read = |entry: serde_json::Value| serde_json::from_value::<Tool>(entry).unwrap();
+    let d = ToolDescriptor::from_mcp("id", "Everything", &read(entry));
     assert_eq!(d.name, "get-tiny-image");
-    assert_eq!(d.visibility, ["app"]);
-    assert!(!d.visible_to_model());
-    assert!(ToolDescriptor::from_mcp("id", "x", &json!({"description": "no name"})).is_none());
-    let bare = ToolDescriptor::from_mcp("id", "x", &json!({"name": "t"})).unwrap();
-    assert!(bare.visible_to_model());
+    assert!(!d.visible_to_model && d.visible_to_app);
+    let bare = ToolDescriptor::from_mcp("id", "x", &read(json!({"name": "t"})));
+    assert!(bare.visible_to_model && bare.visible_to_app);
+    // An empty list: nobody (the MCP Apps specification's default applies only when absent).
+    let hidden = read(json!({"name": "h", "_meta": {"ui": {"visibility": []}}}));
+    let hidden = ToolDescriptor::from_mcp("id", "x", &hidden);
+    assert!(!hidden.visible_to_model && !hidden.visible_to_app);
 
     let exposed = ExposedTools::build(&[bare], &IndexMap::new());
     let decl = &exposed.declarations()[0];
-    assert_eq!(decl.parameters_json_schema, Some(json!({"type": "object", "properties": {}})));
+    assert_eq!(decl.parameters_json_schema, Some(json!({"type": "object"})));
     assert_eq!(decl.parameters, None);
 }

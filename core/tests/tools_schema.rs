@@ -112,6 +112,95 @@ fn exponential_ref_graphs_are_bounded() {
     let _ = to_openapi_subset(&schema);
 }
 
+/// Every JSON Schema type but `null`, as a server may list them all.
+fn all_types() -> Value {
+    json!(["string", "number", "integer", "boolean", "object", "array", "null"])
+}
+
+/// `levels` nested schemas of every type, alternately through `items` and `properties`.
+fn nested_type_arrays(levels: usize) -> Value {
+    let mut schema = json!({"type": "string"});
+    for level in 0..levels {
+        let mut map = serde_json::Map::new();
+        map.insert("type".into(), all_types());
+        if level % 2 == 0 {
+            map.insert("items".into(), schema);
+        } else {
+            map.insert("properties".into(), json!({ "p": schema }));
+        }
+        schema = Value::Object(map);
+    }
+    schema
+}
+
+#[test]
+fn type_arrays_do_not_multiply_the_output() {
+    // Each level used to copy everything below it into a variant per type: 600 bytes of input
+    // came out as hundreds of megabytes. Checked level by level so that a regression fails fast.
+    for levels in 1..=48 {
+        let input = json!({"type": "object", "properties": {"x": nested_type_arrays(levels)}});
+        let input_len = input.to_string().len();
+        let openapi = to_openapi_subset(&input).to_string().len();
+        let json_schema = parameters_json_schema(&input).to_string().len();
+        assert!(openapi <= 4 * input_len, "{levels} levels: {input_len} bytes in, {openapi} out");
+        assert!(json_schema <= 2 * input_len, "{levels} levels: {json_schema} out");
+        if levels == 7 {
+            assert!(input_len <= 700, "the size reported in issue 11: {input_len}");
+        }
+    }
+}
+
+#[test]
+fn a_type_array_gives_one_variant_per_type_with_its_own_keywords() {
+    let input = json!({
+        "type": ["object", "array", "string", "string", "frobnicate", "null"],
+        "description": "either",
+        "properties": {"a": {"type": "string"}},
+        "required": ["a"],
+        "items": {"type": "integer"},
+        "maxLength": 3,
+    });
+    let expected = json!({
+        "description": "either",
+        "nullable": true,
+        "anyOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+             "maxLength": 3},
+            {"type": "array", "items": {"type": "integer"}, "maxLength": 3},
+            {"type": "string", "maxLength": 3},
+        ],
+    });
+    assert_eq!(
+        to_openapi_subset(&json!({"properties": {"v": input}}))["properties"]["v"],
+        expected
+    );
+}
+
+#[test]
+fn repeated_refs_to_big_data_stay_linear() {
+    // One definition carrying 40 kB of enum, referred to by 1,000 properties: inlining every
+    // ref would write it 1,000 times (40 MB).
+    let values: Vec<String> = (0..4_000).map(|i| format!("value{i:04}")).collect();
+    let mut properties = serde_json::Map::new();
+    for i in 0..1_000 {
+        properties.insert(format!("p{i}"), json!({"$ref": "#/$defs/Big"}));
+    }
+    let input = json!({
+        "type": "object",
+        "properties": properties,
+        "$defs": {"Big": {"type": "string", "enum": values}},
+    });
+    let input_len = input.to_string().len();
+    let inlined = inline_refs(&input);
+    let inlined_len = inlined.to_string().len();
+    assert!(inlined_len <= 20 * input_len + 300_000, "{input_len} in, {inlined_len} out");
+    // What fits keeps the data; what does not is an open object, never a dangling ref.
+    assert_eq!(inlined["properties"]["p0"]["enum"][3_999], "value3999");
+    assert!(!inlined.to_string().contains("$ref"));
+    let openapi_len = to_openapi_subset(&input).to_string().len();
+    assert!(openapi_len <= 20 * input_len + 300_000, "{openapi_len} out");
+}
+
 #[test]
 fn deep_nesting_is_cut() {
     // serde_json builds and drops values recursively, so the test itself needs a big stack; the

@@ -220,3 +220,29 @@ fn refusals_read_as_sentences_that_name_the_host_but_not_the_secret() {
     assert!(check("https://192.168.1.5/", USER).unwrap_err().needs_local_network());
     assert!(!check("http://192.168.1.5/", LAN).unwrap_err().needs_local_network());
 }
+
+#[test]
+fn links_a_server_asks_to_open_are_https_or_local_and_show_both_forms_of_a_name() {
+    use gemipanel_core::url_policy::link;
+    let ok = link("https://EXAMPLE.com:8443/login?x=1").unwrap();
+    assert_eq!((ok.host.as_str(), ok.host_unicode.as_deref()), ("example.com:8443", None));
+    assert_eq!(ok.href, "https://example.com:8443/login?x=1");
+    // A Cyrillic "а": the browser reaches xn--pple-43d.com; the person also sees how it looks.
+    let idn = link("https://\u{430}pple.com/").unwrap();
+    assert_eq!(idn.host, "xn--pple-43d.com");
+    assert_eq!(idn.host_unicode.as_deref(), Some("\u{430}pple.com"));
+    assert!(link("http://127.0.0.1:9/cb").is_ok());
+    assert!(link("http://localhost/cb").is_ok());
+    for refused in [
+        "http://example.com/",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "file:///etc/passwd",
+        "chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html",
+        "ms-officecmd:open",
+        "not a url",
+    ] {
+        let error = link(refused).expect_err(refused);
+        assert!(error.key.starts_with("errLink"), "{refused}: {error}");
+    }
+}

@@ -1,6 +1,6 @@
 //! The URL parser core relies on, as a table of inputs and the parts they must give. The same
-//! table runs natively (the `url` crate) and in Chromium (`new URL()`, through
-//! `cargo xtask test wasm`), so both parsers are held to one answer. `url_policy`'s rules build
+//! table runs natively and in Chromium (`cargo xtask test wasm`), so the parser is held to one
+//! answer on both. `url_policy`'s rules build
 //! on these parts: a row that changes here changes what a server URL may point at.
 
 use gemipanel_core::web_url::{self, Host, WebUrl};

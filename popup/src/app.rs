@@ -8,6 +8,7 @@ use crate::components::gemini_card::GeminiCard;
 use crate::components::import_export::ImportExport;
 use crate::components::server_form::ServerFormView;
 use crate::components::server_list::ServerList;
+use crate::components::settings_problem::SettingsProblemBanner;
 use crate::effects::{self, Dispatch};
 use crate::form::host_permission;
 use crate::hooks::{use_shortcut, use_window_id, use_worker};
@@ -99,12 +100,8 @@ pub fn App() -> Html {
             <TopBar />
             <main class="content">
                 if let Some(problem) = &state.settings_problem {
-                    <div class="banner error" role="alert" data-testid="settings-problem">
-                        <p>{ message("popupSettingsProblem", &[&problem.message, &problem.kept_under]) }</p>
-                        <button type="button" class="secondary"
-                            onclick={{ let d = dispatch.clone(); Callback::from(move |_: MouseEvent| effects::dismiss_settings_problem(d.clone())) }}>
-                            { message("popupDismiss", &[]) }</button>
-                    </div>
+                    <SettingsProblemBanner problem={problem.clone()} recovery={state.recovery.clone()}
+                        on_recover={{ let d = dispatch.clone(); Callback::from(move |action| effects::recover(d.clone(), action)) }} />
                 }
                 if let Some(error) = &state.settings_error {
                     <p class="banner error" role="alert">{ message("popupSettingsUnavailable", &[error]) }</p>
@@ -118,13 +115,14 @@ pub fn App() -> Html {
                     form_open={state.form.is_some()}
                     on_add={act(|| Action::AddServer)} on_edit={with(Action::EditServer)}
                     on_remove={with(Action::AskRemove)} on_confirm={on_remove_confirmed}
-                    on_cancel={act(|| Action::CancelRemove)}>
+                    on_cancel={act(|| Action::CancelRemove)}
+                    on_allow={{ let d = dispatch.clone(); Callback::from(move |origin| effects::allow_origin(d.clone(), origin)) }}>
                     { server_form.unwrap_or_default() }
                 </ServerList>
                 <ImportExport import={state.import.clone()} include_secrets={state.include_secrets}
                     export_error={state.export_error.clone()} on_file={on_file} on_paste={on_paste}
                     on_apply={on_apply_import} on_cancel={act(|| Action::ImportCancel)}
-                    on_export={on_export}
+                    on_export={on_export} export_shortened={state.export_shortened.clone()}
                     on_include_secrets={dispatch_with(&dispatch, Action::IncludeSecrets)} />
             </main>
             <StatusBar worker={state.worker.clone()} on_refresh={act(|| Action::RefreshStatus)} />
@@ -149,7 +147,10 @@ fn save_server_callback(dispatch: Dispatch, state: &State) -> Callback<()> {
         };
         match form.save_edit(settings, id) {
             Ok(edit) => effects::save_server(dispatch.clone(), edit, host_permission(&form.url)),
-            Err((field, message)) => dispatch.dispatch(Action::FormSaveFailed(field, message)),
+            Err((field, message)) => {
+                let message = message.as_ref().map(chrome::word).unwrap_or_default();
+                dispatch.dispatch(Action::FormSaveFailed(field, message))
+            }
         }
     })
 }

@@ -6,10 +6,8 @@
 use gemipanel_browser::chrome;
 use gemipanel_browser::gemini_models::list_models;
 use gemipanel_browser::messaging::request_once;
-use gemipanel_core::messages::{Request, Response};
-use gemipanel_core::settings::{
-    self, ExportOptions, Secret, ServerDraft, ServerId, Settings, SettingsEdit,
-};
+use gemipanel_core::messages::{Recovery, Request, Response};
+use gemipanel_core::settings::{self, Secret, ServerDraft, ServerId, Settings, SettingsEdit};
 use wasm_bindgen_futures::spawn_local;
 use yew::UseReducerDispatcher;
 
@@ -19,7 +17,7 @@ pub type Dispatch = UseReducerDispatcher<State>;
 
 async fn ask(request: Request) -> Result<Response, String> {
     match request_once(request).await {
-        Ok(Response::Error { message }) => Err(message),
+        Ok(Response::Error { error }) => Err(chrome::word(&error)),
         Ok(response) => Ok(response),
         Err(err) => Err(err.to_string()),
     }
@@ -106,9 +104,17 @@ pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model:
     });
 }
 
+/// Tests the form's server. Like saving, it first asks for the host permission the address
+/// needs, inside this click.
 pub fn test_connection(dispatch: Dispatch, draft: ServerDraft) {
     dispatch.dispatch(Action::TestStarted);
+    let asked = crate::form::host_permission(&draft.url).map(|o| chrome::request_origins(&[o]));
     spawn_local(async move {
+        if let Some(asked) = asked {
+            if let Err(message) = permission_outcome(asked.await) {
+                return dispatch.dispatch(Action::TestFailed(message));
+            }
+        }
         dispatch.dispatch(match ask(Request::TestConnection { draft }).await {
             Ok(Response::ConnectionTest { outcome }) => Action::TestFinished(outcome),
             Ok(other) => Action::TestFailed(unexpected(&other)),
@@ -130,22 +136,35 @@ pub fn save_server(dispatch: Dispatch, change: SettingsEdit, permission: Option<
     let asked = permission.map(|origin| chrome::request_origins(&[origin]));
     spawn_local(async move {
         if let Some(asked) = asked {
-            match asked.await {
-                Ok(true) => {}
-                Ok(false) => {
-                    let message = chrome::message("popupPermissionDenied", &[]);
-                    return dispatch.dispatch(Action::FormSaveFailed(None, message));
-                }
-                Err(err) => {
-                    let message = chrome::message("popupPermissionFailed", &[err.message()]);
-                    return dispatch.dispatch(Action::FormSaveFailed(None, message));
-                }
+            if let Err(message) = permission_outcome(asked.await) {
+                return dispatch.dispatch(Action::FormSaveFailed(None, message));
             }
         }
         dispatch.dispatch(match edit(change).await {
             Ok(settings) => Action::FormSaved(settings),
             Err(message) => Action::FormSaveFailed(None, message),
         });
+    });
+}
+
+/// What a permission prompt's answer means for the action that asked.
+fn permission_outcome(answer: Result<bool, gemipanel_browser::BrowserError>) -> Result<(), String> {
+    match answer {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(chrome::message("popupPermissionDenied", &[])),
+        Err(err) => Err(chrome::message("popupPermissionFailed", &[err.message()])),
+    }
+}
+
+/// Asks for access to `origin` (a server whose connection the browser refused), inside this
+/// click, then lists the servers again so they connect.
+pub fn allow_origin(dispatch: Dispatch, origin: String) {
+    let asked = chrome::request_origins(&[format!("{}/*", origin.trim_end_matches('/'))]);
+    spawn_local(async move {
+        match permission_outcome(asked.await) {
+            Ok(()) => dispatch.dispatch(Action::PermissionGranted),
+            Err(message) => dispatch.dispatch(Action::ServersFailed(message)),
+        }
     });
 }
 
@@ -172,7 +191,8 @@ pub fn preview_import(dispatch: Dispatch, text: String) {
         let preview = async {
             let settings = current_settings().await?;
             let seed = chrome::random_bytes::<16>().map_err(|err| err.to_string())?;
-            settings::preview_import(&text, &settings, seed).map_err(|err| err.to_string())
+            settings::preview_import(&text, &settings, seed)
+                .map_err(|err| chrome::word(&err.text()))
         };
         dispatch.dispatch(match preview.await {
             Ok(preview) => Action::ImportPreviewed(Box::new(preview)),
@@ -181,9 +201,24 @@ pub fn preview_import(dispatch: Dispatch, text: String) {
     });
 }
 
+/// Applies an import, first asking (inside this click) for the host permissions its servers
+/// need.
 pub fn apply_import(dispatch: Dispatch, change: SettingsEdit) {
     dispatch.dispatch(Action::ImportApplying);
+    let mut origins: Vec<String> = match &change {
+        SettingsEdit::Import { servers, .. } => {
+            servers.iter().filter_map(|s| crate::form::host_permission(&s.url)).collect()
+        }
+        _ => Vec::new(),
+    };
+    origins.dedup();
+    let asked = (!origins.is_empty()).then(|| chrome::request_origins(&origins));
     spawn_local(async move {
+        if let Some(asked) = asked {
+            if let Err(message) = permission_outcome(asked.await) {
+                return dispatch.dispatch(Action::ImportFailed(message));
+            }
+        }
         dispatch.dispatch(match edit(change).await {
             Ok(settings) => Action::ImportApplied(settings),
             Err(message) => Action::ImportFailed(message),
@@ -191,23 +226,37 @@ pub fn apply_import(dispatch: Dispatch, change: SettingsEdit) {
     });
 }
 
-pub fn dismiss_settings_problem(dispatch: Dispatch) {
-    dispatch.dispatch(Action::SettingsProblem(None));
+/// Carries out the person's choice about settings that could not be read.
+pub fn recover(dispatch: Dispatch, action: Recovery) {
+    dispatch.dispatch(Action::Recovering);
     spawn_local(async move {
-        // Nothing to show if this fails: the problem is reported again next time.
-        let _ = ask(Request::DismissSettingsProblem).await;
+        dispatch.dispatch(match ask(Request::RecoverSettings { action }).await {
+            Ok(Response::Settings { settings }) => Action::Recovered(settings),
+            Ok(Response::Exported { export }) => {
+                match crate::download::save_text("gemipanel-settings-kept.json", &export.text) {
+                    Ok(()) => Action::RecoveryExported,
+                    Err(message) => Action::RecoveryFailed(message),
+                }
+            }
+            Ok(other) => Action::RecoveryFailed(unexpected(&other)),
+            Err(message) => Action::RecoveryFailed(message),
+        });
     });
 }
 
-/// Exports the current settings and hands them to the browser as a download.
+/// Exports the settings (made by the worker, which holds the secrets) and hands them to the
+/// browser as a download.
 pub fn export(dispatch: Dispatch, include_secrets: bool) {
     spawn_local(async move {
-        let outcome = current_settings().await.and_then(|settings| {
-            let json = settings::export(&settings, ExportOptions { include_secrets });
-            crate::download::save_text("gemipanel-settings.json", &json)
+        dispatch.dispatch(match ask(Request::ExportSettings { include_secrets }).await {
+            Ok(Response::Exported { export }) => {
+                match crate::download::save_text("gemipanel-settings.json", &export.text) {
+                    Ok(()) => Action::Exported(export.urls_shortened),
+                    Err(message) => Action::ExportFailed(message),
+                }
+            }
+            Ok(other) => Action::ExportFailed(unexpected(&other)),
+            Err(message) => Action::ExportFailed(message),
         });
-        if let Err(message) = outcome {
-            dispatch.dispatch(Action::ExportFailed(message));
-        }
     });
 }

@@ -5,9 +5,11 @@
 //! document with `settings::apply`, exactly as the worker will. The worker checks again.
 
 use gemipanel_core::settings::{
-    self, parse_headers, Field, Server, ServerDraft, ServerId, Settings, SettingsEdit,
+    self, parse_headers, Field, OAuthClient, Secret, Server, ServerDraft, ServerId, ServerPatch,
+    Settings, SettingsEdit,
 };
-use gemipanel_core::url_policy::{self, HostClass, Policy, UrlRefusal};
+use gemipanel_core::text::Text;
+use gemipanel_core::url_policy::{self, Policy, UrlRefusal};
 use gemipanel_core::web_url;
 
 use crate::state::Pending;
@@ -18,6 +20,11 @@ use gemipanel_core::messages::ConnectionOutcome;
 pub struct ServerForm {
     /// `None` while adding a new server.
     pub editing: Option<ServerId>,
+    /// The server as the form was opened: saving sends only what differs from it, so a change
+    /// made meanwhile elsewhere (trust, tool filters) is not undone.
+    pub opened: Option<ServerDraft>,
+    /// The person confirmed that the saved headers may go to the server's new address.
+    pub headers_to_new_origin: bool,
     pub name: String,
     pub url: String,
     pub local_network: bool,
@@ -33,6 +40,12 @@ pub struct ServerForm {
     pub include: String,
     pub exclude: String,
     pub enabled_by_default: bool,
+    /// Sign-in (Advanced): a client id and secret of the person's own, or a client metadata
+    /// document's URL. The stored secret stays out of the form; an empty box keeps it.
+    pub client_id: String,
+    pub client_secret: String,
+    pub has_stored_secret: bool,
+    pub client_metadata_url: String,
     pub test: Pending<ConnectionOutcome>,
     pub saving: bool,
     /// An error from the save attempt: next to its field, or for the whole form.
@@ -51,13 +64,17 @@ pub enum FormEdit {
     Include(String),
     Exclude(String),
     EnabledByDefault(bool),
+    HeadersToNewOrigin(bool),
+    ClientId(String),
+    ClientSecret(String),
+    ClientMetadataUrl(String),
 }
 
 /// Problems found as the person types, shown next to their fields.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LiveErrors {
     pub url: Option<UrlRefusal>,
-    pub headers: Option<String>,
+    pub headers: Option<Text>,
     pub timeout: bool,
 }
 
@@ -76,6 +93,7 @@ impl ServerForm {
     pub fn edit(server: &Server) -> Self {
         ServerForm {
             editing: Some(server.id.clone()),
+            opened: Some(ServerDraft::of(server)),
             name: server.name.clone(),
             url: server.url.clone(),
             local_network: server.local_network,
@@ -85,6 +103,9 @@ impl ServerForm {
             include: server.include_tools.as_deref().map(|t| t.join(", ")).unwrap_or_default(),
             exclude: server.exclude_tools.join(", "),
             enabled_by_default: server.enabled_by_default,
+            client_id: server.oauth.client_id.clone().unwrap_or_default(),
+            has_stored_secret: server.oauth.client_secret.is_some(),
+            client_metadata_url: server.oauth.metadata_url.clone().unwrap_or_default(),
             ..Default::default()
         }
     }
@@ -106,6 +127,10 @@ impl ServerForm {
             FormEdit::Include(v) => self.include = v,
             FormEdit::Exclude(v) => self.exclude = v,
             FormEdit::EnabledByDefault(v) => self.enabled_by_default = v,
+            FormEdit::HeadersToNewOrigin(v) => self.headers_to_new_origin = v,
+            FormEdit::ClientId(v) => self.client_id = v,
+            FormEdit::ClientSecret(v) => self.client_secret = v,
+            FormEdit::ClientMetadataUrl(v) => self.client_metadata_url = v,
         }
         if stale_test {
             self.test = Pending::Idle;
@@ -122,6 +147,17 @@ impl ServerForm {
         };
         let headers = parse_headers(&self.headers).err().map(|e| e.message);
         LiveErrors { url, headers, timeout: parse_timeout(&self.timeout).is_err() }
+    }
+
+    /// Whether saving would send the stored header values to another origin than before: the
+    /// form then asks the person to confirm it (or to type the headers again).
+    pub fn needs_header_confirmation(&self) -> bool {
+        let Some(opened) = &self.opened else { return false };
+        let origin = |url: &str| web_url::parse(url.trim()).map(|u| u.origin());
+        self.stored_headers > 0
+            && !self.headers_touched
+            && self.live_errors().url.is_none()
+            && origin(&opened.url) != origin(&self.url)
     }
 
     /// The draft to test or save, or `None` while a live error stands.
@@ -145,7 +181,24 @@ impl ServerForm {
             exclude_tools: tool_list(&self.exclude),
             enabled_by_default: self.enabled_by_default,
             local_network: self.local_network,
+            oauth: self.oauth_client(),
         })
+    }
+
+    /// The sign-in client as typed; an untouched secret box keeps the stored secret (the blank
+    /// copy the popup holds stands for it).
+    fn oauth_client(&self) -> OAuthClient {
+        let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        let stored = self.opened.as_ref().and_then(|o| o.oauth.client_secret.clone());
+        let client_secret = match text(&self.client_secret) {
+            Some(typed) => Some(Secret::new(typed)),
+            None => stored,
+        };
+        OAuthClient {
+            client_id: text(&self.client_id),
+            client_secret: client_secret.filter(|_| !self.client_id.trim().is_empty()),
+            metadata_url: text(&self.client_metadata_url),
+        }
     }
 
     /// The edit that saves the form, checked against `settings` as the worker will check it.
@@ -154,22 +207,26 @@ impl ServerForm {
         &self,
         settings: &Settings,
         new_id: ServerId,
-    ) -> Result<SettingsEdit, (Option<Field>, String)> {
+    ) -> Result<SettingsEdit, (Option<Field>, Option<Text>)> {
         let Some(draft) = self.draft() else {
-            return Err((None, String::new()));
+            return Err((None, None));
         };
-        let edit = match &self.editing {
-            Some(id) => SettingsEdit::UpdateServer { id: id.clone(), server: draft },
-            None => SettingsEdit::AddServer { id: new_id, server: draft },
+        let edit = match (&self.editing, &self.opened) {
+            (Some(id), Some(opened)) => {
+                let mut changes = ServerPatch::between(opened, &draft);
+                changes.headers_to_new_origin = self.headers_to_new_origin;
+                SettingsEdit::UpdateServer { id: id.clone(), changes }
+            }
+            _ => SettingsEdit::AddServer { id: new_id, server: draft },
         };
         match settings::apply(settings, &edit) {
             Ok(_) => Ok(edit),
             Err(err) => {
                 let message = match &err {
                     settings::EditError::Invalid(invalid) => invalid.message.clone(),
-                    other => other.to_string(),
+                    other => other.text(),
                 };
-                Err((Some(err.field()), message))
+                Err((Some(err.field()), Some(message)))
             }
         }
     }
@@ -200,17 +257,10 @@ pub fn tool_list(text: &str) -> Vec<String> {
     text.split([',', '\n']).map(str::trim).filter(|t| !t.is_empty()).map(String::from).collect()
 }
 
-/// The host permission to ask for before saving `url`: remote https servers need one so the
-/// worker may fetch them; loopback servers do not. `None` when nothing is needed or the URL is
-/// refused anyway.
+/// The host permission to ask for before saving or testing `url`, inside the click: `None`
+/// when the manifest grants it already.
 pub fn host_permission(url: &str) -> Option<String> {
-    let parsed = web_url::parse(url.trim())?;
-    let host = parsed.host()?;
-    if parsed.scheme != "https" || url_policy::classify_host(&host) == HostClass::Loopback {
-        return None;
-    }
-    // Match patterns without a port match every port.
-    Some(format!("https://{}/*", parsed.hostname))
+    url_policy::host_permission(url)
 }
 
 #[cfg(test)]
@@ -249,9 +299,9 @@ mod tests {
     fn headers_are_checked_as_you_type() {
         let bad = typed(vec![FormEdit::Headers("{\"Authorization\": 5}".into())]);
         let error = bad.live_errors().headers.expect("an error");
-        assert!(error.contains("Authorization"), "{error}");
+        assert!(error.to_string().contains("Authorization"), "{error}");
         let not_json = typed(vec![FormEdit::Headers("{\"X-Key\": \"secret".into())]);
-        assert!(not_json.live_errors().headers.is_some_and(|e| !e.contains("secret")));
+        assert!(not_json.live_errors().headers.is_some_and(|e| !e.to_string().contains("secret")));
         let good = typed(vec![FormEdit::Headers("{\"X-Key\": \"v\"}".into())]);
         assert_eq!(good.live_errors().headers, None);
     }
@@ -351,13 +401,68 @@ mod tests {
     }
 
     #[test]
-    fn only_remote_https_servers_need_a_host_permission() {
+    fn every_address_the_manifest_does_not_grant_needs_a_permission() {
         assert_eq!(
             host_permission("https://mcp.example.com:8443/mcp").as_deref(),
             Some("https://mcp.example.com/*")
         );
         assert_eq!(host_permission("http://127.0.0.1:3001/mcp"), None);
-        assert_eq!(host_permission("https://localhost/mcp"), None);
+        assert_eq!(host_permission("http://[::1]:3001/mcp"), None);
+        // Loopback too, where the manifest does not name it.
+        assert_eq!(
+            host_permission("https://localhost/mcp").as_deref(),
+            Some("https://localhost/*")
+        );
+        assert_eq!(
+            host_permission("http://127.0.0.2:9/mcp").as_deref(),
+            Some("http://127.0.0.2/*")
+        );
         assert_eq!(host_permission("not a url"), None);
+    }
+
+    #[test]
+    fn saving_an_edit_sends_only_what_changed() {
+        let id = ServerId::generate([1; 16]);
+        let settings = settings::apply(
+            &Settings::default(),
+            &SettingsEdit::AddServer {
+                id: id.clone(),
+                server: ServerDraft::new("A", "https://a.example/mcp"),
+            },
+        )
+        .unwrap();
+        let mut form = ServerForm::edit(&settings.servers[0]);
+        form.change(FormEdit::Name("B".into()));
+        match form.save_edit(&settings, ServerId::generate([2; 16])).unwrap() {
+            SettingsEdit::UpdateServer { changes, .. } => {
+                assert_eq!(
+                    changes,
+                    ServerPatch { name: Some("B".into()), ..ServerPatch::default() }
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn moving_a_server_with_headers_to_another_origin_asks_first() {
+        let id = ServerId::generate([1; 16]);
+        let draft = ServerDraft {
+            headers: Some(parse_headers("{\"X-Key\": \"secret\"}").unwrap()),
+            ..ServerDraft::new("A", "https://a.example/mcp")
+        };
+        let settings =
+            settings::apply(&Settings::default(), &SettingsEdit::AddServer { id, server: draft })
+                .unwrap()
+                .for_pages();
+        let mut form = ServerForm::edit(&settings.servers[0]);
+        form.change(FormEdit::Url("https://a.example/other".into()));
+        assert!(!form.needs_header_confirmation(), "same origin");
+        form.change(FormEdit::Url("https://b.example/mcp".into()));
+        assert!(form.needs_header_confirmation());
+        let refused = form.save_edit(&settings, ServerId::generate([2; 16])).unwrap_err();
+        assert_eq!(refused.0, Some(Field::Headers));
+        form.change(FormEdit::HeadersToNewOrigin(true));
+        assert!(form.save_edit(&settings, ServerId::generate([2; 16])).is_ok());
     }
 }

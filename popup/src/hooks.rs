@@ -2,7 +2,7 @@
 
 use gemipanel_browser::chrome;
 use gemipanel_browser::port::WorkerPort;
-use gemipanel_core::messages::{Event, WorkerMessage};
+use gemipanel_core::messages::Event;
 use yew::prelude::*;
 
 use crate::effects::{self, Dispatch};
@@ -26,9 +26,7 @@ pub fn use_worker(state: &UseReducerHandle<State>) {
     });
     use_effect_with((), move |_| {
         effects::load_settings(dispatch.clone());
-        let port = WorkerPort::<WorkerMessage>::connect(PORT_NAME, move |event| {
-            on_event(&dispatch, event)
-        });
+        let port = WorkerPort::connect(PORT_NAME, move |event| on_event(&dispatch, event));
         // The port lives as long as the popup; dropping it at unmount is all the cleanup needed.
         move || drop(port)
     });
@@ -39,7 +37,7 @@ fn on_event(dispatch: &Dispatch, event: Event) {
         Event::SettingsChanged { settings } => Action::SettingsLoaded(settings),
         Event::ServerStatus { server_id, status } => Action::ServerStatus { id: server_id, status },
         Event::ToolsChanged { .. } => Action::RefreshServers,
-        Event::SettingsProblem { problem } => Action::SettingsProblem(Some(problem)),
+        Event::SettingsProblem { problem } => Action::SettingsProblem(problem),
         // A restarted worker: its status and the servers' states start over.
         Event::WorkerStarted { .. } => {
             dispatch.dispatch(Action::RefreshServers);

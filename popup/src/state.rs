@@ -66,8 +66,10 @@ pub struct State {
     pub status_epoch: u32,
     pub settings: Option<Settings>,
     pub settings_error: Option<String>,
-    /// The stored document could not be loaded; shown until dismissed.
+    /// The stored document could not be loaded; shown until the person chooses what to do.
     pub settings_problem: Option<SettingsProblem>,
+    /// Carrying out that choice.
+    pub recovery: Pending<()>,
     pub gemini: GeminiForm,
     pub servers: Vec<ServerView>,
     pub servers_error: Option<String>,
@@ -80,6 +82,8 @@ pub struct State {
     pub import: ImportView,
     pub include_secrets: bool,
     pub export_error: Option<String>,
+    /// Servers whose URL query was left out of the last export (it may carry a key).
+    pub export_shortened: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -91,8 +95,15 @@ pub enum Action {
     /// The document, from `GetSettings`, an edit's answer or a `SettingsChanged` event.
     SettingsLoaded(Settings),
     SettingsFailed(String),
-    /// `None` once dismissed.
-    SettingsProblem(Option<SettingsProblem>),
+    SettingsProblem(SettingsProblem),
+    Recovering,
+    /// The problem is resolved: the document now in use.
+    Recovered(Settings),
+    /// The kept document was handed to the browser as a download.
+    RecoveryExported,
+    RecoveryFailed(String),
+    /// Access to a server's origin was granted: connect again.
+    PermissionGranted,
 
     ApiKeyInput(String),
     ModelInput(String),
@@ -138,6 +149,7 @@ pub enum Action {
     ImportApplied(Settings),
 
     IncludeSecrets(bool),
+    Exported(Vec<String>),
     ExportFailed(String),
 }
 
@@ -153,7 +165,20 @@ pub fn reduce(state: &State, action: Action) -> State {
 
         Action::SettingsLoaded(settings) => next.load_settings(settings),
         Action::SettingsFailed(message) => next.settings_error = Some(message),
-        Action::SettingsProblem(problem) => next.settings_problem = problem,
+        Action::SettingsProblem(problem) => {
+            next.settings_problem = Some(problem);
+            next.recovery = Pending::Idle;
+        }
+        Action::Recovering => next.recovery = Pending::Running,
+        Action::Recovered(settings) => {
+            next.settings_problem = None;
+            next.recovery = Pending::Idle;
+            next.load_settings(settings);
+            next.servers_epoch += 1;
+        }
+        Action::RecoveryExported => next.recovery = Pending::Done(()),
+        Action::RecoveryFailed(message) => next.recovery = Pending::Failed(message),
+        Action::PermissionGranted => next.servers_epoch += 1,
 
         Action::ApiKeyInput(key) => {
             next.gemini.api_key = key;
@@ -256,6 +281,10 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
 
         Action::IncludeSecrets(include) => next.include_secrets = include,
+        Action::Exported(shortened) => {
+            next.export_error = None;
+            next.export_shortened = shortened;
+        }
         Action::ExportFailed(message) => next.export_error = Some(message),
     }
     next
@@ -471,7 +500,7 @@ mod tests {
             updated: vec![],
             skipped: vec![Skipped {
                 name: "local".into(),
-                reason: "stdio servers cannot run in a browser".into(),
+                reason: gemipanel_core::text::Text::new("errImportStdio"),
             }],
             warnings: vec![],
             api_key: None,

@@ -1,6 +1,7 @@
 use std::rc::Rc;
 
-use gemipanel_core::gemini::{supports_function_calling, ToolsOff};
+use gemipanel_browser::chrome::word;
+use gemipanel_core::gemini::ToolsOff;
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use yew::prelude::*;
@@ -155,13 +156,7 @@ pub fn App() -> Html {
             checked: enabled.contains(s.id.as_str()),
         })
         .collect();
-    let tools_off = if state.chat.google_search {
-        Some(ToolsOff::GoogleSearch.to_string())
-    } else if !supports_function_calling(&model) {
-        Some(ToolsOff::ModelWithoutFunctionCalling.to_string())
-    } else {
-        None
-    };
+    let tools_off = ToolsOff::for_chat(state.chat.google_search, &model).map(|r| word(&r.text()));
     let main = match state.view {
         View::History => html! {
             <HistoryList chats={state.saved.clone()} current={state.chat.id.clone()}
@@ -184,6 +179,7 @@ pub fn App() -> Html {
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop}>
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
+                    sent={state.chat.tools_sent}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}
                     on_search={emit(&dispatcher, Action::SetGoogleSearch)} />
             </Composer>

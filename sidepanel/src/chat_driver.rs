@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
-    supports_function_calling, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error,
-    ModelRequest, Notice, ToolCall, ToolOutcome,
+    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ToolCall,
+    ToolOutcome, ToolsOff,
 };
 use gemipanel_core::messages::Request;
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
@@ -24,8 +24,9 @@ use yew::Callback;
 
 use crate::state::{Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
-use crate::worker_messages::Reply;
-use crate::worker_messages::WorkerPort;
+use gemipanel_browser::chrome::{self, word};
+use gemipanel_browser::port::WorkerPort;
+use gemipanel_core::messages::Response;
 
 /// What a turn is sent with, as chosen in the UI.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,17 +133,21 @@ impl Driver {
         wasm_bindgen_futures::spawn_local(async move {
             let port = this.0.borrow().port.clone();
             let settings = match port.request(Request::GetSettings).await {
-                Ok(Reply::Settings { settings }) => settings,
-                Ok(Reply::Error { message }) => return this.fail_setup(message),
+                Ok(Response::Settings { settings }) => settings,
+                Ok(Response::Error { error }) => return this.fail_setup(word(&error)),
                 // (Not `{other:?}`: Debug of the whole protocol costs wasm size.)
                 Ok(_) => return this.fail_setup("unexpected answer".into()),
                 Err(err) => return this.fail_setup(err.to_string()),
             };
             let Some(key) = settings.gemini.api_key.clone().filter(|k| !k.is_empty()) else {
-                this.dispatch(Action::Failed(ErrorView::from_error(&Error::missing_key())));
+                let missing = Error::missing_key();
+                this.dispatch(Action::Failed(ErrorView::from_error(
+                    &missing,
+                    word(&missing.text()),
+                )));
                 return this.end_setup();
             };
-            let tools_wanted = !setup.google_search && supports_function_calling(&setup.model);
+            let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
             let (tools, facts) = this.load_tools(&port, &settings, &servers).await;
             if this.0.borrow().stop_requested {
@@ -155,6 +160,7 @@ impl Driver {
                 let mut config = inner.chat.config().clone();
                 config.model = setup.model.clone();
                 config.declarations = tools.declarations();
+                config.titles = tools.titles();
                 config.google_search = setup.google_search;
                 inner.tools = tools;
                 inner.servers = facts;
@@ -162,14 +168,14 @@ impl Driver {
                 inner.chat.send_text(text)
             };
             if let Err(busy) = sent {
-                this.dispatch(Action::Notice(busy.to_string()));
+                this.dispatch(Action::Notice(word(&busy.text())));
             }
             this.pump();
         });
     }
 
     fn fail_setup(&self, message: String) {
-        let message = format!("Could not read the settings from the background worker: {message}");
+        let message = chrome::message("panelSettingsUnreadable", &[&message]);
         self.dispatch(Action::Failed(ErrorView { kind: crate::state::ErrorKind::Other, message }));
         self.end_setup();
     }
@@ -192,9 +198,9 @@ impl Driver {
             let id = server.id.as_str().to_owned();
             let request = Request::ListTools { server_id: server.id.clone(), refresh: false };
             let tools = match port.request(request).await {
-                Ok(Reply::Tools { tools, .. }) => tools,
-                Ok(Reply::Error { message }) => {
-                    self.notice_tools_unavailable(&server.name, &message);
+                Ok(Response::Tools { tools, .. }) => tools,
+                Ok(Response::Error { error }) => {
+                    self.notice_tools_unavailable(&server.name, &word(&error));
                     continue;
                 }
                 Ok(_) => {
@@ -208,10 +214,8 @@ impl Driver {
             };
             let mut read_only = HashMap::new();
             for tool in &tools {
-                let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
-                let hint = tool.pointer("/annotations/readOnlyHint").and_then(Value::as_bool);
-                read_only.insert(name.to_owned(), hint);
-                descriptors.extend(ToolDescriptor::from_mcp(&id, &server.name, tool));
+                read_only.insert(tool.name.clone(), tool.read_only());
+                descriptors.push(ToolDescriptor::from_mcp(&id, &server.name, tool));
             }
             filters.insert(
                 id.clone(),
@@ -234,9 +238,7 @@ impl Driver {
     }
 
     fn notice_tools_unavailable(&self, server: &str, why: &str) {
-        self.dispatch(Action::Notice(format!(
-            "The tools of “{server}” are not available for this message: {why}"
-        )));
+        self.dispatch(Action::Notice(chrome::message("panelToolsUnavailable", &[server, why])));
     }
 
     /// Stop: aborts the stream, cancels pending calls, keeps what arrived.
@@ -294,10 +296,13 @@ impl Driver {
                 ChatEvent::ModelTurn { incomplete, .. } => Action::ModelTurnEnded { incomplete },
                 ChatEvent::Retrying { delay, error, .. } => Action::Retrying {
                     seconds: delay.as_secs_f64().ceil() as u64,
-                    message: error.to_string(),
+                    message: word(&error.text()),
                 },
-                ChatEvent::Notice(notice) => Action::Notice(notice.to_string()),
-                ChatEvent::Error(error) => Action::Failed(ErrorView::from_error(&error)),
+                ChatEvent::Notice(notice) => Action::Notice(word(&notice.text())),
+                ChatEvent::Error(error) => {
+                    let message = word(&error.text());
+                    Action::Failed(ErrorView::from_error(&error, message))
+                }
                 ChatEvent::Idle => {
                     let history = Rc::new(self.0.borrow().chat.history().to_vec());
                     Action::TurnOver { history, now_ms: now_ms() }
@@ -328,6 +333,7 @@ impl Driver {
     }
 
     fn send_request(&self, request: ModelRequest) {
+        self.dispatch(Action::ToolsSent(request.tools));
         let id = request.id;
         let (url, key) = {
             let inner = self.0.borrow();
@@ -386,12 +392,13 @@ impl Driver {
     fn start_call(&self, call: ToolCall) {
         let route = self.0.borrow().tools.route(&call.name).cloned();
         let Some(route) = route else {
+            // The model reads English; the person, their language.
             let message = format!("There is no tool named {} in this chat.", call.name);
-            self.dispatch(Action::Notice(message.clone()));
+            self.dispatch(Action::Notice(chrome::message("panelNoSuchTool", &[&call.name])));
             self.0.borrow_mut().chat.handle_tool_result(&call.call_id, ToolOutcome::Error(message));
             return self.pump();
         };
-        let (card, ask) = {
+        let (mut card, ask) = {
             let inner = self.0.borrow();
             let facts = inner.servers.get(&route.server_id);
             let trusted = facts.is_some_and(|f| f.trust);
@@ -411,6 +418,7 @@ impl Driver {
             );
             (card, !(trusted || allowed))
         };
+        card.found_by_search = call.found_by_search;
         self.dispatch(Action::ToolAsked(card));
         if ask {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));
@@ -465,13 +473,13 @@ impl Driver {
             wasm_bindgen_futures::spawn_local(async move {
                 let answer = port.request(Request::EditSettings { edit }).await;
                 let failure = match answer {
-                    Ok(Reply::Error { message }) => Some(message),
+                    Ok(Response::Error { error }) => Some(word(&error)),
                     Err(err) => Some(err.to_string()),
                     Ok(_) => None,
                 };
                 if let Some(message) = failure {
                     dispatch
-                        .emit(Action::Notice(format!("Could not remember the choice: {message}")));
+                        .emit(Action::Notice(chrome::message("panelRememberFailed", &[&message])));
                 }
             });
         }
@@ -494,12 +502,13 @@ impl Driver {
         };
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {
-                Ok(Reply::ToolResult { result }) => {
-                    let (text, is_error) = result_text(&result);
+                Ok(Response::ToolResult { result }) => {
+                    let (text, is_error) = result_text(&result, word);
                     (ToolOutcome::Mcp(result), text, is_error)
                 }
-                Ok(Reply::Error { message }) => {
-                    (ToolOutcome::Error(message.clone()), message, true)
+                // The model reads the English; the person, their language.
+                Ok(Response::Error { error }) => {
+                    (ToolOutcome::Error(error.to_string()), word(&error), true)
                 }
                 Ok(_) => {
                     let message = "unexpected answer from the worker".to_owned();

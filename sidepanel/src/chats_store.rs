@@ -1,20 +1,23 @@
 //! Saved chats in `chrome.storage.local`: an index under `chats` (most recent first) and each
-//! chat under `chat:<id>`, both as JSON text. Only the side panel writes these keys.
-//!
-//! JSON text rather than structured objects: the chat types then need only serde_json's
-//! (de)serializers, which the Gemini wire types use anyway (a second set costs wasm size).
+//! chat under `chat:<id>`, both as JSON text. Only side panels write these keys, and every
+//! change of the index runs under one lock shared by all of them (two panels in two windows
+//! lose nothing). An index that cannot be read is kept aside, as stored, and rebuilt from the
+//! `chat:<id>` entries: never replaced by an empty list.
 
-use gemipanel_browser::chrome;
-use gemipanel_browser::BrowserError;
+use gemipanel_browser::http::now_ms;
+use gemipanel_browser::{chrome, locks, BrowserError};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::JsValue;
 
-use crate::transcript::{index_with, ChatSummary, SavedChat};
+use crate::transcript::{index_of, index_with, ChatSummary, SavedChat};
 
 const INDEX: &str = "chats";
+const CHAT_PREFIX: &str = "chat:";
+/// The Web Lock every change of the index takes.
+const INDEX_LOCK: &str = "gemipanel-chats-index";
 
 fn key(id: &str) -> String {
-    format!("chat:{id}")
+    format!("{CHAT_PREFIX}{id}")
 }
 
 async fn read<T: DeserializeOwned>(key: &str) -> Result<Option<T>, BrowserError> {
@@ -33,13 +36,44 @@ async fn write<T: Serialize>(key: &str, value: &T) -> Result<(), BrowserError> {
 
 /// The history list; empty when nothing was saved yet.
 pub async fn list() -> Result<Vec<ChatSummary>, BrowserError> {
-    Ok(read(INDEX).await?.unwrap_or_default())
+    match read(INDEX).await {
+        Ok(index) => Ok(index.unwrap_or_default()),
+        Err(_) => {
+            let _turn = locks::exclusive(INDEX_LOCK).await?;
+            index().await
+        }
+    }
+}
+
+/// The index, or (when it cannot be read) the index rebuilt from the saved chats, the
+/// damaged one kept aside first. Only with the lock held.
+async fn index() -> Result<Vec<ChatSummary>, BrowserError> {
+    match read(INDEX).await {
+        Ok(index) => Ok(index.unwrap_or_default()),
+        Err(_) => {
+            let damaged = chrome::local_get(INDEX).await?;
+            chrome::local_set(&format!("chats_rejected_{}", now_ms()), &damaged).await?;
+            let mut chats = Vec::new();
+            for (_, value) in chrome::local_get_prefixed(CHAT_PREFIX).await? {
+                // A damaged chat costs only itself.
+                if let Some(chat) =
+                    value.as_string().and_then(|t| serde_json::from_str::<SavedChat>(&t).ok())
+                {
+                    chats.push(chat);
+                }
+            }
+            let rebuilt = index_of(&chats);
+            write(INDEX, &rebuilt).await?;
+            Ok(rebuilt)
+        }
+    }
 }
 
 /// Saves a chat and returns the new index.
 pub async fn save(chat: &SavedChat) -> Result<Vec<ChatSummary>, BrowserError> {
+    let _turn = locks::exclusive(INDEX_LOCK).await?;
     write(&key(&chat.id), chat).await?;
-    let index = index_with(&list().await.unwrap_or_default(), chat.summary());
+    let index = index_with(&index().await?, chat.summary());
     write(INDEX, &index).await?;
     Ok(index)
 }
@@ -50,10 +84,11 @@ pub async fn load(id: &str) -> Result<SavedChat, BrowserError> {
 
 /// Renames a saved chat; returns the new index.
 pub async fn rename(id: &str, title: &str) -> Result<Vec<ChatSummary>, BrowserError> {
+    let _turn = locks::exclusive(INDEX_LOCK).await?;
     let mut chat = load(id).await?;
     chat.title = title.trim().to_owned();
     write(&key(id), &chat).await?;
-    let mut index = list().await?;
+    let mut index = index().await?;
     for line in index.iter_mut().filter(|c| c.id == id) {
         line.title = chat.title.clone();
     }
@@ -63,7 +98,8 @@ pub async fn rename(id: &str, title: &str) -> Result<Vec<ChatSummary>, BrowserEr
 
 /// Deletes a saved chat; returns the new index.
 pub async fn delete(id: &str) -> Result<Vec<ChatSummary>, BrowserError> {
-    let index: Vec<ChatSummary> = list().await?.into_iter().filter(|c| c.id != id).collect();
+    let _turn = locks::exclusive(INDEX_LOCK).await?;
+    let index: Vec<ChatSummary> = index().await?.into_iter().filter(|c| c.id != id).collect();
     write(INDEX, &index).await?;
     chrome::local_remove(&key(id)).await?;
     Ok(index)

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use gemipanel_core::messages::Request;
+use gemipanel_core::messages::{Event, Request, Response};
 use yew::prelude::*;
 
 use gemipanel_browser::gemini_models::list_models;
@@ -10,8 +10,8 @@ use gemipanel_browser::gemini_models::list_models;
 use crate::chat_driver::Driver;
 use crate::chats_store;
 use crate::state::{Action, ElicitationCard, Progress, State};
-use crate::worker_messages::WorkerPort;
-use crate::worker_messages::{Reply, WorkerEvent};
+use gemipanel_browser::chrome::word;
+use gemipanel_browser::port::WorkerPort;
 
 /// The panel's port to the worker, connected once; worker events become actions.
 #[hook]
@@ -19,19 +19,15 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
     use_memo((), move |_| {
         WorkerPort::connect("sidepanel", move |event| {
             let action = match event {
-                WorkerEvent::WorkerStarted => Action::WorkerStarted,
-                WorkerEvent::SettingsChanged { settings } => {
-                    Action::SettingsLoaded(Rc::new(settings))
-                }
+                Event::WorkerStarted { .. } => Action::WorkerStarted,
+                Event::SettingsChanged { settings } => Action::SettingsLoaded(Rc::new(settings)),
                 // The status (with its server count) is fetched again.
-                WorkerEvent::ServerStatus | WorkerEvent::ToolsChanged => Action::RefreshStatus,
-                WorkerEvent::ToolProgress { call_id, progress, total, message } => {
-                    Action::ToolProgress {
-                        call_id,
-                        progress: Progress { progress, total, message },
-                    }
-                }
-                WorkerEvent::Elicitation { call_id, elicitation_id, prompt } => {
+                Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::RefreshStatus,
+                Event::ToolProgress { call_id, progress, total, message } => Action::ToolProgress {
+                    call_id,
+                    progress: Progress { progress, total, message },
+                },
+                Event::Elicitation { call_id, elicitation_id, prompt } => {
                     Action::Elicitation(ElicitationCard {
                         call_id,
                         server_name: None,
@@ -40,7 +36,8 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
                         answer: None,
                     })
                 }
-                WorkerEvent::Other => return,
+                // Settings problems are the popup's to show.
+                Event::SettingsProblem { .. } => return,
             };
             dispatcher.dispatch(action);
         })
@@ -58,16 +55,16 @@ pub fn use_worker_status(
     use_effect_with(epoch, move |_| {
         wasm_bindgen_futures::spawn_local(async move {
             let action = match port.request(Request::Status).await {
-                Ok(Reply::Status(status)) => Action::StatusLoaded(status),
-                Ok(Reply::Error { message }) => Action::StatusFailed(message),
+                Ok(Response::Status(status)) => Action::StatusLoaded(status),
+                Ok(Response::Error { error }) => Action::StatusFailed(word(&error)),
                 Ok(_) => Action::StatusFailed("unexpected answer".into()),
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
             let settings = match port.request(Request::GetSettings).await {
-                Ok(Reply::Settings { settings }) => settings,
-                Ok(Reply::Error { message }) => {
-                    return dispatcher.dispatch(Action::SettingsFailed(message));
+                Ok(Response::Settings { settings }) => settings,
+                Ok(Response::Error { error }) => {
+                    return dispatcher.dispatch(Action::SettingsFailed(word(&error)));
                 }
                 Ok(_) => return,
                 Err(err) => return dispatcher.dispatch(Action::SettingsFailed(err.to_string())),
@@ -115,8 +112,9 @@ pub fn use_chat_persistence(state: UseReducerHandle<State>) {
             wasm_bindgen_futures::spawn_local(async move {
                 match chats_store::save(&saved).await {
                     Ok(index) => dispatcher.dispatch(Action::ChatsListed(index)),
-                    Err(err) => dispatcher
-                        .dispatch(Action::Notice(format!("This chat could not be saved: {err}"))),
+                    Err(err) => dispatcher.dispatch(Action::Notice(
+                        gemipanel_browser::chrome::message("panelChatNotSaved", &[err.message()]),
+                    )),
                 }
             });
         }

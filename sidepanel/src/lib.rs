@@ -1,8 +1,8 @@
 //! The side panel: chat with Gemini, with tools from MCP servers.
 //!
-//! `state` (pure reducer), `transcript` (entries and saved chats), `markdown` (block splitting)
-//! and `tool_text` are plain Rust with native tests; `chat_driver` drives core's `Chat` with
-//! fetch and the worker port; `components` are the views.
+//! `state` (pure reducer), `transcript` (entries and saved chats), `markdown` (block splitting),
+//! `markdown_nesting` (the depth cap) and `tool_text` are plain Rust with native tests;
+//! `chat_driver` drives core's `Chat` with fetch and the worker port; `components` are the views.
 
 mod app;
 mod chat_driver;
@@ -11,11 +11,11 @@ mod components;
 mod elicitation_form;
 mod hooks;
 mod markdown;
+mod markdown_nesting;
 mod shared;
 mod state;
 mod tool_text;
 mod transcript;
-mod worker_messages;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use gemipanel_core::gemini::{Content, ModelInfo};
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::{Settings, DEFAULT_MODEL};
+use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
 pub use crate::transcript::{
@@ -48,6 +49,8 @@ pub struct ChatView {
     pub history: Rc<Vec<Content>>,
     /// Bumped when the chat should be saved.
     pub save_epoch: u32,
+    /// What the last model request of this chat declared (not saved: it is about this visit).
+    pub tools_sent: Option<ToolsSent>,
 }
 
 impl ChatView {
@@ -87,6 +90,7 @@ impl ChatView {
             busy: false,
             history: Rc::new(saved.history),
             save_epoch: 0,
+            tools_sent: None,
         }
     }
 
@@ -234,6 +238,8 @@ pub enum Action {
         message: String,
     },
     Notice(String),
+    /// A model request went out with these tools.
+    ToolsSent(ToolsSent),
     Failed(ErrorView),
     /// The turn is over; `history` is what to save.
     TurnOver {
@@ -319,6 +325,7 @@ pub fn reduce(state: &State, action: Action) -> State {
             chat.end_streaming(false);
             chat.entries.push(Rc::new(Entry::Retrying { seconds, message }));
         }
+        Action::ToolsSent(sent) => chat.tools_sent = Some(sent),
         Action::Notice(text) => {
             chat.end_streaming(false);
             chat.entries.push(Rc::new(Entry::Notice { text }));
@@ -526,6 +533,7 @@ mod tests {
         let b = gemipanel_core::settings::ServerId::parse("srv_b").unwrap();
         for (id, on) in [(a, true), (b, false)] {
             settings.servers.push(gemipanel_core::settings::Server {
+                oauth: Default::default(),
                 id,
                 name: "x".into(),
                 url: "https://x".into(),
@@ -536,7 +544,6 @@ mod tests {
                 exclude_tools: vec![],
                 enabled_by_default: on,
                 local_network: false,
-                cached_tools: None,
                 allowed_tools: Default::default(),
             });
         }

@@ -1,36 +1,36 @@
 //! A tool result as the tool card shows it.
 
+use gemipanel_core::mcp::CallToolResult;
+use gemipanel_core::text::Text;
 use serde_json::Value;
 
-/// The result's text (structured content as JSON when there is no text), and whether the tool
-/// reported an error.
-///
-/// `result` is an MCP `CallToolResult` as JSON: the panel hands that JSON to the chat loop
-/// anyway, and not compiling a typed decoder for it keeps the wasm smaller.
-pub fn result_text(result: &Value) -> (String, bool) {
+/// The result as the card shows it, block by block (structured content as JSON when there is no
+/// text): the server's own text as it came, other blocks named with a text to word in the
+/// person's language. `word` is `chrome::word` in the panel.
+pub fn result_text(result: &CallToolResult, word: impl Fn(&Text) -> String) -> (String, bool) {
     let str_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
-    let blocks = result.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let mut parts = Vec::new();
-    for block in blocks {
+    for block in &result.content {
+        let block = &block.0;
         parts.push(match block.get("type").and_then(Value::as_str) {
             Some("text") => str_of(block, "text"),
             Some("image") => {
                 let size = block.get("data").and_then(Value::as_str).map_or(0, str::len);
-                format!("[image {}, {} KB]", str_of(block, "mimeType"), size * 3 / 4 / 1024)
+                let kb = size * 3 / 4 / 1024;
+                word(&Text::new("panelResultImage").arg(str_of(block, "mimeType")).arg(kb))
             }
-            Some("audio") => format!("[audio {}]", str_of(block, "mimeType")),
-            Some("resource") => "[embedded resource]".to_owned(),
-            Some("resource_link") => format!("[link {}]", str_of(block, "uri")),
-            _ => "[content of an unknown type]".to_owned(),
+            Some("audio") => word(&Text::new("panelResultAudio").arg(str_of(block, "mimeType"))),
+            Some("resource") => word(&Text::new("panelResultResource")),
+            Some("resource_link") => word(&Text::new("panelResultLink").arg(str_of(block, "uri"))),
+            _ => word(&Text::new("panelResultUnknown")),
         });
     }
     if parts.is_empty() {
-        if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
+        if let Some(structured) = result.structured_content.as_ref().filter(|v| !v.is_null()) {
             parts.push(serde_json::to_string_pretty(structured).unwrap_or_default());
         }
     }
-    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
-    (parts.join("\n\n"), is_error)
+    (parts.join("\n\n"), result.is_error())
 }
 
 #[cfg(test)]
@@ -38,8 +38,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn result(value: Value) -> Value {
-        value
+    fn result(value: Value) -> CallToolResult {
+        serde_json::from_value(value).unwrap()
     }
 
     #[test]
@@ -47,9 +47,9 @@ mod tests {
         let r = result(
             json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
         );
-        assert_eq!(result_text(&r), ("a\n\nb".to_owned(), false));
+        assert_eq!(result_text(&r, |t| t.to_string()), ("a\n\nb".to_owned(), false));
         let r = result(json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
-        assert_eq!(result_text(&r), ("boom".to_owned(), true));
+        assert_eq!(result_text(&r, |t| t.to_string()), ("boom".to_owned(), true));
     }
 
     #[test]
@@ -57,9 +57,9 @@ mod tests {
         let r = result(
             json!({"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]}),
         );
-        assert_eq!(result_text(&r).0, "[image image/png, 0 KB]");
+        assert_eq!(result_text(&r, |t| t.to_string()).0, "[image image/png, 0 KB]");
         let r = result(json!({"content": [], "structuredContent": {"x": 1}}));
-        assert_eq!(result_text(&r).0, "{\n  \"x\": 1\n}");
+        assert_eq!(result_text(&r, |t| t.to_string()).0, "{\n  \"x\": 1\n}");
     }
 
     #[test]
@@ -71,14 +71,8 @@ mod tests {
             {"no": "type"}
         ]}));
         assert_eq!(
-            result_text(&r).0,
+            result_text(&r, |t| t.to_string()).0,
             "[link file:///a.txt]\n\n[embedded resource]\n\n[content of an unknown type]\n\n[content of an unknown type]"
         );
-    }
-
-    #[test]
-    fn a_result_that_is_not_a_call_tool_result_gives_no_text() {
-        assert_eq!(result_text(&json!("odd")), (String::new(), false));
-        assert_eq!(result_text(&json!({"content": 5, "isError": "yes"})), (String::new(), false));
     }
 }

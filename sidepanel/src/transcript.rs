@@ -120,6 +120,9 @@ pub struct ToolCard {
     pub started_ms: Option<u64>,
     #[serde(default)]
     pub duration_ms: Option<u64>,
+    /// The tool was not declared to the model until its `search_tools` call found it.
+    #[serde(default)]
+    pub found_by_search: bool,
 }
 
 impl ToolCard {
@@ -146,6 +149,7 @@ impl ToolCard {
             result: None,
             started_ms: None,
             duration_ms: None,
+            found_by_search: false,
         }
     }
 }
@@ -185,7 +189,8 @@ pub struct ErrorView {
 }
 
 impl ErrorView {
-    pub fn from_error(error: &Error) -> Self {
+    /// `message` is the error in the person's language (`chrome::word(&error.text())`).
+    pub fn from_error(error: &Error, message: String) -> Self {
         let kind = if error.is_missing_key() {
             ErrorKind::MissingKey
         } else if error.is_auth() {
@@ -199,7 +204,7 @@ impl ErrorView {
         } else {
             ErrorKind::Other
         };
-        Self { kind, message: error.to_string() }
+        Self { kind, message }
     }
 }
 
@@ -234,6 +239,14 @@ pub struct ChatSummary {
     pub id: String,
     pub title: String,
     pub updated_ms: u64,
+}
+
+/// The history list rebuilt from the saved chats themselves (when the index was damaged): most
+/// recently updated first.
+pub fn index_of(chats: &[SavedChat]) -> Vec<ChatSummary> {
+    let mut index: Vec<ChatSummary> = chats.iter().map(SavedChat::summary).collect();
+    index.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+    index
 }
 
 /// The index after saving `chat`: its line first (most recent first), others kept.
@@ -272,9 +285,10 @@ mod tests {
             ),
         ];
         for (error, kind) in cases {
-            assert_eq!(ErrorView::from_error(&error).kind, kind, "{error}");
+            assert_eq!(ErrorView::from_error(&error, error.to_string()).kind, kind, "{error}");
         }
-        let view = ErrorView::from_error(&Error::from_http(429, body429));
+        let error = Error::from_http(429, body429);
+        let view = ErrorView::from_error(&error, error.to_string());
         assert!(view.message.contains("Quota exceeded"), "{}", view.message);
     }
 
@@ -287,5 +301,21 @@ mod tests {
         let ids: Vec<_> = next.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["b", "a", "c"]);
         assert_eq!(next[0].updated_ms, 4);
+    }
+
+    #[test]
+    fn a_damaged_index_is_rebuilt_from_the_chats_most_recent_first() {
+        let chat = |id: &str, updated_ms| {
+            SavedChat {
+            updated_ms,
+            ..serde_json::from_value(serde_json::json!({
+                "id": id, "title": id, "created_ms": 0, "updated_ms": 0, "history": [], "entries": []
+            }))
+            .unwrap()
+        }
+        };
+        let index = index_of(&[chat("a", 5), chat("b", 9), chat("c", 1)]);
+        let ids: Vec<&str> = index.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["b", "a", "c"]);
     }
 }

@@ -10,11 +10,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { GoogleGenAI, ApiError } from '@google/genai';
 import {
-  startFakeGemini, textChunks, functionCallChunk, rateLimited, defaultModels,
+  startFakeGemini, textChunks, functionCallChunk, rateLimited, defaultModels, LIMITS, schemaDepth,
 } from '../fixtures/fake-gemini/server.mjs';
 
 const rustRequest = JSON.parse(readFileSync(
   new URL('../../core/tests/data/gemini/sdk_request_function_response.json', import.meta.url), 'utf8'));
+// The request GemiPanel's chat sends with all 456 corpus tools enabled (written by the Rust test
+// `tools_budget::the_budgeted_request_fixture_is_what_the_chat_sends`), and the corpus itself.
+const budgetedRequest = JSON.parse(readFileSync(
+  new URL('../../core/tests/data/tools/budgeted_request.json', import.meta.url), 'utf8'));
+const toolCorpus = JSON.parse(readFileSync(
+  new URL('../../core/tests/data/tools/corpus.json', import.meta.url), 'utf8'));
 
 let fake;
 let ai;
@@ -182,4 +188,78 @@ test('control endpoints script and report over HTTP; a cut stream stops mid-way'
   });
   assert.equal(none.status, 500);
   assert.match((await none.json()).error.message, /no scripted reply/);
+});
+
+/** Streams one request through the SDK; resolves to the chunks or rejects with its ApiError. */
+async function generate(functionDeclarations, contents = 'x') {
+  return collect(await ai.models.generateContentStream({
+    model: 'gemini-2.5-flash', contents, config: { tools: [{ functionDeclarations }] },
+  }));
+}
+
+function refusedWith(pattern) {
+  return (error) => {
+    assert.ok(error instanceof ApiError, `${error}`);
+    assert.equal(error.status, 400);
+    const body = JSON.parse(error.message);
+    assert.equal(body.error.status, 'INVALID_ARGUMENT');
+    assert.match(body.error.message, pattern);
+    return true;
+  };
+}
+
+const plain = (name) => ({
+  name, description: `tool ${name}`,
+  parametersJsonSchema: { type: 'object', properties: { q: { type: 'string' } } },
+});
+
+test('more function declarations than the API takes are refused with its words', async () => {
+  const many = Array.from({ length: LIMITS.maxFunctionDeclarations + 1 }, (_, i) => plain(`f${i}`));
+  await assert.rejects(() => generate(many),
+    refusedWith(/^The GenerateContentRequest proto is invalid:\n {2}\* tools\[0\]\.function_declarations: \[FIELD_INVALID\] At most 512 function declarations can be specified\.$/));
+  assert.equal(fake.requests().length, 1, 'the SDK sent it once');
+
+  fake.script([{ chunks: textChunks('fine') }]);
+  const chunks = await generate(many.slice(0, LIMITS.maxFunctionDeclarations));
+  assert.equal(chunks.map((c) => c.text ?? '').join(''), 'fine');
+});
+
+test('a schema nested deeper than the API takes is refused, naming the function', async () => {
+  const nest = (levels) => (levels === 1 ? { type: 'string' }
+    : { type: 'object', properties: { inner: nest(levels - 1) } });
+  const deep = { name: 'deep_one', description: 'd', parametersJsonSchema: nest(LIMITS.maxSchemaDepth + 1) };
+  assert.equal(schemaDepth(deep.parametersJsonSchema), 6);
+  await assert.rejects(() => generate([plain('ok'), deep]),
+    refusedWith(/^FunctionDeclaration 'deep_one' in the request exceeds the maximum allowed nesting depth\.$/));
+
+  fake.script([{ chunks: textChunks('fine') }]);
+  const shallow = { ...deep, parametersJsonSchema: nest(LIMITS.maxSchemaDepth) };
+  assert.equal((await generate([shallow])).map((c) => c.text ?? '').join(''), 'fine');
+});
+
+test('array bounds adding up past the limit are refused as too many states', async () => {
+  const properties = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`a${i}`,
+    { type: 'array', maxItems: 120, items: { type: 'string' } }]));
+  const declaration = { name: 'bounded', description: 'b', parametersJsonSchema: { type: 'object', properties } };
+  await assert.rejects(() => generate([declaration]), refusedWith(/too many states for serving/));
+});
+
+test('every recorded tool sent as it is fails like the API; the budgeted request GemiPanel sends passes', async () => {
+  const raw = toolCorpus.servers.flatMap((s) => s.tools.map((t, i) => ({
+    name: `${s.server.replace(/[^a-z0-9]/g, '_')}_${i}`,
+    description: t.description ?? '',
+    parametersJsonSchema: t.inputSchema,
+  })));
+  assert.ok(raw.length >= 300 && raw.length <= LIMITS.maxFunctionDeclarations);
+  await assert.rejects(() => generate(raw), refusedWith(/exceeds the maximum allowed nesting depth/));
+
+  const declarations = budgetedRequest.tools[0].functionDeclarations;
+  assert.ok(declarations.some((d) => d.name === 'search_tools'));
+  for (const d of declarations) assert.ok(schemaDepth(d.parametersJsonSchema) <= LIMITS.maxSchemaDepth, d.name);
+  fake.script([{ chunks: [functionCallChunk([{ id: 'c1', name: 'search_tools', args: { query: 'merge request thread' } }])] }]);
+  const [chunk] = await generate(declarations, budgetedRequest.contents);
+  assert.deepEqual(chunk.functionCalls.map((c) => c.name), ['search_tools']);
+  const sent = fake.requests().at(-1).body;
+  assert.deepEqual(sent.tools, budgetedRequest.tools, 'the SDK passes the declarations through unchanged');
+  assert.deepEqual(sent.contents, budgetedRequest.contents);
 });

@@ -127,6 +127,52 @@ test('a chat is saved, listed, reopened, renamed and deleted', async () => {
   assert.ok(!JSON.parse(stored.chats).some((c) => c.title === 'Renamed chat'));
 });
 
+test('two side panels saving at once lose no chat; a damaged history index is rebuilt from the chats', async () => {
+  const other = await chat.browser.context.newPage();
+  await other.goto(chat.browser.url('sidepanel.html'));
+  await other.getByTestId('worker-status').and(other.locator('[data-state="ok"]')).waitFor();
+  const panels = [page, other];
+  const rounds = 4;
+  fake.script(Array.from({ length: rounds * panels.length }, () => ({ chunks: textChunks('Noted.') })));
+  for (let round = 0; round < rounds; round++) {
+    await Promise.all(panels.map(async (panel, n) => {
+      await panel.getByTestId('new-chat').click();
+      const input = panel.getByTestId('input');
+      await input.fill(`panel ${n} chat ${round}`);
+      await input.press('Enter');
+      await panel.getByTestId('reply').last().and(panel.locator('[data-state="done"]')).waitFor();
+    }));
+  }
+  const titles = async () => {
+    const stored = await page.evaluate(() => chrome.storage.local.get('chats'));
+    return JSON.parse(stored.chats).map((c) => c.title);
+  };
+  const expected = panels.flatMap((_, n) => Array.from({ length: rounds }, (_, r) => `panel ${n} chat ${r}`));
+  // Saves finish a moment after the reply is shown.
+  for (let i = 0; i < 50; i++) {
+    const now = await titles();
+    if (expected.every((t) => now.some((title) => title.startsWith(t)))) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const saved = await titles();
+  for (const title of expected) assert.ok(saved.some((t) => t.startsWith(title)), `${title} lost: ${saved}`);
+  await other.close();
+
+  // A damaged index is kept aside and rebuilt from the chat:<id> entries.
+  await page.evaluate(() => chrome.storage.local.set({ chats: '{"this is": not JSON' }));
+  await page.reload();
+  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+  await page.getByTestId('history').click();
+  await page.getByTestId('saved-chat').filter({ hasText: 'panel 1 chat 3' }).waitFor();
+  assert.equal(await page.getByTestId('saved-chat').count(), (await titles()).length);
+  const all = await page.evaluate(() => chrome.storage.local.get(null));
+  const kept = Object.keys(all).filter((k) => k.startsWith('chats_rejected_'));
+  assert.equal(kept.length, 1, 'the damaged index is kept');
+  assert.equal(all[kept[0]], '{"this is": not JSON');
+  for (const title of expected) assert.ok((await titles()).some((t) => t.startsWith(title)), `${title} not rebuilt`);
+  await page.getByTestId('new-chat').click();
+});
+
 test('the model calls an MCP tool, the person allows it, the result goes back to the model', async () => {
   const id = await addEverything();
   try {

@@ -5,6 +5,7 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { openChat } from './chat_page.mjs';
+import { startSlowServer } from './servers.mjs';
 import { textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
 
 let chat;
@@ -201,6 +202,35 @@ test('a URL elicitation declined or cancelled opens nothing and answers as such'
   }
 });
 
+test('a link a server asks to open is refused unless https (or http to this computer), and a look-alike name shows both forms', async () => {
+  const id = await addTrustedEverything();
+  try {
+    fake.script([
+      { chunks: [functionCallChunk([
+        { name: 'mcp_everything_trigger_url_elicitation', args: { url: 'javascript:alert(document.domain)', message: 'Script me.' } },
+        { name: 'mcp_everything_trigger_url_elicitation', args: { url: 'https://\u0430pple.com/login', message: 'Look-alike.' } },
+      ])] },
+      { chunks: textChunks('Done.') },
+    ]);
+    await send('Odd links');
+    const script = page.getByTestId('elicitation').filter({ hasText: 'Script me.' });
+    const lookalike = page.getByTestId('elicitation').filter({ hasText: 'Look-alike.' });
+    await script.waitFor();
+    await lookalike.waitFor();
+    assert.match(await script.getByTestId('elicitation-refused').innerText(), /javascript: link; only https links/);
+    assert.equal(await script.getByRole('button', { name: 'Accept' }).count(), 0, 'nothing to accept');
+    assert.equal(await script.locator('a').count(), 0, 'no link to click');
+    assert.equal(await lookalike.getByTestId('elicitation-host').innerText(), 'xn--pple-43d.com');
+    assert.match(await lookalike.getByTestId('elicitation-host-unicode').innerText(), /\u0430pple\.com/);
+    await shoot('elicitation-url-refused');
+    await script.getByRole('button', { name: 'Decline' }).click();
+    await lookalike.getByRole('button', { name: 'Decline' }).click();
+    await lastReply().filter({ hasText: 'Done.' }).waitFor();
+  } finally {
+    await removeServer(id);
+  }
+});
+
 test('a connection lost mid-stream keeps the partial text, marked incomplete; the next message works', async () => {
   const chunks = textChunks('This answer will be cut off before it ends, sadly.', { size: 8 });
   fake.script([
@@ -246,5 +276,83 @@ test('an elicitation form lists its fields in the order of the requested schema'
     await lastReply().filter({ hasText: 'Noted.' }).waitFor();
   } finally {
     await removeServer(id);
+  }
+});
+
+/** 100 tools of one test server; the seventh has a weather forecast among them. */
+function hundredTools(server) {
+  return Array.from({ length: 100 }, (_, j) => (server === 7 && j === 42
+    ? {
+      name: 'get_forecast',
+      description: 'Weather forecast for a city: temperature and chance of rain, by day.',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    }
+    : {
+      name: `ledger_${server}_${j}`,
+      description: `Bookkeeping entry ${j} of ledger ${server}: posts, voids or reconciles an invoice line.`,
+      inputSchema: { type: 'object', properties: { invoice: { type: 'string' }, amount: { type: 'number' } } },
+    }));
+}
+
+const declared = (req) => (req.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+
+test('ten servers with 100 tools each: a request declares a few, search_tools finds the seventh server\'s tool, and it runs', async () => {
+  const servers = [];
+  const ids = [];
+  try {
+    for (let k = 1; k <= 10; k++) {
+      servers.push(await startSlowServer({ delayMs: 0, name: `server${k}`, tools: hundredTools(k) }));
+    }
+    for (const [i, server] of servers.entries()) {
+      const id = `srv_${(i + 1).toString(16).padStart(16, '0')}`;
+      const added = await chat.request({
+        type: 'edit_settings',
+        edit: { type: 'add_server', id, server: { name: `server${i + 1}`, url: server.url } },
+      });
+      assert.equal(added.type, 'settings', JSON.stringify(added));
+      ids.push(id);
+    }
+    await chat.request({ type: 'edit_settings', edit: { type: 'set_trust', id: ids[6], trust: true } });
+    await reload();
+
+    const wanted = 'mcp_server7_get_forecast';
+    fake.script([
+      { chunks: [functionCallChunk([{ name: 'search_tools', args: { query: 'weather forecast rain' } }])] },
+      { chunks: [functionCallChunk([{ name: wanted, args: { city: 'Kyoto' } }])] },
+      { chunks: textChunks('Take an umbrella: rain is likely.') },
+    ]);
+    await send('Will I need an umbrella in Kyoto tomorrow?');
+    await lastReply().filter({ hasText: 'Take an umbrella' }).and(page.locator('[data-state="done"]')).waitFor({ timeout: 30_000 });
+
+    const [first, second, third] = chatRequests();
+    // Every request stays far inside the API's 512 declarations; the wanted tool is not among
+    // the first one's (the question shares no word with it) but search_tools is.
+    for (const req of [first, second, third]) {
+      const names = declared(req);
+      assert.ok(names.length <= 129, `${names.length} declarations`);
+      assert.ok(names.includes('search_tools'), 'search_tools is declared while tools are left out');
+    }
+    assert.ok(!declared(first).includes(wanted), 'the first request does not declare the forecast');
+    // The search was answered inside the chat and found the tool, declared in the next request.
+    const [found] = functionResponses(second);
+    assert.equal(found.name, 'search_tools');
+    assert.match(JSON.stringify(found.response), new RegExp(wanted));
+    assert.ok(declared(second).includes(wanted), 'the next request declares what search found');
+    // The call reached the seventh server, and its answer went back to the model.
+    const [answer] = functionResponses(third);
+    assert.equal(answer.name, wanted);
+    assert.match(JSON.stringify(answer.response), /server7: get_forecast/);
+
+    const card = page.getByTestId('tool-card').last();
+    assert.equal(await card.getAttribute('data-state'), 'done');
+    assert.equal(await card.getByTestId('found-by-search').innerText(), 'found by search');
+    const sent = page.getByTestId('tools-sent');
+    assert.equal(await sent.getAttribute('data-enabled'), '1000');
+    assert.ok(Number(await sent.getAttribute('data-sent')) < 1000);
+    assert.match(await sent.innerText(), /^\d+ of 1,000 tools sent · the rest by search$/);
+    await shoot('thousand-tools');
+  } finally {
+    for (const id of ids) await removeServer(id);
+    for (const server of servers) await server.stop();
   }
 });

@@ -1,5 +1,5 @@
 // Starts Chromium with the built extension loaded, as a person would after "Load unpacked".
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
@@ -16,7 +16,7 @@ export const extensionId = process.env.GEMIPANEL_EXTENSION_ID;
  * Launches a fresh profile with the extension. `options.locale` sets the UI language,
  * `options.colorScheme` the theme. Returns { context, worker, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [] } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -27,8 +27,8 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
     viewport: { width: 420, height: 720 },
     ignoreDefaultArgs: ['--disable-extensions'],
     args: [
-      `--disable-extensions-except=${dist}`,
-      `--load-extension=${dist}`,
+      `--disable-extensions-except=${[dist, ...extraExtensions].join(',')}`,
+      `--load-extension=${[dist, ...extraExtensions].join(',')}`,
       `--lang=${locale}`,
       '--disable-gpu',
       '--no-first-run',
@@ -71,4 +71,23 @@ export async function screenshot(page, name) {
   const path = join(outDir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * A core text (`{key, args}`, see core/src/text.rs) in English, worded from the built
+ * extension's `_locales/en` as `chrome.i18n.getMessage` would: for assertions on what a
+ * person would read.
+ */
+export function english(text) {
+  if (typeof text === 'string') return text;
+  const messages = english.messages ??= JSON.parse(readFileSync(join(dist, '_locales/en/messages.json'), 'utf8'));
+  const args = (text.args ?? []).map(english);
+  const entry = messages[text.key];
+  if (!entry) return `${text.key} (${args.join(', ')})`;
+  return entry.message.replace(/\$([A-Za-z0-9_]*)\$/g, (whole, name) => {
+    if (name === '') return '$';
+    const placeholder = entry.placeholders?.[name.toLowerCase()];
+    if (!placeholder) return whole;
+    return placeholder.content.replace(/\$(\d)/g, (_, n) => args[Number(n) - 1] ?? '');
+  });
 }

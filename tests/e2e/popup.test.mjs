@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, screenshot } from './harness.mjs';
-import { startEverything } from './servers.mjs';
+import { startEverything, startSlowServer } from './servers.mjs';
 
 let browser;
 let everything;
@@ -127,6 +127,35 @@ test('server-everything is added through the form: tested, saved and listed', as
   await page.close();
 });
 
+test('Test connection lists the readable tools and names the ones it could not read', async () => {
+  const server = await startSlowServer({
+    delayMs: 0,
+    name: 'half-broken',
+    tools: ['fine', { name: 'broken', inputSchema: 'not a schema' }, { description: 'no name' }],
+  });
+  try {
+    const page = await openPopup();
+    await page.getByTestId('add-server').click();
+    await page.getByLabel('URL', { exact: true }).fill(server.url);
+    await page.getByTestId('test-connection').click();
+    const result = page.getByTestId('test-result');
+    await result.locator('[data-state="connected"]').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await result.locator('.chip').allInnerTexts(), ['fine']);
+    const unreadable = result.locator('[data-state="unreadable"]');
+    assert.match(await unreadable.innerText(), /2 listed tools could not be read/);
+    const items = await unreadable.locator('li').allInnerTexts();
+    assert.equal(items.length, 2, items.join('\n'));
+    assert.match(items[0], /^broken — This tool could not be read: .*inputSchema/);
+    assert.match(items[1], /missing field `name`/);
+    await screenshot(page, 'popup-test-unreadable-tools');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('a gemini-cli settings.json is previewed, then applied; command servers are skipped', async () => {
   const file = join(files, 'settings.json');
   writeFileSync(file, JSON.stringify({
@@ -225,6 +254,83 @@ test('export downloads the settings without secrets unless asked', async () => {
   assert.match(plain, /Everything/);
   await page.getByLabel(/Include secrets/).check();
   assert.match(await exported(), /AIzaTestKey123/);
+  await page.close();
+});
+
+test('settings that cannot be read: the popup offers to save a copy, try again or start fresh', async () => {
+  const page = await openPopup();
+  const before = await page.evaluate(() => chrome.storage.local.get('settings'));
+  const damaged = { version: 3, gemini: { model: 'gemini-2.5-flash' }, servers: 7 };
+  await page.evaluate((d) => chrome.storage.local.set({ settings: d }), damaged);
+  await page.reload();
+  const banner = page.getByTestId('settings-problem');
+  await banner.waitFor();
+  assert.match(await banner.innerText(), /could not be read: settings: servers: invalid type/);
+  assert.doesNotMatch(await banner.innerText(), /could not be read.*could not be read/);
+  await screenshot(page, 'popup-settings-problem');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('recover-export').click(),
+  ]);
+  assert.deepEqual(JSON.parse(readFileSync(await download.path(), 'utf8')), damaged);
+  await page.getByTestId('recover-restore').click();
+  await banner.locator('.note.error').waitFor();
+  assert.match(await banner.locator('.note.error').innerText(), /servers: invalid type/);
+  await page.getByTestId('recover-start-fresh').click();
+  await banner.waitFor({ state: 'detached' });
+  // Back to work: the earlier document is put back for the tests that follow.
+  await page.evaluate((b) => chrome.storage.local.set(b), before);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('moving a server with headers to another site asks before the headers go along', async () => {
+  const page = await openPopup();
+  await page.getByTestId('add-server').click();
+  await page.locator('#server-name').fill('Keyed');
+  await page.locator('#server-url').fill(everything.url);
+  await page.locator('#server-headers').fill('{"X-Api-Key": "FAKE-moving-key"}');
+  await page.getByTestId('save-server').click();
+  const row = page.locator('[data-testid="server-row"][data-name="Keyed"]');
+  await row.waitFor();
+  await row.getByRole('button', { name: /Edit/ }).click();
+  await page.locator('#server-url').fill(everything.url.replace('127.0.0.1', 'localhost'));
+  const confirm = page.locator('#server-headers-move');
+  await confirm.waitFor();
+  await screenshot(page, 'popup-headers-to-new-origin');
+  await page.getByTestId('save-server').click();
+  const refusal = page.locator('#server-headers-note.error');
+  await refusal.waitFor();
+  assert.match(await refusal.innerText(), /enter its headers again/);
+  await confirm.check();
+  await page.getByTestId('save-server').click();
+  await page.getByTestId('server-form').waitFor({ state: 'detached' });
+  const reply = await page.evaluate(() => chrome.runtime.sendMessage({ id: 2, request: { type: 'export_settings', include_secrets: true } }));
+  const saved = JSON.parse(reply.response.export.text).servers.find((s) => s.name === 'Keyed');
+  assert.match(saved.url, /localhost/);
+  assert.equal(saved.headers['X-Api-Key'], 'FAKE-moving-key');
+  // The pages never see the value.
+  const shown = (await settingsOf(page)).servers.find((s) => s.name === 'Keyed');
+  assert.equal(shown.headers['X-Api-Key'], '');
+  await row.getByRole('button', { name: /Remove/ }).click();
+  await row.getByRole('button', { name: 'Remove', exact: true }).click();
+  await row.waitFor({ state: 'detached' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a server the browser may not reach yet offers Allow access', async () => {
+  const page = await openPopup();
+  const id = `srv_${'ab'.repeat(8)}`;
+  const added = await page.evaluate((id) => chrome.runtime.sendMessage({ id: 3, request: { type: 'edit_settings',
+    edit: { type: 'add_server', id, server: { name: 'Far away', url: 'https://mcp.unreachable.invalid/mcp' } } } }), id);
+  assert.equal(added.response.type, 'settings', JSON.stringify(added));
+  const row = page.locator('[data-testid="server-row"][data-name="Far away"]');
+  await row.and(page.locator('[data-state="needs-permission"]')).waitFor({ timeout: 15_000 });
+  assert.ok(await row.getByTestId('allow-access').isVisible());
+  assert.match(await row.innerText(), /needs your permission to connect/i);
+  await screenshot(page, 'popup-needs-permission');
+  await page.evaluate((id) => chrome.runtime.sendMessage({ id: 4, request: { type: 'edit_settings', edit: { type: 'remove_server', id } } }), id);
   await page.close();
 });
 

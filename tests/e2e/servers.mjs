@@ -150,7 +150,8 @@ async function tryStartNode(name, args, extraArgs, port, path) {
 
 /**
  * A minimal stateless MCP server (protocol 2026-07-28, JSON replies) that waits `delayMs`
- * before each answer and offers `tools` (names, or a function giving them per request). Counts
+ * before each answer and offers `tools` (names, or a function giving them per request; an object
+ * is listed as it is, for a malformed tool). Counts
  * the requests it got. With `requireAuth` every request is answered 401, as a server that wants
  * an OAuth sign-in does.
  */
@@ -184,7 +185,9 @@ export async function startSlowServer({ delayMs = 200, name = 'slow', tools = ['
         });
       case 'tools/list':
         lastTools = typeof tools === 'function' ? tools() : tools;
-        return reply({ tools: lastTools.map((t) => ({ name: t, inputSchema: { type: 'object' } })) });
+        return reply({
+          tools: lastTools.map((t) => (typeof t === 'string' ? { name: t, inputSchema: { type: 'object' } } : t)),
+        });
       case 'tools/call':
         return reply({ content: [{ type: 'text', text: `${name}: ${message.params?.name}` }] });
       default:

@@ -80,7 +80,7 @@ test('a server moved to another URL is listened to there at once, and no longer 
   try {
     const updated = await request({
       type: 'edit_settings',
-      edit: { type: 'update_server', id, server: { name: 'Stateless', url: moved.url } },
+      edit: { type: 'update_server', id, changes: { url: moved.url } },
     });
     assert.equal(updated.type, 'settings', JSON.stringify(updated));
     // What the side panel does at every settings change.
@@ -115,7 +115,7 @@ test('the subscription closes when the last page goes, and opens again with the 
   // The previous test moved the server to a server it has stopped since: move it back.
   const updated = await request({
     type: 'edit_settings',
-    edit: { type: 'update_server', id, server: { name: 'Stateless', url: stateless.url } },
+    edit: { type: 'update_server', id, changes: { url: stateless.url } },
   });
   assert.equal(updated.type, 'settings', JSON.stringify(updated));
   await request({ type: 'list_servers' });

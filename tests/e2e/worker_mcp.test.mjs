@@ -2,7 +2,7 @@
 // page↔worker messages exactly as the popup and side panel send them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, stopServiceWorkers } from './harness.mjs';
+import { english, launch, stopServiceWorkers } from './harness.mjs';
 import { startEverything, startSlowServer } from './servers.mjs';
 
 let browser;
@@ -99,10 +99,17 @@ test('a server added by an edit is listed, with its tools, and echo can be calle
   assert.equal(result.type, 'tool_result', JSON.stringify(result));
   assert.equal(result.result.content[0].text, 'Echo: hello from the worker');
 
-  // The tool list was kept in the settings for the next start.
+  // The tool list was kept, apart from the settings, for the next start.
+  const key = `tools_cache:${everythingId}`;
+  let cached;
+  for (let i = 0; i < 50 && !cached; i++) {
+    cached = (await page.evaluate((k) => chrome.storage.local.get(k), key))[key];
+    if (!cached) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(cached?.tools.some((t) => t.name === 'echo'), 'cached tools saved');
+  assert.equal(cached.url, everything.url);
   const settings = await request({ type: 'get_settings' });
-  const stored = settings.settings.servers.find((s) => s.id === everythingId);
-  assert.ok(stored.cached_tools?.tools.some((t) => t.name === 'echo'), 'cached tools saved');
+  assert.equal(settings.settings.servers.find((s) => s.id === everythingId).cached_tools, undefined);
 });
 
 test('progress of a long-running tool arrives as events on the port that asked', async () => {
@@ -129,7 +136,7 @@ test('a running call is cancelled by CancelToolCall', async () => {
     },
   });
   assert.equal(response.type, 'error', JSON.stringify(response));
-  assert.match(response.message, /cancelled/);
+  assert.match(english(response.error), /cancelled/);
   assert.ok(events.some((e) => e.type === 'tool_progress'));
   assert.ok(Date.now() - started < 5000, 'cancelled well before the tool would have finished');
 });
@@ -279,18 +286,18 @@ test('a connection test works on an unsaved server and refuses a disallowed URL'
 
   const refused = await request({ type: 'test_connection', draft: { name: 'Draft', url: 'http://example.com/mcp' } });
   assert.equal(refused.outcome.result, 'failed');
-  assert.match(refused.outcome.message, /https/);
+  assert.match(english(refused.outcome.error), /https/);
 
   // Nothing listening: the message says so and what else it could be.
   const closed = await request({ type: 'test_connection', draft: { name: 'Draft', url: 'http://127.0.0.1:9/mcp' } });
   assert.equal(closed.outcome.result, 'failed');
-  assert.match(closed.outcome.message, /could not connect/);
+  assert.match(english(closed.outcome.error), /could not connect/);
 
   // A site the extension has no host permission for fails like a refused connection in Chrome;
-  // the message says what to do about the permission.
+  // the outcome says which origin needs the permission, for the page to ask in a click.
   const foreign = await request({ type: 'test_connection', draft: { name: 'Draft', url: 'https://mcp.unreachable.invalid/mcp' } });
-  assert.equal(foreign.outcome.result, 'failed');
-  assert.match(foreign.outcome.message, /not been allowed to connect to https:\/\/mcp\.unreachable\.invalid/);
+  assert.equal(foreign.outcome.result, 'needs_permission', JSON.stringify(foreign));
+  assert.equal(foreign.outcome.origin, 'https://mcp.unreachable.invalid');
 });
 
 test('a stopped server shows an error status with a message, and resources can be read', async () => {
@@ -327,7 +334,7 @@ test('a stopped server shows an error status with a message, and resources can b
   }, { id, url: slow.url, first: (nextId += 2) - 2 });
   const view = listed.servers.find((s) => s.id === id);
   assert.equal(view.status.state, 'error', JSON.stringify(view));
-  assert.match(view.status.message, /could not connect/);
+  assert.match(english(view.status.error), /could not connect/);
   const statuses = events.filter((e) => e.type === 'server_status' && e.server_id === id).map((e) => e.status.state);
   assert.equal(statuses.at(-1), 'error', JSON.stringify(statuses));
   assert.ok(statuses.every((s) => s === 'connecting' || s === 'error'), JSON.stringify(statuses));
@@ -346,7 +353,7 @@ test('a server that answers 401 needs sign-in, in the list and in a connection t
     assert.equal(tested.outcome.result, 'needs_sign_in', JSON.stringify(tested));
     const tools = await request({ type: 'list_tools', server_id: id, refresh: true });
     assert.equal(tools.type, 'error');
-    assert.match(tools.message, /sign in/);
+    assert.match(english(tools.error), /sign in/);
   } finally {
     await removeServer(id);
     await locked.stop();

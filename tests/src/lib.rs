@@ -1,6 +1,7 @@
 //! Shared helpers of the native integration tests: a reqwest/tokio host for the core MCP client
 //! and real MCP servers started on loopback ports.
 
+pub mod oauth;
 pub mod raw_server;
 pub mod servers;
 pub mod transport;

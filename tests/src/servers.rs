@@ -29,6 +29,9 @@ pub enum Kind {
     SdkSse,
     /// Our fixture on the v2 SDK: stateless protocol 2026-07-28.
     Stateless2026,
+    /// The TypeScript SDK example with `--oauth`: its MCP server demands a bearer token and
+    /// its authorization server (on a second port) registers clients and approves at once.
+    SdkOAuth,
 }
 
 pub struct TestServer {
@@ -98,6 +101,7 @@ impl TestServer {
             Kind::Stateless2026 => {
                 (tests_dir().join("fixtures/mcp/stateless-2026.mjs"), vec![port.to_string()])
             }
+            Kind::SdkOAuth => (examples.join("simpleStreamableHttp.js"), vec!["--oauth".into()]),
         };
         let mut command = Command::new(node);
         command
@@ -106,11 +110,17 @@ impl TestServer {
             .arg(&script)
             .args(&args)
             .current_dir(tests_dir())
-            .env("PORT", port.to_string())
-            .env("GEMIPANEL_TEST_PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+            .env("PORT", port.to_string());
+        if kind == Kind::SdkOAuth {
+            // Two servers: the MCP one on the chosen port, its authorization server on another.
+            command
+                .env("MCP_PORT", port.to_string())
+                .env("MCP_AUTH_PORT", free_port().to_string())
+                .env("GEMIPANEL_TEST_LISTENS", "2");
+        } else {
+            command.env("GEMIPANEL_TEST_PORT", port.to_string());
+        }
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
         let mut child = command.spawn().expect("node starts");
         let log = Arc::new(Mutex::new(String::new()));
         let started = keep_log(child.stderr.take().expect("stderr is piped"), log.clone());
@@ -128,7 +138,9 @@ impl TestServer {
 
     pub fn url(&self) -> String {
         let path = if self.kind == Kind::EverythingLegacySse { "sse" } else { "mcp" };
-        format!("http://127.0.0.1:{}/{path}", self.port)
+        // The OAuth example names itself `localhost` in its metadata: the resource must match.
+        let host = if self.kind == Kind::SdkOAuth { "localhost" } else { "127.0.0.1" };
+        format!("http://{host}:{}/{path}", self.port)
     }
 
     /// Kills the server; with `restart` a fresh process takes the same port (sessions are lost).

@@ -14,7 +14,12 @@ impl Default for NativeHost {
     fn default() -> Self {
         // No idle connections: tests restart servers on the same port, and a pooled socket to the
         // dead process would fail the next POST (browsers retry those by themselves).
-        let http = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap_or_default();
+        // Redirects are the client's to judge (it refuses them), as with the browser's fetch.
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default();
         NativeHost { http }
     }
 }

@@ -43,12 +43,12 @@ async fn negotiates_a_session_and_uses_every_method() {
     client.ping().await.expect("ping");
 
     let tools = client.list_tools().await.expect("tools/list");
-    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     for expected in ["echo", "get-sum", "get-tiny-image", "trigger-long-running-operation"] {
         assert!(names.contains(&expected), "{expected} missing from {names:?}");
     }
-    let structured = tools.iter().find(|t| t.name() == "get-structured-content").expect("tool");
-    assert!(structured.output_schema().is_some());
+    let structured = tools.iter().find(|t| t.name == "get-structured-content").expect("tool");
+    assert!(structured.output_schema.is_some());
 
     let echo = client.call_tool("echo", json!({"message": "hi"}), &(), None).await.expect("echo");
     assert_eq!(echo.text(), "Echo: hi");
@@ -56,7 +56,7 @@ async fn negotiates_a_session_and_uses_every_method() {
 
     let image = client.call_tool("get-tiny-image", json!({}), &(), None).await.expect("image");
     assert!(image
-        .content()
+        .content
         .iter()
         .any(|b| b.kind() == "image" && b.mime_type() == Some("image/png")));
 
@@ -64,20 +64,20 @@ async fn negotiates_a_session_and_uses_every_method() {
         .call_tool("get-structured-content", json!({"location": "New York"}), &(), None)
         .await
         .expect("structured");
-    assert!(weather.structured_content().is_some_and(|s| s.get("temperature").is_some()));
+    assert!(weather.structured_content.as_ref().is_some_and(|s| s.get("temperature").is_some()));
 
     let links = client
         .call_tool("get-resource-links", json!({"count": 2}), &(), None)
         .await
         .expect("links");
-    assert!(links.content().iter().any(|b| b.kind() == "resource_link"));
+    assert!(links.content.iter().any(|b| b.kind() == "resource_link"));
 
     let resources = client.list_resources().await.expect("resources/list");
     assert!(!resources.is_empty());
     let first = &resources[0];
     let read = client.read_resource(&first.uri, &()).await.expect("resources/read");
-    assert_eq!(read.contents()[0].uri(), first.uri);
-    assert!(read.contents()[0].text().is_some() || read.contents()[0].blob().is_some());
+    assert_eq!(read.contents[0].uri, first.uri);
+    assert!(read.contents[0].text.is_some() || read.contents[0].blob.is_some());
 
     let unknown = client.call_tool("no-such-tool", json!({}), &(), None).await;
     match unknown {

@@ -63,7 +63,7 @@ async fn falls_back_to_the_sse_transport_and_uses_every_method() {
     client.ping().await.expect("ping");
 
     let tools = client.list_tools().await.expect("tools/list");
-    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert!(names.contains(&"echo") && names.contains(&"trigger-long-running-operation"));
 
     let echo = client.call_tool("echo", json!({"message": "old"}), &(), None).await.expect("echo");
@@ -75,7 +75,7 @@ async fn falls_back_to_the_sse_transport_and_uses_every_method() {
     let resources = client.list_resources().await.expect("resources/list");
     let first = resources.first().expect("server-everything lists resources");
     let read = client.read_resource(&first.uri, &()).await.expect("resources/read");
-    assert_eq!(read.contents()[0].uri(), first.uri);
+    assert_eq!(read.contents[0].uri, first.uri);
 
     let unknown = client.call_tool("no-such-tool", json!({}), &(), None).await;
     match unknown {

@@ -44,15 +44,16 @@ fn is_ack(event: &ListenEvent) -> bool {
 async fn tools_list_results_carry_their_ttl() {
     let server = TestServer::start(Kind::Stateless2026);
     let modern = client(&server);
-    let (tools, freshness) = modern.list_tools_cacheable().await.expect("tools/list");
-    assert!(tools.iter().any(|t| t.name() == "echo"));
+    let gemipanel_core::mcp::ToolList { tools, freshness, .. } =
+        modern.list_tools_cacheable().await.expect("tools/list");
+    assert!(tools.iter().any(|t| t.name == "echo"));
     assert_eq!(freshness, Freshness::TtlMs(60_000));
     assert!(modern.may_announce_changes(), "tools.listChanged is advertised");
 
     // Handshake era: no hint, and no subscriptions (its changes come on reply streams).
     let old = TestServer::start(Kind::SdkJson);
     let old_client = client(&old);
-    let (_, freshness) = old_client.list_tools_cacheable().await.expect("tools/list");
+    let freshness = old_client.list_tools_cacheable().await.expect("tools/list").freshness;
     assert_eq!(freshness, Freshness::UntilChanged);
     assert!(!old_client.may_announce_changes());
     let refused = old_client.listen(TOOLS_ONLY, |_| {}).await.expect_err("not supported");
@@ -82,7 +83,11 @@ async fn a_tool_added_elsewhere_is_announced_on_the_listen_stream() {
         [ListenEvent::Acknowledged(TOOLS_ONLY), ListenEvent::ToolsListChanged]
     );
     let tools = listener.list_tools().await.expect("tools/list");
-    assert!(tools.iter().any(|t| t.name() == "fresh"), "{:?}", tools.iter().map(|t| t.name()));
+    assert!(
+        tools.iter().any(|t| t.name == "fresh"),
+        "{:?}",
+        tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+    );
 }
 
 #[tokio::test]

@@ -140,11 +140,10 @@ async fn modern_requests_carry_metadata_headers() {
     assert!(call.header("mcp-session-id").is_none());
     let body: serde_json::Value = serde_json::from_str(&call.body).expect("JSON body");
     assert_eq!(body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-    assert_eq!(
-        body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
-            ["io.modelcontextprotocol/ui"]["mimeTypes"][0],
-        "text/html;profile=mcp-app"
-    );
+    let capabilities = &body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+    assert!(capabilities["elicitation"].is_object(), "{capabilities}");
+    // Not until MCP Apps render (issue 11).
+    assert!(capabilities.get("extensions").is_none(), "{capabilities}");
 }
 
 #[tokio::test]
@@ -178,7 +177,7 @@ async fn a_broken_sse_reply_is_resumed_with_last_event_id() {
     ]);
     let client = client_for(&server);
     let result = client.call_tool("slow", json!({}), &(), None).await.expect("resumed");
-    assert_eq!(result.content(), vec![ContentBlock::text_block("resumed")]);
+    assert_eq!(result.content, vec![ContentBlock::text_block("resumed")]);
     let get = &server.received()[5];
     assert!(get.head.starts_with("GET "), "{}", get.head);
     assert_eq!(get.header("last-event-id").as_deref(), Some("ev-1"));
@@ -193,4 +192,115 @@ async fn modern_errors_do_not_fall_back() {
     let error = client_for(&server).connect().await.expect_err("mismatch");
     assert_eq!(error.rpc_error().map(|e| e.code), Some(-32020));
     assert_eq!(server.received().len(), 1, "no initialize after a modern error");
+}
+
+/// Two first requests at once open one session: the second waits for the first's discovery
+/// instead of probing the server again (issue 11).
+#[tokio::test]
+async fn concurrent_first_requests_open_one_session() {
+    let listed =
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"resultType":"complete","tools":[{"name":"a"}]}}"#;
+    let server = RawServer::start(vec![
+        Script::ok("application/json", DISCOVERED),
+        Script::ok("application/json", listed),
+    ]);
+    let client = client_for(&server);
+    let (a, b) = tokio::join!(client.list_tools(), client.list_tools());
+    assert_eq!(a.expect("first").len(), 1);
+    assert_eq!(b.expect("second").len(), 1);
+    let probes =
+        server.received().iter().filter(|r| r.body.contains("\"server/discover\"")).count();
+    assert_eq!(probes, 1, "{:?}", server.received());
+}
+
+/// A tools/list page with one malformed tool lists the others and names the bad one.
+#[tokio::test]
+async fn one_malformed_tool_leaves_the_others_listed() {
+    let listed = r#"{"jsonrpc":"2.0","id":$ID,"result":{"resultType":"complete","tools":[{"name":"good"},{"name":"bad","inputSchema":"nope"}]}}"#;
+    let server = RawServer::start(vec![
+        Script::ok("application/json", DISCOVERED),
+        Script::ok("application/json", listed),
+    ]);
+    let list = client_for(&server).list_tools_cacheable().await.expect("listed");
+    let names: Vec<&str> = list.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["good"]);
+    assert_eq!(list.invalid.len(), 1);
+    assert_eq!(list.invalid[0].name.as_deref(), Some("bad"));
+    assert!(list.invalid[0].reason.to_string().contains(": inputSchema"), "{:?}", list.invalid);
+}
+
+/// A server that redirects is refused, and the redirect is not followed with the server's
+/// headers (issue 11: a configured server could bounce its secrets to any loopback service).
+#[tokio::test]
+async fn a_redirect_is_refused_and_not_followed() {
+    let target = RawServer::start(vec![Script::ok("application/json", DISCOVERED)]);
+    let redirect = format!(
+        "HTTP/1.1 307 Temporary Redirect\r\nLocation: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        target.url()
+    );
+    let server = RawServer::start(vec![Script::Reply(redirect.into_bytes())]);
+    let mut config = ServerConfig::new(server.url());
+    config.headers = vec![("X-Api-Key".into(), "FAKE-redirected".into())];
+    config.request_timeout = Duration::from_secs(2);
+    let error = Client::new(NativeHost::default(), config).connect().await.expect_err("refused");
+    assert!(error.is_redirect(), "{error}");
+    assert!(error.to_string().contains("does not follow"), "{error}");
+    assert!(target.received().is_empty(), "followed to {:?}", target.received());
+}
+
+/// One tools/list page with one tool, pointing at `next`.
+fn tools_page(tool: &str, next: Option<&str>) -> Script {
+    let next = next.map(|c| format!(r#","nextCursor":"{c}""#)).unwrap_or_default();
+    Script::ok(
+        "application/json",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":$ID,"result":{{"resultType":"complete","tools":[{{"name":"{tool}"}}]{next}}}}}"#
+        ),
+    )
+}
+
+/// A server whose cursors cycle (A, B, A, B…) is asked for each page once: the list ends at the
+/// repeat, with the tools so far and a note that it was cut (issue 11).
+#[tokio::test]
+async fn a_repeating_cursor_ends_the_list() {
+    let server = RawServer::start(vec![
+        Script::ok("application/json", DISCOVERED),
+        tools_page("first", Some("A")),
+        tools_page("second", Some("B")),
+        // From here on every page points back at A, and would forever.
+        tools_page("third", Some("A")),
+    ]);
+    let list = client_for(&server).list_tools_cacheable().await.expect("listed");
+    let names: Vec<&str> = list.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["first", "second", "third"]);
+    assert_eq!(list.invalid.len(), 1, "{:?}", list.invalid);
+    assert_eq!(list.invalid[0].name, None);
+    assert!(list.invalid[0].reason.to_string().contains("cursor"), "{:?}", list.invalid);
+    let cursors: Vec<Option<String>> = server.received()[1..]
+        .iter()
+        .map(|r| serde_json::from_str::<serde_json::Value>(&r.body).expect("JSON"))
+        .map(|body| body["params"]["cursor"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(cursors, [None, Some("A".into()), Some("B".into())]);
+}
+
+/// A server with endless distinct cursors is asked for MAX_LIST_PAGES pages, no more; the list
+/// so far comes back with a note that names the cap (issue 11).
+#[tokio::test]
+async fn endless_pages_end_at_the_cap() {
+    let mut scripts = vec![Script::ok("application/json", DISCOVERED)];
+    for n in 0..MAX_LIST_PAGES + 50 {
+        scripts.push(tools_page(&format!("t{n}"), Some(&format!("c{n}"))));
+    }
+    let server = RawServer::start(scripts);
+    let list = client_for(&server).list_tools_cacheable().await.expect("listed");
+    assert_eq!(list.tools.len(), MAX_LIST_PAGES);
+    assert_eq!(list.tools.last().map(|t| t.name.clone()), Some(format!("t{}", MAX_LIST_PAGES - 1)));
+    assert_eq!(list.invalid.len(), 1, "{:?}", list.invalid);
+    assert!(
+        list.invalid[0].reason.to_string().contains(&MAX_LIST_PAGES.to_string()),
+        "{:?}",
+        list.invalid
+    );
+    assert_eq!(server.received().len(), 1 + MAX_LIST_PAGES);
 }

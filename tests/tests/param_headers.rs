@@ -30,7 +30,7 @@ async fn annotated_arguments_travel_as_headers_and_broken_tools_are_dropped() {
     config.request_timeout = Duration::from_secs(2);
     let client = Client::new(NativeHost::default(), config);
     let tools = client.list_tools().await.expect("tools/list");
-    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["execute_sql"]);
     let arguments = json!({"region": " eu ", "verbose": null, "query": "SELECT 1"});
     client.call_tool("execute_sql", arguments, &(), None).await.expect("tools/call");

@@ -22,7 +22,7 @@ async fn json_replies_work() {
     let session = client.connect().await.expect("connects");
     assert!(LEGACY_VERSIONS.contains(&session.protocol_version.as_str()));
     let tools = client.list_tools().await.expect("tools/list");
-    assert!(tools.iter().any(|t| t.name() == "greet"));
+    assert!(tools.iter().any(|t| t.name == "greet"));
     let greeting =
         client.call_tool("greet", json!({"name": "Rust"}), &(), None).await.expect("greet");
     assert!(greeting.text().contains("Rust"), "{greeting:?}");
@@ -46,5 +46,5 @@ async fn sse_replies_and_resources_work() {
     // Its log messages go to the standalone GET stream, which this client does not open.
     let resources = client.list_resources().await.expect("resources/list");
     let read = client.read_resource(&resources[0].uri, &()).await.expect("read");
-    assert!(read.contents()[0].text().is_some());
+    assert!(read.contents[0].text.is_some());
 }

@@ -13,6 +13,7 @@ pub fn run() -> Result {
     let mut figures = Vec::new();
     figures.extend(sse_throughput()?);
     figures.extend(bridge_echo()?);
+    figures.extend(tool_budget()?);
     let sizes = dist::run()?;
     for size in sizes {
         figures.push((
@@ -23,6 +24,7 @@ pub fn run() -> Result {
     let client = bench_client()?;
     figures.extend(browser_bench("mcp_latency.mjs", &[("GEMIPANEL_BENCH_CLIENT", &client)])?);
     figures.extend(browser_bench("stream_render.mjs", &[])?);
+    figures.extend(browser_bench("cold_start.mjs", &[])?);
     println!("\nfigures:");
     for (name, value) in &figures {
         println!("  {name} = {value}");
@@ -48,6 +50,16 @@ fn bridge_echo() -> Result<Vec<(String, String)>> {
         cargo().args(["bench", "-p", "gemipanel-bridge", "--bench", "echo_latency"]).run_tee()?;
     if !ok {
         return Err("the bridge echo benchmark failed".into());
+    }
+    Ok(figures_in(&out))
+}
+
+/// Recall and request size of the tool budget on the recorded corpus of real MCP tools.
+fn tool_budget() -> Result<Vec<(String, String)>> {
+    let (ok, out) =
+        cargo().args(["bench", "-p", "gemipanel-core", "--bench", "tool_budget"]).run_tee()?;
+    if !ok {
+        return Err("the tool budget benchmark failed".into());
     }
     Ok(figures_in(&out))
 }

@@ -13,9 +13,10 @@ pub const WASM_CRATES: [(&str, &str); 3] = [
     ("gemipanel-popup", "popup"),
 ];
 
-/// Gzip budgets in KB that the issues ask for (issue 3: the worker; issue 2: the side panel).
-/// Over one, the build fails.
-pub const BUDGETS_KB: [(&str, f64); 2] = [("background", 120.0), ("sidepanel", 350.0)];
+/// Gzip ceilings in KB, against bloat rather than targets to golf (issue 11): over one, the build
+/// fails. What a person feels (the worker's cold start) is measured as time by `xtask bench`.
+pub const CEILINGS_KB: [(&str, f64); 3] =
+    [("background", 300.0), ("sidepanel", 450.0), ("popup", 350.0)];
 
 pub struct WasmSize {
     pub name: &'static str,
@@ -52,11 +53,11 @@ pub fn run() -> Result<Vec<WasmSize>> {
     let mut over = Vec::new();
     for size in &sizes {
         let gzip_kb = size.gzip as f64 / 1024.0;
-        let budget = BUDGETS_KB.iter().find(|(name, _)| *name == size.name).map(|(_, kb)| *kb);
-        let verdict = match budget {
+        let ceiling = CEILINGS_KB.iter().find(|(name, _)| *name == size.name).map(|(_, kb)| *kb);
+        let verdict = match ceiling {
             None => String::new(),
-            Some(kb) if gzip_kb <= kb => format!("  (budget {kb:.0} KB: met)"),
-            Some(kb) => format!("  (budget {kb:.0} KB: {:.1} KB over)", gzip_kb - kb),
+            Some(kb) if gzip_kb <= kb => format!("  (ceiling {kb:.0} KB)"),
+            Some(kb) => format!("  (ceiling {kb:.0} KB: {:.1} KB over)", gzip_kb - kb),
         };
         println!(
             "  {:<11} {:>8.1} KB raw {:>8.1} KB gzip{verdict}",
@@ -64,9 +65,9 @@ pub fn run() -> Result<Vec<WasmSize>> {
             size.raw as f64 / 1024.0,
             gzip_kb
         );
-        if let Some(kb) = budget.filter(|kb| gzip_kb > *kb) {
+        if let Some(kb) = ceiling.filter(|kb| gzip_kb > *kb) {
             over.push(format!(
-                "{} is {gzip_kb:.1} KB gzip, over its budget of {kb:.0} KB",
+                "{} is {gzip_kb:.1} KB gzip, over its ceiling of {kb:.0} KB",
                 size.name
             ));
         }
@@ -100,25 +101,9 @@ pub fn bind_and_optimize(package: &str, name: &str, out_dir: &Path) -> Result<Pa
     Ok(wasm)
 }
 
-/// The release build of the wasm crates, with std rebuilt so that a panic is a bare trap.
-///
-/// With the prebuilt std, `panic = "abort"` still formats every panic message and runs std's
-/// panic hook, whose output goes nowhere on wasm32-unknown-unknown (its stderr is a no-op): a
-/// panic looks the same either way, "RuntimeError: unreachable" in the console. That dead
-/// machinery was ~10 KB gzip of the worker's 129. Rebuilding std (`-Zbuild-std`, std's sources
-/// come with rustup's `rust-src`) with the `immediate-abort` panic strategy removes it; std's
-/// `optimize_for_size` feature picks its smaller algorithms (-0.6 KB). Both are unstable flags
-/// and this machine can fetch no nightly compiler, so `RUSTC_BOOTSTRAP=1` allows them on the
-/// stable one, for this build only (native builds and tests, the wasm unit tests and clippy
-/// stay plain stable). A compiler that drops the flags fails this build loudly.
+/// The release build of the wasm crates: plain stable Rust, the workspace's release profile.
 pub fn release_build() -> Cmd {
-    let mut rustflags = std::env::var("RUSTFLAGS").unwrap_or_default();
-    rustflags.push_str(" -Zunstable-options -Cpanic=immediate-abort");
-    cargo()
-        .env("RUSTC_BOOTSTRAP", "1")
-        .env("RUSTFLAGS", rustflags.trim())
-        .args(["build", "--release", "--target", "wasm32-unknown-unknown"])
-        .args(["-Zbuild-std=std,panic_abort", "-Zbuild-std-features=optimize_for_size"])
+    cargo().args(["build", "--release", "--target", "wasm32-unknown-unknown"])
 }
 
 fn gzip_len(bytes: &[u8]) -> usize {

@@ -28,10 +28,8 @@ pub fn is_complete() -> bool {
         && python_packages_current()
 }
 
-/// The rustup pieces the build needs: the wasm target, and std's sources (`rust-src`), from
-/// which the release wasm build compiles its own std (see `dist::release_build`).
-const RUSTUP_PIECES: [(&str, &str); 2] =
-    [("target", "wasm32-unknown-unknown"), ("component", "rust-src")];
+/// The rustup pieces the build needs: the wasm target.
+const RUSTUP_PIECES: [(&str, &str); 1] = [("target", "wasm32-unknown-unknown")];
 
 fn has_rustup_piece((kind, name): (&str, &str)) -> bool {
     Cmd::new("rustup")

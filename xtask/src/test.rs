@@ -28,7 +28,8 @@ pub fn run(args: &[String]) -> Result {
     let only = args.first().map(String::as_str);
     let mut total = Tally::default();
     let mut problems = Vec::new();
-    let suites: [(&str, Suite); 5] = [
+    let suites: [(&str, Suite); 6] = [
+        ("lint", lint),
         ("native", native),
         ("wasm", wasm),
         ("node", node),
@@ -62,6 +63,52 @@ pub fn run(args: &[String]) -> Result {
         Err(format!("failing suites: {}", problems.join(", ")))
     }
 }
+
+/// `cargo fmt --check`, and clippy with warnings as errors over every crate and target: the
+/// native crates natively, the wasm crates for wasm32. Each is one check.
+fn lint() -> Result<Tally> {
+    let checks: [(&str, Cmd); 3] = [
+        ("cargo fmt --check", cargo().args(["fmt", "--all", "--check"])),
+        (
+            "clippy (native crates)",
+            cargo()
+                .args(["clippy", "--workspace", "--all-targets"])
+                .args(WASM_ONLY.iter().flat_map(|c| ["--exclude", c]))
+                .args(["--", "-D", "warnings"]),
+        ),
+        (
+            "clippy (wasm crates)",
+            cargo()
+                .args(["clippy", "--target", "wasm32-unknown-unknown", "--all-targets"])
+                .args(WASM_CRATES.iter().flat_map(|c| ["-p", c]))
+                .args(["--", "-D", "warnings"]),
+        ),
+    ];
+    let mut tally = Tally::default();
+    for (name, check) in checks {
+        let (ok, _) = check.run_tee()?;
+        eprintln!("{name}: {}", if ok { "clean" } else { "FAILED" });
+        if ok {
+            tally.passed += 1;
+        } else {
+            tally.failed += 1;
+        }
+    }
+    Ok(tally)
+}
+
+/// The crates that build for wasm32 only (they bind the browser's APIs).
+const WASM_ONLY: [&str; 3] =
+    ["gemipanel-browser", "gemipanel-background", "gemipanel-bench-client"];
+
+/// Every crate that builds for wasm32.
+const WASM_CRATES: [&str; 5] = [
+    "gemipanel-browser",
+    "gemipanel-background",
+    "gemipanel-sidepanel",
+    "gemipanel-popup",
+    "gemipanel-bench-client",
+];
 
 fn native() -> Result<Tally> {
     let (ok, out) = cargo()

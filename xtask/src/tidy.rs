@@ -36,8 +36,8 @@ fn find(crate_dir: &str, needle: &str) -> Vec<String> {
     hits
 }
 
-/// The one exception: in wasm, core parses URLs with the browser's `URL` (core::web_url), which
-/// is computation, not I/O; its wasm tests run in the browser.
+/// The allowed exceptions: in wasm, `web_url` parses with the browser's `URL` (computation, not
+/// I/O), and core's wasm unit tests run in the browser.
 const CORE_WASM_EXCEPTIONS: [(&str, &str); 2] = [
     (
         "[target.'cfg(target_arch = \"wasm32\")'.dependencies]",
@@ -110,9 +110,52 @@ fn manifest_permissions_are_the_ones_in_use() {
         .filter_map(|p| p.as_str())
         .collect();
     assert_eq!(permissions, ["storage", "unlimitedStorage", "sidePanel", "identity"]);
+    let hosts: Vec<&str> = manifest["host_permissions"]
+        .as_array()
+        .expect("manifest.json lists host permissions")
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert_eq!(
+        hosts,
+        gemipanel_core::url_policy::MANIFEST_HOST_PERMISSIONS,
+        "core::url_policy::host_permission asks for exactly what the manifest does not grant"
+    );
     assert_eq!(manifest["manifest_version"], 3);
     let csp = manifest["content_security_policy"]["extension_pages"].as_str().unwrap_or_default();
     assert!(csp.contains("'wasm-unsafe-eval'"), "wasm does not compile without 'wasm-unsafe-eval'");
+}
+
+/// Every `message("key", …)` and `counted_message("key", …)` of the pages names a key of
+/// `_locales/en` (a missing one shows as an empty string).
+#[test]
+fn every_message_key_used_exists() {
+    let en: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("static/_locales/en/messages.json")).unwrap(),
+    )
+    .unwrap();
+    let mut missing = Vec::new();
+    for dir in ["core", "browser", "background", "sidepanel", "popup"] {
+        for file in rust_files(&root().join(dir).join("src")) {
+            let whole = std::fs::read_to_string(&file).unwrap();
+            // Unit tests (at the end of a file) may name keys that do not exist on purpose.
+            let text = whole.split("#[cfg(test)]").next().unwrap_or_default();
+            // Core's texts (`Text::new`) are worded by the pages with the same files.
+            for call in ["message(\"", "counted_message(\"", "Text::new(\""] {
+                for (at, _) in text.match_indices(call) {
+                    let rest = &text[at + call.len()..];
+                    let key = &rest[..rest.find('"').unwrap_or(0)];
+                    let counted = call.starts_with("counted");
+                    let present =
+                        en.get(key).is_some() || (counted && en.get(format!("{key}One")).is_some());
+                    if !key.is_empty() && !present {
+                        missing.push(format!("{}: {key}", file.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "message keys missing from _locales/en:\n{}", missing.join("\n"));
 }
 
 #[test]
@@ -130,4 +173,37 @@ fn every_locale_has_the_same_keys() {
     let missing_en: Vec<_> = ja.iter().filter(|k| !en.contains(k)).collect();
     assert!(missing_ja.is_empty(), "keys missing from _locales/ja: {missing_ja:?}");
     assert!(missing_en.is_empty(), "keys missing from _locales/en: {missing_en:?}");
+}
+
+/// A message's placeholders are the same in every language: a Japanese sentence that lost a
+/// `$A$` would drop the server's name.
+#[test]
+fn every_locale_uses_the_same_placeholders() {
+    let read = |lang: &str| -> serde_json::Value {
+        let path = root().join(format!("static/_locales/{lang}/messages.json"));
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    let placeholders = |entry: &serde_json::Value| -> Vec<String> {
+        let text = entry["message"].as_str().unwrap_or_default();
+        let mut names: Vec<String> = text
+            .split('$')
+            .skip(1)
+            .step_by(2)
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .map(|n| n.to_ascii_lowercase())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let (en, ja) = (read("en"), read("ja"));
+    let mut different = Vec::new();
+    for (key, entry) in en.as_object().unwrap() {
+        if let Some(other) = ja.get(key) {
+            if placeholders(entry) != placeholders(other) {
+                different.push(key.clone());
+            }
+        }
+    }
+    assert!(different.is_empty(), "placeholders differ between en and ja: {different:?}");
 }

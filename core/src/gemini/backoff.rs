@@ -4,15 +4,14 @@
 use std::time::Duration;
 
 use super::Error;
+use crate::backoff::Backoff;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Retries after the first attempt.
     pub max_retries: u32,
-    /// Delay before the first retry when the API gives none; doubled each time.
-    pub base_delay: Duration,
-    /// Upper bound of the computed delay.
-    pub max_delay: Duration,
+    /// Delays when the API gives none.
+    pub backoff: Backoff,
     /// A `retryDelay` longer than this is not waited for: the error is shown instead.
     pub max_honoured_delay: Duration,
 }
@@ -21,8 +20,7 @@ impl Default for RetryPolicy {
     fn default() -> Self {
         Self {
             max_retries: 3,
-            base_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(30),
+            backoff: Backoff { first: Duration::from_secs(1), max: Duration::from_secs(30) },
             max_honoured_delay: Duration::from_secs(120),
         }
     }
@@ -43,7 +41,6 @@ impl RetryPolicy {
         if let Some(asked) = error.retry_after() {
             return (asked <= self.max_honoured_delay).then_some(asked);
         }
-        let factor = 2u32.saturating_pow(retry - 1);
-        Some(self.base_delay.saturating_mul(factor).min(self.max_delay))
+        Some(self.backoff.delay(retry - 1))
     }
 }

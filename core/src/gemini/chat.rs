@@ -7,7 +7,7 @@
 //! [`Chat::poll_action`] (requests to send, tools to run, things to abort), what to show with
 //! [`Chat::poll_event`], and when to call back with [`Chat::poll_timeout`].
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 use std::time::Duration;
 
@@ -22,6 +22,10 @@ use super::wire::{
     GenerationConfig, Part, Tool, UsageMetadata, ROLE_USER,
 };
 use super::Error;
+use crate::text::Text;
+use crate::tools::budget::{
+    Budget, Catalog, Conversation, Refusal, Restriction, ToolsSent, SEARCH_TOOLS,
+};
 
 /// Rounds of tool calls allowed per user message.
 pub const DEFAULT_MAX_ROUNDS: u32 = 10;
@@ -33,8 +37,13 @@ pub struct ChatConfig {
     pub model: String,
     pub system_instruction: Option<String>,
     pub generation_config: Option<GenerationConfig>,
-    /// MCP tools, named and converted by `core::tools`, with `parametersJsonSchema`.
+    /// Every enabled MCP tool, named and converted by `core::tools`, with
+    /// `parametersJsonSchema`. Each request carries those the budget allows
+    /// (`core::tools::budget`).
     pub declarations: Vec<FunctionDeclaration>,
+    /// Tool titles by function name (`ExposedTools::titles`): words the tools are found by.
+    pub titles: BTreeMap<String, String>,
+    pub budget: Budget,
     /// Grounding with Google Search; MCP tools are off while it is on.
     pub google_search: bool,
     pub max_rounds: u32,
@@ -48,6 +57,8 @@ impl ChatConfig {
             system_instruction: None,
             generation_config: None,
             declarations: Vec::new(),
+            titles: BTreeMap::new(),
+            budget: Budget::default(),
             google_search: false,
             max_rounds: DEFAULT_MAX_ROUNDS,
             retry: RetryPolicy::default(),
@@ -58,23 +69,18 @@ impl ChatConfig {
     pub fn tools_off_reason(&self) -> Option<ToolsOff> {
         if self.declarations.is_empty() {
             None
-        } else if self.google_search {
-            Some(ToolsOff::GoogleSearch)
-        } else if !supports_function_calling(&self.model) {
-            Some(ToolsOff::ModelWithoutFunctionCalling)
         } else {
-            None
+            ToolsOff::for_chat(self.google_search, &self.model)
         }
     }
 
-    fn tools(&self) -> Vec<Tool> {
-        if self.google_search {
-            vec![Tool::google_search()]
-        } else if self.declarations.is_empty() || self.tools_off_reason().is_some() {
-            Vec::new()
-        } else {
-            vec![Tool::functions(self.declarations.clone())]
-        }
+    /// MCP tools go into requests.
+    fn sends_functions(&self) -> bool {
+        !self.google_search && !self.declarations.is_empty() && self.tools_off_reason().is_none()
+    }
+
+    fn catalog(&self) -> Catalog {
+        Catalog::new(&self.declarations, &self.titles, self.budget)
     }
 }
 
@@ -85,14 +91,32 @@ pub enum ToolsOff {
     ModelWithoutFunctionCalling,
 }
 
+impl ToolsOff {
+    /// The one rule: Google Search grounding, or a model that cannot call functions, turns the
+    /// MCP tools of a chat off.
+    pub fn for_chat(google_search: bool, model: &str) -> Option<ToolsOff> {
+        if google_search {
+            Some(ToolsOff::GoogleSearch)
+        } else if !supports_function_calling(model) {
+            Some(ToolsOff::ModelWithoutFunctionCalling)
+        } else {
+            None
+        }
+    }
+}
+
+impl ToolsOff {
+    pub fn text(&self) -> Text {
+        Text::new(match self {
+            Self::GoogleSearch => "toolsOffSearch",
+            Self::ModelWithoutFunctionCalling => "toolsOffModel",
+        })
+    }
+}
+
 impl fmt::Display for ToolsOff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::GoogleSearch => "MCP tools are off while Google Search grounding is on.",
-            Self::ModelWithoutFunctionCalling => {
-                "This model cannot call functions; MCP tools are off."
-            }
-        })
+        self.text().fmt(f)
     }
 }
 
@@ -103,6 +127,8 @@ pub struct ModelRequest {
     pub id: u64,
     pub model: String,
     pub body: GenerateContentRequest,
+    /// How many MCP tools were enabled and how many this request declares.
+    pub tools: ToolsSent,
 }
 
 impl ModelRequest {
@@ -130,6 +156,8 @@ pub struct ToolCall {
     pub args: Map<String, Value>,
     /// 1-based round within the current user turn.
     pub round: u32,
+    /// The tool was declared because `search_tools` found it.
+    pub found_by_search: bool,
 }
 
 /// Work for the driver.
@@ -180,26 +208,35 @@ pub enum Notice {
     },
     /// The API refused `parametersJsonSchema`; retried once with `parameters`.
     SchemaFallback,
+    /// The API refused the request's tools; retried once without these (function names).
+    ToolsLeftOut {
+        refusal: Refusal,
+        tools: Vec<String>,
+    },
     Incomplete,
     Finish(FinishReason),
     Stopped,
 }
 
+impl Notice {
+    pub fn text(&self) -> Text {
+        match self {
+            Self::RoundLimit { max_rounds } => Text::new("noticeRoundLimit").arg(max_rounds),
+            Self::SchemaFallback => Text::new("noticeSchemaFallback"),
+            Self::ToolsLeftOut { refusal, tools } => Text::new("noticeToolsLeftOut")
+                .with(refusal.text())
+                .arg(tools.len())
+                .arg(tools.join(", ")),
+            Self::Incomplete => Text::new("noticeIncomplete"),
+            Self::Finish(reason) => reason.notice().unwrap_or_else(|| Text::new("noticeStopped")),
+            Self::Stopped => Text::new("noticeStopped"),
+        }
+    }
+}
+
 impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::RoundLimit { max_rounds } => write!(
-                f,
-                "Stopped after {max_rounds} rounds of tool calls for this message; \
-                 send another message to continue."
-            ),
-            Self::SchemaFallback => f.write_str(
-                "Gemini rejected the tools' JSON schemas; retrying with simplified schemas.",
-            ),
-            Self::Incomplete => f.write_str("The reply was cut short and is incomplete."),
-            Self::Finish(reason) => f.write_str(&reason.notice().unwrap_or_default()),
-            Self::Stopped => f.write_str("Stopped."),
-        }
+        self.text().fmt(f)
     }
 }
 
@@ -207,9 +244,15 @@ impl fmt::Display for Notice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Busy;
 
+impl Busy {
+    pub fn text(&self) -> Text {
+        Text::new("noticeBusy")
+    }
+}
+
 impl fmt::Display for Busy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Gemini is still answering; wait or press Stop.")
+        self.text().fmt(f)
     }
 }
 
@@ -239,13 +282,20 @@ pub struct Chat {
     retries: u32,
     /// The schema fallback has been used; it is kept for the rest of the chat.
     schema_fallback: bool,
+    /// The enabled tools, prepared for the budget; rebuilt when the tools change.
+    catalog: Catalog,
+    /// What refused requests taught, kept until the tools change.
+    restriction: Restriction,
+    /// The current request was already retried with fewer tools.
+    tools_shrunk: bool,
+    /// The function names the current request declares.
+    sent: Vec<FunctionDeclaration>,
 }
 
 impl Chat {
     /// A chat over a saved history (empty for a new chat).
     pub fn new(config: ChatConfig, history: Vec<Content>) -> Self {
         Self {
-            config,
             history,
             phase: Phase::Idle,
             actions: VecDeque::new(),
@@ -255,6 +305,11 @@ impl Chat {
             rounds: 0,
             retries: 0,
             schema_fallback: false,
+            catalog: config.catalog(),
+            restriction: Restriction::default(),
+            tools_shrunk: false,
+            sent: Vec::new(),
+            config,
         }
     }
 
@@ -271,8 +326,15 @@ impl Chat {
         self.ensure_idle()?;
         if config.declarations != self.config.declarations {
             self.schema_fallback = false;
+            self.restriction = Restriction::default();
         }
+        let rebuild = config.declarations != self.config.declarations
+            || config.titles != self.config.titles
+            || config.budget != self.config.budget;
         self.config = config;
+        if rebuild {
+            self.catalog = self.config.catalog();
+        }
         Ok(())
     }
 
@@ -364,16 +426,23 @@ impl Chat {
         let response = convert(&outcome).response;
         results[index] = Some(outcome);
         self.events.push_back(ChatEvent::ToolDone { call_id: call_id.to_owned(), response });
-        if results.iter().all(Option::is_some) {
-            let Phase::RunningTools { calls, results } =
-                std::mem::replace(&mut self.phase, Phase::Idle)
-            else {
-                return;
-            };
-            let outcomes = results.into_iter().flatten().collect::<Vec<_>>();
-            self.push_function_responses(&calls, &outcomes);
-            self.start_request();
+        self.finish_round_if_complete();
+    }
+
+    /// Once every call of the round has its result, the responses go to the model.
+    fn finish_round_if_complete(&mut self) {
+        let Phase::RunningTools { results, .. } = &self.phase else { return };
+        if !results.iter().all(Option::is_some) {
+            return;
         }
+        let Phase::RunningTools { calls, results } =
+            std::mem::replace(&mut self.phase, Phase::Idle)
+        else {
+            return;
+        };
+        let outcomes = results.into_iter().flatten().collect::<Vec<_>>();
+        self.push_function_responses(&calls, &outcomes);
+        self.start_request();
     }
 
     /// The clock moved on; retries that are due are sent.
@@ -442,19 +511,30 @@ impl Chat {
 
     fn start_request(&mut self) {
         self.retries = 0;
+        self.tools_shrunk = false;
         self.send_request();
     }
 
     fn send_request(&mut self) {
         let id = self.next_request_id;
         self.next_request_id += 1;
-        let mut tools = self.config.tools();
-        if self.schema_fallback {
-            for tool in &mut tools {
-                for decl in &mut tool.function_declarations {
+        let mut sent = ToolsSent { enabled: self.catalog.len(), ..ToolsSent::default() };
+        let mut tools = Vec::new();
+        self.sent.clear();
+        if self.config.google_search {
+            tools.push(Tool::google_search());
+        } else if self.config.sends_functions() {
+            let conversation = Conversation::from_history(&self.history);
+            let selection = self.catalog.select(&conversation, &self.restriction);
+            sent = selection.sent;
+            self.sent = selection.declarations.clone();
+            let mut declarations = selection.declarations;
+            if self.schema_fallback {
+                for decl in &mut declarations {
                     *decl = decl.to_openapi_parameters();
                 }
             }
+            tools.push(Tool::functions(declarations));
         }
         let body = GenerateContentRequest {
             contents: self.history.clone(),
@@ -464,7 +544,12 @@ impl Chat {
             ..GenerateContentRequest::default()
         };
         let model = model_id(&self.config.model).to_owned();
-        self.actions.push_back(Action::Send(Box::new(ModelRequest { id, model, body })));
+        self.actions.push_back(Action::Send(Box::new(ModelRequest {
+            id,
+            model,
+            body,
+            tools: sent,
+        })));
         self.phase = Phase::Streaming { request_id: id, acc: StreamAccumulator::new() };
     }
 
@@ -505,11 +590,13 @@ impl Chat {
         }
     }
 
-    /// Retry after 429/5xx, or fall back to OpenAPI schemas once. True when something was sent
-    /// or scheduled.
+    /// Retry after 429/5xx, with fewer tools once after a refusal of the tools, or fall back to
+    /// OpenAPI schemas once. True when something was sent or scheduled.
     fn try_recover(&mut self, error: &Error, now_ms: u64) -> bool {
-        let sends_declarations =
-            self.config.tools().iter().any(|t| !t.function_declarations.is_empty());
+        let sends_declarations = !self.sent.is_empty();
+        if let Some(refusal) = error.tool_refusal() {
+            return self.retry_with_fewer_tools(refusal);
+        }
         if error.is_schema_rejected() && !self.schema_fallback && sends_declarations {
             self.schema_fallback = true;
             self.events.push_back(ChatEvent::Notice(Notice::SchemaFallback));
@@ -522,6 +609,35 @@ impl Chat {
         self.events.push_back(ChatEvent::Retrying { retry, delay, error: error.clone() });
         let at_ms = now_ms.saturating_add(u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
         self.phase = Phase::WaitingRetry { at_ms };
+        true
+    }
+
+    /// Sends the request again without the tools `refusal` points at, once per request.
+    fn retry_with_fewer_tools(&mut self, refusal: Refusal) -> bool {
+        if self.tools_shrunk {
+            return false;
+        }
+        let Some(next) = self.catalog.shrink(&refusal, &self.sent, &self.restriction) else {
+            return false;
+        };
+        let conversation = Conversation::from_history(&self.history);
+        let kept: BTreeSet<String> = self
+            .catalog
+            .select(&conversation, &next)
+            .declarations
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        let tools: Vec<String> = self
+            .sent
+            .iter()
+            .map(|d| d.name.clone())
+            .filter(|name| name != SEARCH_TOOLS && !kept.contains(name))
+            .collect();
+        self.restriction = next;
+        self.tools_shrunk = true;
+        self.events.push_back(ChatEvent::Notice(Notice::ToolsLeftOut { refusal, tools }));
+        self.send_request();
         true
     }
 
@@ -542,9 +658,36 @@ impl Chat {
         self.rounds += 1;
         let round = self.rounds;
         let calls = calls.into_iter().map(|c| self.tool_call(c, round)).collect::<Vec<_>>();
-        self.actions.push_back(Action::CallTools(calls.clone()));
-        let results = vec![None; calls.len()];
-        self.phase = Phase::RunningTools { calls, results };
+        let conversation = Conversation::from_history(&self.history);
+        let mut to_run = Vec::new();
+        let mut results = Vec::with_capacity(calls.len());
+        let mut ready = Vec::with_capacity(calls.len());
+        for mut call in calls {
+            // Calls the chat answers itself: searches, and arguments that cannot be restored.
+            let local = if call.name == SEARCH_TOOLS {
+                Some(match self.catalog.answer_search(&call.args, &self.restriction) {
+                    Ok(output) => ToolOutcome::Output(output),
+                    Err(message) => ToolOutcome::Error(message),
+                })
+            } else {
+                match self.catalog.restore_arguments(&call.name, std::mem::take(&mut call.args)) {
+                    Ok(args) => {
+                        call.args = args;
+                        call.found_by_search = conversation.found_by_search(&call.name);
+                        to_run.push(call.clone());
+                        None
+                    }
+                    Err(bad) => Some(ToolOutcome::Error(bad.to_string())),
+                }
+            };
+            results.push(local);
+            ready.push(call);
+        }
+        if !to_run.is_empty() {
+            self.actions.push_back(Action::CallTools(to_run));
+        }
+        self.phase = Phase::RunningTools { calls: ready, results };
+        self.finish_round_if_complete();
     }
 
     fn tool_call(&mut self, call: super::wire::FunctionCall, round: u32) -> ToolCall {
@@ -554,7 +697,7 @@ impl Chat {
             Some(Value::Object(map)) => map,
             _ => Map::new(),
         };
-        ToolCall { call_id, api_id: call.id, name: call.name, args, round }
+        ToolCall { call_id, api_id: call.id, name: call.name, args, round, found_by_search: false }
     }
 
     /// Appends a cut-short model turn: text only (calls and signatures of an unfinished turn

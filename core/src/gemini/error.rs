@@ -5,6 +5,9 @@
 //! (google.rpc.Status); the message is shown as the API wrote it.
 
 use std::fmt;
+
+use crate::text::Text;
+use crate::tools::budget::Refusal;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -198,11 +201,24 @@ impl Error {
         matches!(self.kind, Kind::Blocked(_))
     }
 
+    /// A 400 that refuses the request's tools for one of the API's limits (see
+    /// `core::tools::budget::limits`), recognised by the API's own words.
+    pub fn tool_refusal(&self) -> Option<Refusal> {
+        if self.status() != Some(400) {
+            return None;
+        }
+        let raw = match &self.kind {
+            Kind::Api { text, .. } => text.as_str(),
+            _ => "",
+        };
+        [self.message(), raw].into_iter().find_map(refusal_in)
+    }
+
     /// A 400 about the function declarations' schemas, e.g. `Invalid JSON payload received.
     /// Unknown name "$schema" at 'tools[0].function_declarations[0].parameters'` or
     /// `…function_declarations[1].parameters.properties[x].items: missing field`.
     pub fn is_schema_rejected(&self) -> bool {
-        if self.status() != Some(400) || self.is_auth() {
+        if self.status() != Some(400) || self.is_auth() || self.tool_refusal().is_some() {
             return false;
         }
         let mentions_declarations = |text: &str| {
@@ -223,28 +239,54 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// The refusal a message of the API names, if any.
+fn refusal_in(message: &str) -> Option<Refusal> {
+    if message.contains("function declarations can be specified") {
+        return Some(Refusal::TooManyDeclarations);
+    }
+    if message.contains("too many states for serving") {
+        return Some(Refusal::TooManyStates);
+    }
+    let (head, _) = message.split_once("exceeds the maximum allowed nesting depth")?;
+    if !head.contains("FunctionDeclaration") {
+        return None;
+    }
+    // "FunctionDeclaration 'name' in the request …" or "A FunctionDeclaration in the request …"
+    let function = head
+        .split_once("FunctionDeclaration '")
+        .and_then(|(_, rest)| rest.split_once('\''))
+        .map(|(name, _)| name.to_owned());
+    Some(Refusal::TooDeep { function })
+}
+
+impl Error {
+    /// What went wrong, in words for a person (see `core::text`). The API's own message is
+    /// quoted as it came.
+    pub fn text(&self) -> Text {
         match &self.kind {
             Kind::Api { http_status, body: Some(s), .. } if !s.message.is_empty() => {
-                write!(f, "Gemini API error {http_status}")?;
-                if !s.status.is_empty() {
-                    write!(f, " ({})", s.status)?;
+                if s.status.is_empty() {
+                    Text::new("errGeminiApi").arg(http_status).arg(&s.message)
+                } else {
+                    Text::new("errGeminiApiStatus").arg(http_status).arg(&s.status).arg(&s.message)
                 }
-                write!(f, ": {}", s.message)
             }
             Kind::Api { http_status, text, .. } if !text.trim().is_empty() => {
-                write!(f, "Gemini API error {http_status}: {}", text.trim())
+                Text::new("errGeminiApi").arg(http_status).arg(text.trim())
             }
-            Kind::Api { http_status, .. } => write!(f, "Gemini API answered HTTP {http_status}"),
-            Kind::Network(m) => write!(f, "Connection to the Gemini API failed: {m}"),
-            Kind::NetworkLost(m) => {
-                write!(f, "The connection to the Gemini API was lost during the reply: {m}")
-            }
-            Kind::Malformed(m) => write!(f, "Gemini sent a reply that could not be read: {m}"),
-            Kind::Blocked(r) => write!(f, "Gemini blocked the prompt ({r})"),
-            Kind::MissingKey => f.write_str("No Gemini API key is set; add one in the settings"),
+            Kind::Api { http_status, .. } => Text::new("errGeminiHttp").arg(http_status),
+            Kind::Network(m) => Text::new("errGeminiNetwork").arg(m),
+            Kind::NetworkLost(m) => Text::new("errGeminiNetworkLost").arg(m),
+            Kind::Malformed(m) => Text::new("errGeminiMalformed").arg(m),
+            Kind::Blocked(r) => Text::new("errGeminiBlocked").arg(r),
+            Kind::MissingKey => Text::new("errGeminiMissingKey"),
         }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.text().fmt(f)
     }
 }
 

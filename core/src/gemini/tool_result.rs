@@ -7,14 +7,15 @@
 use serde_json::{json, Value};
 
 use super::wire::Part;
+use crate::mcp::CallToolResult;
 
 /// The result of running one [`super::ToolCall`], as the driver reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolOutcome {
     /// A plain value (a local tool, or a result already reduced).
     Output(Value),
-    /// An MCP `CallToolResult` (`content`, `structuredContent`, `isError`) as JSON.
-    Mcp(Value),
+    /// An MCP `tools/call` result.
+    Mcp(CallToolResult),
     /// No result: the server failed, the person denied the call, the tool is unknown.
     Error(String),
 }
@@ -38,22 +39,17 @@ fn plain(response: Value) -> ConvertedOutcome {
     ConvertedOutcome { response, attachments: Vec::new() }
 }
 
-fn convert_mcp(result: &Value) -> ConvertedOutcome {
-    let Some(blocks) = result.get("content").and_then(Value::as_array) else {
-        // Not a CallToolResult: give the model what came, rather than nothing.
-        return plain(json!({ "output": result }));
-    };
+fn convert_mcp(result: &CallToolResult) -> ConvertedOutcome {
     let mut texts = Vec::new();
     let mut attachments = Vec::new();
-    for block in blocks {
-        read_block(block, &mut texts, &mut attachments);
+    for block in &result.content {
+        read_block(&block.0, &mut texts, &mut attachments);
     }
     let text = texts.join("\n\n");
-    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
-    let response = if is_error {
+    let response = if result.is_error() {
         let message = if text.is_empty() { "The tool reported an error.".into() } else { text };
         json!({ "error": message })
-    } else if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
+    } else if let Some(structured) = result.structured_content.as_ref().filter(|v| !v.is_null()) {
         // The text block of a structured result is a serialisation of the same object.
         json!({ "output": structured })
     } else if text.is_empty() && !attachments.is_empty() {

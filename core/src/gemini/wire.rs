@@ -302,16 +302,15 @@ impl FinishReason {
     }
 
     /// A sentence for the transcript when the reason is worth telling; `None` for a normal stop.
-    pub fn notice(&self) -> Option<String> {
+    pub fn notice(&self) -> Option<crate::text::Text> {
+        use crate::text::Text;
         match self {
             Self::Stop => None,
-            Self::MaxTokens => Some("The reply was cut at the maximum output length.".into()),
-            Self::Safety => Some("The reply was stopped by Gemini's safety filters.".into()),
-            Self::Recitation => Some("The reply was stopped because it recited a source.".into()),
-            Self::MalformedFunctionCall => {
-                Some("Gemini produced a malformed tool call; try rephrasing.".into())
-            }
-            Self::Other(reason) => Some(format!("The reply stopped early ({reason}).")),
+            Self::MaxTokens => Some(Text::new("noticeMaxTokens")),
+            Self::Safety => Some(Text::new("noticeSafety")),
+            Self::Recitation => Some(Text::new("noticeRecitation")),
+            Self::MalformedFunctionCall => Some(Text::new("noticeMalformedCall")),
+            Self::Other(reason) => Some(Text::new("noticeStoppedEarly").arg(reason)),
         }
     }
 }

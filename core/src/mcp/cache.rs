@@ -10,9 +10,10 @@
 
 use serde_json::Value;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Freshness {
     /// Handshake era: reuse until the server announces a change.
+    #[default]
     UntilChanged,
     /// 2026-07-28: fresh for this many milliseconds after it was received (0: stale at once).
     TtlMs(u64),

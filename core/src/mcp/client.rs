@@ -3,25 +3,35 @@
 //! One `Client` per server. Methods take `&self` so a single-threaded host can run calls in
 //! parallel; state lives in `Cell`/`RefCell` and is never borrowed across an `.await`.
 
+use super::authorization::Authorization;
 use super::cache::Freshness;
 use super::elicitation;
 use super::error::{Error, Kind};
-use super::headers::encode_value;
+use super::exchange::progress_token;
 use super::legacy::Channel;
 use super::param_headers::{self, ParamHeader};
-use super::race::{first, CancelToken, Either};
-use super::reply::{DecodeError, ReplyDecoder};
-use super::session::{is_supported, SessionState, LEGACY_VERSIONS, MODERN_VERSION};
-use super::standalone::{Lease, Slot, Standalone};
-use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
+use super::session::{is_supported, SessionState};
+use super::standalone::Slot;
+use super::transport::{HttpRequest, HttpTransport, Method, Timer};
 use super::types::*;
-use crate::jsonrpc::{code, ErrorObject, Id, Message, Notification, Request, Response};
+use crate::jsonrpc::{code, ErrorObject, Id, Request};
+use crate::sync::{first, CancelToken, Either, SingleFlight};
+use crate::text::Text;
+use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
+
+/// A server's tools, what could not be read of its list, and how long the list may be reused.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolList {
+    pub tools: Vec<Tool>,
+    pub invalid: Vec<InvalidTool>,
+    pub freshness: Freshness,
+}
 
 /// How to reach one server and how long to wait for it.
 #[derive(Clone)]
@@ -33,6 +43,8 @@ pub struct ServerConfig {
     pub notification_timeout: Duration,
     pub max_reply_bytes: usize,
     pub client_info: Implementation,
+    /// The OAuth access token, sent as `Authorization` with every request once set.
+    pub authorization: Authorization,
 }
 
 impl ServerConfig {
@@ -43,11 +55,8 @@ impl ServerConfig {
             request_timeout: Duration::from_secs(30),
             notification_timeout: Duration::from_secs(10),
             max_reply_bytes: 10 * 1024 * 1024,
-            client_info: Implementation {
-                name: "GemiPanel".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                title: None,
-            },
+            client_info: Implementation::new("GemiPanel", env!("CARGO_PKG_VERSION")),
+            authorization: Authorization::default(),
         }
     }
 }
@@ -61,6 +70,7 @@ impl fmt::Debug for ServerConfig {
             .field("request_timeout", &self.request_timeout)
             .field("notification_timeout", &self.notification_timeout)
             .field("max_reply_bytes", &self.max_reply_bytes)
+            .field("authorization", &self.authorization)
             .finish()
     }
 }
@@ -112,35 +122,60 @@ impl<H: CallHandler> Handler for H {
 }
 
 /// How many times a 2026-07-28 server may answer `input_required` for one call.
-const MAX_INPUT_ROUNDS: usize = 8;
+pub(super) const MAX_INPUT_ROUNDS: usize = 8;
 /// How many times a broken SSE reply is resumed with `Last-Event-ID`.
-const MAX_RESUMPTIONS: usize = 5;
+pub(super) const MAX_RESUMPTIONS: usize = 5;
 /// The wait before resuming when the server named no `retry`.
-const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
+pub(super) const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 /// Error bodies are read only this far: enough for a message.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
+pub(super) const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// Bounds on one listing (tools, resources): pages, and bytes of all pages together.
+pub const MAX_LIST_PAGES: usize = 100;
+pub const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
+
+/// How a paged list ended when the server did not end it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ListCut {
+    /// A cursor came back that was already asked for: the pages would cycle.
+    CursorRepeated,
+    /// [`MAX_LIST_PAGES`] pages and the server still had a next one.
+    PageCap,
+}
+
+impl ListCut {
+    /// A note for the list's unreadable entries, so the person sees that tools may be missing.
+    fn note(self, method: &str) -> InvalidTool {
+        let reason = match self {
+            ListCut::CursorRepeated => Text::new("errListCursorRepeated").arg(method),
+            ListCut::PageCap => Text::new("errListPageCap").arg(method).arg(MAX_LIST_PAGES),
+        };
+        InvalidTool { name: None, reason }
+    }
+}
 
 pub struct Client<T: HttpTransport> {
     pub(super) transport: T,
     pub(super) config: ServerConfig,
     pub(super) session: RefCell<Option<SessionState>>,
-    server: RefCell<Option<ServerDescription>>,
-    next_id: Cell<i64>,
-    tools_changed: Cell<bool>,
+    pub(super) server: RefCell<Option<ServerDescription>>,
+    pub(super) next_id: Cell<i64>,
+    pub(super) tools_changed: Cell<bool>,
     /// The session's standalone SSE stream (see `standalone`).
-    standalone: RefCell<Slot<T::Body>>,
+    pub(super) standalone: RefCell<Slot<T::Body>>,
     /// Per tool, the parameters 2026-07-28 mirrors into headers (from the last tool list).
     /// A list, not a `HashMap`: looked up once per call, and a map type of its own was ~1 KB
     /// of the worker's wasm.
-    param_headers: RefCell<Vec<(String, Vec<ParamHeader>)>>,
+    pub(super) param_headers: RefCell<Vec<(String, Vec<ParamHeader>)>>,
     /// The GET stream of a server on the deprecated HTTP+SSE transport (see `legacy`).
     pub(super) legacy: Channel<T::Body>,
+    /// Opening or renewing the session: concurrent first requests open one, not several.
+    pub(super) connecting: SingleFlight<Result<SessionState, Error>>,
 }
 
 /// What one POST produced.
-struct Reply {
-    result: Value,
-    session_id: Option<String>,
+pub(super) struct Reply {
+    pub(super) result: Value,
+    pub(super) session_id: Option<String>,
 }
 
 // `'static` bodies: the standalone stream keeps its pending read between calls.
@@ -159,6 +194,7 @@ where
             standalone: RefCell::new(Slot::Closed),
             param_headers: RefCell::default(),
             legacy: Channel::new(),
+            connecting: SingleFlight::default(),
         }
     }
 
@@ -197,16 +233,38 @@ where
         self.tools_changed.replace(false)
     }
 
-    /// Negotiates the protocol if that has not happened yet.
+    /// Negotiates the protocol if that has not happened yet. Callers that arrive while it is
+    /// under way share its outcome.
     pub async fn connect(&self) -> Result<SessionState, Error> {
         if let Some(session) = self.session() {
             return Ok(session);
         }
-        let timeout = self.config.request_timeout;
-        match first(self.negotiate(), self.transport.sleep(timeout)).await {
-            Either::Left(result) => result,
-            Either::Right(()) => Err(self.error(Kind::Timeout(timeout))),
-        }
+        self.connecting
+            .run(|| async {
+                if let Some(session) = self.session() {
+                    return Ok(session);
+                }
+                let timeout = self.config.request_timeout;
+                match first(self.negotiate(), self.transport.sleep(timeout)).await {
+                    Either::Left(result) => result,
+                    Either::Right(()) => Err(self.error(Kind::Timeout(timeout))),
+                }
+            })
+            .await
+    }
+
+    /// A new session in place of `expired`, which the server forgot; once, however many
+    /// requests found it expired.
+    pub(super) async fn renew(&self, expired: &SessionState) -> Result<SessionState, Error> {
+        self.connecting
+            .run(|| async {
+                if let Some(current) = self.session().filter(|s| s != expired) {
+                    return Ok(current);
+                }
+                self.session.replace(None);
+                self.initialize().await
+            })
+            .await
     }
 
     pub async fn ping(&self) -> Result<(), Error> {
@@ -217,41 +275,55 @@ where
 
     /// Every tool, following `nextCursor` pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list_tools_cacheable().await.map(|(tools, _)| tools)
+        self.list_tools_cacheable().await.map(|list| list.tools)
     }
 
-    /// Every tool, and how long the list may be reused (2026-07-28 `ttlMs`, see `cache`).
-    pub async fn list_tools_cacheable(&self) -> Result<(Vec<Tool>, Freshness), Error> {
-        let (mut pages, freshness) = self
-            .paginate("tools/list", |page| {
-                ListToolsResult::from_value(page).map(|page| (page.tools, page.next_cursor))
+    /// Every tool, what could not be read, and how long the list may be reused (2026-07-28
+    /// `ttlMs`, see `cache`).
+    pub async fn list_tools_cacheable(&self) -> Result<ToolList, Error> {
+        let mut list = ToolList::default();
+        let (freshness, cut) = self
+            .paginate("tools/list", |page: ListToolsResult| {
+                let next = page.next_cursor.clone();
+                let (tools, invalid) = page.split();
+                list.tools.extend(tools);
+                list.invalid.extend(invalid);
+                next
             })
             .await?;
+        list.freshness = freshness;
+        list.invalid.extend(cut.map(|cut| cut.note("tools/list")));
         self.tools_changed.set(false);
         if self.session().is_some_and(|s| s.is_modern()) {
             // SEP-2243: a tool with broken `x-mcp-header` annotations is left out, not fatal.
             let mut declared = Vec::new();
-            pages.retain(|tool| match param_headers::declared(tool.input_schema()) {
+            let mut broken = Vec::new();
+            list.tools.retain(|tool| match param_headers::declared(&tool.input_schema) {
                 Ok(headers) => {
-                    declared.push((tool.name().to_owned(), headers));
+                    declared.push((tool.name.clone(), headers));
                     true
                 }
-                Err(_) => false,
+                Err(e) => {
+                    broken.push(InvalidTool { name: Some(tool.name.clone()), reason: e });
+                    false
+                }
             });
+            list.invalid.append(&mut broken);
             *self.param_headers.borrow_mut() = declared;
         }
-        Ok((pages, freshness))
+        Ok(list)
     }
 
     /// Every resource, following `nextCursor` pages.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
-        self.paginate("resources/list", |page| {
-            serde_json::from_value(page)
-                .map(|page: ListResourcesResult| (page.resources, page.next_cursor))
-                .map_err(|e| e.to_string())
+        let mut resources = Vec::new();
+        // A cut list of resources is what there is to offer: no place for a note yet.
+        self.paginate("resources/list", |page: ListResourcesResult| {
+            resources.extend(page.resources);
+            page.next_cursor
         })
-        .await
-        .map(|(resources, _)| resources)
+        .await?;
+        Ok(resources)
     }
 
     pub async fn read_resource<H: CallHandler>(
@@ -262,7 +334,7 @@ where
         let mut params = Map::new();
         params.insert("uri".into(), uri.into());
         let result = self.request("resources/read", params, handler, None).await?;
-        self.decode_with("resources/read", result, ReadResourceResult::from_value)
+        self.decode("resources/read", result)
     }
 
     /// Calls a tool. Progress and questions go to `handler`; `cancel` abandons the call.
@@ -277,7 +349,7 @@ where
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), arguments);
         let result = self.request("tools/call", params, handler, cancel).await?;
-        self.decode_with("tools/call", result, CallToolResult::from_value)
+        self.decode("tools/call", result)
     }
 
     /// Ends a handshake-era session (HTTP DELETE); stateless sessions have nothing to end.
@@ -316,51 +388,62 @@ where
         }
     }
 
-    async fn paginate<I>(
+    /// Requests every page of a list, handing each to `take`, which returns the next cursor.
+    /// Bounded, so that a hostile server cannot keep the worker here: at most
+    /// [`MAX_LIST_PAGES`] pages and [`MAX_LIST_BYTES`] in all, and a cursor seen before ends
+    /// the list. Says why when the list ended before the server said it was complete.
+    pub(super) async fn paginate<P: DeserializeOwned>(
         &self,
         method: &str,
-        split: impl Fn(Value) -> Result<(Vec<I>, Option<String>), String>,
-    ) -> Result<(Vec<I>, Freshness), Error> {
-        let mut items = Vec::new();
+        mut take: impl FnMut(P) -> Option<String>,
+    ) -> Result<(Freshness, Option<ListCut>), Error> {
         let mut freshness = Freshness::UntilChanged;
         let mut cursor: Option<String> = None;
-        // A bound on pages, so a server that repeats a cursor cannot keep us here forever.
-        for _ in 0..1000 {
+        let mut seen: Vec<String> = Vec::new();
+        let mut bytes = 0usize;
+        for _ in 0..MAX_LIST_PAGES {
             let mut params = Map::new();
             if let Some(c) = &cursor {
                 params.insert("cursor".into(), c.as_str().into());
             }
             let result = self.request(method, params, &(), None).await?;
+            bytes = bytes.saturating_add(json_size(&result));
+            if bytes > MAX_LIST_BYTES {
+                return Err(self
+                    .error(Kind::TooLarge { limit: MAX_LIST_BYTES })
+                    .with_method(method));
+            }
             if self.session().is_some_and(|s| s.is_modern()) {
                 freshness = freshness.and(Freshness::from_ttl(result.get("ttlMs")));
             }
-            let (mut page_items, next) = split(result).map_err(|e| {
-                self.error(Kind::Protocol(format!("unexpected result shape: {e}")))
-                    .with_method(method)
-            })?;
-            items.append(&mut page_items);
-            match next {
-                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                _ => return Ok((items, freshness)),
+            let page = self.decode(method, result)?;
+            match take(page) {
+                None => return Ok((freshness, None)),
+                Some(next) if seen.contains(&next) => {
+                    return Ok((freshness, Some(ListCut::CursorRepeated)))
+                }
+                Some(next) => {
+                    seen.push(next.clone());
+                    cursor = Some(next);
+                }
             }
         }
-        Ok((items, freshness))
+        Ok((freshness, Some(ListCut::PageCap)))
     }
 
-    fn decode_with<R>(
+    pub(super) fn decode<R: DeserializeOwned>(
         &self,
         method: &str,
         value: Value,
-        read: fn(Value) -> Result<R, String>,
     ) -> Result<R, Error> {
-        read(value).map_err(|e| {
-            self.error(Kind::Protocol(format!("unexpected result shape: {e}"))).with_method(method)
+        crate::decode::from_value("the result", value).map_err(|e| {
+            self.error(Kind::Protocol(Text::new("errMcpResultShape").arg(e))).with_method(method)
         })
     }
 
     /// Sends one request with the whole protocol around it: connecting, timeouts, cancellation,
     /// session renewal and 2026-07-28 input rounds.
-    async fn request(
+    pub(super) async fn request(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -389,7 +472,7 @@ where
         Err(self.error(failure).with_method(method))
     }
 
-    async fn request_with_renewal(
+    pub(super) async fn request_with_renewal(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -400,15 +483,14 @@ where
         match self.request_in_session(&session, method, params.clone(), handler, id).await {
             Err(e) if matches!(e.kind(), Kind::SessionExpired) && session.session_id.is_some() => {
                 // The server forgot us (restart, expiry): one new session, one retry.
-                self.session.replace(None);
-                let renewed = self.initialize().await?;
+                let renewed = self.renew(&session).await?;
                 self.request_in_session(&renewed, method, params, handler, id).await
             }
             other => other,
         }
     }
 
-    async fn request_in_session(
+    pub(super) async fn request_in_session(
         &self,
         session: &SessionState,
         method: &str,
@@ -459,12 +541,10 @@ where
             };
             request_id = self.fresh_id();
         }
-        Err(self.error(Kind::Protocol(format!(
-            "the server asked for input more than {MAX_INPUT_ROUNDS} times"
-        ))))
+        Err(self.error(Kind::Protocol(Text::new("errMcpInputRounds").arg(MAX_INPUT_ROUNDS))))
     }
 
-    async fn answer_input_requests(
+    pub(super) async fn answer_input_requests(
         &self,
         result: &Value,
         handler: &dyn Handler,
@@ -479,10 +559,9 @@ where
             match self.answer_server_request(method, &params, handler).await {
                 Ok(answer) => responses.insert(key.clone(), answer),
                 Err(e) => {
-                    return Err(self.error(Kind::Protocol(format!(
-                        "the server asked for \"{method}\", which this client cannot answer: {}",
-                        e.message
-                    ))))
+                    return Err(self.error(Kind::Protocol(
+                        Text::new("errMcpCannotAnswer").arg(method).arg(&e.message),
+                    )))
                 }
             };
         }
@@ -490,7 +569,7 @@ where
     }
 
     /// The answer to a server-to-client request, whichever era it came in.
-    async fn answer_server_request(
+    pub(super) async fn answer_server_request(
         &self,
         method: &str,
         params: &Value,
@@ -502,7 +581,8 @@ where
                 let request = elicitation::parse_request(params)
                     .map_err(|m| ErrorObject::new(code::INVALID_PARAMS, m))?;
                 let answer = handler.elicit(request.clone()).await;
-                Ok(elicitation::complete_with_defaults(&request, answer).to_value())
+                let answer = elicitation::complete_with_defaults(&request, answer);
+                Ok(serde_json::to_value(answer).unwrap_or_default())
             }
             other => Err(ErrorObject::new(
                 code::METHOD_NOT_FOUND,
@@ -510,671 +590,9 @@ where
             )),
         }
     }
-
-    pub(super) fn modern_meta(&self) -> Map<String, Value> {
-        let mut meta = Map::new();
-        meta.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_VERSION.into());
-        meta.insert(
-            "io.modelcontextprotocol/clientInfo".into(),
-            self.config.client_info.to_value(),
-        );
-        meta.insert("io.modelcontextprotocol/clientCapabilities".into(), client_capabilities());
-        meta
-    }
-
-    // ---- connecting --------------------------------------------------------------------------
-
-    /// Tries the stateless protocol first and falls back to the handshake as the spec says:
-    /// a recognised 2026-07-28 error means a modern server, anything else from a 4xx a legacy one.
-    async fn negotiate(&self) -> Result<SessionState, Error> {
-        let modern = SessionState {
-            protocol_version: MODERN_VERSION.into(),
-            session_id: None,
-            sse_transport: false,
-        };
-        let mut params = Map::new();
-        params.insert("_meta".into(), Value::Object(self.modern_meta()));
-        let mut retried = false;
-        let outcome = loop {
-            let probe = Request {
-                id: self.fresh_id(),
-                method: "server/discover".into(),
-                params: Some(Value::Object(params.clone())),
-            };
-            let outcome = self.exchange(&modern, probe, &()).await;
-            match &outcome {
-                // Rejected, yet listed as supported: the spec says retry with a supported
-                // version, and 2026-07-28 is ours. Once, so a confused server cannot loop us.
-                Err(e) if !retried && rejects_yet_supports_modern(e) => retried = true,
-                _ => break outcome,
-            }
-        };
-        match outcome {
-            Ok(reply) => {
-                let supported = string_list(reply.result.get("supportedVersions"));
-                if supported.iter().any(|v| v == MODERN_VERSION) {
-                    let info = reply
-                        .result
-                        .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
-                        .and_then(Implementation::from_value)
-                        .unwrap_or_default();
-                    *self.server.borrow_mut() = Some(ServerDescription {
-                        protocol_version: MODERN_VERSION.into(),
-                        server_info: info,
-                        capabilities: reply.result.get("capabilities").cloned().unwrap_or_default(),
-                        instructions: reply
-                            .result
-                            .get("instructions")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned),
-                    });
-                    *self.session.borrow_mut() = Some(modern.clone());
-                    return Ok(modern);
-                }
-                self.initialize_or_sse().await
-            }
-            Err(e) => match e.rpc_error().map(|r| r.code) {
-                Some(code::UNSUPPORTED_PROTOCOL_VERSION) => {
-                    let supported = string_list(
-                        e.rpc_error()
-                            .and_then(|r| r.data.as_ref())
-                            .and_then(|d| d.get("supported")),
-                    );
-                    if supported.iter().any(|v| LEGACY_VERSIONS.contains(&v.as_str())) {
-                        self.initialize_or_sse().await
-                    } else {
-                        let offered = supported.join(", ");
-                        Err(self.error(Kind::UnsupportedVersion { offered }))
-                    }
-                }
-                Some(code::HEADER_MISMATCH | code::MISSING_REQUIRED_CLIENT_CAPABILITY) => Err(e),
-                _ if falls_back_to_handshake(&e) => self.initialize_or_sse().await,
-                _ => Err(e),
-            },
-        }
-    }
-
-    /// The spec's backwards-compatibility rule: a server that refuses the `initialize` POST with
-    /// a 4xx may run the deprecated HTTP+SSE transport, which a GET of the same URL reveals.
-    async fn initialize_or_sse(&self) -> Result<SessionState, Error> {
-        match self.initialize().await {
-            Err(e) if e.status().is_some() && falls_back_to_handshake(&e) => {
-                self.connect_sse(e).await
-            }
-            other => other,
-        }
-    }
-
-    /// The handshake of 2025-11-25 and earlier: `initialize`, then `notifications/initialized`.
-    async fn initialize(&self) -> Result<SessionState, Error> {
-        // No version header on `initialize`: the version is what is being negotiated.
-        let reply = self
-            .exchange(&unnegotiated(false), self.initialize_request(), &())
-            .await
-            .map_err(|e| e.with_method("initialize"))?;
-        self.finish_initialize(reply.result, reply.session_id, false).await
-    }
-
-    pub(super) fn initialize_request(&self) -> Request {
-        // Built field by field: `json!` with values in it serialises each through serde again.
-        let mut params = Map::new();
-        params.insert("protocolVersion".into(), LEGACY_VERSIONS[0].into());
-        params.insert("capabilities".into(), client_capabilities());
-        params.insert("clientInfo".into(), self.config.client_info.to_value());
-        Request { id: self.fresh_id(), method: "initialize".into(), params: Some(params.into()) }
-    }
-
-    /// Reads the `initialize` result, sends `notifications/initialized` and keeps the session.
-    pub(super) async fn finish_initialize(
-        &self,
-        result: Value,
-        session_id: Option<String>,
-        sse_transport: bool,
-    ) -> Result<SessionState, Error> {
-        let description = ServerDescription::from_value(result).map_err(|e| {
-            self.error(Kind::Protocol(format!("unexpected result shape: {e}")))
-                .with_method("initialize")
-        })?;
-        if !LEGACY_VERSIONS.contains(&description.protocol_version.as_str()) {
-            let offered = description.protocol_version.clone();
-            return Err(self.error(Kind::UnsupportedVersion { offered }).with_method("initialize"));
-        }
-        let session = SessionState {
-            protocol_version: description.protocol_version.clone(),
-            session_id,
-            sse_transport,
-        };
-        *self.server.borrow_mut() = Some(description);
-        self.notify(&session, "notifications/initialized", None)
-            .await
-            .map_err(|e| e.with_method("notifications/initialized"))?;
-        *self.session.borrow_mut() = Some(session.clone());
-        Ok(session)
-    }
-
-    // ---- one HTTP exchange -------------------------------------------------------------------
-
-    /// POSTs one request and reads its reply, JSON or SSE, until the response to it arrives.
-    async fn exchange(
-        &self,
-        session: &SessionState,
-        request: Request,
-        handler: &dyn Handler,
-    ) -> Result<Reply, Error> {
-        let mut headers = self.session_headers(session);
-        if session.is_modern() {
-            headers.push(("Mcp-Method".into(), request.method.clone()));
-            let params = request.params.as_ref();
-            let name = params.and_then(|p| p.get("name").or_else(|| p.get("uri")));
-            if let (Some(name), "tools/call" | "resources/read" | "prompts/get") =
-                (name.and_then(Value::as_str), request.method.as_str())
-            {
-                headers.push(("Mcp-Name".into(), encode_value(name)));
-            }
-            if let (Some(name), "tools/call") =
-                (name.and_then(Value::as_str), request.method.as_str())
-            {
-                let arguments = params.and_then(|p| p.get("arguments")).unwrap_or(&Value::Null);
-                let tools = self.param_headers.borrow();
-                // A tool listed twice: its last entry counts, as when this was a map.
-                if let Some((_, declared)) = tools.iter().rev().find(|(tool, _)| tool == name) {
-                    headers.extend(param_headers::for_arguments(declared, arguments));
-                }
-            }
-        }
-        let id = request.id.clone();
-        let http = HttpRequest {
-            method: Method::Post,
-            url: self.config.url.clone(),
-            headers,
-            body: Some(Message::Request(request).to_json()),
-        };
-        let response =
-            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
-        if response.status == 404 && session.session_id.is_some() {
-            return Err(self.error(Kind::SessionExpired));
-        }
-        if !(200..300).contains(&response.status) {
-            let kind = self.http_error(response).await;
-            if session.session_id.is_some() && is_unknown_session_reply(&kind) {
-                return Err(self.error(Kind::SessionExpired));
-            }
-            return Err(self.error(kind));
-        }
-        let session_id = response.header("Mcp-Session-Id").map(str::to_owned);
-        let result = self.read_reply(session, response, &id, handler).await?;
-        Ok(Reply { result, session_id })
-    }
-
-    /// A tool call of a handshake-era session also reads the session's standalone stream, where
-    /// some servers send the call's questions (see `standalone`).
-    async fn exchange_listening(
-        &self,
-        session: &SessionState,
-        request: Request,
-        handler: &dyn Handler,
-    ) -> Result<Reply, Error> {
-        let mut lease = self.lease_standalone(session).await;
-        let Some(Slot::Open(stream)) = lease.as_mut().map(|l| &mut l.next) else {
-            return self.exchange(session, request, handler).await;
-        };
-        let outcome = first(
-            self.exchange(session, request, handler),
-            self.read_standalone(session, stream, handler),
-        )
-        .await;
-        if stream.is_ended() {
-            if let Some(lease) = lease.as_mut() {
-                lease.next = Slot::Closed;
-            }
-        }
-        match outcome {
-            Either::Left(reply) => reply,
-            Either::Right(never) => match never {},
-        }
-    }
-
-    /// Takes the open stream of this session, or opens one; `None` when there is none to read.
-    async fn lease_standalone(&self, session: &SessionState) -> Option<Lease<'_, T::Body>> {
-        let session_id = session.session_id.clone()?;
-        match self.standalone.replace(Slot::InUse) {
-            Slot::Open(stream) if stream.session_id == session_id => {
-                return Some(Lease::new(&self.standalone, Slot::Open(stream)));
-            }
-            Slot::InUse => return None,
-            Slot::Refused(id) if id == session_id => {
-                self.standalone.replace(Slot::Refused(id));
-                return None;
-            }
-            Slot::Open(_) | Slot::Refused(_) | Slot::Closed => {}
-        }
-        let mut lease = Lease::new(&self.standalone, Slot::Closed);
-        let headers = self.stream_get_headers(session);
-        let request =
-            HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
-        // Bounded like a notification: a server that never answers the GET delays the call
-        // only this long, and then the call goes on without the stream.
-        let sent = first(
-            self.transport.send(request),
-            self.transport.sleep(self.config.notification_timeout),
-        )
-        .await;
-        match sent {
-            Either::Left(Ok(response)) if (200..300).contains(&response.status) => {
-                let content_type = response.header("Content-Type").map(str::to_owned);
-                let decoder = ReplyDecoder::for_content_type(
-                    content_type.as_deref(),
-                    self.config.max_reply_bytes,
-                );
-                lease.next = match decoder {
-                    Ok(decoder) if decoder.is_stream() => {
-                        Slot::Open(Standalone::new(session_id, response.body, decoder))
-                    }
-                    // Anything but SSE: the server does not offer the stream after all.
-                    _ => Slot::Refused(session_id),
-                };
-            }
-            // 405 is how the spec says "no stream here". 409 (another GET of this session is
-            // still open), 429 and 5xx may pass: those are tried again at the next call.
-            Either::Left(Ok(response)) if !matches!(response.status, 409 | 429 | 500..) => {
-                lease.next = Slot::Refused(session_id);
-            }
-            _ => {}
-        }
-        Some(lease)
-    }
-
-    /// Handles what arrives on the standalone stream until the call it runs beside ends (this
-    /// future is then dropped; it never finishes by itself).
-    async fn read_standalone(
-        &self,
-        session: &SessionState,
-        stream: &mut Standalone<T::Body>,
-        handler: &dyn Handler,
-    ) -> std::convert::Infallible {
-        while let Some(chunk) = stream.next_chunk().await {
-            let Ok(messages) = stream.decoder.feed(&chunk) else {
-                stream.end();
-                break;
-            };
-            // Responses on this stream answer nothing of ours.
-            let messages =
-                messages.into_iter().filter(|m| !matches!(m, Message::Response(_))).collect();
-            let none = Id::String(String::new());
-            let _ = self.handle_messages(session, messages, &none, handler).await;
-        }
-        std::future::pending().await
-    }
-
-    /// Reads replies until the response with `id`, resuming a broken SSE stream when it can.
-    async fn read_reply(
-        &self,
-        session: &SessionState,
-        mut response: HttpResponse<T::Body>,
-        id: &Id,
-        handler: &dyn Handler,
-    ) -> Result<Value, Error> {
-        let mut resumptions = 0;
-        let mut last_event_id: Option<String> = None;
-        let mut retry: Option<u64> = None;
-        loop {
-            let content_type = response.header("Content-Type").map(str::to_owned);
-            let mut decoder = ReplyDecoder::for_content_type(
-                content_type.as_deref(),
-                self.config.max_reply_bytes,
-            )
-            .map_err(|e| self.decode_error(e))?;
-            let broke = loop {
-                match response.body.next_chunk().await {
-                    Ok(Some(chunk)) => {
-                        let messages = decoder.feed(&chunk).map_err(|e| self.decode_error(e))?;
-                        if let Some(done) =
-                            self.handle_messages(session, messages, id, handler).await
-                        {
-                            return done;
-                        }
-                    }
-                    Ok(None) => break None,
-                    Err(e) => break Some(e),
-                }
-            };
-            let messages = decoder.finish().map_err(|e| self.decode_error(e))?;
-            if let Some(done) = self.handle_messages(session, messages, id, handler).await {
-                return done;
-            }
-            let (event_id, event_retry) = decoder.resume_point();
-            if let Some(event_id) = event_id {
-                last_event_id = Some(event_id.to_owned());
-            }
-            retry = event_retry.or(retry);
-            // Only handshake-era SSE replies can be resumed (2026-07-28 dropped `Last-Event-ID`).
-            let resumable = decoder.is_stream() && !session.is_modern() && last_event_id.is_some();
-            if !resumable || resumptions == MAX_RESUMPTIONS {
-                return Err(match broke {
-                    Some(e) => self.error(Kind::Transport(e)),
-                    None => self.error(Kind::StreamEnded),
-                });
-            }
-            resumptions += 1;
-            let wait = retry.map_or(DEFAULT_RETRY, Duration::from_millis);
-            self.transport.sleep(wait.min(self.config.request_timeout)).await;
-            response = self.resume(session, last_event_id.as_deref().unwrap_or_default()).await?;
-        }
-    }
-
-    /// GET with `Last-Event-ID`: the server replays what the broken stream missed.
-    async fn resume(
-        &self,
-        session: &SessionState,
-        last_event_id: &str,
-    ) -> Result<HttpResponse<T::Body>, Error> {
-        let mut headers = self.stream_get_headers(session);
-        headers.push(("Last-Event-ID".into(), last_event_id.into()));
-        let request =
-            HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
-        let response =
-            self.transport.send(request).await.map_err(|e| self.error(Kind::Transport(e)))?;
-        if response.status == 404 && session.session_id.is_some() {
-            return Err(self.error(Kind::SessionExpired));
-        }
-        if !(200..300).contains(&response.status) {
-            return Err(self.error(self.http_error(response).await));
-        }
-        Ok(response)
-    }
-
-    /// Handles messages from a reply; `Some` once the response to `id` is among them.
-    pub(super) async fn handle_messages(
-        &self,
-        session: &SessionState,
-        messages: Vec<Message>,
-        id: &Id,
-        handler: &dyn Handler,
-    ) -> Option<Result<Value, Error>> {
-        for message in messages {
-            match message {
-                Message::Response(Response { id: Some(rid), outcome }) if &rid == id => {
-                    return Some(outcome.map_err(|e| self.error(Kind::Rpc(Box::new(e)))));
-                }
-                // An error the server could not attribute: on a reply to our POST it is ours.
-                Message::Response(Response { id: None, outcome: Err(e) }) => {
-                    return Some(Err(self.error(Kind::Rpc(Box::new(e)))));
-                }
-                Message::Response(_) => {}
-                Message::Notification(n) => self.handle_notification(n, handler),
-                Message::Request(r) => {
-                    let outcome = self
-                        .answer_server_request(
-                            &r.method,
-                            r.params.as_ref().unwrap_or(&Value::Null),
-                            handler,
-                        )
-                        .await;
-                    let answer = Message::Response(Response { id: Some(r.id), outcome });
-                    // If the answer cannot be delivered the server times out on its side; our
-                    // own request still ends through its timeout, so nothing hangs here.
-                    let _ = self.post_message(session, answer).await;
-                }
-            }
-        }
-        None
-    }
-
-    fn handle_notification(&self, notification: Notification, handler: &dyn Handler) {
-        let params = notification.params.unwrap_or(Value::Null);
-        let event = match notification.method.as_str() {
-            "notifications/progress" => match Progress::from_value(&params) {
-                Some(progress) => CallEvent::Progress(progress),
-                None => return,
-            },
-            "notifications/tools/list_changed" => {
-                self.tools_changed.set(true);
-                CallEvent::ToolsListChanged
-            }
-            "notifications/resources/list_changed" => CallEvent::ResourcesListChanged,
-            "notifications/message" => CallEvent::Log {
-                level: params.get("level").and_then(Value::as_str).unwrap_or("info").to_owned(),
-                data: params.get("data").cloned().unwrap_or(Value::Null),
-            },
-            _ => return,
-        };
-        handler.on_event(event);
-    }
-
-    // ---- notifications and plain messages ----------------------------------------------------
-
-    async fn notify(
-        &self,
-        session: &SessionState,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<(), Error> {
-        let message = Message::Notification(Notification { method: method.into(), params });
-        let sent = first(
-            self.post_message(session, message),
-            self.transport.sleep(self.config.notification_timeout),
-        )
-        .await;
-        match sent {
-            Either::Left(result) => result,
-            Either::Right(()) => Err(self.error(Kind::Timeout(self.config.notification_timeout))),
-        }
-    }
-
-    async fn notify_cancelled(&self, id: &Id, reason: &str) {
-        let Some(session) = self.session() else { return };
-        if session.is_modern() {
-            return;
-        }
-        let mut params = Map::new();
-        params.insert("requestId".into(), id.to_value());
-        params.insert("reason".into(), reason.into());
-        let params = Value::Object(params);
-        // Best effort: the call has already failed for the caller.
-        let _ = self.notify(&session, "notifications/cancelled", Some(params)).await;
-    }
-
-    /// POSTs a notification or a response (or, over HTTP+SSE, any message); the server answers
-    /// 202 without a body.
-    pub(super) async fn post_message(
-        &self,
-        session: &SessionState,
-        message: Message,
-    ) -> Result<(), Error> {
-        let url = if session.sse_transport {
-            // No stream, no endpoint: what waits for an answer fails on the missing stream.
-            let Some(endpoint) = self.legacy.endpoint() else { return Ok(()) };
-            endpoint
-        } else {
-            self.config.url.clone()
-        };
-        let http = HttpRequest {
-            method: Method::Post,
-            url,
-            headers: self.session_headers(session),
-            body: Some(message.to_json()),
-        };
-        let response =
-            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
-        if (200..300).contains(&response.status) {
-            Ok(())
-        } else {
-            Err(self.error(self.http_error(response).await))
-        }
-    }
-
-    // ---- helpers -----------------------------------------------------------------------------
-
-    pub(super) fn fresh_id(&self) -> Id {
-        let n = self.next_id.get();
-        self.next_id.set(n + 1);
-        Id::Number(n)
-    }
-
-    fn base_headers(&self) -> Vec<(String, String)> {
-        let mut headers = self.config.headers.clone();
-        headers.push(("Accept".into(), "application/json, text/event-stream".into()));
-        headers
-    }
-
-    /// Headers of a GET that opens an SSE stream of `session` (the standalone stream, or a
-    /// resumption): the session's headers, asking for an event stream and sending no body.
-    fn stream_get_headers(&self, session: &SessionState) -> Vec<(String, String)> {
-        let mut headers: Vec<(String, String)> = self
-            .session_headers(session)
-            .into_iter()
-            .filter(|(name, _)| {
-                !name.eq_ignore_ascii_case("Content-Type") && !name.eq_ignore_ascii_case("Accept")
-            })
-            .collect();
-        headers.push(("Accept".into(), "text/event-stream".into()));
-        headers
-    }
-
-    pub(super) fn session_headers(&self, session: &SessionState) -> Vec<(String, String)> {
-        let mut headers = self.base_headers();
-        headers.push(("Content-Type".into(), "application/json".into()));
-        if session.sends_version_header() {
-            headers.push(("MCP-Protocol-Version".into(), session.protocol_version.clone()));
-        }
-        if let Some(session_id) = &session.session_id {
-            headers.push(("Mcp-Session-Id".into(), session_id.clone()));
-        }
-        headers
-    }
-
-    pub(super) fn error(&self, kind: Kind) -> Error {
-        Error::new(kind, &self.config.url)
-    }
-
-    pub(super) fn decode_error(&self, error: DecodeError) -> Error {
-        self.error(match error {
-            DecodeError::NotMcp { content_type } => Kind::NotMcpServer { content_type },
-            DecodeError::TooLarge { limit } => Kind::TooLarge { limit },
-            DecodeError::Malformed(what) => Kind::Malformed(what),
-        })
-    }
-
-    /// Reads the start of an error body for the server's own words.
-    pub(super) async fn http_error(&self, mut response: HttpResponse<T::Body>) -> Kind {
-        let www_authenticate = response.header("WWW-Authenticate").map(str::to_owned);
-        let is_html = response
-            .header("Content-Type")
-            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/html"));
-        let mut body = Vec::new();
-        while body.len() < ERROR_BODY_LIMIT {
-            match response.body.next_chunk().await {
-                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-                _ => break,
-            }
-        }
-        let rpc = serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|v| Message::from_value(v).ok())
-            .and_then(|m| match m {
-                Message::Response(Response { outcome: Err(e), .. }) => Some(Box::new(e)),
-                _ => None,
-            });
-        let message = match &rpc {
-            Some(e) => Some(e.message.clone()),
-            None if is_html || body.trim_ascii_start().starts_with(b"<") => {
-                Some("an HTML page, not MCP".into())
-            }
-            None => {
-                let text = crate::sse::lossy(&body);
-                let text: String = text.trim().chars().take(200).collect();
-                (!text.is_empty()).then_some(text)
-            }
-        };
-        Kind::Http { status: response.status, message, www_authenticate, rpc }
-    }
 }
 
-/// The `initialize` parameters fix the version; requests before that send no version header.
-pub(super) fn unnegotiated(sse_transport: bool) -> SessionState {
-    SessionState { protocol_version: "2025-03-26".into(), session_id: None, sse_transport }
-}
-
-/// The `progressToken` of a tool call: progress notifications name the call they belong to.
-pub(super) fn progress_token(id: &Id) -> String {
-    format!("progress-{id}")
-}
-
-/// A 4xx other than "sign in" answers the stateless probe of a handshake-era server, and so
-/// does a JSON-RPC error that 2026-07-28 does not define (such as "method not found").
-fn falls_back_to_handshake(error: &Error) -> bool {
-    match error.status() {
-        Some(401 | 403) => false,
-        Some(status) => (400..500).contains(&status),
-        None => matches!(error.kind(), Kind::Rpc(_)),
-    }
-}
-
-/// An "unsupported protocol version" error whose `supported` list names 2026-07-28.
-fn rejects_yet_supports_modern(error: &Error) -> bool {
-    error.rpc_error().is_some_and(|rpc| {
-        rpc.code == code::UNSUPPORTED_PROTOCOL_VERSION
-            && string_list(rpc.data.as_ref().and_then(|d| d.get("supported")))
-                .iter()
-                .any(|v| v == MODERN_VERSION)
-    })
-}
-
-/// The SDK's example routers (and so server-everything) answer an unknown session with 400
-/// "No valid session ID provided" instead of the 404 the spec asks for; treat it the same.
-fn is_unknown_session_reply(kind: &Kind) -> bool {
-    match kind {
-        Kind::Http { status: 400, rpc: Some(rpc), .. } => {
-            // Compared bytewise: `str::contains` inlined the two-way searcher, ~0.8 KB of wasm.
-            let mentions_session =
-                rpc.message.as_bytes().windows(7).any(|w| w.eq_ignore_ascii_case(b"session"));
-            rpc.code == -32000 && mentions_session
-        }
-        _ => false,
-    }
-}
-
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-        .unwrap_or_default()
-}
-
-/// Elicitation (form and URL) and the MCP Apps extension.
-fn client_capabilities() -> Value {
-    json!({
-        "elicitation": {"form": {}, "url": {}},
-        "extensions": {
-            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn unknown_session_replies_are_found_as_a_substring_search_would() {
-        use super::{is_unknown_session_reply, ErrorObject, Kind};
-        for message in [
-            "No valid session ID provided",
-            "Bad Request: SESSION not found",
-            "unknown sEsSiOn",
-            "session",
-            "sessio",
-            "",
-            "s\u{e9}ssion",
-            "sess\u{130}on",
-            "Invalid request",
-        ] {
-            let kind = Kind::Http {
-                status: 400,
-                message: None,
-                www_authenticate: None,
-                rpc: Some(Box::new(ErrorObject::new(-32000, message))),
-            };
-            let expected = message.to_ascii_lowercase().contains("session");
-            assert_eq!(is_unknown_session_reply(&kind), expected, "{message}");
-        }
-    }
+/// The size of a value as JSON text, for the bounds on lists.
+fn json_size(value: &Value) -> usize {
+    serde_json::to_vec(value).map_or(usize::MAX, |text| text.len())
 }

@@ -1,38 +1,27 @@
 //! Reading `elicitation/create` requests and filling in what the schema says by default.
 
-use super::types::{ElicitAction, ElicitRequest, ElicitResult};
+use super::types::{ElicitAction, ElicitMode, ElicitParams, ElicitRequest, ElicitResult};
 use serde_json::{Map, Value};
 
 /// Reads the params of an `elicitation/create` request (form mode when `mode` is absent).
 pub fn parse_request(params: &Value) -> Result<ElicitRequest, String> {
-    let message = params.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-    match params.get("mode").and_then(Value::as_str) {
-        Some("url") => {
-            let text = |key: &str| {
-                params
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .ok_or_else(|| format!("URL elicitation without \"{key}\""))
-            };
-            Ok(ElicitRequest::Url {
-                message,
-                url: text("url")?,
-                elicitation_id: text("elicitationId").ok(),
-            })
-        }
-        None | Some("form") => {
-            let schema = params
-                .get("requestedSchema")
-                .cloned()
-                .ok_or("form elicitation without \"requestedSchema\"")?;
+    let params: ElicitParams = crate::decode::from_value("elicitation/create", params.clone())
+        .map_err(|e| e.to_string())?;
+    match params.mode.unwrap_or(ElicitMode::Form) {
+        ElicitMode::Url => Ok(ElicitRequest::Url {
+            message: params.message,
+            url: params.url.ok_or("URL elicitation without \"url\"")?,
+            elicitation_id: params.elicitation_id,
+        }),
+        ElicitMode::Form => {
+            let schema =
+                params.requested_schema.ok_or("form elicitation without \"requestedSchema\"")?;
             Ok(ElicitRequest::Form {
-                message,
+                message: params.message,
                 defaults: schema_defaults(&schema),
                 requested_schema: schema,
             })
         }
-        Some(other) => Err(format!("unknown elicitation mode \"{other}\"")),
     }
 }
 

@@ -2,9 +2,11 @@
 
 use super::transport::TransportError;
 use crate::jsonrpc::ErrorObject;
+use crate::text::Text;
 use std::fmt;
 use std::time::Duration;
 
+#[derive(Clone)]
 pub struct Error {
     /// Boxed so `Result<_, Error>` stays small on the happy path.
     kind: Box<Kind>,
@@ -14,7 +16,7 @@ pub struct Error {
     method: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Kind {
     Transport(TransportError),
     Timeout(Duration),
@@ -40,14 +42,28 @@ pub(crate) enum Kind {
     UnsupportedVersion {
         offered: String,
     },
-    Protocol(String),
+    Protocol(Text),
     /// The server's protocol version lacks a feature (named here).
-    Unsupported(&'static str),
+    Unsupported(Text),
+    /// The server answered with a redirect (`status`, when the host could see it), which the
+    /// client never follows: the request's headers (keys, tokens) would go where it points.
+    Redirected {
+        status: Option<u16>,
+    },
 }
 
 impl Error {
     pub(crate) fn new(kind: Kind, server_url: &str) -> Self {
+        let kind = match kind {
+            Kind::Transport(e) if e.is_redirect() => Kind::Redirected { status: None },
+            other => other,
+        };
         Error { kind: Box::new(kind), server: redact_url(server_url), method: None }
+    }
+
+    /// The server answered with a redirect, which is never followed.
+    pub fn is_redirect(&self) -> bool {
+        matches!(*self.kind, Kind::Redirected { .. })
     }
 
     pub(crate) fn with_method(mut self, method: &str) -> Self {
@@ -127,48 +143,56 @@ impl Error {
     }
 }
 
+impl Error {
+    /// What went wrong, in words for a person (see `core::text`).
+    pub fn text(&self) -> Text {
+        let detail = self.kind.text();
+        match &self.method {
+            Some(method) => {
+                Text::new("errMcpServerMethod").arg(&self.server).arg(method).with(detail)
+            }
+            None => Text::new("errMcpServer").arg(&self.server).with(detail),
+        }
+    }
+}
+
+impl Kind {
+    fn text(&self) -> Text {
+        match self {
+            Kind::Transport(e) if e.is_connect() => Text::new("errMcpConnect").arg(e),
+            Kind::Transport(e) => Text::new("errMcpConnectionFailed").arg(e),
+            Kind::Timeout(d) => Text::new("errMcpTimeout").arg(d.as_secs_f64()),
+            Kind::Http { status, message, .. } => {
+                let key = if *status == 401 { "errMcpHttpSignIn" } else { "errMcpHttp" };
+                let text = Text::new(key).arg(status);
+                match message {
+                    Some(m) if !m.is_empty() => Text::new("errWithDetail").with(text).arg(m),
+                    _ => text,
+                }
+            }
+            Kind::NotMcpServer { content_type } => Text::new("errMcpNotMcp").arg(content_type),
+            Kind::Malformed(what) => Text::new("errMcpMalformed").arg(what),
+            Kind::TooLarge { limit } => Text::new("errMcpTooLarge").arg(limit),
+            Kind::Rpc(e) => Text::new("errMcpRpc").arg(e.code).arg(&e.message),
+            Kind::StreamEnded => Text::new("errMcpStreamEnded"),
+            Kind::SessionExpired => Text::new("errMcpSessionExpired"),
+            Kind::Cancelled => Text::new("errMcpCancelled"),
+            Kind::UnsupportedVersion { offered } => {
+                Text::new("errMcpUnsupportedVersion").arg(offered)
+            }
+            Kind::Protocol(what) => Text::new("errMcpProtocol").with(what.clone()),
+            Kind::Unsupported(what) => Text::new("errMcpUnsupported").with(what.clone()),
+            Kind::Redirected { status: Some(status) } => {
+                Text::new("errMcpRedirectedStatus").arg(status)
+            }
+            Kind::Redirected { status: None } => Text::new("errMcpRedirected"),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "MCP server {}", self.server)?;
-        if let Some(method) = &self.method {
-            write!(f, " ({method})")?;
-        }
-        f.write_str(": ")?;
-        match &*self.kind {
-            Kind::Transport(e) if e.is_connect() => write!(f, "could not connect: {e}"),
-            Kind::Transport(e) => write!(f, "connection failed: {e}"),
-            Kind::Timeout(d) => write!(f, "no reply within {} s", Seconds(*d)),
-            Kind::Http {
-                status, message, ..
-            } => {
-                write!(f, "answered HTTP {status}")?;
-                if *status == 401 {
-                    f.write_str(" (sign-in required)")?;
-                }
-                match message {
-                    Some(m) if !m.is_empty() => write!(f, ": {m}"),
-                    _ => Ok(()),
-                }
-            }
-            Kind::NotMcpServer { content_type } => write!(
-                f,
-                "not an MCP server (it answered with {content_type}); check the URL, it usually ends in /mcp"
-            ),
-            Kind::Malformed(what) => write!(f, "malformed reply: {what}"),
-            Kind::TooLarge { limit } => write!(f, "reply larger than {limit} bytes"),
-            Kind::Rpc(e) => write!(f, "error {}: {}", e.code, e.message),
-            Kind::StreamEnded => f.write_str("the reply stream ended before the result arrived"),
-            Kind::SessionExpired => {
-                f.write_str("the server forgot the session and a new one was refused")
-            }
-            Kind::Cancelled => f.write_str("cancelled"),
-            Kind::UnsupportedVersion { offered } => write!(
-                f,
-                "speaks MCP protocol version {offered}, which this client does not support"
-            ),
-            Kind::Protocol(what) => write!(f, "protocol error: {what}"),
-            Kind::Unsupported(what) => write!(f, "does not support {what}"),
-        }
+        self.text().fmt(f)
     }
 }
 
@@ -223,44 +247,5 @@ mod tests {
         assert!(!format!("{e:?}").contains("SECRET"));
         assert!(e.is_auth_required());
         assert_eq!(e.www_authenticate(), Some("Bearer resource_metadata=x"));
-    }
-}
-
-/// A duration in seconds as a plain decimal ("30", "0.25"), exact to the nanosecond. Written by
-/// hand because float formatting pulls about 10 KB of code into the wasm for one message.
-struct Seconds(std::time::Duration);
-
-impl fmt::Display for Seconds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.as_secs())?;
-        let mut nanos = self.0.subsec_nanos();
-        if nanos == 0 {
-            return Ok(());
-        }
-        let mut digits = 9;
-        while nanos.is_multiple_of(10) {
-            nanos /= 10;
-            digits -= 1;
-        }
-        write!(f, ".{nanos:0digits$}")
-    }
-}
-
-#[cfg(test)]
-mod seconds_tests {
-    use super::Seconds;
-    use std::time::Duration;
-
-    #[test]
-    fn seconds_read_like_decimals() {
-        for (duration, text) in [
-            (Duration::from_secs(30), "30"),
-            (Duration::from_millis(250), "0.25"),
-            (Duration::from_millis(10_050), "10.05"),
-            (Duration::from_nanos(1_000_000_001), "1.000000001"),
-            (Duration::ZERO, "0"),
-        ] {
-            assert_eq!(Seconds(duration).to_string(), text);
-        }
     }
 }

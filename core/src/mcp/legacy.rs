@@ -9,12 +9,15 @@
 //! loses nothing of the others'. A stream that ends fails every waiting request; the next request
 //! opens a new stream (a new endpoint, a new `initialize`).
 
-use super::client::{progress_token, unnegotiated, Client, Handler};
+use super::client::{Client, Handler};
 use super::error::{Error, Kind};
+use super::exchange::progress_token;
+use super::negotiate::unnegotiated;
 use super::session::SessionState;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
 use crate::jsonrpc::{Id, Message, Request, Response};
 use crate::sse;
+use crate::text::Text;
 use crate::web_url::{self, WebUrl};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -36,15 +39,13 @@ fn read_next<B: ResponseBody + 'static>(mut body: B) -> Read<B> {
 
 /// The message endpoint named by the `endpoint` event, resolved against the server URL. Another
 /// origin is refused: the server's URL is the one the person chose to trust (and send headers to).
-pub(crate) fn resolve_endpoint(server_url: &str, data: &str) -> Result<String, String> {
-    let base = web_url::parse(server_url).ok_or_else(|| "invalid server URL".to_owned())?;
+pub(crate) fn resolve_endpoint(server_url: &str, data: &str) -> Result<String, Text> {
+    let base = web_url::parse(server_url).ok_or_else(|| Text::new("errUrlUnparsable"))?;
     let endpoint = web_url::join(base.as_str(), data.trim())
-        .ok_or_else(|| "the endpoint event names no valid URL".to_owned())?;
+        .ok_or_else(|| Text::new("errMcpEndpointInvalid"))?;
     if origin(&endpoint) != origin(&base) {
-        return Err(format!(
-            "the server named a message endpoint on another origin ({}), which is refused",
-            endpoint.host_str().unwrap_or("no host")
-        ));
+        let host = endpoint.host_str().unwrap_or_default().to_owned();
+        return Err(Text::new("errMcpEndpointElsewhere").arg(host));
     }
     Ok(endpoint.into())
 }
@@ -386,7 +387,7 @@ where
     }
 
     async fn get_stream(&self, post_error: Option<Error>) -> Result<(), Error> {
-        let mut headers = self.config.headers.clone();
+        let mut headers = self.configured_headers();
         headers.push(("Accept".into(), "text/event-stream".into()));
         let request =
             HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
@@ -408,8 +409,8 @@ where
             let chunk = match body.next_chunk().await {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => {
-                    let what = "the SSE stream ended before it named the message endpoint";
-                    return Err(self.error(Kind::Protocol(what.into())));
+                    let what = Text::new("errMcpNoEndpoint");
+                    return Err(self.error(Kind::Protocol(what)));
                 }
                 Err(e) => return Err(self.error(Kind::Transport(e))),
             };
@@ -506,7 +507,7 @@ mod tests {
         assert_eq!(ok("http://127.0.0.1:9/m").unwrap(), "http://127.0.0.1:9/m");
         for foreign in ["https://evil.example/m", "//evil.example/m", "http://127.0.0.1:10/m"] {
             let refused = ok(foreign).expect_err(foreign);
-            assert!(refused.contains("another origin"), "{refused}");
+            assert!(refused.to_string().contains("another origin"), "{refused}");
         }
         assert!(ok("http://[::1").is_err());
         assert!(resolve_endpoint("not a url", "/m").is_err());

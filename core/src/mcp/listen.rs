@@ -12,10 +12,12 @@
 
 use super::client::Client;
 use super::error::{Error, Kind};
-use super::race::{first, CancelToken, Either};
 use super::reply::ReplyDecoder;
 use super::transport::{HttpRequest, HttpTransport, Method, ResponseBody, Timer, TransportError};
+use crate::backoff::Backoff;
 use crate::jsonrpc::{code, Id, Message, Request, Response};
+use crate::sync::{first, CancelToken, Either};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -23,30 +25,29 @@ const METHOD: &str = "subscriptions/listen";
 const SUBSCRIPTION_ID: &str = "/_meta/io.modelcontextprotocol~1subscriptionId";
 
 /// Which change notifications a subscription carries.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ListenFilter {
+    #[serde(default, skip_serializing_if = "is_false")]
     pub tools_list_changed: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
     pub resources_list_changed: bool,
 }
 
-impl ListenFilter {
-    fn to_json(self) -> Value {
-        let mut filter = Map::new();
-        if self.tools_list_changed {
-            filter.insert("toolsListChanged".into(), true.into());
-        }
-        if self.resources_list_changed {
-            filter.insert("resourcesListChanged".into(), true.into());
-        }
-        Value::Object(filter)
-    }
+fn is_false(on: &bool) -> bool {
+    !on
+}
 
-    /// What an acknowledgment grants, never more than was asked for.
+impl ListenFilter {
+    /// What an acknowledgment grants, never more than was asked for; an acknowledgment that
+    /// cannot be read grants nothing.
     fn granted(acknowledged: Option<&Value>, requested: ListenFilter) -> Self {
-        let on = |name: &str| acknowledged.and_then(|a| a.get(name)) == Some(&Value::Bool(true));
+        let granted: ListenFilter =
+            acknowledged.and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default();
         ListenFilter {
-            tools_list_changed: requested.tools_list_changed && on("toolsListChanged"),
-            resources_list_changed: requested.resources_list_changed && on("resourcesListChanged"),
+            tools_list_changed: requested.tools_list_changed && granted.tools_list_changed,
+            resources_list_changed: requested.resources_list_changed
+                && granted.resources_list_changed,
         }
     }
 
@@ -93,7 +94,7 @@ struct Subscription {
 
 impl Subscription {
     fn new(request_id: Id, requested: ListenFilter) -> Self {
-        let stamp = request_id.to_value();
+        let stamp = serde_json::json!(request_id);
         Subscription { request_id, stamp, requested, acknowledged: None }
     }
 
@@ -151,7 +152,8 @@ where
     /// advertises `tools.listChanged`, or was not asked in this process (a resumed session).
     pub fn may_announce_changes(&self) -> bool {
         let announces = |s: super::ServerDescription| {
-            s.capabilities.pointer("/tools/listChanged") == Some(&Value::Bool(true))
+            s.capabilities.get("tools").and_then(|t| t.get("listChanged"))
+                == Some(&Value::Bool(true))
         };
         self.session().is_some_and(|s| s.is_modern()) && self.server().is_none_or(announces)
     }
@@ -176,14 +178,12 @@ where
     ) -> Result<ListenEnd, Error> {
         let session = self.connect().await?;
         if !session.is_modern() {
-            return Err(self.error(Kind::Unsupported(
-                "subscriptions/listen: it speaks a protocol older than 2026-07-28",
-            )));
+            return Err(self.error(Kind::Unsupported(crate::text::Text::new("errMcpNoListen"))));
         }
         let id = self.fresh_id();
         let mut params = Map::new();
         params.insert("_meta".into(), Value::Object(self.modern_meta()));
-        params.insert("notifications".into(), filter.to_json());
+        params.insert("notifications".into(), serde_json::json!(filter));
         let request =
             Request { id: id.clone(), method: METHOD.into(), params: Some(params.into()) };
         let mut headers = self.session_headers(&session);
@@ -285,8 +285,7 @@ pub struct Reopen {
     failures: u32,
 }
 
-const FIRST_WAIT_MS: u64 = 1_000;
-const MAX_WAIT_MS: u64 = 5 * 60 * 1_000;
+const WAITS: Backoff = Backoff { first: Duration::from_secs(1), max: Duration::from_secs(5 * 60) };
 const STABLE_MS: u64 = 60_000;
 
 impl Reopen {
@@ -314,9 +313,9 @@ impl Reopen {
         if acknowledged.is_some() && lasted_ms >= STABLE_MS {
             self.failures = 0;
         }
-        let wait = FIRST_WAIT_MS.saturating_mul(1 << self.failures.min(16)).min(MAX_WAIT_MS);
+        let wait = WAITS.delay(self.failures);
         self.failures = self.failures.saturating_add(1);
-        Some(Duration::from_millis(wait))
+        Some(wait)
     }
 }
 
@@ -348,11 +347,8 @@ mod tests {
 
     #[test]
     fn the_filter_is_sent_as_the_spec_names_it() {
-        assert_eq!(
-            both().to_json(),
-            json!({"toolsListChanged": true, "resourcesListChanged": true})
-        );
-        assert_eq!(ListenFilter::default().to_json(), json!({}));
+        assert_eq!(json!(both()), json!({"toolsListChanged": true, "resourcesListChanged": true}));
+        assert_eq!(json!(ListenFilter::default()), json!({}));
     }
 
     #[test]
@@ -443,7 +439,10 @@ mod tests {
     fn reopening_stops_when_the_server_cannot_deliver() {
         let mut reopen = Reopen::default();
         assert_eq!(reopen.after(&Ok(ListenEnd::Completed), Some(ListenFilter::default()), 0), None);
-        assert_eq!(reopen.after(&failed(Kind::Unsupported("x")), None, 0), None);
+        assert_eq!(
+            reopen.after(&failed(Kind::Unsupported(crate::text::Text::new("x"))), None, 0),
+            None
+        );
         let missing = ErrorObject::new(code::METHOD_NOT_FOUND, "Method not found");
         assert_eq!(reopen.after(&failed(Kind::Rpc(Box::new(missing))), None, 0), None);
         let sign_in = Kind::Http { status: 401, message: None, www_authenticate: None, rpc: None };

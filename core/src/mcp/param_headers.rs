@@ -6,6 +6,8 @@
 //! tool list, so one malformed tool cannot take the others down with it.
 
 use super::headers::encode_value;
+use crate::text::Text;
+use serde_json::map::Iter;
 use serde_json::Value;
 
 /// One annotated parameter: where its value sits in the arguments, and the header's name part.
@@ -15,50 +17,58 @@ pub struct ParamHeader {
     pub name: String,
 }
 
+/// Annotated parameters one tool may declare. Each is a header on every call to it; a tool
+/// with more is left out, and the cap keeps the checks below linear in the schema's size.
+pub const MAX_PARAM_HEADERS: usize = 32;
+
 /// The `x-mcp-header` annotations of an input schema, at any depth of `properties`; `Err` names
 /// the first one that breaks the rules.
-pub fn declared(schema: &Value) -> Result<Vec<ParamHeader>, String> {
-    let mut found = Vec::new();
-    collect(schema, &mut Vec::new(), &mut found)?;
-    // Pairwise: a schema declares a handful at most, and no set type joins the wasm for it.
-    for (i, header) in found.iter().enumerate() {
-        if found[..i].iter().any(|earlier| earlier.name.eq_ignore_ascii_case(&header.name)) {
-            return Err(format!("x-mcp-header \"{}\" is declared twice", header.name));
+pub fn declared(schema: &Value) -> Result<Vec<ParamHeader>, Text> {
+    let mut found: Vec<ParamHeader> = Vec::new();
+    // Depth first without recursion (a schema may nest as deep as its parser allowed): one
+    // iterator per open `properties`, and the keys that led to each but the outermost.
+    let mut levels: Vec<Iter<'_>> = properties(schema).into_iter().collect();
+    let mut path: Vec<&str> = Vec::new();
+    while let Some(level) = levels.last_mut() {
+        let Some((key, property)) = level.next() else {
+            levels.pop();
+            path.pop();
+            continue;
+        };
+        if let Some(annotation) = property.get("x-mcp-header") {
+            let header = check(key, annotation, property)?;
+            if found.iter().any(|earlier| earlier.name.eq_ignore_ascii_case(header)) {
+                return Err(Text::new("errParamHeaderTwice").arg(header));
+            }
+            if found.len() == MAX_PARAM_HEADERS {
+                return Err(Text::new("errParamHeaderTooMany").arg(MAX_PARAM_HEADERS));
+            }
+            let path = path.iter().copied().chain([key.as_str()]).map(str::to_owned).collect();
+            found.push(ParamHeader { path, name: header.to_owned() });
+        }
+        if let Some(inner) = properties(property) {
+            path.push(key);
+            levels.push(inner);
         }
     }
     Ok(found)
 }
 
-fn collect(
-    schema: &Value,
-    path: &mut Vec<String>,
-    found: &mut Vec<ParamHeader>,
-) -> Result<(), String> {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Ok(());
-    };
-    for (key, property) in properties {
-        path.push(key.clone());
-        if let Some(annotation) = property.get("x-mcp-header") {
-            let name = annotation
-                .as_str()
-                .ok_or_else(|| format!("x-mcp-header of \"{key}\" is not a string"))?;
-            if name.is_empty() || !name.bytes().all(is_tchar) {
-                return Err(format!("x-mcp-header \"{name}\" is not an HTTP header name"));
-            }
-            // `number` is excluded on purpose: its text form is not unique (1.0 vs 1).
-            match property.get("type").and_then(Value::as_str) {
-                Some("string" | "integer" | "boolean") => {}
-                _ => {
-                    return Err(format!("x-mcp-header \"{name}\" is on a non-primitive parameter"))
-                }
-            }
-            found.push(ParamHeader { path: path.clone(), name: name.to_owned() });
-        }
-        collect(property, path, found)?;
-        path.pop();
+fn properties(schema: &Value) -> Option<Iter<'_>> {
+    schema.get("properties").and_then(Value::as_object).map(|map| map.iter())
+}
+
+/// The header name of one annotation, if it keeps the rules.
+fn check<'a>(key: &str, annotation: &'a Value, property: &Value) -> Result<&'a str, Text> {
+    let name = annotation.as_str().ok_or_else(|| Text::new("errParamHeaderNotString").arg(key))?;
+    if name.is_empty() || !name.bytes().all(is_tchar) {
+        return Err(Text::new("errParamHeaderName").arg(name));
     }
-    Ok(())
+    // `number` is excluded on purpose: its text form is not unique (1.0 vs 1).
+    match property.get("type").and_then(Value::as_str) {
+        Some("string" | "integer" | "boolean") => Ok(name),
+        _ => Err(Text::new("errParamHeaderNotPrimitive").arg(name)),
+    }
 }
 
 /// RFC 9110 `tchar`.
@@ -141,5 +151,39 @@ mod tests {
             "b": {"type": "string", "x-mcp-header": "myfield"}}});
         assert!(declared(&twice).is_err());
         assert_eq!(declared(&json!({"type": "object"})), Ok(vec![]));
+    }
+
+    /// A schema with `count` annotated parameters of distinct names.
+    fn annotated(count: usize) -> Value {
+        let properties: serde_json::Map<String, Value> = (0..count)
+            .map(|i| (format!("p{i}"), json!({"type": "string", "x-mcp-header": format!("H{i}")})))
+            .collect();
+        json!({"type": "object", "properties": properties})
+    }
+
+    #[test]
+    fn a_tool_marking_thousands_of_parameters_is_refused_at_the_cap() {
+        // Every header was compared with every other: 20,000 made 200 million comparisons.
+        assert_eq!(declared(&annotated(MAX_PARAM_HEADERS)).map(|h| h.len()), Ok(MAX_PARAM_HEADERS));
+        let error = declared(&annotated(20_000)).expect_err("over the cap");
+        assert!(error.to_string().contains(&MAX_PARAM_HEADERS.to_string()), "{error}");
+    }
+
+    #[test]
+    fn deep_properties_are_walked_without_recursion() {
+        let mut schema = json!({"type": "string", "x-mcp-header": "Leaf"});
+        for _ in 0..100_000 {
+            // Not `json!`: it would copy the whole tree at every level.
+            let mut properties = serde_json::Map::new();
+            properties.insert("p".into(), schema);
+            let mut level = serde_json::Map::new();
+            level.insert("properties".into(), Value::Object(properties));
+            schema = Value::Object(level);
+        }
+        let found = declared(&schema).expect("valid");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].path.len(), 100_000);
+        // serde_json drops values recursively; this one is too deep for a test thread's stack.
+        std::mem::forget(schema);
     }
 }

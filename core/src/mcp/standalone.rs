@@ -88,3 +88,120 @@ impl<B> Drop for Lease<'_, B> {
         self.slot.replace(next);
     }
 }
+
+// ---- the client's side of the stream ----------------------------------------------------------
+
+use super::client::{Client, Handler, Reply};
+use super::error::Error;
+use super::session::SessionState;
+use super::transport::{HttpRequest, HttpTransport, Method, Timer};
+use crate::jsonrpc::{Id, Message, Request};
+use crate::sync::{first, Either};
+
+impl<T: HttpTransport + Timer> Client<T>
+where
+    T::Body: 'static,
+{
+    /// A tool call of a handshake-era session also reads the session's standalone stream, where
+    /// some servers send the call's questions (see `standalone`).
+    pub(super) async fn exchange_listening(
+        &self,
+        session: &SessionState,
+        request: Request,
+        handler: &dyn Handler,
+    ) -> Result<Reply, Error> {
+        let mut lease = self.lease_standalone(session).await;
+        let Some(Slot::Open(stream)) = lease.as_mut().map(|l| &mut l.next) else {
+            return self.exchange(session, request, handler).await;
+        };
+        let outcome = first(
+            self.exchange(session, request, handler),
+            self.read_standalone(session, stream, handler),
+        )
+        .await;
+        if stream.is_ended() {
+            if let Some(lease) = lease.as_mut() {
+                lease.next = Slot::Closed;
+            }
+        }
+        match outcome {
+            Either::Left(reply) => reply,
+            Either::Right(never) => match never {},
+        }
+    }
+
+    /// Takes the open stream of this session, or opens one; `None` when there is none to read.
+    pub(super) async fn lease_standalone(
+        &self,
+        session: &SessionState,
+    ) -> Option<Lease<'_, T::Body>> {
+        let session_id = session.session_id.clone()?;
+        match self.standalone.replace(Slot::InUse) {
+            Slot::Open(stream) if stream.session_id == session_id => {
+                return Some(Lease::new(&self.standalone, Slot::Open(stream)));
+            }
+            Slot::InUse => return None,
+            Slot::Refused(id) if id == session_id => {
+                self.standalone.replace(Slot::Refused(id));
+                return None;
+            }
+            Slot::Open(_) | Slot::Refused(_) | Slot::Closed => {}
+        }
+        let mut lease = Lease::new(&self.standalone, Slot::Closed);
+        let headers = self.stream_get_headers(session);
+        let request =
+            HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
+        // Bounded like a notification: a server that never answers the GET delays the call
+        // only this long, and then the call goes on without the stream.
+        let sent = first(
+            self.transport.send(request),
+            self.transport.sleep(self.config.notification_timeout),
+        )
+        .await;
+        match sent {
+            Either::Left(Ok(response)) if (200..300).contains(&response.status) => {
+                let content_type = response.header("Content-Type").map(str::to_owned);
+                let decoder = ReplyDecoder::for_content_type(
+                    content_type.as_deref(),
+                    self.config.max_reply_bytes,
+                );
+                lease.next = match decoder {
+                    Ok(decoder) if decoder.is_stream() => {
+                        Slot::Open(Standalone::new(session_id, response.body, decoder))
+                    }
+                    // Anything but SSE: the server does not offer the stream after all.
+                    _ => Slot::Refused(session_id),
+                };
+            }
+            // 405 is how the spec says "no stream here". 409 (another GET of this session is
+            // still open), 429 and 5xx may pass: those are tried again at the next call.
+            Either::Left(Ok(response)) if !matches!(response.status, 409 | 429 | 500..) => {
+                lease.next = Slot::Refused(session_id);
+            }
+            _ => {}
+        }
+        Some(lease)
+    }
+
+    /// Handles what arrives on the standalone stream until the call it runs beside ends (this
+    /// future is then dropped; it never finishes by itself).
+    pub(super) async fn read_standalone(
+        &self,
+        session: &SessionState,
+        stream: &mut Standalone<T::Body>,
+        handler: &dyn Handler,
+    ) -> std::convert::Infallible {
+        while let Some(chunk) = stream.next_chunk().await {
+            let Ok(messages) = stream.decoder.feed(&chunk) else {
+                stream.end();
+                break;
+            };
+            // Responses on this stream answer nothing of ours.
+            let messages =
+                messages.into_iter().filter(|m| !matches!(m, Message::Response(_))).collect();
+            let none = Id::String(String::new());
+            let _ = self.handle_messages(session, messages, &none, handler).await;
+        }
+        std::future::pending().await
+    }
+}

@@ -85,22 +85,33 @@ fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a st
 #[derive(Clone, PartialEq, Eq)]
 pub struct TransportError {
     connect: bool,
+    redirect: bool,
     message: String,
 }
 
 impl TransportError {
     /// The server could not be reached at all.
     pub fn connect(message: impl Into<String>) -> Self {
-        TransportError { connect: true, message: message.into() }
+        TransportError { connect: true, redirect: false, message: message.into() }
     }
 
     /// The exchange started and then broke.
     pub fn io(message: impl Into<String>) -> Self {
-        TransportError { connect: false, message: message.into() }
+        TransportError { connect: false, redirect: false, message: message.into() }
+    }
+
+    /// The server answered with a redirect the host did not follow (and could not look into:
+    /// a browser hides a redirect it was told not to follow).
+    pub fn redirect() -> Self {
+        TransportError { connect: false, redirect: true, message: "redirected".into() }
     }
 
     pub fn is_connect(&self) -> bool {
         self.connect
+    }
+
+    pub fn is_redirect(&self) -> bool {
+        self.redirect
     }
 }
 

@@ -1,12 +1,16 @@
 //! MCP protocol types the client reads and writes, for every supported protocol version.
 //!
 //! Fields added by newer versions are optional, so one set of types reads all of them. What the
-//! worker only stores and forwards (tools, tool results, resource contents) is kept as the
-//! server's JSON behind accessors, so unknown fields survive; elsewhere unknown fields are
-//! ignored and `_meta` objects are kept as raw JSON for whoever needs them.
+//! worker stores and forwards to the pages (tools, tool results, resource contents) keeps every
+//! field the server sent: known fields are typed, the rest is kept in `extra` and written back
+//! as it came. Content blocks stay the server's JSON behind accessors: their kinds grow with the
+//! protocol, and a page must see a block of a newer kind as it was sent.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::decode::{DecodeError, Lenient};
+use crate::text::Text;
 
 /// `clientInfo` / `serverInfo`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,210 +20,217 @@ pub struct Implementation {
     pub version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// `icons`, `websiteUrl`, `description`, and whatever later versions add.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 impl Implementation {
-    /// Reads `serverInfo` by hand (the worker's wasm carries no derived decoder for it);
-    /// `None` without a `name` string. `version` and `title` of another type are left out.
-    pub fn from_value(value: &Value) -> Option<Implementation> {
-        let text = |name: &str| value.get(name).and_then(Value::as_str).map(str::to_owned);
-        Some(Implementation {
-            name: text("name")?,
-            version: text("version").unwrap_or_default(),
-            title: text("title"),
-        })
-    }
-
-    /// The JSON form, as the derived `Serialize` writes it (without serde's value serialiser).
-    pub fn to_value(&self) -> Value {
-        let mut fields = Map::new();
-        fields.insert("name".into(), self.name.as_str().into());
-        fields.insert("version".into(), self.version.as_str().into());
-        if let Some(title) = &self.title {
-            fields.insert("title".into(), title.as_str().into());
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            extra: Map::new(),
         }
-        Value::Object(fields)
     }
 }
 
-/// One entry of `tools/list`, kept as the server sent it: the worker stores and forwards tools,
-/// so fields this client does not know (and `_meta`) survive, and the worker's wasm carries no
-/// typed decoder for them. Always an object with a string `name` and an `inputSchema` (an
-/// empty object schema when the server gave none); read it through the accessors.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct Tool(Value);
-
-impl Tool {
-    /// Checks what every reader relies on; a tool without a name is refused.
-    pub fn from_value(value: Value) -> Result<Tool, String> {
-        let Value::Object(mut fields) = value else {
-            return Err("a tool must be an object".into());
-        };
-        if !fields.get("name").is_some_and(Value::is_string) {
-            return Err("a tool has no `name` string".into());
-        }
-        fields.entry("inputSchema").or_insert_with(empty_object_schema);
-        Ok(Tool(Value::Object(fields)))
-    }
-
-    pub fn name(&self) -> &str {
-        str_field(&self.0, "name").unwrap_or_default()
-    }
-
-    pub fn title(&self) -> Option<&str> {
-        str_field(&self.0, "title")
-    }
-
-    pub fn description(&self) -> Option<&str> {
-        str_field(&self.0, "description")
-    }
-
-    pub fn input_schema(&self) -> &Value {
-        self.0.get("inputSchema").unwrap_or(&Value::Null)
-    }
-
-    pub fn output_schema(&self) -> Option<&Value> {
-        self.0.get("outputSchema").filter(|s| !s.is_null())
-    }
-
-    /// A boolean hint of `annotations` (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
-    /// `openWorldHint`); `None` when absent or not a boolean.
-    pub fn hint(&self, name: &str) -> Option<bool> {
-        self.0.get("annotations")?.get(name)?.as_bool()
-    }
-
-    /// `_meta`, as sent.
-    pub fn meta(&self) -> Option<&Value> {
-        self.0.get("_meta").filter(|m| !m.is_null())
-    }
-
-    pub fn as_value(&self) -> &Value {
-        &self.0
-    }
-
-    pub fn into_value(self) -> Value {
-        self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for Tool {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Tool::from_value(Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
-
-/// A string field of a JSON object; `None` when it is missing or not a string.
-fn str_field<'a>(value: &'a Value, name: &str) -> Option<&'a str> {
-    value.get(name).and_then(Value::as_str)
-}
-
-/// The text of a `text` content block.
-fn block_text(block: &Value) -> Option<&str> {
-    (str_field(block, "type") == Some("text")).then(|| str_field(block, "text")).flatten()
+/// One entry of `tools/list`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Required by the specification, and a JSON Schema object; a server that leaves it out
+    /// gets an empty object schema.
+    #[serde(default = "empty_object_schema", deserialize_with = "schema_object")]
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ToolMeta>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 fn empty_object_schema() -> Value {
     serde_json::json!({"type": "object"})
 }
 
-/// Who may see a tool, from `_meta.ui.visibility` of the MCP Apps extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A schema must be a JSON object (`true` and `false` are schemas too, but not for a tool's
+/// arguments, which are always an object).
+fn schema_object<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    Map::<String, Value>::deserialize(deserializer).map(Value::Object)
+}
+
+/// `annotations` of a tool: hints, never guarantees.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `_meta` of a tool; of interest here is what the MCP Apps extension puts there.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolMeta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<UiToolMeta>,
+    /// The older, flat form of `ui.resourceUri`.
+    #[serde(default, rename = "ui/resourceUri", skip_serializing_if = "Option::is_none")]
+    pub ui_resource_uri: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `_meta.ui` of a tool (MCP Apps).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiToolMeta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_uri: Option<String>,
+    /// Absent means both the model and apps; an empty list means neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Vec<Visibility>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Who may see a tool (`_meta.ui.visibility`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Visibility {
     Model,
     App,
+    /// A value of a later version of the extension; grants nothing here.
+    #[serde(other)]
+    Unknown,
 }
 
 impl Tool {
-    /// `_meta.ui.resourceUri`: the `ui://` resource holding this tool's MCP App, if any.
-    pub fn ui_resource_uri(&self) -> Option<&str> {
-        let ui = self.meta()?.get("ui")?;
-        ui.get("resourceUri").and_then(Value::as_str)
+    /// A tool with a name and nothing else, as a server may list it.
+    pub fn named(name: impl Into<String>) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: empty_object_schema(),
+            output_schema: None,
+            annotations: None,
+            meta: None,
+            extra: Map::new(),
+        }
     }
 
-    /// `_meta.ui.visibility`; absent means both the model and apps may use the tool.
-    pub fn visibility(&self) -> Vec<Visibility> {
-        let listed = self
-            .meta()
-            .and_then(|m| m.get("ui"))
-            .and_then(|ui| ui.get("visibility"))
-            .and_then(Value::as_array);
-        match listed {
-            None => vec![Visibility::Model, Visibility::App],
-            Some(items) => items
-                .iter()
-                .filter_map(|v| match v.as_str() {
-                    Some("model") => Some(Visibility::Model),
-                    Some("app") => Some(Visibility::App),
-                    _ => None,
-                })
-                .collect(),
-        }
+    /// A boolean hint of `annotations`; `None` when absent.
+    pub fn read_only(&self) -> Option<bool> {
+        self.annotations.as_ref()?.read_only_hint
+    }
+
+    pub fn destructive(&self) -> Option<bool> {
+        self.annotations.as_ref()?.destructive_hint
+    }
+
+    /// The `ui://` resource holding this tool's MCP App: `_meta.ui.resourceUri`, or the older
+    /// flat `_meta["ui/resourceUri"]`.
+    pub fn ui_resource_uri(&self) -> Option<&str> {
+        let meta = self.meta.as_ref()?;
+        let nested = meta.ui.as_ref().and_then(|ui| ui.resource_uri.as_deref());
+        nested.or(meta.ui_resource_uri.as_deref())
+    }
+
+    /// Whether `who` may see the tool, as the MCP Apps specification says: absent means
+    /// `["model", "app"]`; a list, empty included, means exactly those.
+    pub fn is_visible_to(&self, who: Visibility) -> bool {
+        let listed =
+            self.meta.as_ref().and_then(|m| m.ui.as_ref()).and_then(|ui| ui.visibility.as_ref());
+        listed.is_none_or(|list| list.contains(&who))
     }
 }
 
+/// A `tools/list` result page. A malformed entry costs only itself: the others are listed,
+/// and [`ToolsPage::invalid`] says what was wrong with the bad one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListToolsResult {
     #[serde(default)]
-    pub tools: Vec<Tool>,
+    pub tools: Vec<Lenient<Tool>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// 2026-07-28: how long the page may be reused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<Value>,
+}
+
+/// A tool the server listed that could not be read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InvalidTool {
+    /// Its `name`, when it had a string one.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// What was wrong, with the place ("inputSchema: invalid type: …" in serde's words).
+    pub reason: Text,
+}
+
+impl InvalidTool {
+    fn new(raw: &Value, error: &DecodeError) -> Self {
+        let name = raw.get("name").and_then(Value::as_str).map(str::to_owned);
+        InvalidTool { name, reason: Text::new("errToolUnreadable").arg(error.located()) }
+    }
 }
 
 impl ListToolsResult {
-    /// Reads a page by hand, so the worker needs no decoder beyond [`Tool::from_value`]. An
-    /// entry that is no tool (no name) is left out rather than failing the page: the server's
-    /// other tools stay usable, and a nameless tool could never be called anyway.
-    pub fn from_value(mut page: Value) -> Result<Self, String> {
-        let tools = match page.get_mut("tools").map(Value::take) {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => {
-                items.into_iter().filter_map(|item| Tool::from_value(item).ok()).collect()
+    /// The readable tools and what was wrong with the others.
+    pub fn split(self) -> (Vec<Tool>, Vec<InvalidTool>) {
+        let mut tools = Vec::new();
+        let mut invalid = Vec::new();
+        for entry in self.tools {
+            match entry {
+                Lenient::Valid(tool) => tools.push(tool),
+                Lenient::Invalid { raw, error } => invalid.push(InvalidTool::new(&raw, &error)),
             }
-            Some(_) => return Err("`tools` must be an array".into()),
-        };
-        let next_cursor = match page.get_mut("nextCursor").map(Value::take) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(cursor)) => Some(cursor),
-            Some(_) => return Err("`nextCursor` must be a string".into()),
-        };
-        Ok(ListToolsResult { tools, next_cursor })
+        }
+        (tools, invalid)
     }
 }
 
-/// The text or base64 payload of a resource, as the server sent it. Always has a `uri` string.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct ResourceContents(Value);
-
-impl ResourceContents {
-    pub fn uri(&self) -> &str {
-        str_field(&self.0, "uri").unwrap_or_default()
-    }
-
-    pub fn mime_type(&self) -> Option<&str> {
-        str_field(&self.0, "mimeType")
-    }
-
-    pub fn text(&self) -> Option<&str> {
-        str_field(&self.0, "text")
-    }
-
+/// The text or base64 payload of a resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceContents {
+    pub uri: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Base64, as sent; decode with the `base64` crate when needed.
-    pub fn blob(&self) -> Option<&str> {
-        str_field(&self.0, "blob")
-    }
-
-    pub fn meta(&self) -> Option<&Value> {
-        self.0.get("_meta").filter(|m| !m.is_null())
-    }
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
-/// One block of tool output (text, image, audio, resource, resource_link, or a type newer than
-/// this client), kept as the server sent it. The worker forwards results to the pages, so
-/// annotations, `_meta` and unknown block types must survive; a typed enum would also give the
-/// worker's wasm serde's buffering decoder for internally tagged enums.
+/// One block of tool output (text, image, audio, resource, resource_link, or a kind newer than
+/// this client), kept as the server sent it so that annotations, `_meta` and unknown kinds reach
+/// the pages unchanged.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ContentBlock(pub Value);
@@ -231,82 +242,48 @@ impl ContentBlock {
 
     /// `text`, `image`, `audio`, `resource`, `resource_link`, …; empty when the block has none.
     pub fn kind(&self) -> &str {
-        str_field(&self.0, "type").unwrap_or_default()
+        self.str_field("type").unwrap_or_default()
     }
 
     /// The text of a `text` block.
     pub fn text(&self) -> Option<&str> {
-        block_text(&self.0)
+        (self.kind() == "text").then(|| self.str_field("text")).flatten()
     }
 
     /// The MIME type of an `image` or `audio` block (and of a resource link that names one).
     pub fn mime_type(&self) -> Option<&str> {
-        str_field(&self.0, "mimeType")
+        self.str_field("mimeType")
+    }
+
+    fn str_field(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(Value::as_str)
     }
 }
 
-/// A `tools/call` result, kept as the server sent it (like [`Tool`]): the worker forwards it
-/// to the pages whole. Always an object whose `content` is an array (empty when absent).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct CallToolResult(Value);
-
-impl Default for CallToolResult {
-    fn default() -> Self {
-        CallToolResult(serde_json::json!({"content": []}))
-    }
+/// A `tools/call` result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    #[serde(default)]
+    pub content: Vec<ContentBlock>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 impl CallToolResult {
-    pub fn from_value(value: Value) -> Result<CallToolResult, String> {
-        let Value::Object(mut fields) = value else {
-            return Err("a tool result must be an object".into());
-        };
-        match fields.entry("content").or_insert_with(|| Value::Array(Vec::new())) {
-            Value::Array(_) => {}
-            _ => return Err("`content` of a tool result must be an array".into()),
-        }
-        if fields.get("isError").is_some_and(|e| !e.is_boolean() && !e.is_null()) {
-            return Err("`isError` of a tool result must be a boolean".into());
-        }
-        Ok(CallToolResult(Value::Object(fields)))
-    }
-
     /// The text blocks of the result, joined: what a tool "said".
     pub fn text(&self) -> String {
-        self.blocks().filter_map(block_text).collect()
-    }
-
-    /// The content blocks, copied.
-    pub fn content(&self) -> Vec<ContentBlock> {
-        self.blocks().cloned().map(ContentBlock).collect()
-    }
-
-    pub fn structured_content(&self) -> Option<&Value> {
-        self.0.get("structuredContent").filter(|v| !v.is_null())
+        self.content.iter().filter_map(ContentBlock::text).collect()
     }
 
     pub fn is_error(&self) -> bool {
-        self.0.get("isError").and_then(Value::as_bool).unwrap_or(false)
-    }
-
-    pub fn meta(&self) -> Option<&Value> {
-        self.0.get("_meta").filter(|m| !m.is_null())
-    }
-
-    pub fn as_value(&self) -> &Value {
-        &self.0
-    }
-
-    fn blocks(&self) -> impl Iterator<Item = &Value> {
-        self.0.get("content").and_then(Value::as_array).into_iter().flatten()
-    }
-}
-
-impl<'de> Deserialize<'de> for CallToolResult {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        CallToolResult::from_value(Value::deserialize(deserializer)?)
-            .map_err(serde::de::Error::custom)
+        self.is_error.unwrap_or(false)
     }
 }
 
@@ -325,7 +302,9 @@ pub struct Resource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
+    pub meta: Option<Map<String, Value>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -337,44 +316,56 @@ pub struct ListResourcesResult {
     pub next_cursor: Option<String>,
 }
 
-/// A `resources/read` result, kept as the server sent it (like [`Tool`]). Always an object
-/// whose `contents` is an array of objects with a `uri` string.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct ReadResourceResult(Value);
-
-impl ReadResourceResult {
-    pub fn from_value(value: Value) -> Result<ReadResourceResult, String> {
-        let Value::Object(mut fields) = value else {
-            return Err("a resource read result must be an object".into());
-        };
-        let Value::Array(contents) =
-            fields.entry("contents").or_insert_with(|| Value::Array(Vec::new()))
-        else {
-            return Err("`contents` must be an array".into());
-        };
-        if !contents.iter().all(|c| c.get("uri").is_some_and(Value::is_string)) {
-            return Err("every entry of `contents` needs a `uri` string".into());
-        }
-        Ok(ReadResourceResult(Value::Object(fields)))
-    }
-
-    /// The entries of `contents`, copied.
-    pub fn contents(&self) -> Vec<ResourceContents> {
-        let items = self.0.get("contents").and_then(Value::as_array);
-        items.into_iter().flatten().cloned().map(ResourceContents).collect()
-    }
-
-    pub fn as_value(&self) -> &Value {
-        &self.0
-    }
+/// A `resources/read` result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResourceResult {
+    #[serde(default)]
+    pub contents: Vec<ResourceContents>,
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
-impl<'de> Deserialize<'de> for ReadResourceResult {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        ReadResourceResult::from_value(Value::deserialize(deserializer)?)
-            .map_err(serde::de::Error::custom)
-    }
+/// The `initialize` result of the handshake era. `serverInfo` is required by every version of
+/// the specification that has the handshake.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    pub protocol_version: String,
+    pub server_info: Implementation,
+    #[serde(default)]
+    pub capabilities: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// The `server/discover` result of protocol 2026-07-28.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    #[serde(default)]
+    pub supported_versions: Vec<String>,
+    #[serde(default)]
+    pub capabilities: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<DiscoverMeta>,
+}
+
+/// `_meta` of a discover result: where 2026-07-28 puts what the handshake called `serverInfo`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiscoverMeta {
+    #[serde(
+        default,
+        rename = "io.modelcontextprotocol/serverInfo",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub server_info: Option<Implementation>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 /// What the server told about itself, from `initialize` or `server/discover`.
@@ -382,38 +373,34 @@ impl<'de> Deserialize<'de> for ReadResourceResult {
 #[serde(rename_all = "camelCase")]
 pub struct ServerDescription {
     pub protocol_version: String,
+    /// Always there after the handshake; optional with 2026-07-28.
     #[serde(default)]
-    pub server_info: Implementation,
+    pub server_info: Option<Implementation>,
     #[serde(default)]
-    pub capabilities: Value,
+    pub capabilities: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
 }
 
 impl ServerDescription {
-    /// Reads an `initialize` result by hand (no derived decoder in the worker's wasm).
-    pub fn from_value(mut value: Value) -> Result<ServerDescription, String> {
-        let Some(Value::String(protocol_version)) =
-            value.get_mut("protocolVersion").map(Value::take)
-        else {
-            return Err("missing `protocolVersion` string".into());
-        };
-        let server_info = match value.get("serverInfo") {
-            None | Some(Value::Null) => Implementation::default(),
-            Some(info) => Implementation::from_value(info)
-                .ok_or_else(|| "`serverInfo` has no `name` string".to_owned())?,
-        };
-        let instructions = match value.get_mut("instructions").map(Value::take) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(text)) => Some(text),
-            Some(_) => return Err("`instructions` must be a string".into()),
-        };
-        let capabilities = value.get_mut("capabilities").map(Value::take).unwrap_or_default();
-        Ok(ServerDescription { protocol_version, server_info, capabilities, instructions })
-    }
-
     pub fn has_capability(&self, name: &str) -> bool {
         self.capabilities.get(name).is_some_and(|c| !c.is_null())
+    }
+
+    /// The server's name, when it gave a non-empty one.
+    pub fn name(&self) -> Option<&str> {
+        self.server_info.as_ref().map(|i| i.name.as_str()).filter(|n| !n.is_empty())
+    }
+}
+
+impl From<InitializeResult> for ServerDescription {
+    fn from(result: InitializeResult) -> Self {
+        ServerDescription {
+            protocol_version: result.protocol_version,
+            server_info: Some(result.server_info),
+            capabilities: result.capabilities,
+            instructions: result.instructions,
+        }
     }
 }
 
@@ -427,29 +414,6 @@ pub struct Progress {
     pub total: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-}
-
-impl Progress {
-    /// Reads `notifications/progress` params by hand, as the derive would (which cost the
-    /// worker's wasm ~1 KB): `None` when the token or the number is missing, or a field has
-    /// the wrong type (`null` counts as absent for the optional ones).
-    pub fn from_value(params: &Value) -> Option<Progress> {
-        let present = |name: &str| params.get(name).filter(|v| !v.is_null());
-        let total = match present("total") {
-            Some(total) => Some(total.as_f64()?),
-            None => None,
-        };
-        let message = match present("message") {
-            Some(message) => Some(message.as_str()?.to_owned()),
-            None => None,
-        };
-        Some(Progress {
-            progress_token: params.as_object()?.get("progressToken")?.clone(),
-            progress: params.get("progress")?.as_f64()?,
-            total,
-            message,
-        })
-    }
 }
 
 /// What a server asks the person for (`elicitation/create`).
@@ -466,6 +430,30 @@ pub enum ElicitRequest {
     },
 }
 
+/// The params of `elicitation/create` as sent; [`ElicitRequest`] is what they mean.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitParams {
+    /// Absent in form requests before 2025-11-25.
+    #[serde(default)]
+    pub mode: Option<ElicitMode>,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitMode {
+    Form,
+    Url,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
@@ -474,75 +462,12 @@ pub enum ElicitAction {
     Cancel,
 }
 
-impl ElicitAction {
-    const ALL: [(ElicitAction, &'static str); 3] = [
-        (ElicitAction::Accept, "accept"),
-        (ElicitAction::Decline, "decline"),
-        (ElicitAction::Cancel, "cancel"),
-    ];
-
-    fn as_str(self) -> &'static str {
-        Self::ALL.iter().find(|(action, _)| *action == self).map_or("", |(_, name)| name)
-    }
-}
-
-/// The person's answer to an [`ElicitRequest`]. Its JSON form is `{"action": …, "content": …}`,
-/// written and read by hand (`to_value`, `from_value`): the derives were ~1.5 KB of the
-/// worker's wasm. A test checks both against a derived twin.
-#[derive(Clone, Debug, PartialEq)]
+/// The person's answer to an [`ElicitRequest`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {
     pub action: ElicitAction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<Map<String, Value>>,
-}
-
-impl ElicitResult {
-    pub fn to_value(&self) -> Value {
-        let mut fields = Map::new();
-        fields.insert("action".into(), self.action.as_str().into());
-        if let Some(content) = &self.content {
-            fields.insert("content".into(), Value::Object(content.clone()));
-        }
-        Value::Object(fields)
-    }
-
-    /// Unknown fields are ignored; a `null` `content` is none. Errors read like serde's.
-    pub fn from_value(value: Value) -> Result<ElicitResult, String> {
-        let Value::Object(mut fields) = value else {
-            return Err("invalid type: expected struct ElicitResult".into());
-        };
-        let action = match fields.get("action") {
-            None => return Err("missing field `action`".into()),
-            Some(Value::String(name)) => ElicitAction::ALL
-                .iter()
-                .find(|(_, known)| known == name)
-                .map(|(action, _)| *action)
-                .ok_or_else(|| {
-                    format!(
-                        "unknown variant `{name}`, expected one of `accept`, `decline`, `cancel`"
-                    )
-                })?,
-            Some(_) => return Err("invalid type: expected `action` to be a string".into()),
-        };
-        let content = match fields.remove("content") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(content)) => Some(content),
-            Some(_) => return Err("invalid type: expected `content` to be an object".into()),
-        };
-        Ok(ElicitResult { action, content })
-    }
-}
-
-impl Serialize for ElicitResult {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_value().serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for ElicitResult {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        ElicitResult::from_value(Value::deserialize(deserializer)?)
-            .map_err(serde::de::Error::custom)
-    }
 }
 
 impl ElicitResult {
@@ -574,116 +499,134 @@ mod tests {
                 {"type": "hologram", "frames": 3},
             ],
             "isError": false,
+            "_meta": {"io.example/trace": "t"},
+            "x-new": {"kept": true},
         });
         let result: CallToolResult = serde_json::from_value(wire.clone()).unwrap();
-        assert_eq!(serde_json::to_value(&result).unwrap()["content"], wire["content"]);
-        let content = result.content();
-        let kinds: Vec<&str> = content.iter().map(ContentBlock::kind).collect();
+        assert_eq!(serde_json::to_value(&result).unwrap(), wire);
+        let kinds: Vec<&str> = result.content.iter().map(ContentBlock::kind).collect();
         assert_eq!(kinds, ["text", "image", "resource_link", "hologram"]);
         assert_eq!(result.text(), "hi");
-        assert_eq!(content[1].mime_type(), Some("image/png"));
-        assert_eq!(content[1].text(), None);
+        assert_eq!(result.content[1].mime_type(), Some("image/png"));
+        assert_eq!(result.content[1].text(), None);
         assert_eq!(ContentBlock::text_block("x").0, json!({"type": "text", "text": "x"}));
         assert!(!result.is_error());
     }
 
     #[test]
-    fn results_get_the_fields_readers_rely_on_or_are_refused() {
-        let empty = CallToolResult::from_value(json!({"isError": true})).unwrap();
-        assert_eq!(empty.as_value(), &json!({"content": [], "isError": true}));
-        assert!(empty.is_error());
-        assert!(CallToolResult::from_value(json!({"content": "x"})).is_err());
-        assert!(CallToolResult::from_value(json!({"isError": "yes"})).is_err());
-        assert!(CallToolResult::from_value(json!([])).is_err());
-
-        let read = ReadResourceResult::from_value(
+    fn results_default_what_may_be_absent_and_refuse_wrong_types() {
+        let empty: CallToolResult = serde_json::from_value(json!({"isError": true})).unwrap();
+        assert!(empty.content.is_empty() && empty.is_error());
+        for bad in [json!({"content": "x"}), json!({"isError": "yes"}), json!([])] {
+            assert!(serde_json::from_value::<CallToolResult>(bad.clone()).is_err(), "{bad}");
+        }
+        let read: ReadResourceResult = serde_json::from_value(
             json!({"contents": [{"uri": "a://b", "text": "t", "x-new": 1}]}),
         )
         .unwrap();
-        assert_eq!(read.contents()[0].uri(), "a://b");
-        assert_eq!(read.contents()[0].text(), Some("t"));
-        assert_eq!(read.as_value()["contents"][0]["x-new"], 1);
-        assert!(ReadResourceResult::from_value(json!({"contents": [{"text": "t"}]})).is_err());
-        assert!(ReadResourceResult::from_value(json!({"contents": {}})).is_err());
+        assert_eq!(read.contents[0].uri, "a://b");
+        assert_eq!(read.contents[0].text.as_deref(), Some("t"));
+        assert_eq!(serde_json::to_value(&read).unwrap()["contents"][0]["x-new"], 1);
+        for bad in [json!({"contents": [{"text": "t"}]}), json!({"contents": {}})] {
+            assert!(serde_json::from_value::<ReadResourceResult>(bad.clone()).is_err(), "{bad}");
+        }
     }
 
     #[test]
-    fn tools_keep_unknown_fields_and_need_a_name() {
-        let tool = Tool::from_value(json!({
+    fn tools_keep_unknown_fields() {
+        let wire = json!({
             "name": "t",
+            "inputSchema": {"type": "object"},
             "annotations": {"readOnlyHint": true, "x-new": 1},
+            "_meta": {"ui": {"resourceUri": "ui://a", "x": 2}, "other/key": 3},
             "x-new": [1],
+        });
+        let tool: Tool = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(
+            (tool.name.as_str(), tool.read_only(), tool.destructive()),
+            ("t", Some(true), None)
+        );
+        assert_eq!(tool.ui_resource_uri(), Some("ui://a"));
+        assert_eq!(serde_json::to_value(&tool).unwrap(), wire);
+        let bare: Tool = serde_json::from_value(json!({"name": "b"})).unwrap();
+        assert_eq!(bare, Tool::named("b"));
+        assert_eq!(bare.input_schema, json!({"type": "object"}));
+    }
+
+    #[test]
+    fn one_malformed_tool_costs_only_itself() {
+        let page: ListToolsResult = serde_json::from_value(json!({
+            "tools": [{"name": "a"}, {}, 7, {"name": "c", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}}, {"name": "d", "inputSchema": "nope"}, {"name": "b"}],
+            "nextCursor": "next",
         }))
         .unwrap();
-        assert_eq!(tool.name(), "t");
-        assert_eq!(tool.input_schema(), &json!({"type": "object"}));
-        assert_eq!(tool.hint("readOnlyHint"), Some(true));
-        assert_eq!(tool.hint("destructiveHint"), None);
-        assert_eq!(tool.as_value()["x-new"], json!([1]));
-        assert!(Tool::from_value(json!({"description": "no name"})).is_err());
-        assert!(Tool::from_value(json!({"name": 3})).is_err());
-        let page =
-            ListToolsResult::from_value(json!({"tools": [{"name": "a"}], "nextCursor": "c"}))
-                .unwrap();
-        assert_eq!((page.tools.len(), page.next_cursor.as_deref()), (1, Some("c")));
-        // One broken entry costs only itself: the server's other tools stay usable.
-        let page =
-            ListToolsResult::from_value(json!({"tools": [{"name": "a"}, {}, 7, {"name": "b"}]}));
-        let names: Vec<String> = page.unwrap().tools.iter().map(|t| t.name().to_owned()).collect();
+        assert_eq!(page.next_cursor.as_deref(), Some("next"));
+        let (tools, invalid) = page.split();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
-        assert!(ListToolsResult::from_value(json!({"tools": [], "nextCursor": 1})).is_err());
+        assert_eq!(invalid.len(), 4);
+        assert_eq!(invalid[0].name, None);
+        assert!(invalid[0].reason.to_string().contains("missing field `name`"), "{:?}", invalid[0]);
+        assert_eq!(invalid[2].name.as_deref(), Some("c"));
+        assert!(
+            invalid[2].reason.to_string().contains(": annotations.readOnlyHint: invalid type"),
+            "{:?}",
+            invalid[2]
+        );
+        assert!(serde_json::from_value::<ListToolsResult>(json!({"tools": [], "nextCursor": 1}))
+            .is_err());
     }
 
     #[test]
-    fn progress_is_read_by_hand_as_the_derive_reads_it() {
-        for params in [
-            json!({"progressToken": "t", "progress": 1}),
-            json!({"progressToken": 7, "progress": 0.5, "total": 2, "message": "half"}),
-            json!({"progressToken": null, "progress": -3, "total": null, "message": null}),
-            json!({"progressToken": "t", "progress": 1, "x": {}}),
+    fn visibility_follows_the_apps_specification() {
+        let with = |visibility: Value| -> Tool {
+            serde_json::from_value(
+                json!({"name": "t", "_meta": {"ui": {"visibility": visibility}}}),
+            )
+            .unwrap()
+        };
+        let absent = Tool::named("t");
+        assert!(absent.is_visible_to(Visibility::Model) && absent.is_visible_to(Visibility::App));
+        let none = with(json!([]));
+        assert!(!none.is_visible_to(Visibility::Model) && !none.is_visible_to(Visibility::App));
+        let app = with(json!(["app", "later-kind"]));
+        assert!(!app.is_visible_to(Visibility::Model) && app.is_visible_to(Visibility::App));
+        let flat: Tool =
+            serde_json::from_value(json!({"name": "t", "_meta": {"ui/resourceUri": "ui://old"}}))
+                .unwrap();
+        assert_eq!(flat.ui_resource_uri(), Some("ui://old"));
+    }
+
+    #[test]
+    fn progress_needs_a_token_and_a_number() {
+        let read = |params: Value| serde_json::from_value::<Progress>(params).ok();
+        let full =
+            read(json!({"progressToken": 7, "progress": 0.5, "total": 2, "message": "half"}));
+        assert_eq!(full.map(|p| (p.progress, p.total)), Some((0.5, Some(2.0))));
+        assert!(read(json!({"progressToken": null, "progress": -3, "total": null})).is_some());
+        for bad in [
             json!({"progressToken": "t"}),
             json!({"progress": 1}),
             json!({"progressToken": "t", "progress": "1"}),
             json!({"progressToken": "t", "progress": 1, "total": "2"}),
-            json!({"progressToken": "t", "progress": 1, "message": 3}),
-            json!(["t", 1]),
             json!(null),
         ] {
-            let derived: Option<Progress> = serde_json::from_value(params.clone()).ok();
-            // serde's derive also reads a struct from an array; MCP params are objects.
-            let derived = derived.filter(|_| params.is_object());
-            assert_eq!(Progress::from_value(&params), derived, "{params}");
+            assert_eq!(read(bad.clone()), None, "{bad}");
         }
     }
 
     #[test]
-    fn elicit_results_by_hand_agree_with_a_derived_twin() {
-        #[derive(Debug, PartialEq, Serialize, Deserialize)]
-        struct Derived {
-            action: ElicitAction,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            content: Option<Map<String, Value>>,
-        }
-        for wire in [
-            json!({"action": "accept", "content": {"name": "Ada", "n": 3}}),
-            json!({"action": "accept", "content": {}}),
-            json!({"action": "decline"}),
-            json!({"action": "cancel", "content": null, "extra": 1}),
-            json!({"action": "maybe"}),
-            json!({"action": 1}),
-            json!({"content": {}}),
-            json!({"action": "accept", "content": []}),
-            json!("accept"),
-        ] {
-            let derived = serde_json::from_value::<Derived>(wire.clone());
-            let by_hand = serde_json::from_value::<ElicitResult>(wire.clone());
-            assert_eq!(by_hand.is_ok(), derived.is_ok(), "{wire}");
-            if let (Ok(by_hand), Ok(derived)) = (by_hand, derived) {
-                assert_eq!((by_hand.action, &by_hand.content), (derived.action, &derived.content));
-                let written = serde_json::to_value(&by_hand).unwrap();
-                assert_eq!(written, serde_json::to_value(&derived).unwrap(), "{wire}");
-            }
-        }
+    fn elicit_results_are_an_action_and_maybe_content() {
+        let accept: ElicitResult =
+            serde_json::from_value(json!({"action": "accept", "content": {"n": 3}, "extra": 1}))
+                .unwrap();
+        assert_eq!(accept.action, ElicitAction::Accept);
+        assert_eq!(
+            serde_json::to_value(&accept).unwrap(),
+            json!({"action": "accept", "content": {"n": 3}})
+        );
+        let decline = serde_json::to_value(ElicitResult::decline()).unwrap();
+        assert_eq!(decline, json!({"action": "decline"}));
         let unknown = serde_json::from_value::<ElicitResult>(json!({"action": "maybe"}));
         assert_eq!(
             unknown.unwrap_err().to_string(),
@@ -692,25 +635,23 @@ mod tests {
     }
 
     #[test]
-    fn implementations_are_written_as_the_derive_writes_them() {
-        let mut info = Implementation { name: "n".into(), version: "1".into(), title: None };
-        assert_eq!(info.to_value(), serde_json::to_value(&info).unwrap());
-        info.title = Some("T".into());
-        assert_eq!(info.to_value(), serde_json::to_value(&info).unwrap());
-    }
-
-    #[test]
-    fn server_descriptions_are_read_by_hand() {
-        let d = ServerDescription::from_value(json!({
+    fn an_initialize_result_needs_server_info_as_the_specification_says() {
+        let ok: InitializeResult = serde_json::from_value(json!({
             "protocolVersion": "2025-06-18",
-            "serverInfo": {"name": "s", "version": "1"},
+            "serverInfo": {"name": "s", "version": "1", "websiteUrl": "https://s.example"},
             "capabilities": {"tools": {}},
         }))
         .unwrap();
-        assert_eq!((d.server_info.name.as_str(), d.server_info.version.as_str()), ("s", "1"));
-        assert!(d.has_capability("tools") && d.instructions.is_none());
-        assert!(ServerDescription::from_value(json!({"capabilities": {}})).is_err());
-        let no_name = json!({"protocolVersion": "x", "serverInfo": {"version": "1"}});
-        assert!(ServerDescription::from_value(no_name).is_err());
+        let description = ServerDescription::from(ok);
+        assert_eq!(description.name(), Some("s"));
+        assert!(description.has_capability("tools") && description.instructions.is_none());
+        for bad in [
+            json!({"protocolVersion": "x", "capabilities": {}}),
+            json!({"protocolVersion": "x", "serverInfo": null}),
+            json!({"protocolVersion": "x", "serverInfo": {"version": "1"}}),
+            json!({"serverInfo": {"name": "s"}}),
+        ] {
+            assert!(serde_json::from_value::<InitializeResult>(bad.clone()).is_err(), "{bad}");
+        }
     }
 }

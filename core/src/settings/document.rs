@@ -1,15 +1,14 @@
 //! The settings document of the current schema version, as stored in `chrome.storage.local`.
 
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::secret::Secret;
 
 /// The schema version this build writes. Older documents are migrated on load (`migrate.rs`).
-pub const CURRENT_VERSION: u64 = 2;
+pub const CURRENT_VERSION: u64 = 4;
 /// Model used until the user picks another.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
 /// Timeout for one request to an MCP server when the user sets none.
@@ -36,6 +35,19 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The document as the pages see it: header values blanked (only the popup's form replaces
+    /// them, and only the worker sends them). The Gemini key stays: the side panel calls Gemini.
+    pub fn for_pages(&self) -> Settings {
+        let mut view = self.clone();
+        for server in &mut view.servers {
+            server.headers.values_mut().for_each(|value| *value = Secret::default());
+            if let Some(secret) = &mut server.oauth.client_secret {
+                *secret = Secret::default();
+            }
+        }
+        view
+    }
+
     pub fn server(&self, id: &ServerId) -> Option<&Server> {
         self.servers.iter().find(|s| &s.id == id)
     }
@@ -81,8 +93,8 @@ impl Default for GeminiSettings {
     }
 }
 
-/// One remote MCP server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One remote MCP server. `Debug` shows the URL without its query (which may carry a key).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Server {
     pub id: ServerId,
@@ -108,224 +120,63 @@ pub struct Server {
     /// The user's "local network server" tick: allows private network addresses.
     #[serde(default)]
     pub local_network: bool,
-    /// The last tool list the server gave, so the side panel can show tools before connecting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached_tools: Option<CachedTools>,
     /// Tools the user said "always allow" for.
     #[serde(default)]
     pub allowed_tools: ToolNames,
+    /// How GemiPanel identifies itself when it signs in to this server (Advanced).
+    #[serde(default, skip_serializing_if = "OAuthClient::is_empty")]
+    pub oauth: OAuthClient,
 }
 
-/// Header name → value, in the order given, each name once. A `Vec` rather than an
-/// `IndexMap`: a server has a few, and the map's hashing, insert and clone were 4 KB of the
-/// worker. Reads, writes and compares as the map did: a JSON object, a repeated name keeps its
-/// first place and takes the last value, order does not count in `==`.
-#[derive(Clone, Default)]
-pub struct Headers(Vec<(String, Secret)>);
+/// The client identity the person configured for signing in to a server. Empty: GemiPanel uses
+/// a client registered on its own (RFC 7591), or a Client ID Metadata Document.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthClient {
+    /// A client id from a registration of the person's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Its secret, when the registration gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Secret>,
+    /// An https URL serving a Client ID Metadata Document for GemiPanel's redirect URI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata_url: Option<String>,
+}
 
-impl Headers {
-    pub fn new() -> Self {
-        Headers(Vec::new())
-    }
-
-    /// Sets a header; a name already there keeps its place.
-    pub fn insert(&mut self, name: String, value: Secret) {
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, old)) => *old = value,
-            None => self.0.push((name, value)),
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Secret> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
-    }
-
-    /// Removes a header, keeping the order of the others.
-    pub fn remove(&mut self, name: &str) {
-        self.0.retain(|(n, _)| n != name);
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
+impl OAuthClient {
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn iter(&self) -> std::slice::Iter<'_, (String, Secret)> {
-        self.0.iter()
-    }
-
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Secret> {
-        self.0.iter_mut().map(|(_, v)| v)
+        self == &OAuthClient::default()
     }
 }
 
-impl PartialEq for Headers {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().all(|(n, v)| other.get(n) == Some(v))
-    }
-}
+/// Header name → value, in the order given. Every value counts as a secret.
+pub type Headers = IndexMap<String, Secret>;
 
-impl Eq for Headers {}
-
-/// `headers["Name"]`, as on the map: panics when the header is absent.
-impl std::ops::Index<&str> for Headers {
-    type Output = Secret;
-
-    fn index(&self, name: &str) -> &Secret {
-        self.get(name).expect("no header of this name")
-    }
-}
-
-impl std::fmt::Debug for Headers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_map().entries(self.iter().map(|(n, v)| (n, v))).finish()
-    }
-}
-
-impl FromIterator<(String, Secret)> for Headers {
-    fn from_iter<I: IntoIterator<Item = (String, Secret)>>(headers: I) -> Self {
-        let mut map = Headers::new();
-        for (name, value) in headers {
-            map.insert(name, value);
-        }
-        map
-    }
-}
-
-impl<const N: usize> From<[(String, Secret); N]> for Headers {
-    fn from(headers: [(String, Secret); N]) -> Self {
-        headers.into_iter().collect()
-    }
-}
-
-impl<'a> IntoIterator for &'a Headers {
-    type Item = &'a (String, Secret);
-    type IntoIter = std::slice::Iter<'a, (String, Secret)>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-impl Serialize for Headers {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.iter().map(|(n, v)| (n, v)))
-    }
-}
-
-impl<'de> Deserialize<'de> for Headers {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        IndexMap::<String, Secret>::deserialize(deserializer).map(|m| m.into_iter().collect())
-    }
-}
-
-/// Tool names in the order they were added, each once. A `Vec` rather than an `IndexSet`: a
-/// server has a handful, and the set's hashing, insert, remove and clone were 3.7 KB of the
-/// worker. Reads and compares as the set did: repeats are dropped, order does not count in `==`.
-#[derive(Debug, Clone, Default)]
-pub struct ToolNames(Vec<String>);
-
-impl ToolNames {
-    pub fn new() -> Self {
-        ToolNames(Vec::new())
-    }
-
-    /// Adds a name at the end; `false` when it was there already.
-    pub fn insert(&mut self, name: String) -> bool {
-        let new = !self.contains(&name);
-        if new {
-            self.0.push(name);
-        }
-        new
-    }
-
-    /// Removes a name, keeping the order of the others; `false` when it was not there.
-    pub fn remove(&mut self, name: &str) -> bool {
-        let before = self.0.len();
-        self.0.retain(|n| n != name);
-        self.0.len() != before
-    }
-
-    pub fn contains(&self, name: &str) -> bool {
-        self.0.iter().any(|n| n == name)
-    }
-
-    pub fn clear(&mut self) {
-        self.0.clear();
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn iter(&self) -> std::slice::Iter<'_, String> {
-        self.0.iter()
-    }
-}
-
-impl PartialEq for ToolNames {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().all(|n| other.contains(n))
-    }
-}
-
-impl Eq for ToolNames {}
-
-impl Extend<String> for ToolNames {
-    fn extend<I: IntoIterator<Item = String>>(&mut self, names: I) {
-        for name in names {
-            self.insert(name);
-        }
-    }
-}
-
-impl FromIterator<String> for ToolNames {
-    fn from_iter<I: IntoIterator<Item = String>>(names: I) -> Self {
-        let mut set = ToolNames::new();
-        set.extend(names);
-        set
-    }
-}
-
-impl IntoIterator for ToolNames {
-    type Item = String;
-    type IntoIter = std::vec::IntoIter<String>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a ToolNames {
-    type Item = &'a String;
-    type IntoIter = std::slice::Iter<'a, String>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-impl Serialize for ToolNames {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for ToolNames {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Vec::<String>::deserialize(deserializer).map(ToolNames::from_iter)
-    }
-}
+/// Tool names in the order they were added, each once.
+pub type ToolNames = IndexSet<String>;
 
 fn yes() -> bool {
     true
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("url", &crate::mcp::redact_url(&self.url))
+            .field("headers", &self.headers)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("trust", &self.trust)
+            .field("include_tools", &self.include_tools)
+            .field("exclude_tools", &self.exclude_tools)
+            .field("enabled_by_default", &self.enabled_by_default)
+            .field("local_network", &self.local_network)
+            .field("allowed_tools", &self.allowed_tools)
+            .field("oauth", &self.oauth)
+            .finish()
+    }
 }
 
 impl Server {
@@ -342,20 +193,10 @@ impl Server {
             exclude_tools: Vec::new(),
             enabled_by_default: true,
             local_network: false,
-            cached_tools: None,
             allowed_tools: ToolNames::new(),
+            oauth: OAuthClient::default(),
         }
     }
-}
-
-/// A tool list as the server sent it (`tools/list` result entries), kept opaque: the MCP
-/// module reads it, settings only stores it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CachedTools {
-    /// Milliseconds since the Unix epoch.
-    pub fetched_at_ms: u64,
-    pub tools: Vec<Value>,
 }
 
 /// A server's stable identity: tokens, chats and tool routes refer to it, so renaming a server
@@ -379,7 +220,7 @@ impl ServerId {
         hash.update(b"gemipanel server id\0");
         hash.update(seed);
         hash.update(b"\0");
-        // ASCII case only: full Unicode lowercasing brings 13 KB of case tables into the worker.
+        // ASCII case only, as `same_name` compares: ids must not change between versions.
         hash.update(name.trim().to_ascii_lowercase().as_bytes());
         ServerId(format!("{}{}", Self::PREFIX, hex(&hash.finalize()[..8])))
     }
@@ -395,11 +236,6 @@ impl ServerId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
-    /// An id as the stored document holds it, unchecked, as the derived decoder reads it.
-    pub(crate) fn from_stored(text: String) -> Self {
-        ServerId(text)
-    }
 }
 
 impl std::fmt::Display for ServerId {
@@ -410,55 +246,4 @@ impl std::fmt::Display for ServerId {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use indexmap::IndexSet;
-
-    /// `Headers` and `ToolNames` replaced an `IndexMap` and an `IndexSet`: same JSON both ways,
-    /// same handling of repeats, same `==`.
-    #[test]
-    fn headers_read_write_and_compare_as_the_map_did() {
-        let text = r#"{"B": "1", "A": "2", "B": "3"}"#;
-        let map: IndexMap<String, Secret> = serde_json::from_str(text).unwrap();
-        let headers: Headers = serde_json::from_str(text).unwrap();
-        let pairs = |h: &Headers| -> Vec<(String, Secret)> { h.iter().cloned().collect() };
-        assert_eq!(pairs(&headers), map.clone().into_iter().collect::<Vec<_>>());
-        assert_eq!(serde_json::to_string(&headers).unwrap(), serde_json::to_string(&map).unwrap());
-        let collected: Headers = [
-            ("B".into(), Secret::new("1")),
-            ("A".into(), Secret::new("2")),
-            ("B".into(), Secret::new("3")),
-        ]
-        .into();
-        assert_eq!(pairs(&collected), pairs(&headers));
-
-        let reversed: Headers = map.iter().rev().map(|(n, v)| (n.clone(), v.clone())).collect();
-        assert_eq!(reversed, headers);
-        let mut other = headers.clone();
-        other.insert("A".into(), Secret::new("x"));
-        assert_ne!(other, headers);
-        other.remove("A");
-        assert_ne!(other, headers);
-        assert_eq!(other.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["B"]);
-        assert_eq!(format!("{headers:?}"), format!("{map:?}"));
-    }
-
-    #[test]
-    fn tool_names_read_write_and_compare_as_the_set_did() {
-        let text = r#"["b", "a", "b", "c"]"#;
-        let set: IndexSet<String> = serde_json::from_str(text).unwrap();
-        let mut names: ToolNames = serde_json::from_str(text).unwrap();
-        assert!(names.iter().eq(set.iter()));
-        assert_eq!(serde_json::to_string(&names).unwrap(), serde_json::to_string(&set).unwrap());
-
-        let reversed: ToolNames = set.iter().rev().cloned().collect();
-        assert_eq!(reversed, names);
-        assert!(!names.insert("a".into()) && names.insert("d".into()));
-        assert!(names.remove("a") && !names.remove("a"));
-        assert!(names.iter().eq(["b", "c", "d"]));
-        assert_ne!(reversed, names);
-    }
 }

@@ -8,20 +8,18 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::document::{
-    same_name, CachedTools, Headers, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS,
+    same_name, Headers, OAuthClient, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS,
 };
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
+use crate::text::Text;
 use crate::url_policy::UrlRefusal;
+use crate::web_url;
 
-/// One change to the settings. Decoded by hand ([`SettingsEdit::from_json`], in `read.rs`),
-/// not through serde field by field: smaller in the worker. The derive is there for the tests
-/// that check the two agree.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+/// One change to the settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SettingsEdit {
     /// `None` forgets the key.
@@ -36,11 +34,11 @@ pub enum SettingsEdit {
         id: ServerId,
         server: ServerDraft,
     },
-    /// Replaces the server's configuration; a changed URL forgets its cached tools and
-    /// "always allow" choices, which were made for another server.
+    /// Changes what the person changed in the server's form, nothing else; a changed URL
+    /// forgets the "always allow" choices, which were made for another server.
     UpdateServer {
         id: ServerId,
-        server: ServerDraft,
+        changes: ServerPatch,
     },
     RemoveServer {
         id: ServerId,
@@ -71,11 +69,6 @@ pub enum SettingsEdit {
         id: ServerId,
         tool: String,
     },
-    SetCachedTools {
-        id: ServerId,
-        tools: Vec<Value>,
-        fetched_at_ms: u64,
-    },
     /// What an import preview adds or updates (see `ImportPreview::into_edit`). Servers are
     /// matched by name when applied, so a server added meanwhile is updated, not duplicated.
     Import {
@@ -85,36 +78,12 @@ pub enum SettingsEdit {
     },
 }
 
-impl SettingsEdit {
-    pub(super) const TYPES: &'static [&'static str] = &[
-        "set_api_key",
-        "set_model",
-        "add_server",
-        "update_server",
-        "remove_server",
-        "set_trust",
-        "set_enabled_by_default",
-        "set_local_network",
-        "set_tool_filters",
-        "allow_tool",
-        "disallow_tool",
-        "set_cached_tools",
-        "import",
-    ];
-
-    /// Reads an edit from its JSON form (the one `Serialize` writes).
-    pub fn from_json(value: Value) -> Result<SettingsEdit, String> {
-        super::read::edit(value)
-    }
-}
-
 /// The server form's fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerDraft {
     pub name: String,
     pub url: String,
-    /// `None` keeps the stored headers on update (so the popup need not hold their values) and
-    /// means none on add.
+    /// `None` means none.
     #[serde(default)]
     pub headers: Option<Headers>,
     /// `None` means the default timeout.
@@ -130,6 +99,8 @@ pub struct ServerDraft {
     pub enabled_by_default: bool,
     #[serde(default)]
     pub local_network: bool,
+    #[serde(default, skip_serializing_if = "OAuthClient::is_empty")]
+    pub oauth: OAuthClient,
 }
 
 fn yes() -> bool {
@@ -149,7 +120,92 @@ impl ServerDraft {
             exclude_tools: Vec::new(),
             enabled_by_default: true,
             local_network: false,
+            oauth: OAuthClient::default(),
         }
+    }
+
+    /// The form of a stored server, header values left out (`headers: None`).
+    pub fn of(server: &Server) -> Self {
+        ServerDraft {
+            name: server.name.clone(),
+            url: server.url.clone(),
+            headers: None,
+            timeout_ms: Some(server.timeout_ms),
+            trust: server.trust,
+            include_tools: server.include_tools.clone(),
+            exclude_tools: server.exclude_tools.clone(),
+            enabled_by_default: server.enabled_by_default,
+            local_network: server.local_network,
+            oauth: server.oauth.clone(),
+        }
+    }
+}
+
+/// What the person changed in a server's form; absent fields keep their stored value. Made
+/// with [`ServerPatch::between`] from the form as it was opened and as it is saved.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ServerPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Replaces every header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<Headers>,
+    /// `Some(None)`: back to the default timeout.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "::serde_with::rust::double_option"
+    )]
+    pub timeout_ms: Option<Option<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<bool>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "::serde_with::rust::double_option"
+    )]
+    pub include_tools: Option<Option<Vec<String>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude_tools: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_by_default: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_network: Option<bool>,
+    /// The sign-in client. A `client_secret` left empty keeps the stored one (the pages never
+    /// see it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthClient>,
+    /// The person confirmed that the stored header values may be sent to the server's new
+    /// origin (its URL moved to another one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub headers_to_new_origin: bool,
+}
+
+impl ServerPatch {
+    /// The fields that differ between the form as opened and as saved.
+    pub fn between(opened: &ServerDraft, saved: &ServerDraft) -> ServerPatch {
+        fn changed<T: PartialEq + Clone>(a: &T, b: &T) -> Option<T> {
+            (a != b).then(|| b.clone())
+        }
+        ServerPatch {
+            name: changed(&opened.name, &saved.name),
+            url: changed(&opened.url, &saved.url),
+            headers: saved.headers.clone(),
+            timeout_ms: changed(&opened.timeout_ms, &saved.timeout_ms),
+            trust: changed(&opened.trust, &saved.trust),
+            include_tools: changed(&opened.include_tools, &saved.include_tools),
+            exclude_tools: changed(&opened.exclude_tools, &saved.exclude_tools),
+            enabled_by_default: changed(&opened.enabled_by_default, &saved.enabled_by_default),
+            local_network: changed(&opened.local_network, &saved.local_network),
+            oauth: changed(&opened.oauth, &saved.oauth),
+            headers_to_new_origin: false,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self == &ServerPatch::default()
     }
 }
 
@@ -182,12 +238,18 @@ impl EditError {
     }
 }
 
+impl EditError {
+    pub fn text(&self) -> Text {
+        match self {
+            EditError::UnknownServer(_) => Text::new("errSettingsNoServer"),
+            EditError::Invalid(i) => i.text(),
+        }
+    }
+}
+
 impl fmt::Display for EditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EditError::UnknownServer(_) => f.write_str("this server no longer exists"),
-            EditError::Invalid(i) => write!(f, "{i}"),
-        }
+        self.text().fmt(f)
     }
 }
 
@@ -221,11 +283,13 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
             fill(&mut new, server)?;
             doc.servers.push(new);
         }
-        SettingsEdit::UpdateServer { id, server } => {
-            if doc.servers.iter().any(|s| &s.id != id && same_name(&s.name, &server.name)) {
-                return Err(duplicate_name(&server.name).into());
+        SettingsEdit::UpdateServer { id, changes } => {
+            if let Some(name) = &changes.name {
+                if doc.servers.iter().any(|s| &s.id != id && same_name(&s.name, name)) {
+                    return Err(duplicate_name(name).into());
+                }
             }
-            fill(find(doc, id)?, server)?;
+            patch(find(doc, id)?, changes)?;
         }
         SettingsEdit::RemoveServer { id } => {
             find(doc, id)?;
@@ -247,11 +311,7 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
             find(doc, id)?.allowed_tools.insert(tool.clone());
         }
         SettingsEdit::DisallowTool { id, tool } => {
-            find(doc, id)?.allowed_tools.remove(tool);
-        }
-        SettingsEdit::SetCachedTools { id, tools, fetched_at_ms } => {
-            find(doc, id)?.cached_tools =
-                Some(CachedTools { fetched_at_ms: *fetched_at_ms, tools: tools.clone() });
+            find(doc, id)?.allowed_tools.shift_remove(tool);
         }
         SettingsEdit::Import { servers, api_key, model } => {
             for imported in servers {
@@ -276,30 +336,82 @@ fn empty_server(id: ServerId) -> Server {
     Server::blank(id, String::new())
 }
 
-/// Copies a draft into a server; the URL is normalised here so equal URLs compare equal.
+/// Copies a new server's draft into it; the URL is normalised here so equal URLs compare equal.
 fn fill(server: &mut Server, draft: &ServerDraft) -> Result<(), Invalid> {
     let on = |e: Invalid| e.on_server(draft.name.trim());
-    let url = validate_url(&draft.url, draft.local_network).map_err(on)?;
-    if !server.url.is_empty() && server.url != url {
-        forget_server_state(server);
-    }
+    server.url = validate_url(&draft.url, draft.local_network).map_err(on)?;
     server.name = draft.name.trim().to_string();
-    server.url = url;
-    if let Some(headers) = &draft.headers {
-        server.headers = headers.clone();
-    }
+    server.headers = draft.headers.clone().unwrap_or_default();
     server.timeout_ms = draft.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
     server.trust = draft.trust;
     server.include_tools = draft.include_tools.clone();
     server.exclude_tools = draft.exclude_tools.clone();
     server.enabled_by_default = draft.enabled_by_default;
     server.local_network = draft.local_network;
+    server.oauth = draft.oauth.clone();
     Ok(())
 }
 
-/// Tool lists and "always allow" choices belong to the server at the old URL.
+/// Applies what the person changed to a stored server.
+fn patch(server: &mut Server, changes: &ServerPatch) -> Result<(), Invalid> {
+    let name = changes.name.as_deref().unwrap_or(&server.name).trim().to_owned();
+    let on = |e: Invalid| e.on_server(&name);
+    let local_network = changes.local_network.unwrap_or(server.local_network);
+    let url =
+        validate_url(changes.url.as_deref().unwrap_or(&server.url), local_network).map_err(on)?;
+    if url != server.url {
+        let moved = !same_origin(&server.url, &url);
+        if moved
+            && changes.headers.is_none()
+            && !server.headers.is_empty()
+            && !changes.headers_to_new_origin
+        {
+            return Err(on(Invalid::new(Field::Headers, Text::new("errSettingsHeadersMoved"))));
+        }
+        forget_server_state(server);
+    }
+    server.url = url;
+    server.name = name;
+    server.local_network = local_network;
+    if let Some(headers) = &changes.headers {
+        server.headers = headers.clone();
+    }
+    if let Some(timeout_ms) = changes.timeout_ms {
+        server.timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    }
+    if let Some(trust) = changes.trust {
+        server.trust = trust;
+    }
+    if let Some(include) = &changes.include_tools {
+        server.include_tools = include.clone();
+    }
+    if let Some(exclude) = &changes.exclude_tools {
+        server.exclude_tools = exclude.clone();
+    }
+    if let Some(enabled) = changes.enabled_by_default {
+        server.enabled_by_default = enabled;
+    }
+    if let Some(oauth) = &changes.oauth {
+        let kept = server.oauth.client_secret.take();
+        server.oauth = oauth.clone();
+        // An empty secret is the pages' blank copy: the stored one stays.
+        if server.oauth.client_secret.as_ref().is_some_and(Secret::is_empty) {
+            server.oauth.client_secret = kept;
+        }
+    }
+    Ok(())
+}
+
+/// Whether two (valid, normalised) URLs share scheme, host and port.
+fn same_origin(a: &str, b: &str) -> bool {
+    match (web_url::parse(a), web_url::parse(b)) {
+        (Some(a), Some(b)) => a.origin() == b.origin(),
+        _ => false,
+    }
+}
+
+/// "Always allow" choices belong to the server at the old URL.
 fn forget_server_state(server: &mut Server) {
-    server.cached_tools = None;
     server.allowed_tools.clear();
 }
 
@@ -308,11 +420,9 @@ fn upsert_by_name(doc: &mut Settings, imported: Server) {
         Some(existing) => {
             let keep = Server { id: existing.id.clone(), ..imported };
             let url_changed = existing.url != keep.url;
-            let (cached, allowed) =
-                (existing.cached_tools.take(), std::mem::take(&mut existing.allowed_tools));
+            let allowed = std::mem::take(&mut existing.allowed_tools);
             *existing = keep;
             if !url_changed {
-                existing.cached_tools = cached;
                 existing.allowed_tools.extend(allowed);
             }
         }

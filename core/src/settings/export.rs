@@ -1,10 +1,12 @@
 //! The extension's own file format: the stored document plus a marker, secrets left out unless
-//! the user asks for them.
+//! the person asks for them.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::document::Settings;
 use super::secret::Secret;
+use crate::web_url;
 
 /// The `format` field of an exported file, which import recognises.
 pub const EXPORT_FORMAT: &str = "gemipanel.settings";
@@ -15,25 +17,39 @@ pub struct ExportOptions {
     pub include_secrets: bool,
 }
 
-/// Pretty-printed JSON of `doc` in the export format. Cached tool lists are left out (the
-/// server sends them again); "always allow" choices are kept.
-pub fn export(doc: &Settings, options: ExportOptions) -> String {
+/// An export and what it left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Export {
+    /// Pretty-printed JSON in the export format.
+    pub text: String,
+    /// Servers whose URL lost its query string (which may carry a key) because secrets were
+    /// left out; the person adds it again after importing.
+    #[serde(default)]
+    pub urls_shortened: Vec<String>,
+}
+
+/// `doc` in the export format; "always allow" choices are kept. Without secrets, the API key
+/// and header values are blanked (names kept, so the person importing sees what to fill in),
+/// and a server URL's query string is left out.
+pub fn export(doc: &Settings, options: ExportOptions) -> Export {
     let mut doc = doc.clone();
-    for server in &mut doc.servers {
-        server.cached_tools = None;
-        if !options.include_secrets {
-            // Names are kept so the person importing sees which headers to fill in.
-            for value in server.headers.values_mut() {
-                *value = Secret::default();
-            }
-        }
-    }
+    let mut urls_shortened = Vec::new();
     if !options.include_secrets {
         doc.gemini.api_key = None;
+        for server in &mut doc.servers {
+            server.headers.values_mut().for_each(|value| *value = Secret::default());
+            if let Some(secret) = &mut server.oauth.client_secret {
+                *secret = Secret::default();
+            }
+            if let Some(url) = web_url::parse(&server.url).filter(|u| u.query.is_some()) {
+                server.url = url.without_secrets();
+                urls_shortened.push(server.name.clone());
+            }
+        }
     }
     let mut value = serde_json::to_value(&doc).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
         map.insert("format".into(), Value::String(EXPORT_FORMAT.into()));
     }
-    serde_json::to_string_pretty(&value).unwrap_or_default()
+    Export { text: serde_json::to_string_pretty(&value).unwrap_or_default(), urls_shortened }
 }

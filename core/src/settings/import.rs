@@ -1,18 +1,25 @@
 //! Importing servers from a file: the extension's own export, gemini-cli's `settings.json` or
 //! Claude Desktop's `claude_desktop_config.json`. Import never changes anything by itself: it
-//! builds an [`ImportPreview`] to show, which becomes a [`SettingsEdit`] when the user agrees.
+//! builds an [`ImportPreview`] to show, which becomes a [`SettingsEdit`] when the person agrees.
+//!
+//! Each format is read by a type of its own ([`SettingsFile`], [`McpServerEntry`]); an entry
+//! that does not read costs only itself.
 
 use std::fmt;
 
+use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::document::{same_name, Headers, Server, ServerId, Settings};
 use super::edit::SettingsEdit;
 use super::export::EXPORT_FORMAT;
 use super::jsonc::strip_comments;
-use super::migrate::{migrate, safe_serde_message, MigrationError};
+use super::migrate::{migrate, MigrationError};
 use super::secret::Secret;
 use super::validate::{validate_model, validate_server, validate_timeout, validate_url};
+use crate::decode::{from_value, Lenient};
+use crate::text::Text;
 use crate::url_policy::RefusalKind;
 
 /// Files larger than this are refused before parsing.
@@ -44,10 +51,10 @@ impl ImportSource {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     pub name: String,
-    pub reason: String,
+    pub reason: Text,
 }
 
-/// What applying an import would do. Shown to the user first; see [`ImportPreview::into_edit`].
+/// What applying an import would do. Shown to the person first; see [`ImportPreview::into_edit`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportPreview {
     pub source: ImportSource,
@@ -56,8 +63,8 @@ pub struct ImportPreview {
     /// Servers that replace the configuration of a server with the same name (keeping its id).
     pub updated: Vec<Server>,
     pub skipped: Vec<Skipped>,
-    /// Things the user should know, e.g. a header that refers to an environment variable.
-    pub warnings: Vec<String>,
+    /// Things the person should know, e.g. a header that refers to an environment variable.
+    pub warnings: Vec<Text>,
     /// From the own format only, when the file has them.
     pub api_key: Option<Secret>,
     pub model: Option<String>,
@@ -92,23 +99,70 @@ pub enum ImportError {
     Migration(MigrationError),
 }
 
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ImportError {
+    pub fn text(&self) -> Text {
         match self {
-            ImportError::TooLarge => {
-                write!(f, "the file is larger than {} KiB", MAX_IMPORT_BYTES / 1024)
-            }
-            ImportError::NotJson(e) => write!(f, "the file is not valid JSON ({e})"),
-            ImportError::Unrecognised => f.write_str(
-                "the file is neither a GemiPanel export nor a settings file with “mcpServers” \
-                 (gemini-cli settings.json or Claude Desktop claude_desktop_config.json)",
-            ),
-            ImportError::Migration(e) => write!(f, "{e}"),
+            ImportError::TooLarge => Text::new("errImportTooLarge").arg(MAX_IMPORT_BYTES / 1024),
+            ImportError::NotJson(e) => Text::new("errImportNotJson").arg(e),
+            ImportError::Unrecognised => Text::new("errImportUnrecognised"),
+            ImportError::Migration(e) => e.text(),
         }
     }
 }
 
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.text().fmt(f)
+    }
+}
+
 impl std::error::Error for ImportError {}
+
+/// A settings file of gemini-cli or Claude Desktop, or a GemiPanel export: what import reads of
+/// it. Everything else in the file is the other program's business.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SettingsFile {
+    #[serde(default)]
+    format: Option<Value>,
+    #[serde(default)]
+    mcp_servers: Option<IndexMap<String, Lenient<McpServerEntry>>>,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+/// One entry of an `mcpServers` object, as gemini-cli and Claude Desktop write it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct McpServerEntry {
+    #[serde(default, rename = "type")]
+    transport: Option<String>,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    http_url: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    headers: Option<Headers>,
+    /// Milliseconds; gemini-cli's.
+    #[serde(default)]
+    timeout: Option<i64>,
+    #[serde(default)]
+    trust: Option<bool>,
+    #[serde(default)]
+    include_tools: Option<Vec<String>>,
+    #[serde(default)]
+    exclude_tools: Option<Vec<String>>,
+    /// Known and of no use here (no warning for it).
+    #[serde(default, rename = "description")]
+    _description: Option<serde::de::IgnoredAny>,
+    /// Settings GemiPanel has no use for (`env`, `cwd`, `oauth`, …): named in a warning.
+    #[serde(flatten)]
+    other: Map<String, Value>,
+}
 
 /// Reads `text` and works out what importing it into `current` would do. `seed` is 16 random
 /// bytes from the caller; ids of new servers derive from it and the name.
@@ -121,25 +175,33 @@ pub fn preview_import(
         return Err(ImportError::TooLarge);
     }
     let value: Value = serde_json::from_str(&strip_comments(text))
-        .map_err(|e| ImportError::NotJson(e.to_string()))?;
-    let Value::Object(top) = value else {
+        .map_err(|e| ImportError::NotJson(crate::decode::without_strings(&e.to_string())))?;
+    let mut builder = Builder::new(current, seed);
+    if value.get("format").and_then(Value::as_str) == Some(EXPORT_FORMAT) {
+        builder.own_format(value)?;
+        return Ok(builder.preview);
+    }
+    let file: SettingsFile =
+        from_value("the file", value).map_err(|_| ImportError::Unrecognised)?;
+    let Some(servers) = file.mcp_servers.filter(|_| file.format.is_none()) else {
         return Err(ImportError::Unrecognised);
     };
-    let mut builder = Builder::new(current, seed);
-    if top.get("format").and_then(Value::as_str) == Some(EXPORT_FORMAT) {
-        builder.own_format(top)?;
-    } else if let Some(Value::Object(servers)) = top.get("mcpServers") {
-        builder.preview.source = detect_source(&top, servers);
-        for (name, entry) in servers {
-            builder.mcp_servers_entry(name, entry);
+    builder.preview.source = detect_source(&file.rest, &servers);
+    for (name, entry) in servers {
+        match entry {
+            Lenient::Valid(entry) => builder.mcp_servers_entry(&name, entry),
+            Lenient::Invalid { error, .. } => {
+                builder.skip(&name, Text::new("errImportEntryUnreadable").arg(error.located()))
+            }
         }
-    } else {
-        return Err(ImportError::Unrecognised);
     }
     Ok(builder.preview)
 }
 
-fn detect_source(top: &Map<String, Value>, servers: &Map<String, Value>) -> ImportSource {
+fn detect_source(
+    top: &Map<String, Value>,
+    servers: &IndexMap<String, Lenient<McpServerEntry>>,
+) -> ImportSource {
     const GEMINI_TOP: [&str; 9] = [
         "general",
         "ui",
@@ -151,14 +213,26 @@ fn detect_source(top: &Map<String, Value>, servers: &Map<String, Value>) -> Impo
         "selectedAuthType",
         "context",
     ];
-    const GEMINI_SERVER: [&str; 6] =
-        ["httpUrl", "includeTools", "excludeTools", "trust", "timeout", "oauth"];
     const CLAUDE_TOP: [&str; 2] = ["globalShortcut", "preferences"];
-    let any_server_has =
-        |keys: &[&str]| servers.values().any(|s| keys.iter().any(|k| s.get(*k).is_some()));
-    if GEMINI_TOP.iter().any(|k| top.contains_key(*k)) || any_server_has(&GEMINI_SERVER) {
+    let entries = || {
+        servers.values().filter_map(|e| match e {
+            Lenient::Valid(entry) => Some(entry),
+            Lenient::Invalid { .. } => None,
+        })
+    };
+    let gemini_entry = |e: &McpServerEntry| {
+        e.http_url.is_some()
+            || e.include_tools.is_some()
+            || e.exclude_tools.is_some()
+            || e.trust.is_some()
+            || e.timeout.is_some()
+            || e.other.contains_key("oauth")
+    };
+    if GEMINI_TOP.iter().any(|k| top.contains_key(*k)) || entries().any(gemini_entry) {
         ImportSource::GeminiCli
-    } else if CLAUDE_TOP.iter().any(|k| top.contains_key(*k)) || any_server_has(&["type"]) {
+    } else if CLAUDE_TOP.iter().any(|k| top.contains_key(*k))
+        || entries().any(|e| e.transport.is_some())
+    {
         ImportSource::ClaudeDesktop
     } else {
         ImportSource::McpServers
@@ -188,114 +262,95 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn skip(&mut self, name: &str, reason: impl Into<String>) {
-        self.preview.skipped.push(Skipped { name: name.to_string(), reason: reason.into() });
+    fn skip(&mut self, name: &str, reason: Text) {
+        self.preview.skipped.push(Skipped { name: name.to_string(), reason });
     }
 
-    fn warn(&mut self, name: &str, warning: impl fmt::Display) {
-        self.preview.warnings.push(format!("“{name}”: {warning}"));
+    fn warn(&mut self, name: &str, warning: Text) {
+        self.preview.warnings.push(Text::new("importAbout").arg(name).with(warning));
     }
 
     /// An export of this extension, of any schema version.
-    fn own_format(&mut self, mut top: Map<String, Value>) -> Result<(), ImportError> {
-        top.remove("format");
-        let (doc, _) = migrate(Value::Object(top)).map_err(ImportError::Migration)?;
-        if let Some(key) = doc.pointer("/gemini/api_key").and_then(Value::as_str) {
-            if !key.is_empty() {
-                self.preview.api_key = Some(Secret::new(key));
+    fn own_format(&mut self, mut value: Value) -> Result<(), ImportError> {
+        if let Some(fields) = value.as_object_mut() {
+            fields.shift_remove("format");
+        }
+        let (doc, _) = migrate(value).map_err(ImportError::Migration)?;
+        let doc: Export = from_value("the file", doc).map_err(|_| ImportError::Unrecognised)?;
+        if let Some(key) = doc.gemini.api_key.filter(|k| !k.is_empty()) {
+            self.preview.api_key = Some(key);
+        }
+        if let Some(model) = doc.gemini.model {
+            if model != self.current.gemini.model && validate_model(&model).is_ok() {
+                self.preview.model = Some(model);
             }
         }
-        if let Some(model) = doc.pointer("/gemini/model").and_then(Value::as_str) {
-            if model != self.current.gemini.model && validate_model(model).is_ok() {
-                self.preview.model = Some(model.to_string());
-            }
-        }
-        let servers = doc.get("servers").and_then(Value::as_array).cloned().unwrap_or_default();
-        for (i, entry) in servers.into_iter().enumerate() {
-            let name = entry
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("server {}", i + 1));
-            match serde_json::from_value::<Server>(entry) {
-                Ok(mut server) => {
-                    server.cached_tools = None;
+        for (i, entry) in doc.servers.into_iter().enumerate() {
+            match entry {
+                Lenient::Valid(mut server) => {
                     self.drop_empty_headers(&mut server);
                     self.add(server);
                 }
-                Err(e) => self.skip(&name, safe_serde_message(&e)),
+                Lenient::Invalid { raw, error } => {
+                    let name = raw.get("name").and_then(Value::as_str).map(str::to_owned);
+                    let name = name.unwrap_or_else(|| format!("#{}", i + 1));
+                    self.skip(&name, Text::new("errImportEntryUnreadable").arg(error.located()));
+                }
             }
         }
         Ok(())
     }
 
     /// One entry of a gemini-cli or Claude Desktop `mcpServers` object.
-    fn mcp_servers_entry(&mut self, name: &str, entry: &Value) {
-        let Some(entry) = entry.as_object() else {
-            return self.skip(name, "the entry is not a JSON object");
-        };
-        let kind = entry.get("type").and_then(Value::as_str);
-        if entry.contains_key("command") || kind == Some("stdio") {
-            return self.skip(name, stdio_reason(entry));
+    fn mcp_servers_entry(&mut self, name: &str, entry: McpServerEntry) {
+        if entry.command.is_some() || entry.transport.as_deref() == Some("stdio") {
+            return self.skip(name, stdio_reason(&entry));
         }
-        let http_url = entry.get("httpUrl").and_then(Value::as_str);
-        let url = entry.get("url").and_then(Value::as_str);
-        let (address, sse) = match (kind, http_url, url) {
-            (Some("http" | "streamable-http" | "streamableHttp"), _, Some(u)) => (u, false),
-            (Some("sse"), _, Some(u)) => (u, true),
-            (Some(other), _, _)
-                if !["http", "streamable-http", "streamableHttp", "sse"].contains(&other) =>
-            {
-                return self.skip(name, format!("the transport type “{other}” is not supported"))
+        const HTTP: [&str; 3] = ["http", "streamable-http", "streamableHttp"];
+        let (address, sse) = match (entry.transport.as_deref(), &entry.http_url, &entry.url) {
+            (Some(kind), _, Some(u)) if HTTP.contains(&kind) => (u.clone(), false),
+            (Some("sse"), _, Some(u)) => (u.clone(), true),
+            (Some(other), _, _) if !HTTP.contains(&other) && other != "sse" => {
+                return self.skip(name, Text::new("errImportTransport").arg(other));
             }
-            (_, Some(h), other) => {
+            (_, Some(http), other) => {
                 if other.is_some() {
-                    self.warn(name, "has both httpUrl and url; httpUrl is used");
+                    self.warn(name, Text::new("importBothUrls"));
                 }
-                (h, false)
+                (http.clone(), false)
             }
             // gemini-cli reads a bare `url` as an SSE endpoint.
-            (None, None, Some(u)) => (u, true),
-            _ => return self.skip(name, "it has no httpUrl or url"),
+            (None, None, Some(u)) => (u.clone(), true),
+            _ => return self.skip(name, Text::new("errImportNoUrl")),
         };
         if sse {
-            self.warn(
-                name,
-                "is configured for the SSE transport; GemiPanel connects with Streamable HTTP, \
-                 which servers that only speak the older SSE transport do not answer",
-            );
+            self.warn(name, Text::new("importSse"));
         }
         let mut server = self.blank(name);
-        server.url = address.to_string();
-        match read_headers(entry.get("headers")) {
-            Ok(headers) => server.headers = headers,
-            Err(reason) => return self.skip(name, reason),
+        server.url = address;
+        server.headers = entry.headers.unwrap_or_default();
+        let variables: Vec<String> = server
+            .headers
+            .iter()
+            .filter(|(_, value)| value.expose().contains('$'))
+            .map(|(header, _)| header.clone())
+            .collect();
+        for header in variables {
+            // Name the header only: its value is a secret.
+            self.warn(name, Text::new("importHeaderVariable").arg(header));
         }
-        for (header, value) in &server.headers {
-            if value.expose().contains('$') {
-                // Name the header only: its value is a secret.
-                self.warn(
-                    name,
-                    format!(
-                        "header {header} refers to an environment variable, which a browser \
-                         cannot read; replace it with the value"
-                    ),
-                );
-            }
-        }
-        if let Some(timeout) = entry.get("timeout") {
-            match timeout.as_u64().filter(|t| validate_timeout(*t).is_ok()) {
+        if let Some(timeout) = entry.timeout {
+            match u64::try_from(timeout).ok().filter(|t| validate_timeout(*t).is_ok()) {
                 Some(t) => server.timeout_ms = t,
-                None => self.warn(name, "the timeout is out of range; the default is used"),
+                None => self.warn(name, Text::new("importTimeoutRange")),
             }
         }
-        server.trust = entry.get("trust").and_then(Value::as_bool).unwrap_or(false);
-        server.include_tools = entry.get("includeTools").map(string_list);
-        server.exclude_tools = entry.get("excludeTools").map(string_list).unwrap_or_default();
-        let ignored: Vec<&str> =
-            entry.keys().map(String::as_str).filter(|k| !KNOWN_KEYS.contains(k)).collect();
+        server.trust = entry.trust.unwrap_or(false);
+        server.include_tools = entry.include_tools;
+        server.exclude_tools = entry.exclude_tools.unwrap_or_default();
+        let ignored: Vec<&str> = entry.other.keys().map(String::as_str).collect();
         if !ignored.is_empty() {
-            self.warn(name, format!("these settings are not imported: {}", ignored.join(", ")));
+            self.warn(name, Text::new("importIgnored").arg(ignored.join(", ")));
         }
         self.add(server);
     }
@@ -309,17 +364,11 @@ impl<'a> Builder<'a> {
         let empty: Vec<String> =
             server.headers.iter().filter(|(_, v)| v.is_empty()).map(|(k, _)| k.clone()).collect();
         for header in &empty {
-            server.headers.remove(header);
+            server.headers.shift_remove(header);
         }
         if !empty.is_empty() {
             let name = server.name.clone();
-            self.warn(
-                &name,
-                format!(
-                    "the file has no value for header {}; add it after importing",
-                    empty.join(", ")
-                ),
-            );
+            self.warn(&name, Text::new("importHeaderEmpty").arg(empty.join(", ")));
         }
     }
 
@@ -328,7 +377,7 @@ impl<'a> Builder<'a> {
         let name = server.name.clone();
         let pending = || self.preview.added.iter().chain(&self.preview.updated);
         if pending().any(|s| same_name(&s.name, &name)) {
-            return self.skip(&name, "the file has another server with this name");
+            return self.skip(&name, Text::new("errImportDuplicate"));
         }
         match validate_url(&server.url, server.local_network) {
             Ok(url) => server.url = url,
@@ -337,16 +386,13 @@ impl<'a> Builder<'a> {
                     == Some(RefusalKind::NeedsLocalNetwork) =>
             {
                 // Importing one's own config is a deliberate act, but a private address is
-                // worth a second look: it is allowed and the user is told.
+                // worth a second look: it is allowed and the person is told.
                 match validate_url(&server.url, true) {
                     Ok(url) => server.url = url,
                     Err(e) => return self.skip(&name, e.message),
                 }
                 server.local_network = true;
-                self.warn(
-                    &name,
-                    "points to a local network address; “local network server” is ticked for it",
-                );
+                self.warn(&name, Text::new("importLocalNetwork"));
             }
             Err(e) => return self.skip(&name, e.message),
         }
@@ -354,7 +400,6 @@ impl<'a> Builder<'a> {
         if let Some(existing) = existing {
             server.id = existing.id.clone();
             if existing.url == server.url {
-                server.cached_tools = existing.cached_tools.clone();
                 server.allowed_tools.extend(existing.allowed_tools.iter().cloned());
             }
         } else if self.current.server(&server.id).is_some()
@@ -373,58 +418,33 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// Keys of an `mcpServers` entry that import reads (or rejects on purpose).
-const KNOWN_KEYS: [&str; 9] = [
-    "httpUrl",
-    "url",
-    "type",
-    "headers",
-    "timeout",
-    "trust",
-    "includeTools",
-    "excludeTools",
-    "description",
-];
+/// The parts of an export (after migration to the current version) import reads; each server
+/// on its own, so one that does not read costs only itself.
+#[derive(Deserialize)]
+struct Export {
+    gemini: ExportGemini,
+    #[serde(default)]
+    servers: Vec<Lenient<Server>>,
+}
 
-fn stdio_reason(entry: &Map<String, Value>) -> String {
-    let base = "stdio servers (command) cannot run in a browser";
+#[derive(Deserialize)]
+struct ExportGemini {
+    #[serde(default)]
+    api_key: Option<Secret>,
+    #[serde(default)]
+    model: Option<String>,
+}
+
+fn stdio_reason(entry: &McpServerEntry) -> Text {
     // Claude Desktop reaches remote servers through the mcp-remote bridge; point at the URL.
-    let args = entry.get("args").and_then(Value::as_array);
-    let remote = args.and_then(|args| {
-        let wraps = args.iter().any(|a| a.as_str().is_some_and(|s| s.contains("mcp-remote")));
-        let url = args
-            .iter()
-            .filter_map(Value::as_str)
-            .filter_map(crate::web_url::parse)
-            .find(|u| matches!(u.scheme.as_str(), "http" | "https"));
-        wraps.then_some(url).flatten()
-    });
-    match remote.as_ref().and_then(|u| u.host_str()) {
-        Some(host) => format!(
-            "{base}; it bridges to a remote server at {host}: add that server's URL instead"
-        ),
-        None => base.to_string(),
+    let wraps = entry.args.iter().any(|a| a.contains("mcp-remote"));
+    let remote = entry
+        .args
+        .iter()
+        .filter_map(|a| crate::web_url::parse(a))
+        .find(|u| matches!(u.scheme.as_str(), "http" | "https"));
+    match remote.as_ref().filter(|_| wraps).and_then(|u| u.host_str()) {
+        Some(host) => Text::new("errImportStdioBridge").arg(host),
+        None => Text::new("errImportStdio"),
     }
-}
-
-fn read_headers(value: Option<&Value>) -> Result<Headers, String> {
-    let Some(value) = value else {
-        return Ok(Headers::new());
-    };
-    let Some(map) = value.as_object() else {
-        return Err("its headers are not a JSON object".into());
-    };
-    map.iter()
-        .map(|(k, v)| match v.as_str() {
-            Some(s) => Ok((k.clone(), Secret::new(s))),
-            None => Err(format!("the value of header {k} is not a string")),
-        })
-        .collect()
-}
-
-fn string_list(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
-        .unwrap_or_default()
 }

@@ -9,6 +9,8 @@ use serde_json::Value;
 use super::document::Settings;
 use super::migrate::{migrate, MigrationError};
 use super::validate::{validate, Invalid};
+use crate::decode::DecodeError;
+use crate::text::Text;
 
 /// A document read from storage.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,8 +33,8 @@ pub struct LoadError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoadFailure {
     Migration(MigrationError),
-    /// The JSON does not have the current schema's shape.
-    Shape(String),
+    /// The JSON does not have the current schema's shape; says where.
+    Shape(DecodeError),
     Invalid(Invalid),
 }
 
@@ -58,12 +60,24 @@ impl LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the saved settings could not be read: ")?;
-        match &self.reason {
-            LoadFailure::Migration(e) => write!(f, "{e}"),
-            LoadFailure::Shape(m) => f.write_str(m),
-            LoadFailure::Invalid(i) => write!(f, "{i}"),
+        Text::new("errSettingsUnreadable").with(self.reason.text()).fmt(f)
+    }
+}
+
+impl LoadFailure {
+    /// What is wrong, without the "could not be read" the person's UI already says.
+    pub fn text(&self) -> Text {
+        match self {
+            LoadFailure::Migration(e) => e.text(),
+            LoadFailure::Shape(e) => Text::new("errPlain").arg(e),
+            LoadFailure::Invalid(i) => i.text(),
         }
+    }
+}
+
+impl fmt::Display for LoadFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.text().fmt(f)
     }
 }
 
@@ -80,7 +94,8 @@ impl std::error::Error for LoadError {}
 pub fn load(raw: &Value) -> Result<Loaded, LoadError> {
     let fail = |reason| LoadError { raw: Box::new(raw.clone()), reason };
     let (current, from) = migrate(raw.clone()).map_err(|e| fail(LoadFailure::Migration(e)))?;
-    let settings = Settings::from_value(current).map_err(|e| fail(LoadFailure::Shape(e)))?;
+    let settings: Settings =
+        crate::decode::from_value("settings", current).map_err(|e| fail(LoadFailure::Shape(e)))?;
     validate(&settings).map_err(|e| fail(LoadFailure::Invalid(e)))?;
     Ok(Loaded {
         settings,

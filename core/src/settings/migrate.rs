@@ -1,25 +1,30 @@
 //! Upgrading stored documents of earlier schema versions, one version at a time.
 //!
 //! Each step is a pure function from the JSON of version N to the JSON of version N + 1. Steps
-//! work on `serde_json::Value`, not on the current structs, so an old step keeps working when
-//! the structs change. Adding version 3: write `v2_to_v3`, append it to [`STEPS`] and bump
-//! `CURRENT_VERSION`.
+//! read their input with types of that version's own (never the current structs), so an old
+//! step keeps working when the structs change. Adding version 4: write `v3_to_v4`, append it to
+//! [`STEPS`] and bump `CURRENT_VERSION`.
+//!
+//! Version 3 moved the cached tool lists (`cached_tools`) out of the document: the worker keeps
+//! them under keys of their own, bounded in size. Version 4 added a server's sign-in client.
 //!
 //! Version 1 is what the prototype stored, gemini-cli style, with servers keyed by name:
 //! `{ "geminiApiKey": "…", "model": "…", "mcpServers": { "<name>": { "url": "…", "headers": {…} } } }`
 //! It had no `version` field.
 
-use serde_json::{Map, Value};
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
 
 use super::document::{ServerId, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS};
-use super::validate::quoted;
+use crate::text::Text;
 use crate::url_policy;
 use crate::web_url;
 
 type Step = fn(Value) -> Result<Value, String>;
 
 /// `STEPS[i]` turns version `i + 1` into version `i + 2`.
-const STEPS: [Step; 1] = [v1_to_v2];
+const STEPS: [Step; 3] = [v1_to_v2, v2_to_v3, v3_to_v4];
 
 // A step per version below the current one, checked at compile time.
 const _: () = assert!(STEPS.len() as u64 == CURRENT_VERSION - 1);
@@ -39,20 +44,22 @@ pub enum MigrationError {
     },
 }
 
+impl MigrationError {
+    pub fn text(&self) -> Text {
+        match self {
+            MigrationError::NotAnObject => Text::new("errSettingsNotObject"),
+            MigrationError::BadVersion => Text::new("errSettingsBadVersion"),
+            MigrationError::Newer(v) => Text::new("errSettingsNewer").arg(v).arg(CURRENT_VERSION),
+            MigrationError::Step { from, message } => {
+                Text::new("errSettingsUpgrade").arg(from).arg(message)
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for MigrationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MigrationError::NotAnObject => f.write_str("the stored settings are not a JSON object"),
-            MigrationError::BadVersion => f.write_str("the stored settings have an invalid version number"),
-            MigrationError::Newer(v) => write!(
-                f,
-                "the stored settings are version {v}, written by a newer GemiPanel (this one reads up to version {CURRENT_VERSION})"
-            ),
-            MigrationError::Step { from, message } => write!(
-                f,
-                "the stored settings of version {from} could not be upgraded: {message}"
-            ),
-        }
+        self.text().fmt(f)
     }
 }
 
@@ -83,76 +90,77 @@ pub fn migrate(doc: Value) -> Result<(Value, u64), MigrationError> {
     Ok((doc, from))
 }
 
-// Read by hand rather than with a derived decoder: this runs once per install, and the derive
-// was a large share of the worker's settings loading code.
-fn v1_to_v2(mut doc: Value) -> Result<Value, String> {
-    // Kept as raw JSON so a mistyped key is reported by the current schema's secret-safe reader.
-    let api_key = doc.get_mut("geminiApiKey").map(Value::take);
-    let model = match doc.get_mut("model").map(Value::take) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(model)) => Some(model),
-        Some(_) => return Err("`model` must be a string".into()),
-    };
-    let v1_servers = match doc.get_mut("mcpServers").map(Value::take) {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(servers)) => servers,
-        Some(_) => return Err("`mcpServers` must be an object".into()),
-    };
+/// The prototype's document (version 1).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct V1Document {
+    /// Kept as raw JSON so a mistyped key is reported by the current schema's secret-safe
+    /// reader, never quoted here.
+    #[serde(default)]
+    gemini_api_key: Option<Value>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    mcp_servers: Option<IndexMap<String, V1Server>>,
+}
+
+#[derive(Deserialize)]
+struct V1Server {
+    url: String,
+    /// Raw JSON for the same reason as the key: header values are secrets.
+    #[serde(default)]
+    headers: Option<Value>,
+}
+
+fn v1_to_v2(doc: Value) -> Result<Value, String> {
+    let doc: V1Document = crate::decode::from_value("version 1", doc).map_err(|e| e.to_string())?;
     let mut servers = Vec::new();
-    for (name, mut server) in v1_servers {
-        let url = match server.get_mut("url").map(Value::take) {
-            Some(Value::String(url)) => url,
-            Some(_) => return Err(format!("in server {}: `url` must be a string", quoted(&name))),
-            None => return Err(format!("in server {}: missing field `url`", quoted(&name))),
-        };
-        let headers = match server.get_mut("headers").map(Value::take) {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(headers) => headers,
-        };
+    for (name, server) in doc.mcp_servers.unwrap_or_default() {
+        let url = server.url.trim();
         // The prototype had no "local network" tick: a private address it stored was chosen
         // by the user, so the tick is set for it rather than the server being dropped.
         let local_network =
-            web_url::parse(url.trim()).is_some_and(|u| url_policy::needs_local_network(&u));
-        servers.push(object([
-            ("id", ServerId::derive(b"v1", &name).as_str().into()),
-            ("name", name.trim().into()),
-            ("url", url.trim().into()),
-            ("headers", headers),
-            ("timeout_ms", DEFAULT_TIMEOUT_MS.into()),
-            ("trust", false.into()),
-            ("exclude_tools", Value::Array(Vec::new())),
-            ("enabled_by_default", true.into()),
-            ("local_network", local_network.into()),
-            ("allowed_tools", Value::Array(Vec::new())),
-        ]));
+            web_url::parse(url).is_some_and(|u| url_policy::needs_local_network(&u));
+        servers.push(json!({
+            "id": ServerId::derive(b"v1", &name).as_str(),
+            "name": name.trim(),
+            "url": url,
+            "headers": server.headers.unwrap_or_else(|| json!({})),
+            "timeout_ms": DEFAULT_TIMEOUT_MS,
+            "trust": false,
+            "exclude_tools": [],
+            "enabled_by_default": true,
+            "local_network": local_network,
+            "allowed_tools": [],
+        }));
     }
     let mut gemini = Map::new();
-    if let Some(key) = api_key.filter(|k| k.as_str() != Some("")) {
+    if let Some(key) = doc.gemini_api_key.filter(|k| k.as_str() != Some("") && !k.is_null()) {
         gemini.insert("api_key".into(), key);
     }
-    let model = model.filter(|m| !m.trim().is_empty());
-    gemini
-        .insert("model".into(), Value::String(model.unwrap_or_else(|| DEFAULT_MODEL.to_string())));
-    Ok(object([
-        ("version", 2u64.into()),
-        ("gemini", Value::Object(gemini)),
-        ("servers", Value::Array(servers)),
-    ]))
+    let model = doc.model.filter(|m| !m.trim().is_empty());
+    gemini.insert("model".into(), model.unwrap_or_else(|| DEFAULT_MODEL.to_owned()).into());
+    Ok(json!({"version": 2, "gemini": gemini, "servers": servers}))
 }
 
-/// A JSON object from its fields. In place of `json!`, which encodes every value that is not a
-/// literal with `serde_json::to_value(..).unwrap()`, and so brings Debug-formatting into the
-/// worker.
-fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    Value::Object(fields.into_iter().map(|(name, value)| (name.to_owned(), value)).collect())
-}
-
-/// Wording for a serde error that cannot leak a value: serde quotes unexpected string values
-/// ("invalid type: string \"sk-…\""), so everything between the first and last quote goes.
-pub(crate) fn safe_serde_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match (text.find('"'), text.rfind('"')) {
-        (Some(a), Some(b)) if a < b => format!("{}\"…\"{}", &text[..a], &text[b + 1..]),
-        _ => text,
+/// Version 4 adds what needs no upgrade (a server's optional sign-in client); the number says
+/// that an older GemiPanel cannot read it.
+fn v3_to_v4(mut doc: Value) -> Result<Value, String> {
+    if let Some(fields) = doc.as_object_mut() {
+        fields.insert("version".into(), 4.into());
     }
+    Ok(doc)
+}
+
+/// Version 3 keeps cached tool lists outside the document.
+fn v2_to_v3(mut doc: Value) -> Result<Value, String> {
+    if let Some(servers) = doc.get_mut("servers").and_then(Value::as_array_mut) {
+        for server in servers.iter_mut().filter_map(Value::as_object_mut) {
+            server.shift_remove("cached_tools");
+        }
+    }
+    if let Some(fields) = doc.as_object_mut() {
+        fields.insert("version".into(), 3.into());
+    }
+    Ok(doc)
 }

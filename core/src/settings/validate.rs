@@ -2,12 +2,12 @@
 
 use std::fmt;
 
-use serde_json::Value;
-
-use super::document::{same_name, Headers, Server, ServerId, Settings};
+use super::document::{same_name, Headers, OAuthClient, Server, ServerId, Settings};
 use super::secret::Secret;
 use crate::mcp::{is_header_name, is_header_value};
+use crate::text::Text;
 use crate::url_policy::{self, Policy, UrlRefusal};
+use crate::web_url;
 
 /// Which field a problem is about, so the popup can show the message next to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +21,8 @@ pub enum Field {
     Timeout,
     ToolFilters,
     AllowedTools,
-    CachedTools,
+    /// The sign-in client (Advanced).
+    SignIn,
     /// The document as a whole (shape, version, number of servers).
     Document,
 }
@@ -32,14 +33,22 @@ pub struct Invalid {
     pub field: Field,
     /// The server's name when the problem is about one server.
     pub server: Option<String>,
-    pub message: String,
+    pub message: Text,
     /// Set when the URL policy refused the URL.
     pub url_refusal: Option<UrlRefusal>,
 }
 
 impl Invalid {
-    pub fn new(field: Field, message: impl Into<String>) -> Self {
-        Invalid { field, server: None, message: message.into(), url_refusal: None }
+    pub fn new(field: Field, message: Text) -> Self {
+        Invalid { field, server: None, message, url_refusal: None }
+    }
+
+    /// The whole sentence: on which server, and what is wrong.
+    pub fn text(&self) -> Text {
+        match &self.server {
+            Some(name) => Text::new("errOnServer").arg(name).with(self.message.clone()),
+            None => self.message.clone(),
+        }
     }
 
     pub fn on_server(mut self, name: &str) -> Self {
@@ -50,10 +59,7 @@ impl Invalid {
 
 impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.server {
-            Some(name) => write!(f, "server “{name}”: {}", self.message),
-            None => f.write_str(&self.message),
-        }
+        self.text().fmt(f)
     }
 }
 
@@ -72,22 +78,21 @@ pub fn validate(doc: &Settings) -> Result<(), Invalid> {
     if let Some(base_url) = &doc.gemini.base_url {
         // The same rule as for servers: https, or http on this computer.
         url_policy::check(base_url, Policy::Configured { local_network: false }).map_err(|r| {
-            Invalid::new(Field::Document, format!("the Gemini API address is refused: {r}"))
+            Invalid::new(Field::Document, Text::new("errSettingsGeminiAddress").with(r.text()))
         })?;
     }
     if doc.servers.len() > MAX_SERVERS {
         return Err(Invalid::new(
             Field::Document,
-            format!("at most {MAX_SERVERS} servers can be configured"),
+            Text::new("errSettingsTooManyServers").arg(MAX_SERVERS),
         ));
     }
-    // Scans rather than hash sets: at most 100 servers, and each `HashSet` type was 1 KB of the
-    // worker.
+    // At most 100 servers: a scan of the ones before is quick enough.
     for (i, server) in doc.servers.iter().enumerate() {
         validate_server(server)?;
         let before = &doc.servers[..i];
         if before.iter().any(|s| s.id == server.id) {
-            return Err(Invalid::new(Field::ServerId, "two servers have the same id")
+            return Err(Invalid::new(Field::ServerId, Text::new("errSettingsSameId"))
                 .on_server(&server.name));
         }
         if before.iter().any(|s| same_name(&s.name, &server.name)) {
@@ -98,7 +103,7 @@ pub fn validate(doc: &Settings) -> Result<(), Invalid> {
 }
 
 pub fn duplicate_name(name: &str) -> Invalid {
-    Invalid::new(Field::Name, format!("a server named “{}” already exists", name.trim()))
+    Invalid::new(Field::Name, Text::new("errSettingsNameTaken").arg(name.trim()))
 }
 
 /// Checks one server on its own (not its uniqueness among others).
@@ -106,7 +111,7 @@ pub fn validate_server(server: &Server) -> Result<(), Invalid> {
     let name = server.name.as_str();
     let on = |e: Invalid| e.on_server(name);
     if ServerId::parse(server.id.as_str()).is_none() {
-        return Err(on(Invalid::new(Field::ServerId, "the server id is malformed")));
+        return Err(on(Invalid::new(Field::ServerId, Text::new("errSettingsBadId"))));
     }
     validate_name(name)?;
     validate_url(&server.url, server.local_network).map_err(on)?;
@@ -119,8 +124,32 @@ pub fn validate_server(server: &Server) -> Result<(), Invalid> {
     for tool in &server.allowed_tools {
         validate_tool_name(tool, Field::AllowedTools).map_err(on)?;
     }
-    if let Some(cache) = &server.cached_tools {
-        validate_cached_tools(&cache.tools).map_err(on)?;
+    validate_oauth_client(&server.oauth).map_err(on)?;
+    Ok(())
+}
+
+/// A client id and secret are printable text on one line; a metadata document URL is https
+/// with a path (the id of a Client ID Metadata Document is its URL).
+pub fn validate_oauth_client(client: &OAuthClient) -> Result<(), Invalid> {
+    let printable = |text: &str| {
+        !text.is_empty() && text.len() <= 512 && text.bytes().all(|b| b.is_ascii_graphic())
+    };
+    if client.client_id.as_deref().is_some_and(|id| !printable(id)) {
+        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsClientId")));
+    }
+    // An empty secret is the pages' blank copy of a stored one (see `ServerPatch`).
+    if client.client_secret.as_ref().is_some_and(|s| !s.is_empty() && !printable(s.expose())) {
+        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsClientSecret")));
+    }
+    if client.client_secret.is_some() && client.client_id.is_none() {
+        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsSecretWithoutId")));
+    }
+    if let Some(url) = &client.metadata_url {
+        let ok = web_url::parse(url.trim())
+            .is_some_and(|u| u.scheme == "https" && u.pathname.len() > 1 && u.fragment.is_none());
+        if !ok {
+            return Err(Invalid::new(Field::SignIn, Text::new("errSettingsMetadataUrl")));
+        }
     }
     Ok(())
 }
@@ -128,19 +157,19 @@ pub fn validate_server(server: &Server) -> Result<(), Invalid> {
 pub fn validate_name(name: &str) -> Result<(), Invalid> {
     let trimmed = name.trim();
     if trimmed.is_empty() {
-        return Err(Invalid::new(Field::Name, "the server needs a name"));
+        return Err(Invalid::new(Field::Name, Text::new("errSettingsNoName")));
     }
     if trimmed != name {
-        return Err(Invalid::new(Field::Name, "the name must not start or end with spaces"));
+        return Err(Invalid::new(Field::Name, Text::new("errSettingsNameSpaces")));
     }
     if name.chars().count() > MAX_NAME_CHARS {
         return Err(Invalid::new(
             Field::Name,
-            format!("the name is longer than {MAX_NAME_CHARS} characters"),
+            Text::new("errSettingsNameLong").arg(MAX_NAME_CHARS),
         ));
     }
     if name.chars().any(char::is_control) {
-        return Err(Invalid::new(Field::Name, "the name contains control characters"));
+        return Err(Invalid::new(Field::Name, Text::new("errSettingsNameControl")));
     }
     Ok(())
 }
@@ -151,7 +180,7 @@ pub fn validate_url(url: &str, local_network: bool) -> Result<String, Invalid> {
         |refusal| Invalid {
             field: Field::Url,
             server: None,
-            message: refusal.to_string(),
+            message: refusal.text(),
             url_refusal: Some(refusal),
         },
     )
@@ -163,7 +192,7 @@ pub fn validate_timeout(ms: u64) -> Result<(), Invalid> {
     } else {
         Err(Invalid::new(
             Field::Timeout,
-            format!("the timeout must be between {MIN_TIMEOUT_MS} ms and {MAX_TIMEOUT_MS} ms (one hour)"),
+            Text::new("errSettingsTimeout").arg(MIN_TIMEOUT_MS).arg(MAX_TIMEOUT_MS),
         ))
     }
 }
@@ -175,10 +204,7 @@ pub fn validate_model(model: &str) -> Result<(), Invalid> {
     if ok {
         Ok(())
     } else {
-        Err(Invalid::new(
-            Field::Model,
-            "the model name may only contain letters, digits, “-”, “.”, “_” and “/”",
-        ))
+        Err(Invalid::new(Field::Model, Text::new("errSettingsModel")))
     }
 }
 
@@ -186,10 +212,7 @@ pub fn validate_api_key(key: &Secret) -> Result<(), Invalid> {
     let k = key.expose();
     if k.is_empty() || k.len() > 512 || k.bytes().any(|b| !b.is_ascii_graphic()) {
         // Deliberately says nothing about the key's content.
-        return Err(Invalid::new(
-            Field::ApiKey,
-            "the API key must be non-empty printable ASCII without spaces",
-        ));
+        return Err(Invalid::new(Field::ApiKey, Text::new("errSettingsApiKey")));
     }
     Ok(())
 }
@@ -214,7 +237,10 @@ pub fn validate_headers(headers: &Headers) -> Result<(), Invalid> {
     for (i, (name, value)) in headers.iter().enumerate() {
         validate_header(name, value)?;
         if headers.iter().take(i).any(|(seen, _)| seen.eq_ignore_ascii_case(name)) {
-            return Err(Invalid::new(Field::Headers, format!("the header {name} is given twice")));
+            return Err(Invalid::new(
+                Field::Headers,
+                Text::new("errSettingsHeaderTwice").arg(name),
+            ));
         }
     }
     Ok(())
@@ -224,24 +250,15 @@ fn validate_header(name: &str, value: &Secret) -> Result<(), Invalid> {
     if !is_header_name(name) {
         return Err(Invalid::new(
             Field::Headers,
-            format!("“{}” is not a valid header name", escaped(name)),
+            Text::new("errSettingsHeaderName").arg(name.escape_debug()),
         ));
     }
     if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
-        return Err(Invalid::new(
-            Field::Headers,
-            format!("the header {name} is set by the browser or the MCP client and cannot be configured"),
-        ));
+        return Err(Invalid::new(Field::Headers, Text::new("errSettingsHeaderReserved").arg(name)));
     }
     // Header values are secrets: name the header, never echo the value.
     if !is_header_value(value.expose()) {
-        return Err(Invalid::new(
-            Field::Headers,
-            format!(
-                "the value of header {name} contains a line break, a NUL or a character beyond \
-                 Latin-1, which HTTP headers cannot carry"
-            ),
-        ));
+        return Err(Invalid::new(Field::Headers, Text::new("errSettingsHeaderValue").arg(name)));
     }
     Ok(())
 }
@@ -252,31 +269,9 @@ pub fn parse_headers(text: &str) -> Result<Headers, Invalid> {
     if text.trim().is_empty() {
         return Ok(Headers::new());
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        // serde_json's syntax errors give a position, never the input.
-        Invalid::new(
-            Field::Headers,
-            format!(
-                "headers must be a JSON object such as {{\"Authorization\": \"Bearer …\"}} ({e})"
-            ),
-        )
-    })?;
-    let Value::Object(map) = value else {
-        return Err(Invalid::new(
-            Field::Headers,
-            "headers must be a JSON object of names and string values",
-        ));
-    };
-    let mut headers = Headers::new();
-    for (name, value) in map {
-        let Value::String(value) = value else {
-            return Err(Invalid::new(
-                Field::Headers,
-                format!("the value of header {name} must be a string"),
-            ));
-        };
-        headers.insert(name, Secret::new(value));
-    }
+    // Read as the document reads them; the error names where, never a value.
+    let headers: Headers = crate::decode::from_slice("headers", text.as_bytes())
+        .map_err(|e| Invalid::new(Field::Headers, Text::new("errSettingsHeadersJson").arg(e)))?;
     validate_headers(&headers)?;
     Ok(headers)
 }
@@ -286,62 +281,7 @@ pub fn validate_tool_name(tool: &str, field: Field) -> Result<(), Invalid> {
         || tool.chars().count() > MAX_TOOL_NAME_CHARS
         || tool.chars().any(char::is_control)
     {
-        return Err(Invalid::new(field, format!("“{}” is not a valid tool name", escaped(tool))));
+        return Err(Invalid::new(field, Text::new("errSettingsToolName").arg(tool.escape_debug())));
     }
     Ok(())
-}
-
-/// `text.escape_debug()`, collected from the iterator: formatting it with `{}` instead brings
-/// core's 2 KB `Display` of `EscapeDebug` into the worker.
-fn escaped(text: &str) -> String {
-    text.escape_debug().collect()
-}
-
-/// `format!("{text:?}")`, written out: core's `Debug` for `str` is 1 KB of the worker. The
-/// same escapes as `escape_debug` except that `Debug` leaves `'` as it is.
-pub(super) fn quoted(text: &str) -> String {
-    let mut out = String::from('"');
-    for c in text.chars() {
-        match c {
-            '\'' => out.push(c),
-            c => out.extend(c.escape_debug()),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn validate_cached_tools(tools: &[Value]) -> Result<(), Invalid> {
-    let named = |t: &Value| t.get("name").and_then(Value::as_str).is_some();
-    if tools.iter().all(named) {
-        Ok(())
-    } else {
-        Err(Invalid::new(Field::CachedTools, "every cached tool must be an object with a name"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escaped_is_escape_debug() {
-        for text in ["", "a b", "it's \"x\"\\", "\u{301}e\u{301}\t\n\0\u{7f}\u{200b}", "é✓"] {
-            assert_eq!(escaped(text), text.escape_debug().to_string(), "{text}");
-        }
-    }
-
-    #[test]
-    fn quoted_is_debug() {
-        for text in [
-            "",
-            "a b",
-            "it's \"x\"\\",
-            "\u{301}e\u{301}\t\n\r\0\u{7f}\u{200b}",
-            "é✓'",
-            "\u{10ffff}🦀",
-        ] {
-            assert_eq!(quoted(text), format!("{text:?}"), "{text}");
-        }
-    }
 }

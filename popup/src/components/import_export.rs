@@ -13,6 +13,8 @@ pub struct Props {
     pub import: ImportView,
     pub include_secrets: bool,
     pub export_error: Option<String>,
+    /// Servers whose URL query the last export left out.
+    pub export_shortened: Vec<String>,
     pub on_file: Callback<web_sys::File>,
     pub on_paste: Callback<String>,
     pub on_apply: Callback<SettingsEdit>,
@@ -88,6 +90,10 @@ pub fn ImportExport(props: &Props) -> Html {
                 hint={message("popupIncludeSecretsHint", &[])} />
             if let Some(error) = &props.export_error {
                 <p class="note error" role="alert">{ error }</p>
+            }
+            if !props.export_shortened.is_empty() {
+                <p class="note warn" data-testid="export-shortened">
+                    { message("popupExportShortened", &[&props.export_shortened.join(", ")]) }</p>
             }
             <div class="actions">
                 <button type="button" class="secondary" data-testid="export"

@@ -1,6 +1,6 @@
 //! What an import would change, with Apply and Cancel.
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::settings::{ImportPreview as Preview, SettingsEdit};
 use yew::prelude::*;
 
@@ -44,7 +44,7 @@ pub fn ImportPreview(props: &Props) -> Html {
                 { group("popupImportSkipped", html! {
                     { for p.skipped.iter().map(|skipped| html! {
                         <li><strong>{ &skipped.name }</strong>{ " — " }
-                            <span class="muted">{ &skipped.reason }</span></li>
+                            <span class="muted">{ word(&skipped.reason) }</span></li>
                     }) }
                 }, "skipped") }
             }
@@ -53,7 +53,7 @@ pub fn ImportPreview(props: &Props) -> Html {
             }
             if !p.warnings.is_empty() {
                 { group("popupImportWarnings", html! {
-                    { for p.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
+                    { for p.warnings.iter().map(|w| html! { <li>{ word(w) }</li> }) }
                 }, "warnings") }
             }
             if nothing { <p class="note">{ message("popupImportNothing", &[]) }</p> }

@@ -9,4 +9,5 @@ pub mod model_field;
 pub mod server_form;
 pub mod server_list;
 pub mod server_row;
+pub mod settings_problem;
 pub mod test_result;

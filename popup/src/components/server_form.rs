@@ -1,6 +1,6 @@
 //! The add/edit server form. Checks run as the person types (see `form.rs`).
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{counted_message, message, word};
 use gemipanel_core::settings::{Field, DEFAULT_TIMEOUT_MS};
 use gemipanel_core::url_policy::{RefusalKind, UrlRefusal};
 use yew::prelude::*;
@@ -35,7 +35,11 @@ pub fn ServerFormView(props: &Props) -> Html {
     let tick = |make: fn(bool) -> FormEdit| props.on_edit.reform(make);
     let headers_hint = if form.editing.is_some() && !form.headers_touched && form.stored_headers > 0
     {
-        message("popupHeadersKept", &[&form.stored_headers.to_string()])
+        counted_message(
+            "popupHeadersKept",
+            form.stored_headers,
+            &[&form.stored_headers.to_string()],
+        )
     } else {
         message("popupHeadersHint", &[])
     };
@@ -57,7 +61,12 @@ pub fn ServerFormView(props: &Props) -> Html {
             <TextField id="server-headers" label={message("popupHeaders", &[])} multiline=true
                 value={form.headers.clone()} oninput={edit(FormEdit::Headers)}
                 placeholder={r#"{"Authorization": "Bearer …"}"#}
-                error={live.headers.clone().or_else(|| saved(Field::Headers))} hint={headers_hint} />
+                error={live.headers.as_ref().map(word).or_else(|| saved(Field::Headers))} hint={headers_hint} />
+            if form.needs_header_confirmation() {
+                <CheckField id="server-headers-move" label={counted_message("popupHeadersToNewOrigin", form.stored_headers, &[&form.stored_headers.to_string()])}
+                    checked={form.headers_to_new_origin} onchange={tick(FormEdit::HeadersToNewOrigin)}
+                    hint={message("popupHeadersToNewOriginHint", &[])} />
+            }
             <TextField id="server-timeout" label={message("popupTimeout", &[])} inputmode="decimal"
                 value={form.timeout.clone()} oninput={edit(FormEdit::Timeout)}
                 placeholder={(DEFAULT_TIMEOUT_MS / 1000).to_string()}
@@ -72,6 +81,20 @@ pub fn ServerFormView(props: &Props) -> Html {
                 onchange={tick(FormEdit::Trust)} hint={message("popupTrustHint", &[])} />
             <CheckField id="server-enabled" label={message("popupEnabledByDefault", &[])}
                 checked={form.enabled_by_default} onchange={tick(FormEdit::EnabledByDefault)} />
+            <details class="advanced" open={!form.client_id.is_empty() || !form.client_metadata_url.is_empty()}>
+                <summary>{ message("popupAdvanced", &[]) }</summary>
+                <p class="note">{ message("popupSignInClientHint", &[]) }</p>
+                <TextField id="server-client-id" label={message("popupClientId", &[])}
+                    value={form.client_id.clone()} oninput={edit(FormEdit::ClientId)}
+                    error={saved(Field::SignIn)} />
+                <TextField id="server-client-secret" label={message("popupClientSecret", &[])}
+                    input_type="password" value={form.client_secret.clone()}
+                    oninput={edit(FormEdit::ClientSecret)}
+                    hint={form.has_stored_secret.then(|| message("popupClientSecretKept", &[]))} />
+                <TextField id="server-client-metadata" label={message("popupClientMetadataUrl", &[])}
+                    input_type="url" value={form.client_metadata_url.clone()}
+                    oninput={edit(FormEdit::ClientMetadataUrl)} placeholder="https://…/client.json" />
+            </details>
             <TestResult test={form.test.clone()} />
             <Note id="server-form-note" error={general} hint={None::<String>} />
             <div class="actions">
@@ -101,7 +124,7 @@ pub fn url_refusal_text(refusal: &UrlRefusal) -> String {
         RefusalKind::NeedsLocalNetwork => "popupUrlNeedsLocalNetwork",
         RefusalKind::Metadata => "popupUrlMetadata",
         RefusalKind::Unroutable => "popupUrlUnroutable",
-        RefusalKind::NotPublic => return refusal.to_string(),
+        RefusalKind::NotPublic => return word(&refusal.text()),
     };
     message(key, &[])
 }

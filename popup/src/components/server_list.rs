@@ -21,6 +21,7 @@ pub struct Props {
     pub on_remove: Callback<ServerId>,
     pub on_confirm: Callback<ServerId>,
     pub on_cancel: Callback<()>,
+    pub on_allow: Callback<String>,
 }
 
 #[function_component]
@@ -36,7 +37,8 @@ pub fn ServerList(props: &Props) -> Html {
                         <ServerRow key={server.id.as_str()} server={server.clone()}
                             confirming={props.confirm_remove.as_ref() == Some(&server.id)}
                             on_edit={props.on_edit.clone()} on_remove={props.on_remove.clone()}
-                            on_confirm={props.on_confirm.clone()} on_cancel={props.on_cancel.clone()} />
+                            on_confirm={props.on_confirm.clone()} on_cancel={props.on_cancel.clone()}
+                            on_allow={props.on_allow.clone()} />
                     }) }
                 </ul>
             }

@@ -1,6 +1,6 @@
 //! One configured server: status, name, address, tool count, Edit and Remove.
 
-use gemipanel_browser::chrome::{counted_message, message};
+use gemipanel_browser::chrome::{counted_message, message, word};
 use gemipanel_core::messages::{ServerStatus, ServerView};
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
@@ -14,6 +14,8 @@ pub struct Props {
     pub on_remove: Callback<ServerId>,
     pub on_confirm: Callback<ServerId>,
     pub on_cancel: Callback<()>,
+    /// Asks for access to an origin the browser refused (inside the click).
+    pub on_allow: Callback<String>,
 }
 
 /// The dot's colour class, the status in words, and the `data-state` tests look for.
@@ -25,7 +27,12 @@ pub fn status_parts(status: &ServerStatus) -> (&'static str, String, &'static st
         }
         ServerStatus::Ready { .. } => ("ok", message("popupStatusReady", &[]), "ready"),
         ServerStatus::NeedsSignIn => ("pending", message("popupStatusSignIn", &[]), "sign-in"),
-        ServerStatus::Error { message: m } => ("error", message("popupStatusError", &[m]), "error"),
+        ServerStatus::NeedsPermission { .. } => {
+            ("pending", message("popupStatusNeedsPermission", &[]), "needs-permission")
+        }
+        ServerStatus::Error { error } => {
+            ("error", message("popupStatusError", &[&word(error)]), "error")
+        }
     }
 }
 
@@ -53,6 +60,12 @@ pub fn ServerRow(props: &Props) -> Html {
                     { status }
                     if !tools.is_empty() { { " · " }<span data-testid="tool-count">{ tools }</span> }
                 </div>
+                if let ServerStatus::NeedsPermission { origin } = &server.status {
+                    <button type="button" class="primary small" data-testid="allow-access"
+                        onclick={{ let (cb, origin) = (props.on_allow.clone(), origin.clone());
+                                   Callback::from(move |_: MouseEvent| cb.emit(origin.clone())) }}>
+                        { message("popupAllowAccess", &[]) }</button>
+                }
             </div>
             if props.confirming {
                 <div class="confirm" role="group" aria-label={message("popupConfirmRemove", &[&server.name])}>

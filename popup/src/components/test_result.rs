@@ -1,6 +1,7 @@
 //! What "Test connection" found: the tools, a sign-in request, or the error.
 
-use gemipanel_browser::chrome::{counted_message, message};
+use gemipanel_browser::chrome::{counted_message, message, word};
+use gemipanel_core::mcp::InvalidTool;
 use gemipanel_core::messages::ConnectionOutcome;
 use yew::prelude::*;
 
@@ -21,11 +22,16 @@ pub fn TestResult(props: &Props) -> Html {
             </p>
         },
         Pending::Failed(error) => error_line(error),
-        Pending::Done(ConnectionOutcome::Failed { message: error }) => error_line(error),
+        Pending::Done(ConnectionOutcome::Failed { error }) => error_line(&word(error)),
         Pending::Done(ConnectionOutcome::NeedsSignIn) => html! {
             <p class="note warn" data-state="sign-in">{ message("popupTestNeedsSignIn", &[]) }</p>
         },
-        Pending::Done(ConnectionOutcome::Connected { server_name, tools, .. }) => {
+        // Test asks for the permission in its click; refused, or revoked since.
+        Pending::Done(ConnectionOutcome::NeedsPermission { origin }) => html! {
+            <p class="note warn" data-state="needs-permission">
+                { message("popupTestNeedsPermission", &[origin]) }</p>
+        },
+        Pending::Done(ConnectionOutcome::Connected { server_name, tools, invalid, .. }) => {
             let name = server_name.clone().unwrap_or_default();
             html! {
                 <div data-state="connected">
@@ -34,15 +40,38 @@ pub fn TestResult(props: &Props) -> Html {
                     </p>
                     <ul class="chips" aria-label={message("popupToolsLabel", &[])}>
                         { for tools.iter().map(|t| html! {
-                            <li class="chip" title={t.description().unwrap_or_default().to_owned()}>
-                                { t.name().to_owned() }</li>
+                            <li class="chip" title={t.description.clone().unwrap_or_default()}>
+                                { t.name.clone() }</li>
                         }) }
                     </ul>
+                    { unreadable(invalid) }
                 </div>
             }
         }
     };
     html! { <div class="test-result" aria-live="polite" data-testid="test-result">{ body }</div> }
+}
+
+/// Tools the server listed that could not be read: left out of the chat, named here so the
+/// person can tell the server's author.
+fn unreadable(invalid: &[InvalidTool]) -> Html {
+    if invalid.is_empty() {
+        return Html::default();
+    }
+    let count = invalid.len();
+    html! {
+        <div class="note warn" data-state="unreadable">
+            <p>{ counted_message("popupTestUnreadable", count, &[&count.to_string()]) }</p>
+            <ul class="unreadable">
+                { for invalid.iter().map(|tool| html! {
+                    <li>
+                        if let Some(name) = &tool.name { <code>{ name.clone() }</code>{ " — " } }
+                        { word(&tool.reason) }
+                    </li>
+                }) }
+            </ul>
+        </div>
+    }
 }
 
 fn error_line(error: &str) -> Html {

@@ -1,10 +1,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::mcp::ElicitResult;
 use gemipanel_core::messages::ElicitationPrompt;
-use gemipanel_core::web_url;
+use gemipanel_core::url_policy;
 use serde_json::{Map, Value};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -35,10 +35,13 @@ pub fn ElicitationCardView(props: &Props) -> Html {
         ElicitationPrompt::Url { message, .. } => (message.clone(), Vec::new()),
     };
     let id = props.card.elicitation_id.clone();
-    let url = match &props.card.prompt {
-        ElicitationPrompt::Url { url, .. } => Some(url.clone()),
+    // Checked before anything is shown: only https (or http to this computer) is offered.
+    let checked = match &props.card.prompt {
+        ElicitationPrompt::Url { url, .. } => Some(url_policy::link(url)),
         ElicitationPrompt::Form { .. } => None,
     };
+    let url = checked.as_ref().and_then(|c| c.as_ref().ok()).map(|l| l.href.clone());
+    let refused = checked.as_ref().and_then(|c| c.as_ref().err()).map(word);
     let on_accept = {
         let (id, values, problem, on_answer) =
             (id.clone(), values.clone(), problem.clone(), props.on_answer.clone());
@@ -63,12 +66,17 @@ pub fn ElicitationCardView(props: &Props) -> Html {
     };
     // The spec wants the full URL and its host shown before consent; following the link is
     // consent too, so it answers Accept. Once answered, the URL stays as plain text.
-    let link = match &url {
-        Some(url) => {
+    let link = match checked.as_ref().and_then(|c| c.as_ref().ok()) {
+        Some(link) => {
+            let url = &link.href;
             let accept = plain(|| ElicitResult::accept(Map::new()));
             html! {
                 <p class="elicitation-url">
-                    <strong data-testid="elicitation-host">{ host(url) }</strong>
+                    <strong data-testid="elicitation-host">{ &link.host }</strong>
+                    if let Some(unicode) = &link.host_unicode {
+                        { " " }<span class="muted" data-testid="elicitation-host-unicode">
+                            { message("panelLinkLooksLike", &[unicode]) }</span>
+                    }
                     <br />
                     if props.card.answer.is_none() {
                         <a href={url.clone()} target="_blank" rel="noopener noreferrer"
@@ -95,35 +103,19 @@ pub fn ElicitationCardView(props: &Props) -> Html {
                 <p class="badge">{ answer }</p>
             } else {
                 if let Some(problem) = &*problem { <p class="hint error">{ problem }</p> }
+                if let Some(refused) = &refused {
+                    <p class="hint error" role="alert" data-testid="elicitation-refused">{ refused }</p>
+                }
                 <div class="confirm">
-                    <button class="primary" onclick={on_accept}>{ message("panelAccept", &[]) }</button>
+                    if refused.is_none() {
+                        <button class="primary" onclick={on_accept}>{ message("panelAccept", &[]) }</button>
+                    }
                     <button onclick={plain(ElicitResult::decline)}>{ message("panelDecline", &[]) }</button>
                     <button onclick={plain(ElicitResult::cancel)}>{ message("panelCancel", &[]) }</button>
                 </div>
             }
         </div>
     }
-}
-
-/// The host of `url` (with its port), as the browser will reach it: a name with look-alike
-/// characters from other scripts comes out in its `xn--` form, which shows it is not the site
-/// it imitates. Without a parsable host, what follows the scheme.
-fn host(url: &str) -> String {
-    match web_url::parse(url).filter(|u| !u.hostname.is_empty()) {
-        Some(u) => match u.port {
-            Some(port) => format!("{}:{port}", u.hostname),
-            None => u.hostname,
-        },
-        None => authority(url).to_owned(),
-    }
-}
-
-fn authority(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let end = rest.bytes().position(|b| matches!(b, b'/' | b'?' | b'#')).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    // Userinfo before `@` is what spoofing puts there: show what follows it.
-    authority.rsplit_once('@').map_or(authority, |(_, host)| host)
 }
 
 fn open_tab(url: &str) {
@@ -193,26 +185,5 @@ fn field(field: &Field, values: &Values) -> Html {
             { input }
             if let Some(d) = &field.description { <small class="hint">{ d }</small> }
         </label>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::host;
-
-    #[test]
-    fn the_host_is_what_follows_any_userinfo() {
-        assert_eq!(host("https://example.com/a?b#c"), "example.com");
-        assert_eq!(host("http://127.0.0.1:8080?x"), "127.0.0.1:8080");
-        assert_eq!(host("https://bank.com@evil.example/login"), "evil.example");
-        assert_eq!(host("mailto:a@b"), "b");
-    }
-
-    #[test]
-    fn look_alike_hosts_show_their_punycode() {
-        // A Cyrillic "а" makes this another site than apple.com; the xn-- form shows it.
-        assert_eq!(host("https://\u{430}pple.com/login"), "xn--pple-43d.com");
-        assert_eq!(host("https://EXAMPLE.com:8443/x"), "example.com:8443");
-        assert_eq!(host("https://[::1]:9/"), "[::1]:9");
     }
 }

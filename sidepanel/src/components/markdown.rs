@@ -5,11 +5,12 @@
 
 use std::rc::Rc;
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+use pulldown_cmark::{CodeBlockKind, Event, Tag};
 use yew::prelude::*;
 
 use super::code_block::CodeBlock;
-use crate::markdown::{options, MdDoc, GROUP};
+use crate::markdown::{MdDoc, GROUP};
+use crate::markdown_nesting::{bounded, Piece};
 
 #[derive(Properties, PartialEq)]
 pub struct DocProps {
@@ -79,13 +80,22 @@ struct Frame<'a> {
     children: Vec<Html>,
 }
 
-/// Renders markdown source to nodes.
+/// Renders markdown source to nodes, never deeper than
+/// [`MAX_DEPTH`](crate::markdown_nesting::MAX_DEPTH) elements of markdown.
 pub fn render(source: &str) -> Html {
     let mut root: Vec<Html> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut code: Option<String> = None;
     let mut in_table_head = false;
-    for event in Parser::new_ext(source, options()) {
+    for piece in bounded(source) {
+        let event = match piece {
+            Piece::Event(event) => event,
+            Piece::TooDeep(text) => {
+                let node = html! { <span class="md-too-deep">{ text }</span> };
+                append(&mut stack, &mut root, node);
+                continue;
+            }
+        };
         let node = match event {
             Event::Start(tag) => {
                 match &tag {
@@ -130,20 +140,22 @@ pub fn render(source: &str) -> Html {
                 html! { <input type="checkbox" disabled=true {checked} /> }
             }
         };
-        match stack.last_mut() {
-            Some(parent) => parent.children.push(node),
-            None => root.push(node),
-        }
+        append(&mut stack, &mut root, node);
     }
     // Unclosed frames (cannot happen with pulldown-cmark, but never lose text).
     while let Some(frame) = stack.pop() {
         let node = element(frame, code.take(), false);
-        match stack.last_mut() {
-            Some(parent) => parent.children.push(node),
-            None => root.push(node),
-        }
+        append(&mut stack, &mut root, node);
     }
     root.into_iter().collect::<Html>()
+}
+
+/// Adds a finished node to the innermost open element, or to the top level.
+fn append(stack: &mut [Frame], root: &mut Vec<Html>, node: Html) {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(node),
+        None => root.push(node),
+    }
 }
 
 fn element(frame: Frame, code: Option<String>, in_table_head: bool) -> Html {
@@ -208,7 +220,42 @@ pub fn is_safe_url(url: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_safe_url;
+    use yew::virtual_dom::VNode;
+
+    use super::{is_safe_url, render};
+    use crate::markdown_nesting::MAX_DEPTH;
+
+    /// How many elements deep `node` goes, walked without recursion.
+    fn element_depth(node: &VNode) -> usize {
+        let mut deepest = 0;
+        let mut todo = vec![(node, 0usize)];
+        while let Some((node, depth)) = todo.pop() {
+            deepest = deepest.max(depth);
+            match node {
+                VNode::VTag(tag) => todo.extend(tag.children().map(|c| (c, depth + 1))),
+                VNode::VList(list) => todo.extend(list.iter().map(|c| (c, depth))),
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    #[test]
+    fn a_deeply_nested_reply_renders_to_a_shallow_tree() {
+        for levels in [1_000, 100_000] {
+            for source in [
+                format!("{} x", ">".repeat(levels)),
+                format!("{} x", "- ".repeat(levels)),
+                format!("{}x{}", "*".repeat(levels), "*".repeat(levels)),
+            ] {
+                let html = render(&source);
+                // A table is the widest level: two elements for one.
+                assert!(element_depth(&html) <= 2 * MAX_DEPTH, "{}…", &source[..8]);
+                // Dropping a tree is recursive too: this would overflow before the cap.
+                drop(html);
+            }
+        }
+    }
 
     #[test]
     fn only_web_and_mail_links_are_links() {

@@ -1,4 +1,4 @@
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{message, number};
 use yew::prelude::*;
 
 use crate::chat_driver::Decision;
@@ -34,7 +34,7 @@ pub fn ToolCardView(props: &Props) -> Html {
         };
         // A bar only when the server gave a total: without one the end is unknown.
         let bar = p.total.map(|total| {
-            html! { <progress max={number(total)} value={number(p.progress)}></progress> }
+            html! { <progress max={js_number(total)} value={js_number(p.progress)}></progress> }
         });
         html! {
             <div class="progress">
@@ -54,6 +54,11 @@ pub fn ToolCardView(props: &Props) -> Html {
             <summary>
                 <span class="tool-name">{ &card.tool }</span>
                 <span class="server">{ &card.server_name }</span>
+                if card.found_by_search {
+                    <span class="found" data-testid="found-by-search"
+                        title={message("panelFoundBySearchHint", &[])}>
+                        { message("panelFoundBySearch", &[]) }</span>
+                }
                 <span class="badge">{ label }</span>
                 if let Some(d) = duration { <span class="duration">{ d }</span> }
             </summary>
@@ -80,38 +85,7 @@ pub fn ToolCardView(props: &Props) -> Html {
     }
 }
 
-/// A progress number with at most two decimals, without float formatting (it costs ~10 KB of
-/// wasm and the numbers are small).
-pub fn number(value: f64) -> String {
-    if !value.is_finite() || value.abs() >= 1e12 {
-        return "?".into();
-    }
-    let hundredths = (value * 100.0).round() as i64;
-    let (whole, frac) = (hundredths / 100, (hundredths % 100).abs());
-    let sign = if hundredths < 0 && whole == 0 { "-" } else { "" };
-    match frac {
-        0 => format!("{sign}{whole}"),
-        f if f % 10 == 0 => format!("{sign}{whole}.{}", f / 10),
-        f => format!("{sign}{whole}.{f:02}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::number;
-
-    #[test]
-    fn numbers_keep_up_to_two_decimals() {
-        let cases = [
-            (3.0, "3"),
-            (2.5, "2.5"),
-            (0.125, "0.13"),
-            (-0.5, "-0.5"),
-            (-2.25, "-2.25"),
-            (f64::NAN, "?"),
-        ];
-        for (value, text) in cases {
-            assert_eq!(number(value), text, "{value}");
-        }
-    }
+/// A number as an attribute value (JavaScript's own formatting, as the element parses it).
+fn js_number(value: f64) -> String {
+    js_sys::Number::from(value).to_string(10).map(String::from).unwrap_or_default()
 }

@@ -1,4 +1,5 @@
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{counted_message, message, number};
+use gemipanel_core::tools::budget::ToolsSent;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -16,6 +17,8 @@ pub struct Props {
     pub google_search: bool,
     /// Why MCP tools are off, when they are.
     pub tools_off: Option<String>,
+    /// What the last request of this chat declared.
+    pub sent: Option<ToolsSent>,
     pub on_toggle: Callback<String>,
     pub on_search: Callback<bool>,
 }
@@ -53,9 +56,25 @@ pub fn ToolsMenu(props: &Props) -> Html {
                     data-testid="google-search" />
                 <span>{ message("panelGoogleSearch", &[]) }</span>
             </label>
+            if let Some(sent) = props.sent.filter(|s| s.enabled > 0 && props.tools_off.is_none()) {
+                <span class="tools-sent hint" data-testid="tools-sent"
+                    data-enabled={sent.enabled.to_string()} data-sent={sent.sent.to_string()}
+                    title={sent.search.then(|| message("panelToolsSearchHint", &[]))}>
+                    { sent_line(sent) }</span>
+            }
             if let Some(reason) = &props.tools_off {
                 <p class="tools-off hint" data-testid="tools-off">{ reason }</p>
             }
         </div>
+    }
+}
+
+/// "24 of 1,000 tools sent, more by search" or "12 tools sent".
+fn sent_line(sent: ToolsSent) -> String {
+    let (count, enabled) = (number(sent.sent as f64), number(sent.enabled as f64));
+    match (sent.sent == sent.enabled, sent.search) {
+        (true, _) => counted_message("panelToolsSentAll", sent.sent, &[&count]),
+        (false, false) => counted_message("panelToolsSentSome", sent.enabled, &[&count, &enabled]),
+        (false, true) => counted_message("panelToolsSentSearch", sent.enabled, &[&count, &enabled]),
     }
 }

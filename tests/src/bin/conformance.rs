@@ -7,13 +7,21 @@
 //! `gemipanel_core::mcp::Client` over the native reqwest transport, so the suite tests the same
 //! protocol code the extension runs.
 //!
+//! Authorization scenarios (`auth/…`) sign in through `core::oauth` with the headless driver of
+//! `gemipanel_tests::oauth`, then connect, list the tools and call the first one, recovering from
+//! every 401 and 403 the way the worker does. Scenarios whose server is hostile expect a refusal
+//! of one kind ([`expected_refusal`]): refusing for that reason is this client's success.
+//!
 //! On success the last line on stdout is `conformance driver: <scenario> ok`; `cargo xtask
 //! conformance` reads it from the suite's saved `stdout.txt` to count the exit as a check.
 
 use gemipanel_core::mcp::{
-    CallHandler, CallToolResult, Client, ContentBlock, ElicitRequest, ElicitResult, Error,
-    ServerConfig, Tool,
+    Authorization, CallHandler, CallToolResult, Client, ContentBlock, ElicitRequest, ElicitResult,
+    Error, ServerConfig, Tool,
 };
+use gemipanel_core::oauth::{self, ClientOptions, PreRegistered};
+use gemipanel_core::settings::Secret;
+use gemipanel_tests::oauth::{authorized, Authorizer, Failure, Interaction, OAuthHost};
 use gemipanel_tests::NativeHost;
 use serde_json::{json, Map, Value};
 use std::process::ExitCode;
@@ -49,7 +57,13 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
     // The suite kills a client after 30 s; fail on our own terms well before that.
     config.request_timeout = Duration::from_secs(20);
     config.notification_timeout = Duration::from_secs(5);
+    let authorization = config.authorization.clone();
     let client = Client::new(NativeHost::default(), config);
+    if scenario.starts_with("auth/") {
+        let result = signed_in(scenario, url, &client, authorization).await;
+        let closed = client.close().await.map_err(|e| describe(&e));
+        return result.and(closed);
+    }
     let result = match scenario {
         "initialize" => connect_and_list(&client).await.map(drop),
         "tools_call" => tools_call(&client).await,
@@ -69,11 +83,84 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
     result.and(closed)
 }
 
+/// The client id the conformance suite's authorization servers accept as a Client ID Metadata
+/// Document URL (they do not fetch it).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The refusal a hostile scenario must end in; `None` for scenarios that must sign in.
+fn expected_refusal(scenario: &str) -> Option<fn(&oauth::Error) -> bool> {
+    use oauth::Error::*;
+    Some(match scenario {
+        "auth/resource-mismatch" => |e| matches!(e, ResourceMismatch { .. }),
+        "auth/iss-supported-missing" => |e| matches!(e, IssMissing { .. }),
+        "auth/iss-wrong-issuer" | "auth/iss-unexpected" | "auth/iss-normalized" => {
+            |e| matches!(e, IssMismatch { .. })
+        }
+        "auth/metadata-issuer-mismatch" => |e| matches!(e, IssuerMismatch { .. }),
+        "auth/scope-retry-limit" => |e| matches!(e, InsufficientScope { .. }),
+        _ => return None,
+    })
+}
+
+/// An `auth/…` scenario: connect, list and call the first tool, signing in as the server asks.
+async fn signed_in(
+    scenario: &str,
+    url: &str,
+    client: &Client<NativeHost>,
+    authorization: Authorization,
+) -> Result<(), String> {
+    let context: Option<Value> = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|raw| serde_json::from_str(&raw).ok());
+    let text = |name: &str| {
+        context.as_ref().and_then(|c| c.get(name)).and_then(Value::as_str).map(str::to_owned)
+    };
+    let options = ClientOptions {
+        pre_registered: text("client_id").map(|client_id| PreRegistered {
+            client_id,
+            client_secret: text("client_secret").map(Secret::new),
+            issuer: None,
+        }),
+        metadata_document_url: Some(CLIENT_METADATA_URL.into()),
+    };
+    let host = OAuthHost::default();
+    let auth = host.authorizer(url, options, authorization);
+    let outcome = use_tools(client, &auth, &host).await;
+    eprintln!("authorization pages opened: {}", host.kept().pages.get());
+    match (expected_refusal(scenario), outcome) {
+        (None, Ok(())) => Ok(()),
+        (None, Err(failure)) => Err(failure.to_string()),
+        (Some(expected), Err(Failure::OAuth(error))) if expected(&error) => {
+            eprintln!("refused as this scenario requires: {error}");
+            Ok(())
+        }
+        (Some(_), Ok(())) => Err("signed in and used the server, where refusing was right".into()),
+        (Some(_), Err(failure)) => Err(format!("refused, but for another reason: {failure}")),
+    }
+}
+
+async fn use_tools(
+    client: &Client<NativeHost>,
+    auth: &Authorizer,
+    host: &OAuthHost,
+) -> Result<(), Failure> {
+    let session = authorized(auth, host, Interaction::Allowed, || client.connect()).await?;
+    eprintln!("connected: protocol {}", session.protocol_version);
+    let tools = authorized(auth, host, Interaction::Allowed, || client.list_tools()).await?;
+    eprintln!("tools: {:?}", tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>());
+    if let Some(tool) = tools.first() {
+        let call = || client.call_tool(&tool.name, json!({}), &(), None);
+        let result = authorized(auth, host, Interaction::Allowed, call).await?;
+        eprintln!("{}: {}", tool.name, text_of(&result));
+    }
+    Ok(())
+}
+
 async fn connect_and_list(client: &Client<NativeHost>) -> Result<Vec<Tool>, String> {
     let session = client.connect().await.map_err(|e| describe(&e))?;
     eprintln!("connected: protocol {}", session.protocol_version);
     let tools = client.list_tools().await.map_err(|e| describe(&e))?;
-    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     eprintln!("tools: {names:?}");
     Ok(tools)
 }
@@ -140,16 +227,16 @@ async fn schema_echo(client: &Client<NativeHost>) -> Result<(), String> {
     let tools = connect_and_list(client).await?;
     let focal = tools
         .iter()
-        .find(|t| t.name() == "json_schema_2020_12_tool")
+        .find(|t| t.name == "json_schema_2020_12_tool")
         .ok_or("the server does not list json_schema_2020_12_tool")?;
-    let arguments = json!({"schema": focal.input_schema()});
+    let arguments = json!({"schema": focal.input_schema});
     call(client, "json_schema_echo", arguments, &()).await.map(drop)
 }
 
 /// Calls every tool core kept: tools with invalid `x-mcp-header` annotations must be gone.
 async fn call_every_tool(client: &Client<NativeHost>) -> Result<(), String> {
     for tool in connect_and_list(client).await? {
-        call(client, tool.name(), json!({}), &()).await?;
+        call(client, &tool.name, json!({}), &()).await?;
     }
     Ok(())
 }
@@ -202,7 +289,7 @@ async fn call<H: CallHandler>(
 }
 
 fn require_tool(tools: &[Tool], name: &str) -> Result<(), String> {
-    if tools.iter().any(|t| t.name() == name) {
+    if tools.iter().any(|t| t.name == name) {
         Ok(())
     } else {
         Err(format!("the server does not list the tool {name}"))
@@ -210,7 +297,7 @@ fn require_tool(tools: &[Tool], name: &str) -> Result<(), String> {
 }
 
 fn text_of(result: &CallToolResult) -> String {
-    result.content().iter().filter_map(ContentBlock::text).collect::<Vec<_>>().join("\n")
+    result.content.iter().filter_map(ContentBlock::text).collect::<Vec<_>>().join("\n")
 }
 
 fn describe(error: &Error) -> String {

@@ -1,4 +1,5 @@
-//! Runtime-free waiting: the first of two futures, and a cancel signal a caller can fire.
+//! Runtime-free waiting: the first of two futures, a deadline on one, and a cancel signal a
+//! caller can fire.
 
 use std::cell::RefCell;
 use std::future::{poll_fn, Future};
@@ -6,13 +7,13 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
-pub(crate) enum Either<A, B> {
+pub enum Either<A, B> {
     Left(A),
     Right(B),
 }
 
 /// Polls both futures; the first to finish wins and the other is dropped (which aborts it).
-pub(crate) async fn first<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
+pub async fn first<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
     let mut a = pin!(a);
     let mut b = pin!(b);
     poll_fn(|cx| {
@@ -25,6 +26,15 @@ pub(crate) async fn first<A: Future, B: Future>(a: A, b: B) -> Either<A::Output,
         Poll::Pending
     })
     .await
+}
+
+/// `future`'s output, or `None` when `deadline` (a host's sleep) ended first; the loser is
+/// dropped.
+pub async fn within<F: Future>(future: F, deadline: impl Future<Output = ()>) -> Option<F::Output> {
+    match first(future, deadline).await {
+        Either::Left(out) => Some(out),
+        Either::Right(()) => None,
+    }
 }
 
 /// Fired by whoever started a call (the person pressing "Stop"); the client then abandons the

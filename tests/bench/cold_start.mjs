@@ -1,0 +1,79 @@
+// Benchmark: how fast a stopped worker answers. The worker is stopped through the DevTools
+// protocol (as Chrome stops an idle one), then a page asks `get_settings` and waits for the
+// answer. The same is measured for a reference worker in plain JavaScript that reads
+// chrome.storage and answers (tests/bench/js-worker), loaded in the same browser; the two
+// alternate wake by wake, so a busy moment of the machine hits both alike. Prints `name=value`
+// figures: each p50, their ratio, and where GemiPanel's time goes (from marks the worker sets:
+// module evaluated, wasm ready, first answer).
+import { resolve } from 'node:path';
+import { launch, stopServiceWorkers, serviceWorker } from '../e2e/harness.mjs';
+
+const WAKES = Number(process.env.GEMIPANEL_BENCH_WAKES ?? 60);
+const WARMUP = 5;
+const reference = resolve(import.meta.dirname, 'js-worker');
+
+const browser = await launch({ extraExtensions: [reference] });
+try {
+  const refWorker = await browser.context.waitForEvent('serviceworker', {
+    predicate: (w) => w.url().endsWith('/background.js') && !w.url().includes(process.env.GEMIPANEL_EXTENSION_ID),
+    timeout: 15_000,
+  }).catch(() => browser.context.serviceWorkers().find((w) => !w.url().includes(process.env.GEMIPANEL_EXTENSION_ID)));
+  if (!refWorker) throw new Error('the reference worker did not start');
+  const refOrigin = refWorker.url().split('/').slice(0, 3).join('/');
+  const ours = await browser.context.newPage();
+  await ours.goto(browser.url('popup.html'));
+  await ours.getByTestId('worker-status').and(ours.locator('[data-state="ok"]')).waitFor();
+  const ref = await browser.context.newPage();
+  await ref.goto(`${refOrigin}/page.html`);
+  // A realistic document: a key, a model and a few servers.
+  await ours.evaluate(() => chrome.storage.local.set({ settings: {
+    version: 3, gemini: { api_key: 'AIza-bench', model: 'gemini-2.5-flash' },
+    servers: Array.from({ length: 5 }, (_, i) => ({
+      id: `srv_${String(i).padStart(16, '0')}`, name: `server ${i}`, url: `https://mcp${i}.example.com/mcp`,
+      headers: { Authorization: 'Bearer x' }, timeout_ms: 30000, trust: false, exclude_tools: [],
+      enabled_by_default: true, local_network: false, allowed_tools: [],
+    })),
+  } }));
+  await ref.evaluate(() => chrome.storage.local.set({ settings: { version: 3, servers: [] } }));
+
+  const ask = (page) => page.evaluate(async () => {
+    const started = performance.now();
+    const reply = await chrome.runtime.sendMessage({ id: 1, request: { type: 'get_settings' } });
+    if (reply?.response?.type !== 'settings') throw new Error(JSON.stringify(reply));
+    return performance.now() - started;
+  });
+  const oursTimes = [];
+  const refTimes = [];
+  const phases = { evaluated: [], wasm_ready: [], answered: [] };
+  for (let n = 0; n < WAKES + WARMUP; n++) {
+    const order = n % 2 === 0 ? ['ours', 'ref'] : ['ref', 'ours'];
+    for (const which of order) {
+      await stopServiceWorkers(ours);
+      await new Promise((r) => setTimeout(r, 50));
+      const ms = await ask(which === 'ours' ? ours : ref);
+      if (n < WARMUP) continue;
+      (which === 'ours' ? oursTimes : refTimes).push(ms);
+      if (which === 'ours') {
+        const worker = await serviceWorker(browser.context);
+        const marks = await worker.evaluate(() => Object.fromEntries(
+          performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])));
+        for (const phase of Object.keys(phases)) {
+          if (marks[`gemipanel-${phase}`] !== undefined) phases[phase].push(marks[`gemipanel-${phase}`]);
+        }
+      }
+    }
+  }
+  const p50 = (list) => { const s = [...list].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+  const oursP50 = p50(oursTimes);
+  const refP50 = p50(refTimes);
+  console.log(`cold start over ${WAKES} wakes each`);
+  console.log(`worker_cold_start_p50_ms=${oursP50.toFixed(2)}`);
+  console.log(`reference_js_cold_start_p50_ms=${refP50.toFixed(2)}`);
+  console.log(`worker_cold_start_ratio=${(oursP50 / refP50).toFixed(2)}`);
+  // Since the worker's time origin: its script evaluated, wasm instantiated, first answer sent.
+  for (const [phase, list] of Object.entries(phases)) {
+    if (list.length) console.log(`worker_${phase}_p50_ms=${p50(list).toFixed(2)}`);
+  }
+} finally {
+  await browser.close();
+}

@@ -105,14 +105,14 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
     let error = &failed["error"];
     assert_eq!(error["code"], -32000, "{failed}");
     assert!(error["message"].as_str().unwrap().contains("exited (signal 9)"), "{failed}");
-    let (exit, _) = bridge.recv_until(|m| match m {
+    let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { exit, .. } => Some(exit.clone()),
         _ => None,
     });
     assert_eq!(exit.reason, ExitReason::Crashed);
     assert_eq!(exit.signal, Some(9));
     assert_eq!(exit.restart_in_ms, Some(500));
-    let (restarts, _) = bridge.recv_until(|m| match m {
+    let restarts = bridge.recv_until(|m| match m {
         FromBridge::Started { restarts, pid: new_pid, .. } => {
             assert_ne!(*new_pid, pid);
             Some(*restarts)
@@ -149,7 +149,7 @@ fn lines_that_are_not_json_are_reported_and_skipped() {
     let info = bridge.initialize("noisy");
     assert!(info["serverInfo"]["name"].as_str().unwrap().contains("everything"));
     bridge.send(&ToBridge::Log { server: "noisy".into() });
-    let (text, _) = bridge.recv_until(|m| match m {
+    let text = bridge.recv_until(|m| match m {
         FromBridge::Log { text, truncated: false, .. } => Some(text.clone()),
         _ => None,
     });
@@ -187,7 +187,7 @@ fn closing_stdin_ends_every_server_and_what_they_started_then_the_bridge() {
     bridge.initialize("everything");
     bridge.initialize("time");
     bridge.send(&ToBridge::Log { server: "everything".into() });
-    let (log, _) = bridge.recv_until(|m| match m {
+    let log = bridge.recv_until(|m| match m {
         FromBridge::Log { text, .. } => Some(text.clone()),
         _ => None,
     });
@@ -227,7 +227,7 @@ fn an_idle_server_is_stopped_and_started_again_on_demand() {
         Bridge::start_with(&pinned_origin(), &[("GEMIPANEL_BRIDGE_IDLE_MS", "500")], None);
     let first = bridge.start_server("time", time());
     bridge.initialize("time");
-    let (exit, _) = bridge.recv_until(|m| match m {
+    let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { server, exit } if server == "time" => Some(exit.clone()),
         _ => None,
     });
@@ -245,7 +245,7 @@ fn stop_ends_a_server_and_forgets_it() {
     let pid = bridge.start_server("time", time());
     bridge.initialize("time");
     bridge.send(&ToBridge::Stop { server: "time".into() });
-    let (exit, _) = bridge.recv_until(|m| match m {
+    let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { exit, .. } => Some(exit.clone()),
         _ => None,
     });
@@ -295,7 +295,7 @@ fn the_command_line_is_expanded_from_the_bridges_environment() {
     );
     echo.env.insert("FROM_ENV".into(), "${GEMIPANEL_TEST_WORD}-env $UNSET_VARIABLE".into());
     bridge.start_server("sh", echo);
-    let (params, _) = bridge.recv_until(|m| match m {
+    let params = bridge.recv_until(|m| match m {
         FromBridge::Message { message, .. } => Some(message["params"].clone()),
         _ => None,
     });

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)] // each test file uses a different part
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -39,6 +41,8 @@ pub struct Bridge {
     child: Child,
     stdin: Option<ChildStdin>,
     messages: Receiver<FromBridge>,
+    /// Messages `recv_until` passed over, still to be read.
+    backlog: RefCell<VecDeque<FromBridge>>,
     pub stderr: Arc<Mutex<String>>,
     /// The largest frame the bridge wrote, and how many it wrote.
     pub largest_frame: Arc<AtomicUsize>,
@@ -87,6 +91,7 @@ impl Bridge {
             stdin: child.stdin.take(),
             child,
             messages,
+            backlog: RefCell::default(),
             stderr,
             largest_frame,
             frames,
@@ -115,6 +120,9 @@ impl Bridge {
     }
 
     pub fn recv_within(&self, wait: Duration) -> FromBridge {
+        if let Some(message) = self.backlog.borrow_mut().pop_front() {
+            return message;
+        }
         match self.messages.recv_timeout(wait) {
             Ok(message) => message,
             Err(RecvTimeoutError::Timeout) => {
@@ -128,25 +136,39 @@ impl Bridge {
 
     /// Nothing arrives for `wait`.
     pub fn expect_silence(&self, wait: Duration) {
+        if let Some(message) = self.backlog.borrow().front() {
+            panic!("unexpected message {message:?}");
+        }
         if let Ok(message) = self.messages.recv_timeout(wait) {
             panic!("unexpected message {message:?}");
         }
     }
 
-    /// Reads until `wanted` picks a message, returning it and what came before.
-    pub fn recv_until<T>(
-        &self,
-        mut wanted: impl FnMut(&FromBridge) -> Option<T>,
-    ) -> (T, Vec<FromBridge>) {
+    /// The first message `wanted` picks, from those passed over earlier and then new ones;
+    /// the others are kept, in order, for later calls (replies of different servers may come
+    /// in any order).
+    pub fn recv_until<T>(&self, mut wanted: impl FnMut(&FromBridge) -> Option<T>) -> T {
+        let mut backlog = self.backlog.borrow_mut();
+        for at in 0..backlog.len() {
+            if let Some(found) = backlog.get(at).and_then(&mut wanted) {
+                backlog.remove(at);
+                return found;
+            }
+        }
         let deadline = Instant::now() + WAIT;
-        let mut before = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let message = self.recv_within(left.max(Duration::from_millis(1)));
+            let message = match self.messages.recv_timeout(left.max(Duration::from_millis(1))) {
+                Ok(message) => message,
+                Err(_) => panic!(
+                    "the awaited message did not come in {WAIT:?}; passed over: {backlog:?}; {}",
+                    self.context()
+                ),
+            };
             if let Some(found) = wanted(&message) {
-                return (found, before);
+                return found;
             }
-            before.push(message);
+            backlog.push_back(message);
         }
     }
 
@@ -162,7 +184,6 @@ impl Bridge {
             }
             _ => None,
         })
-        .0
     }
 
     pub fn request(&mut self, server: &str, id: Value, method: &str, params: Value) {
@@ -190,7 +211,6 @@ impl Bridge {
             }
             _ => None,
         })
-        .0
     }
 
     /// The MCP handshake with `server`; returns the `initialize` result.

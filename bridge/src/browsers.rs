@@ -53,14 +53,25 @@ impl Browser {
         base.map(|base| parts.iter().fold(base, |dir, part| dir.join(part)))
     }
 
-    /// The registry key (under HKEY_CURRENT_USER) holding the browser's host manifests.
+    /// The registry key (under HKEY_CURRENT_USER) holding the browser's host manifests. Brave
+    /// on Windows reads Chrome's (as KeePassXC's installer has it), so the two share one entry.
     #[cfg(windows)]
     pub fn registry_key(self) -> &'static str {
         match self {
-            Browser::Chrome => r"Software\Google\Chrome\NativeMessagingHosts",
+            Browser::Chrome | Browser::Brave => r"Software\Google\Chrome\NativeMessagingHosts",
             Browser::Chromium => r"Software\Chromium\NativeMessagingHosts",
             Browser::Edge => r"Software\Microsoft\Edge\NativeMessagingHosts",
-            Browser::Brave => r"Software\BraveSoftware\Brave-Browser\NativeMessagingHosts",
+        }
+    }
+
+    /// The browser's own settings key, there when it is installed for this person.
+    #[cfg(windows)]
+    pub fn settings_key(self) -> &'static str {
+        match self {
+            Browser::Chrome => r"Software\Google\Chrome",
+            Browser::Chromium => r"Software\Chromium",
+            Browser::Edge => r"Software\Microsoft\Edge",
+            Browser::Brave => r"Software\BraveSoftware\Brave-Browser",
         }
     }
 

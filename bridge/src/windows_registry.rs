@@ -48,6 +48,5 @@ pub fn check(browser: Browser, manifest: &Path) -> Result<(), String> {
 
 /// Whether the browser has its settings key, i.e. seems installed for this person.
 pub fn browser_key_exists(browser: Browser) -> bool {
-    let key = browser.registry_key().trim_end_matches(r"\NativeMessagingHosts");
-    RegKey::predef(HKEY_CURRENT_USER).open_subkey(key).is_ok()
+    RegKey::predef(HKEY_CURRENT_USER).open_subkey(browser.settings_key()).is_ok()
 }

@@ -286,11 +286,7 @@ impl Host {
         };
         if let Some(problem) = problem {
             // Fail the request now rather than leave the worker waiting for its timeout.
-            let mut unanswered = Pending::default();
-            unanswered.note_outgoing(&message);
-            for response in unanswered.fail_all(&ErrorObject::new(SERVER_ENDED, problem)) {
-                self.emit(FromBridge::Message { server: name.clone(), message: response }).await;
-            }
+            self.fail_now(&name, &message, problem).await;
             return;
         }
         let Some(server) = self.servers.get_mut(&name) else { return };
@@ -304,10 +300,22 @@ impl Host {
             }
         };
         line.push(b'\n');
-        server.pending.note_outgoing(&message);
         server.last_activity = Instant::now();
-        if let Err(error) = proc.process.send(Bytes::from(line)) {
-            self.error(&name, error).await;
+        match proc.process.send(Bytes::from(line)) {
+            Ok(()) => server.pending.note_outgoing(&message),
+            Err(error) => {
+                self.error(&name, error).await;
+                self.fail_now(&name, &message, "the local server is not reading its input").await;
+            }
+        }
+    }
+
+    /// Answers a request that never reached its server with an error response.
+    async fn fail_now(&self, name: &str, message: &Value, why: &str) {
+        let mut unanswered = Pending::default();
+        unanswered.note_outgoing(message);
+        for response in unanswered.fail_all(&ErrorObject::new(SERVER_ENDED, why)) {
+            self.emit(FromBridge::Message { server: name.to_owned(), message: response }).await;
         }
     }
 
@@ -380,6 +388,7 @@ impl Host {
 
     async fn exited(&mut self, key: u64, code: Option<i32>, signal: Option<i32>) {
         let Some(proc) = self.processes.remove(&key) else { return };
+        let pid = proc.process.pid;
         let stderr_tail = proc
             .process
             .log
@@ -415,14 +424,14 @@ impl Host {
                     });
                 }
                 let reason = if code == Some(0) { ExitReason::Exited } else { ExitReason::Crashed };
-                Exit { code, signal, reason, restart_in_ms, stderr_tail }
+                Exit { pid, code, signal, reason, restart_in_ms, stderr_tail }
             }
             (current, reason) => {
                 if let Some(server) = current {
                     server.current = None;
                 }
                 let reason = reason.unwrap_or(ExitReason::Stopped);
-                Exit { code, signal, reason, restart_in_ms: None, stderr_tail }
+                Exit { pid, code, signal, reason, restart_in_ms: None, stderr_tail }
             }
         };
         for response in failed {

@@ -301,3 +301,26 @@ fn the_command_line_is_expanded_from_the_bridges_environment() {
     });
     assert_eq!(params, json!(["hello/arg", "hello-env $UNSET_VARIABLE"]));
 }
+
+#[test]
+fn a_changed_command_line_replaces_the_process() {
+    let mut bridge = Bridge::start();
+    let old = bridge.start_server("time", time());
+    // The same command line again: the running process is kept.
+    bridge.send(&ToBridge::Start { server: "time".into(), spec: time() });
+    assert_eq!(bridge.started("time"), old);
+    let mut tokyo = time();
+    tokyo.args = vec!["--local-timezone".into(), "Asia/Tokyo".into()];
+    bridge.send(&ToBridge::Start { server: "time".into(), spec: tokyo });
+    let new = bridge.started("time");
+    assert_ne!(new, old);
+    let exit = bridge.recv_until(|m| match m {
+        FromBridge::Exited { exit, .. } => Some(exit.clone()),
+        _ => None,
+    });
+    assert_eq!((exit.pid, exit.reason, exit.restart_in_ms), (old, ExitReason::Stopped, None));
+    assert_eq!(wait_gone(&[old], Duration::from_secs(5)), Vec::<u32>::new());
+    let info = bridge.initialize("time");
+    assert!(info["serverInfo"]["name"].as_str().unwrap().contains("time"), "{info}");
+    assert!(is_alive(new));
+}

@@ -94,6 +94,9 @@ pub enum FromBridge {
 /// How and why a server's process ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Exit {
+    /// The process, as `started` named it: a replaced process may end after its successor
+    /// started.
+    pub pid: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
     /// The signal that ended it (Unix).
@@ -241,6 +244,7 @@ mod tests {
                 FromBridge::Exited {
                     server: "fs".into(),
                     exit: Exit {
+                        pid: 42,
                         code: Some(1),
                         signal: None,
                         reason: ExitReason::Crashed,
@@ -248,7 +252,7 @@ mod tests {
                         stderr_tail: "boom\n".into(),
                     },
                 },
-                json!({"type": "exited", "server": "fs", "code": 1, "reason": "crashed",
+                json!({"type": "exited", "server": "fs", "pid": 42, "code": 1, "reason": "crashed",
                        "restart_in_ms": 500, "stderr_tail": "boom\n"}),
             ),
             (

@@ -11,6 +11,7 @@ pub mod gemini;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod messages;
+pub mod native;
 pub mod oauth;
 pub mod saved_session;
 pub mod settings;

@@ -12,6 +12,7 @@ pub fn run() -> Result {
     }
     let mut figures = Vec::new();
     figures.extend(sse_throughput()?);
+    figures.extend(bridge_echo()?);
     figures.extend(tool_budget()?);
     let sizes = dist::run()?;
     for size in sizes {
@@ -37,6 +38,18 @@ fn sse_throughput() -> Result<Vec<(String, String)>> {
         cargo().args(["bench", "-p", "gemipanel-core", "--bench", "sse_throughput"]).run_tee()?;
     if !ok {
         return Err("the SSE benchmark failed".into());
+    }
+    Ok(figures_in(&out))
+}
+
+/// Echo p50 through the native-messaging bridge (a Rust client, the bridge, server-everything
+/// over stdio) against the TypeScript SDK's stdio client, as a ratio from the same run
+/// (bridge/benches/echo_latency.rs). The browser's hop to the bridge is not in it.
+fn bridge_echo() -> Result<Vec<(String, String)>> {
+    let (ok, out) =
+        cargo().args(["bench", "-p", "gemipanel-bridge", "--bench", "echo_latency"]).run_tee()?;
+    if !ok {
+        return Err("the bridge echo benchmark failed".into());
     }
     Ok(figures_in(&out))
 }

@@ -12,6 +12,7 @@ pub fn run() -> Result {
     wasm_bindgen_cli()?;
     chromium()?;
     npm_packages()?;
+    python_packages()?;
     eprintln!("setup: everything is installed");
     Ok(())
 }
@@ -24,6 +25,7 @@ pub fn is_complete() -> bool {
         && Path::new(CHROMEDRIVER).exists()
         && Path::new(CJK_FONT).exists()
         && npm_packages_current()
+        && python_packages_current()
 }
 
 /// The rustup pieces the build needs: the wasm target.
@@ -117,6 +119,51 @@ fn npm_packages() -> Result {
         .dir(util::tests_dir())
         .run()?;
     std::fs::write(npm_stamp(), lock_hash()?).map_err(|e| format!("writing the npm stamp: {e}"))
+}
+
+/// PyPI packages (tests/requirements.txt) in a virtual environment, tests/.venv; a stamp with
+/// the requirements' hash makes the check cheap, as for npm.
+fn python_packages() -> Result {
+    if python_packages_current() {
+        return Ok(());
+    }
+    let venv = util::tests_dir().join(".venv");
+    let made = Cmd::new("python3").args(["-m", "venv", "--clear"]).arg(&venv).run();
+    if made.is_err() {
+        if !can_apt() {
+            return Err("Python 3 with its venv module is missing: install Python 3.10 or newer \
+                        (Debian/Ubuntu: `sudo apt-get install python3 python3-venv`), then run \
+                        again."
+                .into());
+        }
+        Cmd::new("apt-get").args(["update", "-qq"]).run()?;
+        Cmd::new("apt-get").args(["install", "-y", "-qq", "python3", "python3-venv"]).run()?;
+        Cmd::new("python3").args(["-m", "venv", "--clear"]).arg(&venv).run()?;
+    }
+    Cmd::new(venv.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+        .arg(util::tests_dir().join("requirements.txt"))
+        .run()?;
+    std::fs::write(python_stamp(), requirements_hash()?)
+        .map_err(|e| format!("writing the Python stamp: {e}"))
+}
+
+fn python_stamp() -> std::path::PathBuf {
+    util::tests_dir().join(".venv/.gemipanel-requirements-hash")
+}
+
+fn requirements_hash() -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let requirements = std::fs::read(util::tests_dir().join("requirements.txt"))
+        .map_err(|e| format!("reading tests/requirements.txt: {e}"))?;
+    Ok(Sha256::digest(&requirements).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn python_packages_current() -> bool {
+    match (std::fs::read_to_string(python_stamp()), requirements_hash()) {
+        (Ok(stamp), Ok(hash)) => stamp == hash,
+        _ => false,
+    }
 }
 
 fn npm_stamp() -> std::path::PathBuf {

@@ -113,7 +113,7 @@ const WASM_CRATES: [&str; 5] = [
 fn native() -> Result<Tally> {
     let (ok, out) = cargo()
         .args(["test", "-p", "gemipanel-core", "-p", "gemipanel-tests", "-p", "xtask"])
-        .args(["-p", "gemipanel-sidepanel", "-p", "gemipanel-popup"])
+        .args(["-p", "gemipanel-sidepanel", "-p", "gemipanel-popup", "-p", "gemipanel-bridge"])
         .run_tee()?;
     finish(ok, parse_cargo_test(&out))
 }

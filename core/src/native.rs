@@ -1,0 +1,36 @@
+//! The protocol between the service worker and the native-messaging bridge (`gemipanel-bridge`),
+//! which runs local stdio MCP servers for the worker.
+//!
+//! Chrome carries each message as one length-prefixed JSON text; [`wire`] has the two message
+//! enums, one per direction, used by both ends. Chrome refuses a message from the bridge over
+//! [`MAX_TO_EXTENSION`] bytes, so larger ones travel as [`wire::Chunk`]s: [`chunk::frames`]
+//! splits on the bridge, [`chunk::Reassembler`] joins in the worker. The rest is the bridge's
+//! pure bookkeeping: `$VAR` expansion of a server's command line ([`expand`]), the requests a
+//! server has not answered yet ([`pending`]), when to restart a server that exited
+//! ([`restart`]), and the bounded tail of its stderr ([`log_tail`]).
+
+pub mod chunk;
+pub mod expand;
+pub mod log_tail;
+pub mod pending;
+pub mod restart;
+pub mod wire;
+
+/// Raised when either side changes the meaning of a message; `hello` carries it both ways.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Chrome's cap on one message from a native host to the extension.
+pub const MAX_TO_EXTENSION: usize = 1024 * 1024;
+
+/// Chrome's cap on one message from the extension to a native host.
+pub const MAX_FROM_EXTENSION: usize = 64 * 1024 * 1024;
+
+/// The longest line the bridge reads from a server (one JSON-RPC message); longer ones are
+/// dropped and reported.
+pub const MAX_SERVER_LINE: usize = 32 * 1024 * 1024;
+
+/// The host name the bridge is installed under (`chrome.runtime.connectNative(HOST_NAME)`).
+pub const HOST_NAME: &str = "io.github.gemipanel.bridge";
+
+/// The extension id pinned by the `key` in manifest.json.
+pub const EXTENSION_ID: &str = "kllodkfcinihfdkamgbfclpklodomgdp";

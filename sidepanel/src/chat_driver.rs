@@ -158,7 +158,7 @@ impl Driver {
                 Ok(Response::Settings { settings }) => settings,
                 Ok(Response::Error { error }) => return this.fail_setup(word(&error)),
                 // (Not `{other:?}`: Debug of the whole protocol costs wasm size.)
-                Ok(_) => return this.fail_setup("unexpected answer".into()),
+                Ok(_) => return this.fail_setup(chrome::message("errWorkerUnexpectedAnswer", &[])),
                 Err(err) => return this.fail_setup(err.to_string()),
             };
             let Some(key) = settings.gemini.api_key.clone().filter(|k| !k.is_empty()) else {

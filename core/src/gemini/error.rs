@@ -65,7 +65,9 @@ impl ApiStatus {
 /// Parses `"<seconds>[.<fraction>]s"`. Anything else is `None`.
 pub fn parse_proto_duration(text: &str) -> Option<Duration> {
     let secs = text.trim().strip_suffix('s')?;
-    let value: f64 = secs.parse().ok()?;
+    // The proto3 JSON form of a Duration is a JSON number with an `s`: read it as one (with
+    // the JSON parser every answer already goes through).
+    let value: f64 = serde_json::from_str(secs).ok()?;
     (0.0..1e9).contains(&value).then(|| Duration::from_secs_f64(value))
 }
 

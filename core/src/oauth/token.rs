@@ -40,7 +40,8 @@ impl ExpiresIn {
     pub fn seconds(&self) -> Option<u64> {
         let value = match self {
             ExpiresIn::Number(n) => *n,
-            ExpiresIn::Text(text) => text.trim().parse().ok()?,
+            // JSON's number grammar, read by the JSON parser the answer came through.
+            ExpiresIn::Text(text) => serde_json::from_str(text.trim()).ok()?,
         };
         // `as` saturates, so a huge lifetime is "a very long time", not an overflow.
         (value.is_finite() && value >= 0.0).then_some(value as u64)

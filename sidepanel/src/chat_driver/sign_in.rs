@@ -85,7 +85,7 @@ impl Driver {
                 }
                 Ok(Response::SignIn { outcome: SignInOutcome::Failed { error } })
                 | Ok(Response::Error { error }) => word(&error),
-                Ok(other) => format!("unexpected answer from the worker: {other:?}"),
+                Ok(_) => chrome::message("errWorkerUnexpectedAnswer", &[]),
                 Err(err) => err.to_string(),
             };
             this.still_waiting(waiting, message);

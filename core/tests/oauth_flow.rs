@@ -283,6 +283,7 @@ fn previous(issuer: &str, scopes: &[&str]) -> Credentials {
         access_token: Secret::new("old"),
         refresh_token: None,
         expires_at_ms: None,
+        issued_at_ms: None,
         scopes: scopes.iter().map(|s| s.to_string()).collect(),
         requested_scopes: scopes.iter().map(|s| s.to_string()).collect(),
         token_endpoint: format!("{issuer}token"),

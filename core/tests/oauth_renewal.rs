@@ -20,6 +20,7 @@ fn credentials(method: TokenEndpointAuth, refresh: Option<&str>) -> Credentials 
         access_token: Secret::new("ACCESS-1"),
         refresh_token: refresh.map(Secret::new),
         expires_at_ms: Some(NOW + 3_600_000),
+        issued_at_ms: Some(NOW),
         scopes: vec!["a".into()],
         requested_scopes: vec!["a".into()],
         token_endpoint: "https://auth.example.com/token".into(),
@@ -58,6 +59,21 @@ fn refresh_is_due_five_minutes_before_expiry() {
     }
     let forever = Credentials { expires_at_ms: None, ..kept };
     assert!(!forever.refresh_due(u64::MAX) && !forever.expired(u64::MAX));
+}
+
+#[test]
+fn a_short_lived_token_is_refreshed_in_the_second_half_of_its_life() {
+    // Five minutes of life (Keycloak's default): not refreshed before every request.
+    let short = Credentials {
+        expires_at_ms: Some(NOW + 300_000),
+        ..credentials(TokenEndpointAuth::None, Some("R"))
+    };
+    assert!(!short.refresh_due(NOW));
+    assert!(!short.refresh_due(NOW + 149_999));
+    assert!(short.refresh_due(NOW + 150_000));
+    // Kept by an older version, without the issue time: five minutes ahead, as before.
+    let old = Credentials { issued_at_ms: None, ..short };
+    assert!(old.refresh_due(NOW));
 }
 
 #[test]

@@ -234,28 +234,30 @@ async fn an_access_token_expired_on_the_server_is_refreshed_silently() {
 }
 
 #[tokio::test]
-async fn a_short_lived_token_is_refreshed_before_each_request_and_dies_on_time() {
-    // Two seconds: always within the five minutes before expiry that refresh ahead of time.
-    let setup = signed_in(Oidc { access_token_ttl: 2, ..Oidc::default() }).await;
+async fn a_short_lived_token_is_refreshed_in_the_second_half_of_its_life_and_dies_on_time() {
+    // Four seconds: shorter than the five minutes ahead, so the margin is half the life.
+    let setup = signed_in(Oidc { access_token_ttl: 4, ..Oidc::default() }).await;
     let credentials = setup.credentials();
     let lifetime = credentials.expires_at_ms.expect("an expiry") - gemipanel_tests::oauth::now_ms();
-    assert!(lifetime <= 2_000, "expires_in was the configured lifetime ({lifetime} ms)");
+    assert!(lifetime <= 4_000, "expires_in was the configured lifetime ({lifetime} ms)");
 
-    for round in 0..3 {
+    // Young: used as it is, not refreshed before every request.
+    assert_eq!(setup.whoami().await.expect("whoami"), "alice");
+    let refreshes = |events: &[Event]| count(events, |e| e.is_token("refresh_token"));
+    assert_eq!(refreshes(&setup.admin.events().await), 0, "a young token is not refreshed");
+    // Past half its life: refreshed before the request leaves.
+    for round in 0..2 {
+        tokio::time::sleep(std::time::Duration::from_millis(2_200)).await;
         assert_eq!(setup.whoami().await.expect("whoami"), "alice", "round {round}");
     }
     let events = setup.admin.events().await;
-    // Every call, the one right after signing in too, left with a token refreshed just before:
-    // a lifetime under the five-minute margin makes every request refresh first.
-    let calls = count(&events, |e| matches!(e, Event::Mcp { status: 200, tool: Some(_), .. }));
-    assert_eq!(calls, 4);
-    assert_eq!(count(&events, |e| e.is_token("refresh_token")), calls, "one refresh per call");
+    assert_eq!(refreshes(&events), 2, "one refresh per call past half-life");
     let refused = count(&events, |e| matches!(e, Event::Mcp { status: 401, had_token: true, .. }));
     assert_eq!(refused, 0, "no request left with a token about to die");
 
     // The MCP server itself enforces `exp`: the last token, sent too late, is refused.
     let stale = setup.credentials();
-    tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(4_100)).await;
     let config = ServerConfig::new(setup.server.url());
     config.authorization.set(Some(Secret::new(stale.authorization())));
     let late = Client::new(NativeHost::default(), config);

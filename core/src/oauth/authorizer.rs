@@ -355,6 +355,7 @@ mod tests {
             access_token: Secret::new(access),
             refresh_token: Some(Secret::new("refresh-1")),
             expires_at_ms,
+            issued_at_ms: None,
             scopes: vec!["mcp".into()],
             requested_scopes: vec!["mcp".into()],
             token_endpoint: TOKEN_URL.into(),

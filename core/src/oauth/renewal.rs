@@ -35,6 +35,7 @@ pub fn refreshed(
         renewed.refresh_token = Some(rotated);
     }
     renewed.expires_at_ms = issued.expires_at_ms;
+    renewed.issued_at_ms = Some(now_ms);
     if let Some(scopes) = issued.scopes {
         renewed.scopes = scopes;
     }

@@ -619,6 +619,7 @@ impl SignIn {
             access_token: issued.access_token,
             refresh_token: issued.refresh_token,
             expires_at_ms: issued.expires_at_ms,
+            issued_at_ms: Some(now_ms),
             scopes,
             requested_scopes: std::mem::take(&mut self.requested_scopes),
             token_endpoint: endpoints.token,

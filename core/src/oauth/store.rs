@@ -109,6 +109,9 @@ pub struct Credentials {
     /// When the access token expires, if the server said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at_ms: Option<u64>,
+    /// When the access token was received (absent in credentials kept by older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at_ms: Option<u64>,
     /// What was granted (the token response's `scope`, else what was asked for).
     #[serde(default)]
     pub scopes: Vec<String>,
@@ -145,9 +148,16 @@ impl Credentials {
         format!("Bearer {}", self.access_token.expose())
     }
 
-    /// Whether the access token should be refreshed before the next request.
+    /// Whether the access token should be refreshed before the next request: within
+    /// [`REFRESH_AHEAD_MS`] of its expiry, or in the second half of a shorter life (a token
+    /// living five minutes is not refreshed before every request).
     pub fn refresh_due(&self, now_ms: u64) -> bool {
-        self.expires_at_ms.is_some_and(|at| now_ms.saturating_add(REFRESH_AHEAD_MS) >= at)
+        let Some(expires) = self.expires_at_ms else { return false };
+        let ahead = match self.issued_at_ms {
+            Some(issued) => REFRESH_AHEAD_MS.min(expires.saturating_sub(issued) / 2),
+            None => REFRESH_AHEAD_MS,
+        };
+        now_ms.saturating_add(ahead) >= expires
     }
 
     /// Whether the access token has expired (refresh failed or impossible: sign in again).

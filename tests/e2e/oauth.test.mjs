@@ -6,18 +6,22 @@ import assert from 'node:assert/strict';
 import { openChat } from './chat_page.mjs';
 import { screenshot, stopServiceWorkers } from './harness.mjs';
 import { startSdkOAuth } from './servers.mjs';
+import { startOidc, fillOidcPages } from './oauth_servers.mjs';
 import { textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
 
 let chat;
 let sdk;
+let oidc;
 
 before(async () => {
   sdk = await startSdkOAuth();
+  oidc = await startOidc();
   chat = await openChat();
 });
 after(async () => {
   await chat?.close();
   await sdk?.stop();
+  await oidc?.stop();
 });
 beforeEach(() => chat.fake.reset());
 
@@ -48,6 +52,20 @@ async function greetThroughChat(name) {
   ]);
   await chat.send(`Greet ${name}`);
 }
+
+/** Asks the oidc server who the token is for, through a chat turn; the tool's answer. */
+async function whoamiThroughChat(label) {
+  chat.fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_accounts_whoami', args: {} }])] },
+    { chunks: textChunks(`Asked ${label}.`) },
+  ]);
+  await chat.send(`Who am I? (${label})`);
+  await chat.lastReply().filter({ hasText: `Asked ${label}.` }).waitFor({ timeout: 20_000 });
+  return JSON.stringify(lastFunctionResponse().response);
+}
+
+const countEvents = async (kind, predicate = () => true) =>
+  (await oidc.events()).filter((e) => e.kind === kind && predicate(e)).length;
 
 test('a server behind OAuth: Test says sign-in is needed, Sign in in the popup, tools and a chat call with the token, a worker restart, Sign out', async () => {
   const popup = await openPopup();
@@ -122,6 +140,97 @@ test('a server behind OAuth: Test says sign-in is needed, Sign in in the popup, 
   assert.equal(await card.getAttribute('data-state'), 'done');
   assert.match(JSON.stringify(lastFunctionResponse().response), /Hello, card/);
   await chat.shoot('oauth-card-signed-in');
+
+  assert.deepEqual(popup.errors, []);
+  await popup.close();
+  await chat.removeServer(id);
+});
+
+test('oidc-provider: login and consent in the browser sign-in window, a silent refresh of an expired token, a revoked grant back to needs sign-in, Sign out', async () => {
+  const popup = await openPopup();
+  await popup.getByTestId('add-server').click();
+  await popup.getByLabel('Name', { exact: true }).fill('Accounts');
+  await popup.getByLabel('URL', { exact: true }).fill(oidc.mcpUrl);
+  await popup.getByTestId('test-connection').click();
+  await popup.getByTestId('test-result').locator('[data-state="sign-in"]').waitFor({ timeout: 20_000 });
+  await popup.getByTestId('save-server').click();
+  const row = popup.locator('[data-testid="server-row"][data-name="Accounts"]');
+  await row.and(popup.locator('[data-state="sign-in"]')).waitFor({ timeout: 20_000 });
+
+  // The sign-in window shows the provider's own pages; the popup says what it waits for.
+  const [authWindow] = await Promise.all([
+    chat.browser.context.waitForEvent('page', { timeout: 20_000 }),
+    row.getByTestId('sign-in').click(),
+  ]);
+  await row.locator('[data-testid="sign-in-note"][data-state="running"]').waitFor();
+  await screenshot(popup, 'oauth-oidc-popup-signing-in');
+  await authWindow.locator('input[name="login"]').waitFor({ timeout: 20_000 });
+  await screenshot(authWindow, 'oauth-oidc-login-page');
+  const { prompts, closed } = await fillOidcPages(authWindow, { login: 'alice' });
+  assert.deepEqual(prompts, ['login', 'consent']);
+  assert.ok(closed, 'the sign-in window closes at the redirect');
+  await row.getByTestId('signed-in').or(row.locator('[data-testid="sign-in-note"][data-state="failed"]'))
+    .waitFor({ timeout: 20_000 });
+  assert.equal(await row.getByTestId('sign-in-note').count(), 0, await row.innerText());
+  assert.match(await row.getByTestId('signed-in').innerText(), /^Signed in at 127\.0\.0\.1 · .*mcp:tools/);
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  assert.match(await row.getByTestId('tool-count').innerText(), /^3 tools$/);
+  await screenshot(popup, 'oauth-oidc-popup-signed-in');
+
+  const stored = JSON.parse(await storedText(popup));
+  const [key] = Object.keys(stored).filter((k) => k.startsWith('oauth_credentials:') && stored[k].serverUrl === oidc.mcpUrl);
+  const id = key.slice('oauth_credentials:'.length);
+  assert.ok(stored[key].refreshToken, 'offline access gave a refresh token');
+  await chat.request({ type: 'edit_settings', edit: { type: 'set_trust', id, trust: true } });
+  await chat.reload();
+
+  // A chat call carries alice's token.
+  assert.match(await whoamiThroughChat('first'), /alice/);
+
+  // The worker is stopped; the next call still works with the kept token.
+  await stopServiceWorkers(chat.page);
+  assert.match(await whoamiThroughChat('after restart'), /alice/);
+
+  // The server expires every token: the next call is refused once, refreshed silently, retried.
+  const refreshesBefore = await countEvents('token', (e) => e.grantType === 'refresh_token');
+  await oidc.expireTokens();
+  assert.match(await whoamiThroughChat('after expiry'), /alice/);
+  assert.equal(await countEvents('token', (e) => e.grantType === 'refresh_token'), refreshesBefore + 1);
+  assert.equal(await chat.page.getByTestId('tool-card').last().getAttribute('data-state'), 'done');
+  await chat.shoot('oauth-oidc-refreshed');
+
+  // Every grant revoked: the refresh fails and the card asks for a sign-in.
+  await oidc.revoke();
+  await oidc.expireTokens();
+  chat.fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_accounts_whoami', args: {} }])] },
+    { chunks: textChunks('Asked after revocation.') },
+  ]);
+  await chat.send('Who am I now?');
+  const card = chat.page.getByTestId('tool-card').last();
+  await card.and(chat.page.locator('[data-state="sign-in"]')).waitFor({ timeout: 20_000 });
+  await chat.shoot('oauth-oidc-revoked');
+  await popup.reload();
+  await row.and(popup.locator('[data-state="sign-in"]')).waitFor({ timeout: 20_000 });
+  await screenshot(popup, 'oauth-oidc-popup-revoked');
+
+  // Signing in from the card: the provider's session lasts, so only its consent page shows.
+  const [again] = await Promise.all([
+    chat.browser.context.waitForEvent('page', { timeout: 20_000 }),
+    card.getByRole('button', { name: 'Sign in to Accounts' }).click(),
+  ]);
+  assert.deepEqual((await fillOidcPages(again)).prompts, ['consent']);
+  await chat.lastReply().filter({ hasText: 'Asked after revocation.' }).waitFor({ timeout: 20_000 });
+  assert.equal(await card.getAttribute('data-state'), 'done');
+  assert.match(JSON.stringify(lastFunctionResponse().response), /alice/);
+
+  // Sign out revokes the refresh token at the provider and returns to needs sign-in.
+  await popup.reload();
+  await row.getByTestId('sign-out').click();
+  await row.and(popup.locator('[data-state="sign-in"]')).waitFor({ timeout: 20_000 });
+  assert.ok(await countEvents('revocation') >= 1, JSON.stringify(await oidc.events()));
+  assert.ok(!(await storedText(popup)).includes(stored[key].refreshToken), 'the tokens are forgotten');
+  await screenshot(popup, 'oauth-oidc-popup-signed-out');
 
   assert.deepEqual(popup.errors, []);
   await popup.close();

@@ -36,6 +36,8 @@ fn credentials_key(id: &ServerId) -> String {
 thread_local! {
     // Read-modify-write of the registered clients, shared by every server's sign-in.
     static CLIENTS_LOCK: Rc<FifoLock> = Rc::default();
+    // One sign-in window at a time: a second Sign in waits for the first to end.
+    static SIGN_IN_LOCK: Rc<FifoLock> = Rc::default();
 }
 
 /// `chrome.identity.getRedirectURL("oauth")`, where the authorization server sends the browser
@@ -155,6 +157,8 @@ async fn write<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> 
 
 /// Signs in from the person's click, then fetches the tools with the new token.
 pub async fn sign_in(server: &Server) -> SignInOutcome {
+    let lock = SIGN_IN_LOCK.with(Rc::clone);
+    let _turn = lock.lock().await;
     let auth = crate::registry::authorizer(server).await;
     let host = Host { server_id: server.id.clone() };
     match auth.sign_in(&host).await {

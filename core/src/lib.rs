@@ -4,6 +4,7 @@
 //! with bytes, responses and the current time, returning what to send and what to show. The
 //! service worker and the pages drive them in the browser; the native tests drive them directly.
 
+pub mod apps;
 pub mod backoff;
 pub mod deadlines;
 pub mod decode;

@@ -1,0 +1,26 @@
+//! MCP Apps, the host side: the `io.modelcontextprotocol/ui` extension (specification
+//! 2026-01-26, SDK `@modelcontextprotocol/ext-apps` 1.x and 2.x).
+//!
+//! * [`resource`]: a tool's UI resource (`ui://…`, `text/html;profile=mcp-app`) and its
+//!   `_meta.ui` (CSP, permissions, border), read from a `resources/read` result.
+//! * [`csp`]: the Content-Security-Policy an app runs under, made from what it declares; never
+//!   wider than the restrictive default plus the declared, well-formed origins.
+//! * [`document`]: the app's HTML with that policy (and a storage shim) placed before any of
+//!   its own markup.
+//! * [`protocol`]: one type per message of the protocol, both directions.
+//! * [`session`]: one app's conversation with the host (sans-IO): what to answer, what to ask
+//!   the person or the worker, what to send once the app has initialized.
+//! * [`legacy`]: the older GemiHub messages, for apps that never initialize.
+
+pub mod csp;
+pub mod document;
+pub mod legacy;
+pub mod protocol;
+pub mod resource;
+pub mod session;
+
+/// The protocol version this host speaks.
+pub const PROTOCOL_VERSION: &str = "2026-01-26";
+
+/// The MIME type of an app's HTML resource.
+pub const MIME_TYPE: &str = "text/html;profile=mcp-app";

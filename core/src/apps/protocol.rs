@@ -1,0 +1,415 @@
+//! The messages of the MCP Apps protocol: JSON-RPC 2.0 over `postMessage`, one type each.
+//!
+//! What an app sends is read into [`FromApp`]; its requests' `params` into the typed
+//! [`AppRequest`] variants (unknown methods are answered "method not found", not dropped).
+//! What the host sends is built from the `Serialize` types below.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::csp::DeclaredCsp;
+use super::resource::Permissions;
+use crate::jsonrpc::{ErrorObject, Id, Message};
+
+/// How an app is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DisplayMode {
+    Inline,
+    Fullscreen,
+    Pip,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
+/// A request of the app, by method.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum AppRequest {
+    #[serde(rename = "ui/initialize")]
+    Initialize(InitializeParams),
+    #[serde(rename = "tools/call")]
+    CallTool(CallToolParams),
+    #[serde(rename = "tools/list")]
+    ListTools(Map<String, Value>),
+    #[serde(rename = "resources/read")]
+    ReadResource(ReadResourceParams),
+    #[serde(rename = "ui/open-link")]
+    OpenLink(OpenLinkParams),
+    #[serde(rename = "ui/message")]
+    Message(MessageParams),
+    #[serde(rename = "ui/update-model-context")]
+    UpdateModelContext(ModelContextParams),
+    #[serde(rename = "ui/request-display-mode")]
+    RequestDisplayMode(DisplayModeParams),
+    #[serde(rename = "ping")]
+    Ping(Map<String, Value>),
+}
+
+/// A notification of the app, by method.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum AppNotification {
+    #[serde(rename = "ui/notifications/initialized")]
+    Initialized(Map<String, Value>),
+    #[serde(rename = "ui/notifications/size-changed")]
+    SizeChanged(SizeParams),
+    #[serde(rename = "notifications/message")]
+    Log(LogParams),
+    #[serde(rename = "ui/notifications/request-teardown")]
+    RequestTeardown(Map<String, Value>),
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeParams {
+    #[serde(default)]
+    pub app_info: Option<Value>,
+    #[serde(default)]
+    pub app_capabilities: Option<Value>,
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CallToolParams {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct ReadResourceParams {
+    pub uri: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct OpenLinkParams {
+    pub url: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct MessageParams {
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub content: Vec<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelContextParams {
+    #[serde(default)]
+    pub content: Vec<Value>,
+    #[serde(default)]
+    pub structured_content: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct DisplayModeParams {
+    pub mode: DisplayMode,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SizeParams {
+    #[serde(default)]
+    pub width: Option<f64>,
+    #[serde(default)]
+    pub height: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct LogParams {
+    #[serde(default)]
+    pub level: Option<String>,
+    #[serde(default)]
+    pub logger: Option<String>,
+    #[serde(default)]
+    pub data: Value,
+}
+
+/// One message from the app, read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FromApp {
+    Request {
+        id: Id,
+        request: AppRequest,
+    },
+    /// A request whose method this host does not offer, or whose params do not fit it.
+    Unsupported {
+        id: Id,
+        error: ErrorObject,
+    },
+    Notification(AppNotification),
+    /// A notification this host has no use for.
+    Ignored {
+        method: String,
+    },
+    /// The answer to a request of the host (`ui/resource-teardown`, `ping`).
+    Response {
+        id: Option<Id>,
+        outcome: Result<Value, ErrorObject>,
+    },
+}
+
+impl FromApp {
+    /// Reads one message; `None` when it is not JSON-RPC 2.0 at all.
+    pub fn read(value: Value) -> Option<FromApp> {
+        let message: Message = serde_json::from_value(value).ok()?;
+        Some(match message {
+            Message::Request(r) => {
+                let method = r.method.clone();
+                let tagged = tagged(r.method, r.params);
+                match serde_json::from_value::<AppRequest>(tagged) {
+                    Ok(request) => FromApp::Request { id: r.id, request },
+                    Err(e) if known_request(&method) => FromApp::Unsupported {
+                        id: r.id,
+                        error: ErrorObject::new(
+                            crate::jsonrpc::code::INVALID_PARAMS,
+                            format!("{method}: {}", crate::decode::without_strings(&e.to_string())),
+                        ),
+                    },
+                    Err(_) => FromApp::Unsupported {
+                        id: r.id,
+                        error: ErrorObject::new(
+                            crate::jsonrpc::code::METHOD_NOT_FOUND,
+                            format!("{method} is not offered by this host"),
+                        ),
+                    },
+                }
+            }
+            Message::Notification(n) => {
+                let method = n.method.clone();
+                match serde_json::from_value::<AppNotification>(tagged(n.method, n.params)) {
+                    Ok(notification) => FromApp::Notification(notification),
+                    Err(_) => FromApp::Ignored { method },
+                }
+            }
+            Message::Response(r) => FromApp::Response { id: r.id, outcome: r.outcome },
+        })
+    }
+}
+
+/// `{"method": m, "params": p}`, with absent params as `{}` (the serde form of the enums).
+fn tagged(method: String, params: Option<Value>) -> Value {
+    let params = params.unwrap_or_else(|| Value::Object(Map::new()));
+    let mut object = Map::new();
+    object.insert("method".into(), Value::String(method));
+    object.insert("params".into(), params);
+    Value::Object(object)
+}
+
+fn known_request(method: &str) -> bool {
+    matches!(
+        method,
+        "ui/initialize"
+            | "tools/call"
+            | "tools/list"
+            | "resources/read"
+            | "ui/open-link"
+            | "ui/message"
+            | "ui/update-model-context"
+            | "ui/request-display-mode"
+            | "ping"
+    )
+}
+
+/// `{"jsonrpc": "2.0", "method": …, "params": …}` for the app.
+pub fn notification(method: &str, params: Value) -> Value {
+    let message = Message::Notification(crate::jsonrpc::Notification {
+        method: method.into(),
+        params: Some(params),
+    });
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
+/// A request of the host to the app.
+pub fn request(id: Id, method: &str, params: Value) -> Value {
+    let message = Message::Request(crate::jsonrpc::Request {
+        id,
+        method: method.into(),
+        params: Some(params),
+    });
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
+/// The answer to the app's request `id`.
+pub fn response(id: Id, outcome: Result<Value, ErrorObject>) -> Value {
+    let message = Message::Response(crate::jsonrpc::Response { id: Some(id), outcome });
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
+/// Who the host is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HostInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// What the host context says; every field optional so that a change carries only what
+/// changed (`ui/notifications/host-context-changed`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostContext {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_info: Option<ToolInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Theme>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub styles: Option<HostStyles>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_mode: Option<DisplayMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available_display_modes: Option<Vec<DisplayMode>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container_dimensions: Option<ContainerDimensions>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_agent: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_capabilities: Option<DeviceCapabilities>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolInfo {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub tool: Value,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct HostStyles {
+    /// CSS variables (`--color-background-primary`, …) and their values.
+    pub variables: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerDimensions {
+    pub width: u32,
+    pub max_height: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DeviceCapabilities {
+    pub touch: bool,
+    pub hover: bool,
+}
+
+/// The host's answer to `ui/initialize`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    pub protocol_version: String,
+    pub host_info: HostInfo,
+    pub host_capabilities: HostCapabilities,
+    pub host_context: HostContext,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostCapabilities {
+    pub open_links: Map<String, Value>,
+    pub server_tools: Map<String, Value>,
+    pub server_resources: Map<String, Value>,
+    pub logging: Map<String, Value>,
+    pub update_model_context: Modalities,
+    pub message: Modalities,
+    pub sandbox: SandboxGrant,
+}
+
+/// The content kinds accepted in `ui/message` and `ui/update-model-context`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Modalities {
+    pub text: Map<String, Value>,
+    pub structured_content: Map<String, Value>,
+}
+
+/// What the host applied of the app's declaration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SandboxGrant {
+    pub csp: DeclaredCsp,
+    pub permissions: Permissions,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_are_read_by_method_with_typed_params() {
+        let read = |v: Value| FromApp::read(v).unwrap();
+        assert_eq!(
+            read(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                        "params": {"name": "t", "arguments": {"a": 1}}})),
+            FromApp::Request {
+                id: Id::Number(1),
+                request: AppRequest::CallTool(CallToolParams {
+                    name: "t".into(),
+                    arguments: json!({"a": 1}).as_object().unwrap().clone(),
+                }),
+            }
+        );
+        assert!(matches!(
+            read(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})),
+            FromApp::Request { request: AppRequest::Ping(_), .. }
+        ));
+        assert!(matches!(
+            read(json!({"jsonrpc": "2.0", "id": 2, "method": "ui/request-display-mode",
+                        "params": {"mode": "fullscreen"}})),
+            FromApp::Request {
+                request: AppRequest::RequestDisplayMode(DisplayModeParams {
+                    mode: DisplayMode::Fullscreen
+                }),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn unknown_methods_and_bad_params_get_json_rpc_errors() {
+        let FromApp::Unsupported { error, .. } =
+            FromApp::read(json!({"jsonrpc": "2.0", "id": 3, "method": "sampling/createMessage"}))
+                .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(error.code, crate::jsonrpc::code::METHOD_NOT_FOUND);
+        let FromApp::Unsupported { error, .. } = FromApp::read(
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": 5}}),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(error.code, crate::jsonrpc::code::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn anything_else_is_not_a_message() {
+        for junk in [json!("hello"), json!({"type": "toolResult"}), json!([1, 2]), json!(null)] {
+            assert_eq!(FromApp::read(junk.clone()), None, "{junk}");
+        }
+        assert_eq!(
+            FromApp::read(json!({"jsonrpc": "2.0", "method": "ui/notifications/whatever"})),
+            Some(FromApp::Ignored { method: "ui/notifications/whatever".into() })
+        );
+    }
+
+    #[test]
+    fn a_context_change_carries_only_what_changed() {
+        let change = HostContext { theme: Some(Theme::Dark), ..HostContext::default() };
+        assert_eq!(serde_json::to_value(change).unwrap(), json!({"theme": "dark"}));
+    }
+}

@@ -1,0 +1,203 @@
+//! A tool's UI resource: the app's HTML and what it asks of its host.
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::csp::DeclaredCsp;
+use super::MIME_TYPE;
+use crate::mcp::{ReadResourceResult, ResourceContents, Tool};
+use crate::text::Text;
+
+/// The largest app HTML accepted (the published React examples are about 400 KB).
+pub const MAX_HTML_BYTES: usize = 8 * 1024 * 1024;
+
+/// `_meta.ui` of an app resource (and, for what the resource leaves out, of its tool).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiResourceMeta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csp: Option<DeclaredCsp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Permissions>,
+    /// A dedicated origin; this host gives every app an opaque one and ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefers_border: Option<bool>,
+}
+
+/// Browser capabilities an app asks for (`_meta.ui.permissions`); granted only when the person
+/// allows them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Permissions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microphone: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geolocation: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clipboard_write: Option<Map<String, Value>>,
+}
+
+impl Permissions {
+    /// The Permissions Policy features asked for, in the iframe `allow` attribute's words.
+    pub fn features(&self) -> Vec<&'static str> {
+        [
+            (self.camera.is_some(), "camera"),
+            (self.microphone.is_some(), "microphone"),
+            (self.geolocation.is_some(), "geolocation"),
+            (self.clipboard_write.is_some(), "clipboard-write"),
+        ]
+        .into_iter()
+        .filter_map(|(asked, name)| asked.then_some(name))
+        .collect()
+    }
+}
+
+/// An app, ready to be framed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AppResource {
+    pub uri: String,
+    pub html: String,
+    #[serde(default)]
+    pub meta: UiResourceMeta,
+}
+
+/// Reads the app `uri` out of a `resources/read` result. `tool` supplies `_meta.ui` fields the
+/// resource leaves out (but never `csp` or `permissions`: those belong to the resource).
+pub fn app_resource(
+    uri: &str,
+    result: &ReadResourceResult,
+    tool: Option<&Tool>,
+) -> Result<AppResource, Text> {
+    let contents = result
+        .contents
+        .iter()
+        .find(|c| c.uri == uri)
+        .or_else(|| result.contents.first())
+        .ok_or_else(|| Text::new("errAppNoContents").arg(uri))?;
+    let mime = contents.mime_type.as_deref().unwrap_or("");
+    if !is_app_mime(mime) {
+        return Err(Text::new("errAppMimeType").arg(uri).arg(mime).arg(MIME_TYPE));
+    }
+    let html = html_of(uri, contents)?;
+    let mut meta = ui_meta(contents.meta.as_ref()).unwrap_or_default();
+    if let Some(tool_ui) = tool.and_then(tool_ui_meta) {
+        meta.domain = meta.domain.or(tool_ui.domain);
+        meta.prefers_border = meta.prefers_border.or(tool_ui.prefers_border);
+    }
+    Ok(AppResource { uri: uri.to_owned(), html, meta })
+}
+
+/// `text/html;profile=mcp-app`, compared as a media type: case and spaces around `;` do not
+/// matter, other parameters may follow.
+pub fn is_app_mime(mime: &str) -> bool {
+    let mut parts = mime.split(';').map(str::trim);
+    let essence = parts.next().unwrap_or("");
+    essence.eq_ignore_ascii_case("text/html")
+        && parts.any(|p| {
+            p.split_once('=').is_some_and(|(k, v)| {
+                k.trim().eq_ignore_ascii_case("profile") && v.trim().trim_matches('"') == "mcp-app"
+            })
+        })
+}
+
+fn html_of(uri: &str, contents: &ResourceContents) -> Result<String, Text> {
+    if let Some(text) = &contents.text {
+        if text.len() > MAX_HTML_BYTES {
+            return Err(Text::new("errAppTooLarge").arg(uri).arg(MAX_HTML_BYTES / 1024 / 1024));
+        }
+        return Ok(text.clone());
+    }
+    let blob = contents.blob.as_deref().ok_or_else(|| Text::new("errAppNoContents").arg(uri))?;
+    // Base64 is 4/3 of the bytes: refuse before decoding what would be too large anyway.
+    if blob.len() / 4 * 3 > MAX_HTML_BYTES {
+        return Err(Text::new("errAppTooLarge").arg(uri).arg(MAX_HTML_BYTES / 1024 / 1024));
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(blob.trim())
+        .map_err(|e| Text::new("errAppBadBlob").arg(uri).arg(e))?;
+    String::from_utf8(bytes).map_err(|_| Text::new("errAppNotUtf8").arg(uri))
+}
+
+/// `_meta.ui` of a resource's contents; a malformed one counts as absent.
+fn ui_meta(meta: Option<&Map<String, Value>>) -> Option<UiResourceMeta> {
+    let ui = meta?.get("ui")?;
+    serde_json::from_value(ui.clone()).ok()
+}
+
+fn tool_ui_meta(tool: &Tool) -> Option<UiResourceMeta> {
+    let ui = tool.meta.as_ref()?.ui.as_ref()?;
+    let prefers_border = ui.extra.get("prefersBorder").and_then(Value::as_bool);
+    let domain = ui.extra.get("domain").and_then(Value::as_str).map(str::to_owned);
+    Some(UiResourceMeta { prefers_border, domain, ..UiResourceMeta::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(contents: Value) -> ReadResourceResult {
+        serde_json::from_value(json!({ "contents": [contents] })).unwrap()
+    }
+
+    #[test]
+    fn text_and_blob_resources_give_the_same_html() {
+        let text = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "text": "<p>héllo</p>"}));
+        let blob = read(json!({"uri": "ui://a", "mimeType": "text/html; profile=mcp-app",
+            "blob": base64::engine::general_purpose::STANDARD.encode("<p>héllo</p>")}));
+        assert_eq!(app_resource("ui://a", &text, None).unwrap().html, "<p>héllo</p>");
+        assert_eq!(app_resource("ui://a", &blob, None).unwrap().html, "<p>héllo</p>");
+    }
+
+    #[test]
+    fn the_mime_type_must_be_an_app() {
+        for (mime, ok) in [
+            (MIME_TYPE, true),
+            ("TEXT/HTML;Profile=\"mcp-app\"", true),
+            ("text/html;charset=utf-8;profile=mcp-app", true),
+            ("text/html", false),
+            ("text/plain;profile=mcp-app", false),
+            ("", false),
+        ] {
+            assert_eq!(is_app_mime(mime), ok, "{mime}");
+        }
+        let plain = read(json!({"uri": "ui://a", "mimeType": "text/html", "text": "<p>"}));
+        let error = app_resource("ui://a", &plain, None).unwrap_err();
+        assert_eq!(error.key, "errAppMimeType");
+    }
+
+    #[test]
+    fn meta_comes_from_the_resource_then_the_tool() {
+        let result = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "text": "<p>",
+            "_meta": {"ui": {"csp": {"connectDomains": ["https://api.example.com"]},
+                             "permissions": {"camera": {}}}}}));
+        let tool: Tool =
+            serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"},
+            "_meta": {"ui": {"resourceUri": "ui://a", "prefersBorder": true,
+                             "csp": {"connectDomains": ["https://evil.example"]}}}}))
+            .unwrap();
+        let app = app_resource("ui://a", &result, Some(&tool)).unwrap();
+        assert_eq!(app.meta.csp.unwrap().connect_domains, ["https://api.example.com"]);
+        assert_eq!(app.meta.permissions.unwrap().features(), ["camera"]);
+        assert_eq!(app.meta.prefers_border, Some(true));
+    }
+
+    #[test]
+    fn broken_resources_are_refused_with_a_reason() {
+        let empty: ReadResourceResult = serde_json::from_value(json!({"contents": []})).unwrap();
+        assert_eq!(app_resource("ui://a", &empty, None).unwrap_err().key, "errAppNoContents");
+        let bad = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "blob": "!!!"}));
+        assert_eq!(app_resource("ui://a", &bad, None).unwrap_err().key, "errAppBadBlob");
+        let latin = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE,
+            "blob": base64::engine::general_purpose::STANDARD.encode([0xff, 0xfe])}));
+        assert_eq!(app_resource("ui://a", &latin, None).unwrap_err().key, "errAppNotUtf8");
+        let huge = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE,
+            "text": "x".repeat(MAX_HTML_BYTES + 1)}));
+        assert_eq!(app_resource("ui://a", &huge, None).unwrap_err().key, "errAppTooLarge");
+    }
+}

@@ -1,0 +1,641 @@
+//! One app's conversation with its host, sans-IO: fed the app's messages and the host's events,
+//! it returns what to post to the app and what the host should do (ask the worker, ask the
+//! person, resize the frame).
+//!
+//! Nothing reaches the app before it says `ui/notifications/initialized`; the tool's input and
+//! then its result (or its cancellation) follow, in that order, once each. Requests that need
+//! work outside (a tool call, a link) are counted: past [`MAX_IN_FLIGHT`] an app's further
+//! requests are refused at once, so a flood costs the host nothing but the refusals.
+
+use serde_json::{Map, Value};
+
+use super::legacy::{LegacyError, LegacyFromApp, LegacyToApp, Ok as LegacyOk};
+use super::protocol::{
+    self, AppNotification, AppRequest, DisplayMode, FromApp, HostCapabilities, HostContext,
+    HostInfo, InitializeResult,
+};
+use super::PROTOCOL_VERSION;
+use crate::jsonrpc::{code, ErrorObject, Id};
+use crate::mcp::CallToolResult;
+
+/// Requests of one app waiting for the host at once.
+pub const MAX_IN_FLIGHT: usize = 16;
+
+/// The tallest an app may make its inline frame, in CSS pixels.
+pub const MAX_HEIGHT: u32 = 4000;
+
+/// Where an answer goes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    Rpc(Id),
+    /// A legacy app's `tools/call`, by its own id.
+    Legacy(Value),
+}
+
+/// What the host does next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Post this message to the app.
+    Post(Value),
+    /// Call a tool of the app's own server (the worker checks that the app may).
+    CallTool {
+        reply: Reply,
+        name: String,
+        arguments: Map<String, Value>,
+    },
+    /// The app-visible tools of the app's own server.
+    ListTools {
+        reply: Reply,
+    },
+    /// Read a resource of the app's own server.
+    ReadResource {
+        reply: Reply,
+        uri: String,
+    },
+    /// Open a link after the person agrees.
+    OpenLink {
+        reply: Reply,
+        url: String,
+    },
+    /// Offer this text as the person's next chat message.
+    Message {
+        reply: Reply,
+        text: String,
+    },
+    /// Send this with the next model request, replacing what the app sent before.
+    UpdateContext {
+        text: String,
+    },
+    DisplayMode {
+        reply: Reply,
+        mode: DisplayMode,
+    },
+    Resize {
+        height: u32,
+    },
+    Log {
+        level: String,
+        text: String,
+    },
+    /// The app finished its start-up (`ui/notifications/initialized`).
+    Initialized,
+    /// The app asks to be closed.
+    TeardownRequested,
+    /// The app answered `ui/resource-teardown`: its frame may go.
+    TornDown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Loaded; `ui/initialize` may come.
+    Starting,
+    /// Answered `ui/initialize`, waiting for `initialized`.
+    Initializing,
+    Ready,
+    /// Never initialized: speaks the GemiHub messages.
+    Legacy,
+}
+
+pub struct AppSession {
+    phase: Phase,
+    info: HostInfo,
+    capabilities: HostCapabilities,
+    context: HostContext,
+    input: Option<Map<String, Value>>,
+    result: Option<CallToolResult>,
+    cancelled: Option<String>,
+    input_sent: bool,
+    end_sent: bool,
+    in_flight: usize,
+    next_id: i64,
+    teardown: Option<Id>,
+}
+
+impl AppSession {
+    pub fn new(info: HostInfo, capabilities: HostCapabilities, context: HostContext) -> Self {
+        AppSession {
+            phase: Phase::Starting,
+            info,
+            capabilities,
+            context,
+            input: None,
+            result: None,
+            cancelled: None,
+            input_sent: false,
+            end_sent: false,
+            in_flight: 0,
+            next_id: 1,
+            teardown: None,
+        }
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.phase == Phase::Ready
+    }
+
+    /// One message the app posted.
+    pub fn receive(&mut self, message: Value) -> Vec<Action> {
+        if let Some(legacy) = LegacyFromApp::read(&message) {
+            return self.receive_legacy(legacy);
+        }
+        match FromApp::read(message) {
+            Some(FromApp::Request { id, request }) => self.request(id, request),
+            Some(FromApp::Unsupported { id, error }) => {
+                vec![Action::Post(protocol::response(id, Err(error)))]
+            }
+            Some(FromApp::Notification(n)) => self.notification(n),
+            Some(FromApp::Response { id, .. }) => {
+                if id.is_some() && id == self.teardown {
+                    self.teardown = None;
+                    vec![Action::TornDown]
+                } else {
+                    Vec::new()
+                }
+            }
+            Some(FromApp::Ignored { .. }) | None => Vec::new(),
+        }
+    }
+
+    fn request(&mut self, id: Id, request: AppRequest) -> Vec<Action> {
+        let reply = Reply::Rpc(id.clone());
+        let work = match request {
+            AppRequest::Initialize(params) => {
+                return vec![self.initialize(id, params.protocol_version)]
+            }
+            AppRequest::Ping(_) => return vec![Action::Post(protocol::response(id, Ok(empty())))],
+            AppRequest::UpdateModelContext(params) => {
+                let text = context_text(&params.content, params.structured_content.as_ref());
+                return vec![
+                    Action::UpdateContext { text },
+                    Action::Post(protocol::response(id, Ok(empty()))),
+                ];
+            }
+            AppRequest::Message(p) => {
+                let text = texts(&p.content);
+                if text.is_empty() || p.role.as_deref().is_some_and(|r| r != "user") {
+                    let error = ErrorObject::new(
+                        code::INVALID_PARAMS,
+                        "ui/message takes a user message with text",
+                    );
+                    return vec![Action::Post(protocol::response(id, Err(error)))];
+                }
+                Action::Message { reply, text }
+            }
+            AppRequest::CallTool(p) => {
+                Action::CallTool { reply, name: p.name, arguments: p.arguments }
+            }
+            AppRequest::ListTools(_) => Action::ListTools { reply },
+            AppRequest::ReadResource(p) => Action::ReadResource { reply, uri: p.uri },
+            AppRequest::OpenLink(p) => Action::OpenLink { reply, url: p.url },
+            AppRequest::RequestDisplayMode(p) => Action::DisplayMode { reply, mode: p.mode },
+        };
+        if self.in_flight >= MAX_IN_FLIGHT {
+            let error = ErrorObject::new(code::INTERNAL_ERROR, "too many requests at once");
+            return vec![Action::Post(protocol::response(id, Err(error)))];
+        }
+        self.in_flight += 1;
+        vec![work]
+    }
+
+    fn initialize(&mut self, id: Id, asked: Option<String>) -> Action {
+        self.phase = Phase::Initializing;
+        // The older of the two versions (they are dates, so they compare as text).
+        let version = asked
+            .filter(|v| !v.is_empty() && v.as_str() <= PROTOCOL_VERSION)
+            .unwrap_or_else(|| PROTOCOL_VERSION.to_owned());
+        let result = InitializeResult {
+            protocol_version: version,
+            host_info: self.info.clone(),
+            host_capabilities: self.capabilities.clone(),
+            host_context: self.context.clone(),
+        };
+        let result = serde_json::to_value(result).unwrap_or(Value::Null);
+        Action::Post(protocol::response(id, Ok(result)))
+    }
+
+    fn notification(&mut self, notification: AppNotification) -> Vec<Action> {
+        match notification {
+            AppNotification::Initialized(_) => {
+                if self.phase == Phase::Ready {
+                    return Vec::new();
+                }
+                self.phase = Phase::Ready;
+                let mut actions = vec![Action::Initialized];
+                actions.extend(self.flush());
+                actions
+            }
+            AppNotification::SizeChanged(size) => match size.height {
+                Some(h) if h.is_finite() => {
+                    vec![Action::Resize { height: (h.max(0.0) as u32).min(MAX_HEIGHT) }]
+                }
+                _ => Vec::new(),
+            },
+            AppNotification::Log(log) => {
+                let text = match &log.data {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let text = match &log.logger {
+                    Some(logger) => format!("[{logger}] {text}"),
+                    None => text,
+                };
+                let level = log.level.unwrap_or_else(|| "info".into());
+                vec![Action::Log { level, text: text.chars().take(2000).collect() }]
+            }
+            AppNotification::RequestTeardown(_) => vec![Action::TeardownRequested],
+        }
+    }
+
+    fn receive_legacy(&mut self, message: LegacyFromApp) -> Vec<Action> {
+        match message {
+            LegacyFromApp::CallTool { id, name, arguments } => {
+                if self.in_flight >= MAX_IN_FLIGHT {
+                    let error = LegacyError { message: "too many requests at once".into() };
+                    let answer =
+                        LegacyToApp::CallToolAnswer { id, result: None, error: Some(error) };
+                    return vec![Action::Post(answer.to_value())];
+                }
+                self.in_flight += 1;
+                vec![Action::CallTool { reply: Reply::Legacy(id), name, arguments }]
+            }
+            LegacyFromApp::UpdateContext { id, context } => {
+                let text = match &context {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let ack = LegacyToApp::ContextAcknowledged { id, result: LegacyOk { ok: true } };
+                vec![Action::UpdateContext { text }, Action::Post(ack.to_value())]
+            }
+        }
+    }
+
+    /// The host's answer to a request it was handed ([`Action`]s with a [`Reply`]).
+    pub fn answer(&mut self, reply: Reply, outcome: Result<Value, ErrorObject>) -> Action {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        match reply {
+            Reply::Rpc(id) => Action::Post(protocol::response(id, outcome)),
+            Reply::Legacy(id) => {
+                let answer = match outcome {
+                    Ok(value) => {
+                        let result: Option<CallToolResult> = serde_json::from_value(value).ok();
+                        return Action::Post(
+                            LegacyToApp::CallToolAnswer {
+                                id,
+                                result: result.as_ref(),
+                                error: None,
+                            }
+                            .to_value(),
+                        );
+                    }
+                    Err(error) => LegacyToApp::CallToolAnswer {
+                        id,
+                        result: None,
+                        error: Some(LegacyError { message: error.message }),
+                    },
+                };
+                Action::Post(answer.to_value())
+            }
+        }
+    }
+
+    /// The arguments the tool was called with.
+    pub fn tool_input(&mut self, arguments: Map<String, Value>) -> Vec<Action> {
+        self.input = Some(arguments);
+        self.flush()
+    }
+
+    pub fn tool_result(&mut self, result: CallToolResult) -> Vec<Action> {
+        self.result = Some(result);
+        if self.phase == Phase::Legacy {
+            return self.legacy_result();
+        }
+        self.flush()
+    }
+
+    pub fn tool_cancelled(&mut self, reason: &str) -> Vec<Action> {
+        self.cancelled = Some(reason.to_owned());
+        self.flush()
+    }
+
+    /// The frame has loaded and the app did not start the protocol: from now on it is a
+    /// legacy app, and gets the result the GemiHub way.
+    pub fn loaded_without_initialize(&mut self) -> Vec<Action> {
+        if self.phase != Phase::Starting {
+            return Vec::new();
+        }
+        self.phase = Phase::Legacy;
+        self.legacy_result()
+    }
+
+    fn legacy_result(&mut self) -> Vec<Action> {
+        match (&self.result, self.end_sent) {
+            (Some(result), false) => {
+                self.end_sent = true;
+                vec![Action::Post(LegacyToApp::ToolResult { result }.to_value())]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Theme, size, language or display mode changed.
+    pub fn context_changed(&mut self, change: HostContext) -> Vec<Action> {
+        merge(&mut self.context, change.clone());
+        if self.phase != Phase::Ready {
+            return Vec::new();
+        }
+        let params = serde_json::to_value(change).unwrap_or(Value::Null);
+        vec![Action::Post(protocol::notification("ui/notifications/host-context-changed", params))]
+    }
+
+    /// Asks the app to clean up before its frame goes (answered with [`Action::TornDown`]).
+    pub fn teardown(&mut self) -> Vec<Action> {
+        if self.phase != Phase::Ready {
+            return vec![Action::TornDown];
+        }
+        let id = Id::Number(self.next_id);
+        self.next_id += 1;
+        self.teardown = Some(id.clone());
+        vec![Action::Post(protocol::request(id, "ui/resource-teardown", empty()))]
+    }
+
+    /// What may be sent now: the input once, then the result or the cancellation once.
+    fn flush(&mut self) -> Vec<Action> {
+        if self.phase != Phase::Ready {
+            return Vec::new();
+        }
+        let mut actions = Vec::new();
+        if !self.input_sent {
+            if let Some(input) = &self.input {
+                self.input_sent = true;
+                let params = serde_json::json!({ "arguments": input });
+                actions.push(Action::Post(protocol::notification(
+                    "ui/notifications/tool-input",
+                    params,
+                )));
+            }
+        }
+        if !self.end_sent && self.input_sent {
+            if let Some(result) = &self.result {
+                self.end_sent = true;
+                let params = serde_json::to_value(result).unwrap_or(Value::Null);
+                actions.push(Action::Post(protocol::notification(
+                    "ui/notifications/tool-result",
+                    params,
+                )));
+            } else if let Some(reason) = &self.cancelled {
+                self.end_sent = true;
+                let params = serde_json::json!({ "reason": reason });
+                actions.push(Action::Post(protocol::notification(
+                    "ui/notifications/tool-cancelled",
+                    params,
+                )));
+            }
+        }
+        actions
+    }
+}
+
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// The text blocks of content, joined by blank lines.
+fn texts(content: &[Value]) -> String {
+    let parts: Vec<&str> = content
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    parts.join("\n\n")
+}
+
+/// What the model reads of an app's context update: its text, then its structured content.
+fn context_text(content: &[Value], structured: Option<&Value>) -> String {
+    let mut text = texts(content);
+    if let Some(structured) = structured {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&structured.to_string());
+    }
+    text
+}
+
+fn merge(into: &mut HostContext, change: HostContext) {
+    macro_rules! take {
+        ($($field:ident),*) => { $( if change.$field.is_some() { into.$field = change.$field; } )* };
+    }
+    take!(
+        tool_info,
+        theme,
+        styles,
+        display_mode,
+        available_display_modes,
+        container_dimensions,
+        locale,
+        time_zone,
+        user_agent,
+        platform,
+        device_capabilities
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apps::protocol::Theme;
+    use serde_json::json;
+
+    fn session() -> AppSession {
+        let info = HostInfo { name: "GemiPanel".into(), version: "1.0".into() };
+        let context = HostContext {
+            theme: Some(Theme::Light),
+            locale: Some("ja".into()),
+            ..HostContext::default()
+        };
+        AppSession::new(info, HostCapabilities::default(), context)
+    }
+
+    fn posted(actions: &[Action]) -> Vec<Value> {
+        actions
+            .iter()
+            .filter_map(|a| if let Action::Post(v) = a { Some(v.clone()) } else { None })
+            .collect()
+    }
+
+    fn methods(actions: &[Action]) -> Vec<String> {
+        posted(actions).iter().filter_map(|v| v["method"].as_str().map(str::to_owned)).collect()
+    }
+
+    fn initialize(s: &mut AppSession) -> Vec<Action> {
+        let mut actions = s.receive(json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
+            "params": {"appInfo": {"name": "a", "version": "1"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"}}));
+        actions
+            .extend(s.receive(json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"})));
+        actions
+    }
+
+    fn result(text: &str) -> CallToolResult {
+        serde_json::from_value(json!({"content": [{"type": "text", "text": text}]})).unwrap()
+    }
+
+    #[test]
+    fn initialize_answers_with_the_host_and_its_context() {
+        let mut s = session();
+        let actions = s.receive(json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
+            "params": {"protocolVersion": "2099-01-01"}}));
+        let answer = &posted(&actions)[0];
+        assert_eq!(answer["id"], 1);
+        assert_eq!(answer["result"]["protocolVersion"], PROTOCOL_VERSION);
+        assert_eq!(answer["result"]["hostInfo"]["name"], "GemiPanel");
+        assert_eq!(answer["result"]["hostContext"], json!({"theme": "light", "locale": "ja"}));
+    }
+
+    #[test]
+    fn nothing_reaches_the_app_before_it_has_initialized() {
+        let mut s = session();
+        assert!(s.tool_input(Map::new()).is_empty());
+        assert!(s.tool_result(result("done")).is_empty());
+        assert!(s
+            .context_changed(HostContext { theme: Some(Theme::Dark), ..HostContext::default() })
+            .is_empty());
+        let actions = initialize(&mut s);
+        assert_eq!(actions[1], Action::Initialized);
+        assert_eq!(
+            methods(&actions),
+            ["ui/notifications/tool-input", "ui/notifications/tool-result"]
+        );
+        // The dark theme set meanwhile is in the context the app was given.
+        let init = &posted(&actions)[0];
+        assert_eq!(init["result"]["hostContext"]["theme"], "dark");
+    }
+
+    #[test]
+    fn input_then_result_once_each_in_that_order() {
+        let mut s = session();
+        initialize(&mut s);
+        assert!(s.tool_result(result("early")).is_empty(), "no result before the input");
+        let actions = s.tool_input(json!({"q": 1}).as_object().unwrap().clone());
+        assert_eq!(
+            methods(&actions),
+            ["ui/notifications/tool-input", "ui/notifications/tool-result"]
+        );
+        assert_eq!(posted(&actions)[0]["params"], json!({"arguments": {"q": 1}}));
+        assert!(s.tool_result(result("again")).is_empty());
+        assert!(s.tool_cancelled("late").is_empty());
+    }
+
+    #[test]
+    fn a_cancelled_call_is_told_instead_of_a_result() {
+        let mut s = session();
+        initialize(&mut s);
+        s.tool_input(Map::new());
+        let actions = s.tool_cancelled("user action");
+        assert_eq!(methods(&actions), ["ui/notifications/tool-cancelled"]);
+        assert_eq!(posted(&actions)[0]["params"]["reason"], "user action");
+    }
+
+    #[test]
+    fn requests_become_host_work_and_answers_go_back_by_id() {
+        let mut s = session();
+        initialize(&mut s);
+        let actions = s.receive(json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call",
+            "params": {"name": "refresh", "arguments": {"n": 2}}}));
+        let [Action::CallTool { reply, name, .. }] = actions.as_slice() else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(name, "refresh");
+        let Action::Post(answer) = s.answer(reply.clone(), Ok(json!({"content": []}))) else {
+            panic!()
+        };
+        assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "c1", "result": {"content": []}}));
+    }
+
+    #[test]
+    fn a_flood_of_requests_is_refused_past_the_cap() {
+        let mut s = session();
+        initialize(&mut s);
+        let mut work = 0;
+        let mut refused = 0;
+        for i in 0..10_000 {
+            for action in s.receive(
+                json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "x"}}),
+            ) {
+                match action {
+                    Action::CallTool { .. } => work += 1,
+                    Action::Post(v) if v["error"]["code"] == code::INTERNAL_ERROR => refused += 1,
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        assert_eq!((work, refused), (MAX_IN_FLIGHT, 10_000 - MAX_IN_FLIGHT));
+        // An answer frees a place.
+        s.answer(Reply::Rpc(Id::Number(0)), Ok(json!({})));
+        let actions = s.receive(
+            json!({"jsonrpc": "2.0", "id": "n", "method": "tools/call", "params": {"name": "x"}}),
+        );
+        assert!(matches!(actions[0], Action::CallTool { .. }));
+    }
+
+    #[test]
+    fn messages_context_sizes_and_logs() {
+        let mut s = session();
+        initialize(&mut s);
+        let actions = s.receive(json!({"jsonrpc": "2.0", "id": 2, "method": "ui/message",
+            "params": {"role": "user", "content": [{"type": "text", "text": "Show me more"}]}}));
+        assert!(matches!(&actions[0], Action::Message { text, .. } if text == "Show me more"));
+        let refused = s.receive(json!({"jsonrpc": "2.0", "id": 3, "method": "ui/message",
+            "params": {"role": "user", "content": [{"type": "image", "data": "…"}]}}));
+        assert_eq!(posted(&refused)[0]["error"]["code"], code::INVALID_PARAMS);
+        let context = s.receive(json!({"jsonrpc": "2.0", "id": 4, "method": "ui/update-model-context",
+            "params": {"content": [{"type": "text", "text": "Selected: B"}], "structuredContent": {"row": 2}}}));
+        assert_eq!(context[0], Action::UpdateContext { text: "Selected: B\n\n{\"row\":2}".into() });
+        assert_eq!(posted(&context)[0]["result"], json!({}));
+        let size = s.receive(json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"height": 1e12}}));
+        assert_eq!(size, [Action::Resize { height: MAX_HEIGHT }]);
+        let log = s.receive(json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "warning", "logger": "chart", "data": {"n": 1}}}));
+        assert_eq!(
+            log,
+            [Action::Log { level: "warning".into(), text: "[chart] {\"n\":1}".into() }]
+        );
+    }
+
+    #[test]
+    fn teardown_waits_for_the_app_answer() {
+        let mut s = session();
+        initialize(&mut s);
+        let actions = s.teardown();
+        let request = &posted(&actions)[0];
+        assert_eq!(request["method"], "ui/resource-teardown");
+        let id = request["id"].clone();
+        assert!(s.receive(json!({"jsonrpc": "2.0", "id": 99, "result": {}})).is_empty());
+        assert_eq!(
+            s.receive(json!({"jsonrpc": "2.0", "id": id, "result": {}})),
+            [Action::TornDown]
+        );
+        // An app that never started goes at once.
+        assert_eq!(session().teardown(), [Action::TornDown]);
+    }
+
+    #[test]
+    fn an_app_that_never_initializes_speaks_the_legacy_messages() {
+        let mut s = session();
+        s.tool_input(Map::new());
+        s.tool_result(result("42"));
+        let actions = s.loaded_without_initialize();
+        assert_eq!(posted(&actions)[0]["type"], "toolResult");
+        assert_eq!(posted(&actions)[0]["result"]["content"][0]["text"], "42");
+        let call = s.receive(json!({"type": "tools/call", "id": 5, "name": "t", "arguments": {}}));
+        let [Action::CallTool { reply, .. }] = call.as_slice() else { panic!("{call:?}") };
+        let Action::Post(answer) = s.answer(reply.clone(), Ok(json!({"content": []}))) else {
+            panic!()
+        };
+        assert_eq!(answer, json!({"type": "tools/call", "id": 5, "result": {"content": []}}));
+        let ack = s.receive(json!({"type": "context/update", "id": 6, "context": "x"}));
+        assert_eq!(
+            posted(&ack)[0],
+            json!({"type": "context/update", "id": 6, "result": {"ok": true}})
+        );
+    }
+}

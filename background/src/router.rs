@@ -61,8 +61,9 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         Request::ListTools { server_id, refresh } => {
             boxed(servers::tools(settings, server_id, refresh))
         }
-        Request::CallTool { call_id, server_id, tool, arguments } => {
-            boxed(servers::call(settings, port, call_id, server_id, tool, arguments))
+        Request::CallTool { call_id, server_id, tool, arguments, caller } => {
+            let call = servers::Call { call_id, server_id, tool, arguments, caller };
+            boxed(servers::call(settings, port, call))
         }
         Request::ReadResource { server_id, uri } => {
             boxed(servers::read_resource(settings, server_id, uri))

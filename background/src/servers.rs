@@ -8,9 +8,9 @@ use futures_channel::oneshot;
 use gemipanel_browser::chrome::Port;
 use gemipanel_browser::http::FetchTransport;
 use gemipanel_browser::timers;
-use gemipanel_core::mcp::Client;
+use gemipanel_core::mcp::{Client, ReadResourceResult};
 use gemipanel_core::messages::{
-    ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
+    Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
 };
 use gemipanel_core::oauth::authorizer::Failure;
 use gemipanel_core::settings::{Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS};
@@ -122,27 +122,47 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
     }
 }
 
-pub async fn call(
-    settings: Rc<Settings>,
-    port: Option<Port>,
-    call_id: String,
-    server_id: ServerId,
-    tool: String,
-    arguments: Value,
-) -> Response {
-    let server = match find(&settings, &server_id) {
+/// A tool call as a page asked for it.
+pub struct Call {
+    pub call_id: String,
+    pub server_id: ServerId,
+    pub tool: String,
+    pub arguments: Value,
+    pub caller: Caller,
+}
+
+pub async fn call(settings: Rc<Settings>, port: Option<Port>, call: Call) -> Response {
+    let server = match find(&settings, &call.server_id) {
         Ok(server) => server,
         Err(response) => return *response,
     };
-    let arguments = if arguments.is_null() { Value::Object(Default::default()) } else { arguments };
+    // The worker holds the tool list: it decides who may call what (an app's tools/call comes
+    // through a page, and a page is not trusted to check).
+    let listed = registry::fetch_tools(server, false).await.ok();
+    let tool = listed.as_ref().and_then(|l| l.tools.iter().find(|t| t.name == call.tool));
+    if !call.caller.may_call(tool) {
+        let key = if call.caller == Caller::App { "errAppToolNotAllowed" } else { "errToolHidden" };
+        return Response::Error { error: Text::new(key).arg(&call.tool).arg(&server.name) };
+    }
+    let arguments =
+        if call.arguments.is_null() { Value::Object(Default::default()) } else { call.arguments };
     let client = registry::client(server).await;
-    let guard = calls::register(&call_id);
-    let handler = PageHandler { call_id, port, server };
-    let call = || client.call_tool(&tool, arguments.clone(), &handler, Some(&guard.token));
-    let result = registry::with_sign_in(server, call).await;
+    let guard = calls::register(&call.call_id);
+    let handler = PageHandler { call_id: call.call_id, port, server };
+    let tool = call.tool;
+    let run = || client.call_tool(&tool, arguments.clone(), &handler, Some(&guard.token));
+    let result = registry::with_sign_in(server, run).await;
     drop(guard);
     let explained = registry::settle(server, &client, result.as_ref().err()).await;
     answer(server, result.map(|result| Response::ToolResult { result }), explained)
+}
+
+/// Reads a resource of `server`; the page's answer when that fails.
+async fn read(server: &Server, uri: &str) -> Result<ReadResourceResult, Response> {
+    let client = registry::client(server).await;
+    let result = registry::with_sign_in(server, || client.read_resource(uri, &())).await;
+    let explained = registry::settle(server, &client, result.as_ref().err()).await;
+    result.map_err(|failure| answer(server, Err(failure), explained))
 }
 
 /// The page's answer: the result, or the explained error (`settle` explains every one), with
@@ -161,10 +181,10 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
         Ok(server) => server,
         Err(response) => return *response,
     };
-    let client = registry::client(server).await;
-    let result = registry::with_sign_in(server, || client.read_resource(&uri, &())).await;
-    let explained = registry::settle(server, &client, result.as_ref().err()).await;
-    answer(server, result.map(|result| Response::Resource { result }), explained)
+    match read(server, &uri).await {
+        Ok(result) => Response::Resource { result },
+        Err(response) => response,
+    }
 }
 
 /// Connects to a server that is not saved: a client of its own, closed afterwards.

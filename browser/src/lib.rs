@@ -3,6 +3,7 @@
 //! `chrome.*` bindings, the typed messaging between pages and the worker, and (later) the
 //! fetch-based HTTP transport. Everything here is a thin adapter over `gemipanel-core` types.
 
+pub mod app_frame;
 pub mod channel;
 pub mod chrome;
 mod error;

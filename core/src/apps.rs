@@ -24,3 +24,31 @@ pub const PROTOCOL_VERSION: &str = "2026-01-26";
 
 /// The MIME type of an app's HTML resource.
 pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+pub use mount::AppSetup;
+
+mod mount {
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value};
+
+    use super::resource::AppResource;
+    use crate::mcp::CallToolResult;
+
+    /// What the side panel hands the app host (the lazily loaded `apphost` module) to show one
+    /// app: the tool call, its app, and what the call has produced so far.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct AppSetup {
+        pub call_id: String,
+        pub server_name: String,
+        pub tool_name: String,
+        /// The tool's definition (`toolInfo.tool` of the host context).
+        pub tool: Value,
+        pub input: Map<String, Value>,
+        pub resource: AppResource,
+        #[serde(default)]
+        pub result: Option<CallToolResult>,
+        #[serde(default)]
+        pub cancelled: bool,
+    }
+}

@@ -60,6 +60,10 @@ pub enum Request {
         server_id: ServerId,
         tool: String,
         arguments: Value,
+        /// Who asks: the worker lets the model call only tools visible to it, and an app only
+        /// tools of its own server visible to apps.
+        #[serde(default)]
+        caller: Caller,
     },
     CancelToolCall {
         call_id: String,
@@ -88,6 +92,31 @@ pub enum Request {
     SignOut {
         server_id: ServerId,
     },
+}
+
+/// Who calls a tool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Caller {
+    /// The model (or the person, by hand).
+    #[default]
+    Model,
+    /// An MCP App of the same server.
+    App,
+}
+
+impl Caller {
+    /// Whether this caller may call `tool` (`None`: the server did not list it). An app may
+    /// call only listed tools visible to apps; the model only tools not hidden from it.
+    pub fn may_call(self, tool: Option<&Tool>) -> bool {
+        match (self, tool) {
+            (Caller::App, Some(tool)) => tool.is_visible_to(crate::mcp::Visibility::App),
+            (Caller::App, None) => false,
+            (Caller::Model, Some(tool)) => tool.is_visible_to(crate::mcp::Visibility::Model),
+            // A tool added since the list was fetched: the server decides.
+            (Caller::Model, None) => true,
+        }
+    }
 }
 
 /// The person's choice about settings that could not be read.
@@ -476,6 +505,7 @@ mod tests {
                 call_id: "c1".into(),
                 server_id: id.clone(),
                 tool: "echo".into(),
+                caller: Caller::App,
                 arguments: json!({"message": "hi"}),
             },
             Request::CancelToolCall { call_id: "c1".into() },

@@ -6,6 +6,7 @@ use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use yew::prelude::*;
 
+use crate::app_host::AppServices;
 use crate::chat_driver::{Decision, TurnSetup};
 use crate::chats_store;
 use crate::components::{
@@ -169,7 +170,16 @@ pub fn App() -> Html {
             <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))} {on_decide} {on_elicit} />
         },
     };
+    let services = {
+        let (port, driver, dispatcher) = (port.clone(), driver.clone(), dispatcher.clone());
+        use_memo((), move |_| AppServices {
+            port,
+            driver,
+            offer: emit(&dispatcher, Action::OfferDraft),
+        })
+    };
     html! {
+        <ContextProvider<AppServices> context={(*services).clone()}>
         <div class="page sidepanel">
             <TopBar models={state.models.clone()} model={model.clone()}
                 history_open={state.view == View::History}
@@ -177,7 +187,8 @@ pub fn App() -> Html {
                 on_new_chat={on_new_chat}
                 on_history={emit(&dispatcher, Action::ShowHistory)} />
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
-            <Composer busy={state.chat.busy} {on_send} {on_stop}>
+            <Composer busy={state.chat.busy} {on_send} {on_stop}
+                draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
                     sent={state.chat.tools_sent}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}
@@ -185,5 +196,6 @@ pub fn App() -> Html {
             </Composer>
             <StatusBar worker={state.worker.clone()} on_refresh={emit(&dispatcher, |()| Action::RefreshStatus)} />
         </div>
+        </ContextProvider<AppServices>>
     }
 }

@@ -14,7 +14,7 @@ use gemipanel_core::gemini::{
     Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ToolCall,
     ToolOutcome, ToolsOff,
 };
-use gemipanel_core::messages::Request;
+use gemipanel_core::messages::{Caller, Request};
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
 use gemipanel_core::sse;
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
@@ -36,6 +36,7 @@ pub struct TurnSetup {
     pub google_search: bool,
 }
 
+mod apps;
 mod sign_in;
 
 /// The person's answer on a tool card.
@@ -70,6 +71,8 @@ struct ServerFacts {
     trust: bool,
     allowed: ToolNames,
     read_only: HashMap<String, Option<bool>>,
+    /// Tools with an MCP App: the app's resource URI and the tool's definition.
+    apps: HashMap<String, (String, Rc<Value>)>,
 }
 
 struct Inner {
@@ -85,6 +88,8 @@ struct Inner {
     waiting: IndexMap<String, (ToolCall, ToolRoute)>,
     /// Calls whose server wants the person to sign in first.
     signing_in: IndexMap<String, sign_in::Waiting>,
+    /// What apps asked to add to the next model request, by call (the last update of each).
+    app_contexts: IndexMap<String, String>,
     /// Stop was pressed while the turn was still being prepared.
     stop_requested: bool,
     /// Only the newest scheduled timer acts.
@@ -118,6 +123,7 @@ impl Driver {
             requests: HashMap::new(),
             waiting: IndexMap::new(),
             signing_in: IndexMap::new(),
+            app_contexts: IndexMap::new(),
             stop_requested: false,
             timer_generation: 0,
             timer_at: None,
@@ -187,7 +193,8 @@ impl Driver {
                 inner.tools = tools;
                 inner.servers = facts;
                 let _ = inner.chat.set_config(config);
-                inner.chat.send_text(text)
+                let parts = apps::with_app_context(&mut inner.app_contexts, text);
+                inner.chat.send_message(parts)
             };
             if let Err(busy) = sent {
                 this.dispatch(Action::Notice(word(&busy.text())));
@@ -235,8 +242,13 @@ impl Driver {
                 }
             };
             let mut read_only = HashMap::new();
+            let mut apps = HashMap::new();
             for tool in &tools {
                 read_only.insert(tool.name.clone(), tool.read_only());
+                if let Some(uri) = tool.ui_resource_uri() {
+                    let definition = serde_json::to_value(tool).unwrap_or_default();
+                    apps.insert(tool.name.clone(), (uri.to_owned(), Rc::new(definition)));
+                }
                 descriptors.push(ToolDescriptor::from_mcp(&id, &server.name, tool));
             }
             filters.insert(
@@ -253,6 +265,7 @@ impl Driver {
                     trust: server.trust,
                     allowed: server.allowed_tools.clone(),
                     read_only,
+                    apps,
                 },
             );
         }
@@ -441,7 +454,12 @@ impl Driver {
             (card, !(trusted || allowed))
         };
         card.found_by_search = call.found_by_search;
+        card.app = self.app_card(&route, &call);
+        let app = card.app.as_ref().map(|a| (a.uri.clone(), a.tool.clone()));
         self.dispatch(Action::ToolAsked(card));
+        if let Some((uri, tool)) = app {
+            self.load_app(&call.call_id, &route, uri, tool);
+        }
         if ask {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));
         } else {
@@ -529,6 +547,7 @@ impl Driver {
             server_id: server_id(&route.server_id),
             tool: route.tool_name.clone(),
             arguments: Value::Object(call.args.clone()),
+            caller: Caller::Model,
         };
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {
@@ -536,6 +555,12 @@ impl Driver {
                     return this.await_sign_in(call, route, word(&error));
                 }
                 Ok(Response::ToolResult { result }) => {
+                    let result = Rc::new(result);
+                    this.dispatch(Action::AppResult {
+                        call_id: call_id.clone(),
+                        result: result.clone(),
+                    });
+                    let result = Rc::unwrap_or_clone(result);
                     let (text, is_error) = result_text(&result, word);
                     (ToolOutcome::Mcp(result), text, is_error)
                 }
@@ -607,7 +632,7 @@ impl Driver {
 }
 
 /// The id as the settings document spelled it (ids are opaque strings on the wire).
-fn server_id(id: &str) -> ServerId {
+pub(crate) fn server_id(id: &str) -> ServerId {
     // serde's own string deserializer: going through `serde_json::Value` costs wasm size.
     let text = serde::de::value::StrDeserializer::<serde::de::value::Error>::new(id);
     ServerId::deserialize(text).unwrap_or_else(|_| ServerId::derive(b"", id))

@@ -5,6 +5,7 @@
 //! `chat_driver` drives core's `Chat` with fetch and the worker port; `components` are the views.
 
 mod app;
+mod app_host;
 mod chat_driver;
 mod chats_store;
 mod components;

@@ -6,7 +6,9 @@
 use indexmap::IndexSet;
 use std::rc::Rc;
 
+use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::gemini::{Content, ModelInfo};
+use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::{Settings, DEFAULT_MODEL};
 use gemipanel_core::tools::budget::ToolsSent;
@@ -159,6 +161,9 @@ pub struct State {
     pub chat: ChatView,
     pub saved: Rc<Vec<ChatSummary>>,
     pub view: View,
+    /// A message an app offered for the composer, and a counter that says it is new.
+    pub draft: Option<String>,
+    pub draft_epoch: u32,
 }
 
 impl Default for State {
@@ -172,6 +177,8 @@ impl Default for State {
             chat: ChatView::default(),
             saved: Rc::default(),
             view: View::Chat,
+            draft: None,
+            draft_epoch: 0,
         }
     }
 }
@@ -256,6 +263,21 @@ pub enum Action {
         call_id: String,
         progress: Progress,
     },
+    AppLoaded {
+        call_id: String,
+        resource: Rc<AppResource>,
+    },
+    AppFailed {
+        call_id: String,
+        error: String,
+    },
+    /// The call's result, for its app.
+    AppResult {
+        call_id: String,
+        result: Rc<CallToolResult>,
+    },
+    /// An app offers the person's next message.
+    OfferDraft(String),
     ToolNeedsSignIn {
         call_id: String,
         message: String,
@@ -366,6 +388,26 @@ pub fn reduce(state: &State, action: Action) -> State {
                 card.progress = Some(progress);
             }
         }
+        Action::AppLoaded { call_id, resource } => {
+            if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
+                app.resource = Some(resource);
+                app.error = None;
+            }
+        }
+        Action::AppFailed { call_id, error } => {
+            if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
+                app.error = Some(error);
+            }
+        }
+        Action::AppResult { call_id, result } => {
+            if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
+                app.result = Some(result);
+            }
+        }
+        Action::OfferDraft(text) => {
+            next.draft_epoch += 1;
+            next.draft = Some(text);
+        }
         Action::ToolNeedsSignIn { call_id, message, origin, busy } => {
             if let Some(card) = chat.tool_mut(&call_id) {
                 card.status = ToolStatus::NeedsSignIn { message, origin, busy };
@@ -405,6 +447,9 @@ pub fn reduce(state: &State, action: Action) -> State {
                     ToolStatus::Confirm | ToolStatus::Running | ToolStatus::NeedsSignIn { .. }
                 ) {
                     card.status = ToolStatus::Cancelled;
+                    if let Some(app) = card.app.as_mut() {
+                        app.cancelled = true;
+                    }
                 }
             }
         }

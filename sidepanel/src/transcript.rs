@@ -3,9 +3,14 @@
 
 use indexmap::IndexSet;
 
+use std::rc::Rc;
+
+use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::gemini::{Content, Error};
+use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::markdown::MdDoc;
 
@@ -133,6 +138,29 @@ pub struct ToolCard {
     /// The tool was not declared to the model until its `search_tools` call found it.
     #[serde(default)]
     pub found_by_search: bool,
+    /// The tool's MCP App, when it declares one.
+    #[serde(default)]
+    pub app: Option<AppCard>,
+}
+
+/// A tool's MCP App as its card shows it and a saved chat keeps it: the HTML and the last
+/// input and result, so a reopened chat shows the app again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppCard {
+    pub server_id: String,
+    pub uri: String,
+    /// The tool's definition, for the app's host context.
+    pub tool: Rc<Value>,
+    pub input: Map<String, Value>,
+    /// Read from the server; `None` while it loads or when it failed.
+    #[serde(default)]
+    pub resource: Option<Rc<AppResource>>,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub result: Option<Rc<CallToolResult>>,
+    #[serde(default)]
+    pub cancelled: bool,
 }
 
 impl ToolCard {
@@ -160,6 +188,7 @@ impl ToolCard {
             started_ms: None,
             duration_ms: None,
             found_by_search: false,
+            app: None,
         }
     }
 }

@@ -7,16 +7,21 @@ use std::path::{Path, PathBuf};
 use crate::util::{self, cargo, node_bin, Cmd, Result};
 
 /// The wasm crates and the name of their output in dist/wasm/.
-pub const WASM_CRATES: [(&str, &str); 3] = [
+pub const WASM_CRATES: [(&str, &str); 4] = [
     ("gemipanel-background", "background"),
     ("gemipanel-sidepanel", "sidepanel"),
     ("gemipanel-popup", "popup"),
+    // Loaded by the side panel the first time a chat shows an MCP App.
+    ("gemipanel-apphost", "apphost"),
 ];
 
 /// Gzip ceilings in KB, against bloat rather than targets to golf (issue 11): over one, the build
 /// fails. What a person feels (the worker's cold start) is measured as time by `xtask bench`.
-pub const CEILINGS_KB: [(&str, f64); 3] =
-    [("background", 300.0), ("sidepanel", 450.0), ("popup", 350.0)];
+/// The side panel's went from 450 to 500 with two features, not bloat: the tool budget of issue
+/// 15 (ranking and schema flattening, about 40 KB) and the chat's side of MCP Apps (about 30 KB;
+/// the app host itself is a module of its own, loaded when a chat first shows an app).
+pub const CEILINGS_KB: [(&str, f64); 4] =
+    [("background", 300.0), ("sidepanel", 500.0), ("popup", 350.0), ("apphost", 150.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -98,13 +98,14 @@ fn lint() -> Result<Tally> {
 }
 
 /// The crates that build for wasm32 only (they bind the browser's APIs).
-const WASM_ONLY: [&str; 3] =
-    ["gemipanel-browser", "gemipanel-background", "gemipanel-bench-client"];
+const WASM_ONLY: [&str; 4] =
+    ["gemipanel-browser", "gemipanel-background", "gemipanel-apphost", "gemipanel-bench-client"];
 
 /// Every crate that builds for wasm32.
-const WASM_CRATES: [&str; 5] = [
+const WASM_CRATES: [&str; 6] = [
     "gemipanel-browser",
     "gemipanel-background",
+    "gemipanel-apphost",
     "gemipanel-sidepanel",
     "gemipanel-popup",
     "gemipanel-bench-client",

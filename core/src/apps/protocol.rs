@@ -27,42 +27,72 @@ pub enum Theme {
     Dark,
 }
 
-/// A request of the app, by method.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "method", content = "params")]
+/// A request of the app, by method (the JSON-RPC `method`; `params` read into the variant's
+/// type).
+#[derive(Clone, Debug, PartialEq)]
 pub enum AppRequest {
-    #[serde(rename = "ui/initialize")]
     Initialize(InitializeParams),
-    #[serde(rename = "tools/call")]
     CallTool(CallToolParams),
-    #[serde(rename = "tools/list")]
-    ListTools(Map<String, Value>),
-    #[serde(rename = "resources/read")]
+    ListTools,
     ReadResource(ReadResourceParams),
-    #[serde(rename = "ui/open-link")]
     OpenLink(OpenLinkParams),
-    #[serde(rename = "ui/message")]
     Message(MessageParams),
-    #[serde(rename = "ui/update-model-context")]
     UpdateModelContext(ModelContextParams),
-    #[serde(rename = "ui/request-display-mode")]
     RequestDisplayMode(DisplayModeParams),
-    #[serde(rename = "ping")]
-    Ping(Map<String, Value>),
+    Ping,
 }
 
 /// A notification of the app, by method.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "method", content = "params")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AppNotification {
-    #[serde(rename = "ui/notifications/initialized")]
-    Initialized(Map<String, Value>),
-    #[serde(rename = "ui/notifications/size-changed")]
+    Initialized,
     SizeChanged(SizeParams),
-    #[serde(rename = "notifications/message")]
     Log(LogParams),
-    #[serde(rename = "ui/notifications/request-teardown")]
-    RequestTeardown(Map<String, Value>),
+    RequestTeardown,
+}
+
+/// Why a request could not be read.
+enum Unread {
+    /// No such method here.
+    Method,
+    /// The params do not fit the method.
+    Params(serde_json::Error),
+}
+
+impl AppRequest {
+    fn read(method: &str, params: Value) -> Result<AppRequest, Unread> {
+        // Dispatch on the method, then one plain serde type per method's params: a tagged enum
+        // over all of them would make serde buffer every message.
+        fn params_of<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, Unread> {
+            serde_json::from_value(params).map_err(Unread::Params)
+        }
+        Ok(match method {
+            "ui/initialize" => AppRequest::Initialize(params_of(params)?),
+            "tools/call" => AppRequest::CallTool(params_of(params)?),
+            "tools/list" => AppRequest::ListTools,
+            "resources/read" => AppRequest::ReadResource(params_of(params)?),
+            "ui/open-link" => AppRequest::OpenLink(params_of(params)?),
+            "ui/message" => AppRequest::Message(params_of(params)?),
+            "ui/update-model-context" => AppRequest::UpdateModelContext(params_of(params)?),
+            "ui/request-display-mode" => AppRequest::RequestDisplayMode(params_of(params)?),
+            "ping" => AppRequest::Ping,
+            _ => return Err(Unread::Method),
+        })
+    }
+}
+
+impl AppNotification {
+    fn read(method: &str, params: Value) -> Option<AppNotification> {
+        Some(match method {
+            "ui/notifications/initialized" => AppNotification::Initialized,
+            "ui/notifications/size-changed" => {
+                AppNotification::SizeChanged(serde_json::from_value(params).ok()?)
+            }
+            "notifications/message" => AppNotification::Log(serde_json::from_value(params).ok()?),
+            "ui/notifications/request-teardown" => AppNotification::RequestTeardown,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -161,62 +191,40 @@ impl FromApp {
     /// Reads one message; `None` when it is not JSON-RPC 2.0 at all.
     pub fn read(value: Value) -> Option<FromApp> {
         let message: Message = serde_json::from_value(value).ok()?;
+        let empty = || Value::Object(Map::new());
         Some(match message {
             Message::Request(r) => {
-                let method = r.method.clone();
-                let tagged = tagged(r.method, r.params);
-                match serde_json::from_value::<AppRequest>(tagged) {
+                match AppRequest::read(&r.method, r.params.unwrap_or_else(empty)) {
                     Ok(request) => FromApp::Request { id: r.id, request },
-                    Err(e) if known_request(&method) => FromApp::Unsupported {
+                    Err(Unread::Params(e)) => FromApp::Unsupported {
                         id: r.id,
                         error: ErrorObject::new(
                             crate::jsonrpc::code::INVALID_PARAMS,
-                            format!("{method}: {}", crate::decode::without_strings(&e.to_string())),
+                            format!(
+                                "{}: {}",
+                                r.method,
+                                crate::decode::without_strings(&e.to_string())
+                            ),
                         ),
                     },
-                    Err(_) => FromApp::Unsupported {
+                    Err(Unread::Method) => FromApp::Unsupported {
                         id: r.id,
                         error: ErrorObject::new(
                             crate::jsonrpc::code::METHOD_NOT_FOUND,
-                            format!("{method} is not offered by this host"),
+                            format!("{} is not offered by this host", r.method),
                         ),
                     },
                 }
             }
             Message::Notification(n) => {
-                let method = n.method.clone();
-                match serde_json::from_value::<AppNotification>(tagged(n.method, n.params)) {
-                    Ok(notification) => FromApp::Notification(notification),
-                    Err(_) => FromApp::Ignored { method },
+                match AppNotification::read(&n.method, n.params.unwrap_or_else(empty)) {
+                    Some(notification) => FromApp::Notification(notification),
+                    None => FromApp::Ignored { method: n.method },
                 }
             }
             Message::Response(r) => FromApp::Response { id: r.id, outcome: r.outcome },
         })
     }
-}
-
-/// `{"method": m, "params": p}`, with absent params as `{}` (the serde form of the enums).
-fn tagged(method: String, params: Option<Value>) -> Value {
-    let params = params.unwrap_or_else(|| Value::Object(Map::new()));
-    let mut object = Map::new();
-    object.insert("method".into(), Value::String(method));
-    object.insert("params".into(), params);
-    Value::Object(object)
-}
-
-fn known_request(method: &str) -> bool {
-    matches!(
-        method,
-        "ui/initialize"
-            | "tools/call"
-            | "tools/list"
-            | "resources/read"
-            | "ui/open-link"
-            | "ui/message"
-            | "ui/update-model-context"
-            | "ui/request-display-mode"
-            | "ping"
-    )
 }
 
 /// `{"jsonrpc": "2.0", "method": …, "params": …}` for the app.
@@ -364,7 +372,7 @@ mod tests {
         );
         assert!(matches!(
             read(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})),
-            FromApp::Request { request: AppRequest::Ping(_), .. }
+            FromApp::Request { request: AppRequest::Ping, .. }
         ));
         assert!(matches!(
             read(json!({"jsonrpc": "2.0", "id": 2, "method": "ui/request-display-mode",

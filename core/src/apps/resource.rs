@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::csp::DeclaredCsp;
 use super::MIME_TYPE;
-use crate::mcp::{ReadResourceResult, ResourceContents, Tool};
+use crate::mcp::{ReadResourceResult, ResourceContents};
 use crate::text::Text;
 
 /// The largest app HTML accepted (the published React examples are about 400 KB).
@@ -33,14 +33,18 @@ pub struct UiResourceMeta {
 #[serde(rename_all = "camelCase")]
 pub struct Permissions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub camera: Option<Map<String, Value>>,
+    pub camera: Option<Asked>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub microphone: Option<Map<String, Value>>,
+    pub microphone: Option<Asked>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub geolocation: Option<Map<String, Value>>,
+    pub geolocation: Option<Asked>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clipboard_write: Option<Map<String, Value>>,
+    pub clipboard_write: Option<Asked>,
 }
+
+/// A permission's `{}`: its presence is the request (members, if any, are not used).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Asked {}
 
 impl Permissions {
     /// The Permissions Policy features asked for, in the iframe `allow` attribute's words.
@@ -66,13 +70,8 @@ pub struct AppResource {
     pub meta: UiResourceMeta,
 }
 
-/// Reads the app `uri` out of a `resources/read` result. `tool` supplies `_meta.ui` fields the
-/// resource leaves out (but never `csp` or `permissions`: those belong to the resource).
-pub fn app_resource(
-    uri: &str,
-    result: &ReadResourceResult,
-    tool: Option<&Tool>,
-) -> Result<AppResource, Text> {
+/// Reads the app `uri` out of a `resources/read` result.
+pub fn app_resource(uri: &str, result: &ReadResourceResult) -> Result<AppResource, Text> {
     let contents = result
         .contents
         .iter()
@@ -84,12 +83,21 @@ pub fn app_resource(
         return Err(Text::new("errAppMimeType").arg(uri).arg(mime).arg(MIME_TYPE));
     }
     let html = html_of(uri, contents)?;
-    let mut meta = ui_meta(contents.meta.as_ref()).unwrap_or_default();
-    if let Some(tool_ui) = tool.and_then(tool_ui_meta) {
-        meta.domain = meta.domain.or(tool_ui.domain);
-        meta.prefers_border = meta.prefers_border.or(tool_ui.prefers_border);
-    }
+    let meta = ui_meta(contents.meta.as_ref()).unwrap_or_default();
     Ok(AppResource { uri: uri.to_owned(), html, meta })
+}
+
+impl UiResourceMeta {
+    /// Fills what the resource left out from its tool's `_meta.ui` (never `csp` or
+    /// `permissions`: those belong to the resource).
+    pub fn completed_from(mut self, tool: &Value) -> Self {
+        let ui = tool.pointer("/_meta/ui");
+        let field = |name: &str| ui.and_then(|ui| ui.get(name));
+        self.prefers_border =
+            self.prefers_border.or(field("prefersBorder").and_then(Value::as_bool));
+        self.domain = self.domain.or(field("domain").and_then(Value::as_str).map(str::to_owned));
+        self
+    }
 }
 
 /// `text/html;profile=mcp-app`, compared as a media type: case and spaces around `;` do not
@@ -129,13 +137,6 @@ fn ui_meta(meta: Option<&Map<String, Value>>) -> Option<UiResourceMeta> {
     serde_json::from_value(ui.clone()).ok()
 }
 
-fn tool_ui_meta(tool: &Tool) -> Option<UiResourceMeta> {
-    let ui = tool.meta.as_ref()?.ui.as_ref()?;
-    let prefers_border = ui.extra.get("prefersBorder").and_then(Value::as_bool);
-    let domain = ui.extra.get("domain").and_then(Value::as_str).map(str::to_owned);
-    Some(UiResourceMeta { prefers_border, domain, ..UiResourceMeta::default() })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,8 +151,8 @@ mod tests {
         let text = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "text": "<p>héllo</p>"}));
         let blob = read(json!({"uri": "ui://a", "mimeType": "text/html; profile=mcp-app",
             "blob": base64::engine::general_purpose::STANDARD.encode("<p>héllo</p>")}));
-        assert_eq!(app_resource("ui://a", &text, None).unwrap().html, "<p>héllo</p>");
-        assert_eq!(app_resource("ui://a", &blob, None).unwrap().html, "<p>héllo</p>");
+        assert_eq!(app_resource("ui://a", &text).unwrap().html, "<p>héllo</p>");
+        assert_eq!(app_resource("ui://a", &blob).unwrap().html, "<p>héllo</p>");
     }
 
     #[test]
@@ -167,7 +168,7 @@ mod tests {
             assert_eq!(is_app_mime(mime), ok, "{mime}");
         }
         let plain = read(json!({"uri": "ui://a", "mimeType": "text/html", "text": "<p>"}));
-        let error = app_resource("ui://a", &plain, None).unwrap_err();
+        let error = app_resource("ui://a", &plain).unwrap_err();
         assert_eq!(error.key, "errAppMimeType");
     }
 
@@ -176,28 +177,26 @@ mod tests {
         let result = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "text": "<p>",
             "_meta": {"ui": {"csp": {"connectDomains": ["https://api.example.com"]},
                              "permissions": {"camera": {}}}}}));
-        let tool: Tool =
-            serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"},
+        let tool = json!({"name": "t", "inputSchema": {"type": "object"},
             "_meta": {"ui": {"resourceUri": "ui://a", "prefersBorder": true,
-                             "csp": {"connectDomains": ["https://evil.example"]}}}}))
-            .unwrap();
-        let app = app_resource("ui://a", &result, Some(&tool)).unwrap();
-        assert_eq!(app.meta.csp.unwrap().connect_domains, ["https://api.example.com"]);
-        assert_eq!(app.meta.permissions.unwrap().features(), ["camera"]);
-        assert_eq!(app.meta.prefers_border, Some(true));
+                             "csp": {"connectDomains": ["https://evil.example"]}}}});
+        let meta = app_resource("ui://a", &result).unwrap().meta.completed_from(&tool);
+        assert_eq!(meta.csp.unwrap().connect_domains, ["https://api.example.com"]);
+        assert_eq!(meta.permissions.unwrap().features(), ["camera"]);
+        assert_eq!(meta.prefers_border, Some(true));
     }
 
     #[test]
     fn broken_resources_are_refused_with_a_reason() {
         let empty: ReadResourceResult = serde_json::from_value(json!({"contents": []})).unwrap();
-        assert_eq!(app_resource("ui://a", &empty, None).unwrap_err().key, "errAppNoContents");
+        assert_eq!(app_resource("ui://a", &empty).unwrap_err().key, "errAppNoContents");
         let bad = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "blob": "!!!"}));
-        assert_eq!(app_resource("ui://a", &bad, None).unwrap_err().key, "errAppBadBlob");
+        assert_eq!(app_resource("ui://a", &bad).unwrap_err().key, "errAppBadBlob");
         let latin = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE,
             "blob": base64::engine::general_purpose::STANDARD.encode([0xff, 0xfe])}));
-        assert_eq!(app_resource("ui://a", &latin, None).unwrap_err().key, "errAppNotUtf8");
+        assert_eq!(app_resource("ui://a", &latin).unwrap_err().key, "errAppNotUtf8");
         let huge = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE,
             "text": "x".repeat(MAX_HTML_BYTES + 1)}));
-        assert_eq!(app_resource("ui://a", &huge, None).unwrap_err().key, "errAppTooLarge");
+        assert_eq!(app_resource("ui://a", &huge).unwrap_err().key, "errAppTooLarge");
     }
 }

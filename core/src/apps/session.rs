@@ -162,7 +162,7 @@ impl AppSession {
             AppRequest::Initialize(params) => {
                 return vec![self.initialize(id, params.protocol_version)]
             }
-            AppRequest::Ping(_) => return vec![Action::Post(protocol::response(id, Ok(empty())))],
+            AppRequest::Ping => return vec![Action::Post(protocol::response(id, Ok(empty())))],
             AppRequest::UpdateModelContext(params) => {
                 let text = context_text(&params.content, params.structured_content.as_ref());
                 return vec![
@@ -184,7 +184,7 @@ impl AppSession {
             AppRequest::CallTool(p) => {
                 Action::CallTool { reply, name: p.name, arguments: p.arguments }
             }
-            AppRequest::ListTools(_) => Action::ListTools { reply },
+            AppRequest::ListTools => Action::ListTools { reply },
             AppRequest::ReadResource(p) => Action::ReadResource { reply, uri: p.uri },
             AppRequest::OpenLink(p) => Action::OpenLink { reply, url: p.url },
             AppRequest::RequestDisplayMode(p) => Action::DisplayMode { reply, mode: p.mode },
@@ -198,6 +198,11 @@ impl AppSession {
     }
 
     fn initialize(&mut self, id: Id, asked: Option<String>) -> Action {
+        // An app slow to start may have been taken for a legacy one and sent the GemiHub
+        // result, which it ignores: it gets the result again the protocol's way.
+        if self.phase == Phase::Legacy {
+            self.end_sent = false;
+        }
         self.phase = Phase::Initializing;
         // The older of the two versions (they are dates, so they compare as text).
         let version = asked
@@ -215,7 +220,7 @@ impl AppSession {
 
     fn notification(&mut self, notification: AppNotification) -> Vec<Action> {
         match notification {
-            AppNotification::Initialized(_) => {
+            AppNotification::Initialized => {
                 if self.phase == Phase::Ready {
                     return Vec::new();
                 }
@@ -242,7 +247,7 @@ impl AppSession {
                 let level = log.level.unwrap_or_else(|| "info".into());
                 vec![Action::Log { level, text: text.chars().take(2000).collect() }]
             }
-            AppNotification::RequestTeardown(_) => vec![Action::TeardownRequested],
+            AppNotification::RequestTeardown => vec![Action::TeardownRequested],
         }
     }
 
@@ -616,6 +621,19 @@ mod tests {
         );
         // An app that never started goes at once.
         assert_eq!(session().teardown(), [Action::TornDown]);
+    }
+
+    #[test]
+    fn an_app_slow_to_initialize_still_gets_its_result() {
+        let mut s = session();
+        s.tool_input(Map::new());
+        s.tool_result(result("late start"));
+        assert_eq!(posted(&s.loaded_without_initialize())[0]["type"], "toolResult");
+        let actions = initialize(&mut s);
+        assert_eq!(
+            methods(&actions),
+            ["ui/notifications/tool-input", "ui/notifications/tool-result"]
+        );
     }
 
     #[test]

@@ -10,12 +10,27 @@ pub struct Props {
     /// The tools menu and toggles, shown above the input.
     #[prop_or_default]
     pub children: Html,
+    /// A message an app offered; put in the input (for the person to edit or send) each time
+    /// `draft_epoch` changes.
+    #[prop_or_default]
+    pub draft: Option<String>,
+    #[prop_or_default]
+    pub draft_epoch: u32,
 }
 
 /// The message input: Enter sends, Shift+Enter is a newline; Stop while Gemini answers.
 #[function_component]
 pub fn Composer(props: &Props) -> Html {
     let input = use_node_ref();
+    {
+        let (input, draft) = (input.clone(), props.draft.clone());
+        use_effect_with(props.draft_epoch, move |_| {
+            if let (Some(area), Some(text)) = (input.cast::<HtmlTextAreaElement>(), draft) {
+                area.set_value(&text);
+                let _ = area.focus();
+            }
+        });
+    }
     let send = {
         let (input, on_send, busy) = (input.clone(), props.on_send.clone(), props.busy);
         Callback::from(move |_: ()| {

@@ -1,3 +1,4 @@
+pub mod app_frame;
 pub mod code_block;
 pub mod composer;
 pub mod elicitation_card;

@@ -1,6 +1,7 @@
 use gemipanel_browser::chrome::{message, number};
 use yew::prelude::*;
 
+use super::app_frame::AppFrame;
 use crate::chat_driver::{Confirmation, Decision, SignInChoice};
 use crate::state::{ToolCard, ToolStatus};
 
@@ -49,7 +50,14 @@ pub fn ToolCardView(props: &Props) -> Html {
         (Some(true), false) => Some(message("panelReadOnlyUntrusted", &[])),
         _ => None,
     };
+    let app = card.app.as_ref().map(|app| {
+        html! {
+            <AppFrame call_id={card.call_id.clone()} server_name={card.server_name.clone()}
+                tool_name={card.tool.clone()} app={app.clone()} />
+        }
+    });
     html! {
+        <>
         <details class={classes!("tool-card", state)}
             open={matches!(card.status, ToolStatus::Confirm | ToolStatus::NeedsSignIn { .. })}
             data-testid="tool-card" data-state={state}>
@@ -104,6 +112,8 @@ pub fn ToolCardView(props: &Props) -> Html {
                 </div>
             }
         </details>
+        { for app }
+        </>
     }
 }
 

@@ -1,0 +1,56 @@
+//! The side panel's callbacks, as the app host calls them.
+//!
+//! The panel passes a plain object: `work(kind, payload)` returns a promise of the worker's
+//! answer (`kind` is `call_tool`, `list_tools` or `read_resource`; it rejects with an error
+//! message), `offer(text)` puts a message in the composer, `context(label, text)` keeps an app's
+//! context for the next model request.
+
+use js_sys::{Function, Promise, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use gemipanel_browser::messaging::{from_js, to_js};
+
+#[derive(Clone)]
+pub struct HostCallbacks {
+    work: Function,
+    offer: Function,
+    context: Function,
+}
+
+impl HostCallbacks {
+    pub fn new(host: JsValue) -> Result<HostCallbacks, JsValue> {
+        let get = |name: &str| -> Result<Function, JsValue> {
+            Reflect::get(&host, &name.into())?
+                .dyn_into::<Function>()
+                .map_err(|_| JsValue::from_str(&format!("the app host needs `{name}`")))
+        };
+        Ok(HostCallbacks { work: get("work")?, offer: get("offer")?, context: get("context")? })
+    }
+
+    /// The worker's answer to `kind` with `payload`, or the reason it failed.
+    pub async fn work(&self, kind: &str, payload: &Value) -> Result<Value, String> {
+        let payload = to_js(payload).map_err(|e| e.to_string())?;
+        let promise: Promise = self
+            .work
+            .call2(&JsValue::NULL, &kind.into(), &payload)
+            .map_err(reason)?
+            .dyn_into()
+            .map_err(|_| "the side panel did not answer with a promise".to_owned())?;
+        let answer = JsFuture::from(promise).await.map_err(reason)?;
+        from_js(answer).map_err(|e| e.to_string())
+    }
+
+    pub fn offer(&self, text: &str) {
+        let _ = self.offer.call1(&JsValue::NULL, &text.into());
+    }
+
+    pub fn context(&self, label: &str, text: &str) {
+        let _ = self.context.call2(&JsValue::NULL, &label.into(), &text.into());
+    }
+}
+
+fn reason(error: JsValue) -> String {
+    error.as_string().unwrap_or_else(|| "the request failed".to_owned())
+}

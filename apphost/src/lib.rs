@@ -1,0 +1,56 @@
+//! The MCP Apps host, a module of its own: the side panel loads it the first time a chat shows
+//! an app, so a panel without apps neither downloads nor compiles it.
+//!
+//! [`AppView`] shows one app in a container the side panel gives it: the sandbox frame, its
+//! session (`core::apps::session`), and the controls around it. What needs the worker or the
+//! chat (tool calls, resources, the composer, the model's context) goes through the `host`
+//! object the panel passes in (see `HostCallbacks`).
+
+mod dom;
+mod host;
+mod view;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::messaging::from_js;
+use gemipanel_core::apps::AppSetup;
+use gemipanel_core::mcp::CallToolResult;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlElement;
+
+use host::HostCallbacks;
+use view::View;
+
+/// One app on the page.
+#[wasm_bindgen]
+pub struct AppView(Rc<RefCell<View>>);
+
+#[wasm_bindgen]
+impl AppView {
+    /// Shows the app `setup` (an `AppSetup`) in `container`; `host` carries the panel's
+    /// callbacks.
+    #[wasm_bindgen(constructor)]
+    pub fn new(container: HtmlElement, setup: JsValue, host: JsValue) -> Result<AppView, JsValue> {
+        let setup: AppSetup = from_js(setup).map_err(|e| JsValue::from_str(e.message()))?;
+        let host = HostCallbacks::new(host)?;
+        Ok(AppView(View::mount(container, setup, host)))
+    }
+
+    /// The tool call finished: its result, as the server sent it.
+    pub fn set_result(&self, result: JsValue) {
+        if let Ok(result) = from_js::<CallToolResult>(result) {
+            View::tool_result(&self.0, result);
+        }
+    }
+
+    /// The person stopped the tool call.
+    pub fn cancel(&self) {
+        View::cancelled(&self.0);
+    }
+
+    /// The app's place in the chat goes away: the app is asked to clean up, the frame removed.
+    pub fn destroy(&self) {
+        View::destroy(&self.0);
+    }
+}

@@ -1,0 +1,576 @@
+//! One app: its frame, its session, and the controls around it.
+//!
+//! The session (`core::apps::session`) decides what to answer and what to ask; this file only
+//! carries it out: posts to the frame, calls the panel's callbacks, and updates the few
+//! elements of the UI (height, display mode, the link prompt, the log).
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use gemipanel_browser::app_frame::{environment, ColorSchemeWatch, Sandbox, SandboxEvent};
+use gemipanel_browser::chrome::{extension_version, message, ui_language};
+use gemipanel_core::apps::protocol::{
+    ContainerDimensions, DeviceCapabilities, DisplayMode, HostCapabilities, HostContext, HostInfo,
+    HostStyles, SandboxGrant, Theme, ToolInfo,
+};
+use gemipanel_core::apps::session::{Action, AppSession, Reply, MAX_HEIGHT};
+use gemipanel_core::apps::{csp, document, AppSetup};
+use gemipanel_core::jsonrpc::{code, ErrorObject};
+use gemipanel_core::mcp::CallToolResult;
+use gemipanel_core::url_policy::{self, Link};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use web_sys::{Element, HtmlElement, HtmlIFrameElement, KeyboardEvent};
+
+use crate::dom::{button, element, icon_button, icons, toggle_attribute};
+use crate::host::HostCallbacks;
+
+/// Entries the app log keeps.
+const MAX_LOG: usize = 200;
+/// How long an app may take to start the protocol before it counts as a legacy one.
+const LEGACY_AFTER_MS: u32 = 1500;
+/// An app's height before it says how tall it is.
+const INITIAL_HEIGHT: u32 = 160;
+
+pub struct View {
+    setup: AppSetup,
+    host: HostCallbacks,
+    session: AppSession,
+    sandbox: Option<Sandbox>,
+    mode: DisplayMode,
+    log_count: usize,
+    link: Option<(Reply, Link)>,
+    ui: Ui,
+    /// Keeps the listeners alive as long as the view.
+    listeners: Vec<Closure<dyn FnMut(web_sys::Event)>>,
+    _scheme: Option<ColorSchemeWatch>,
+    me: Weak<RefCell<View>>,
+}
+
+/// The elements the view changes after building them.
+struct Ui {
+    root: HtmlElement,
+    body: Element,
+    iframe: Option<HtmlIFrameElement>,
+    fullscreen: HtmlElement,
+    collapse: HtmlElement,
+    reload: HtmlElement,
+    prompt: HtmlElement,
+    log: Element,
+    log_list: Element,
+    log_summary: Element,
+}
+
+impl View {
+    pub fn mount(
+        container: HtmlElement,
+        setup: AppSetup,
+        host: HostCallbacks,
+    ) -> Rc<RefCell<View>> {
+        let ui = Ui::build(&container, &setup);
+        let view = Rc::new_cyclic(|me: &Weak<RefCell<View>>| {
+            let session = new_session(&setup, DisplayMode::Inline);
+            RefCell::new(View {
+                setup,
+                host,
+                session,
+                sandbox: None,
+                mode: DisplayMode::Inline,
+                log_count: 0,
+                link: None,
+                ui,
+                listeners: Vec::new(),
+                _scheme: None,
+                me: me.clone(),
+            })
+        });
+        Self::wire(&view);
+        Self::load(&view);
+        view
+    }
+
+    /// Buttons, keys and the colour scheme.
+    fn wire(view: &Rc<RefCell<View>>) {
+        let mut this = view.borrow_mut();
+        let me = this.me.clone();
+        let on = |target: &Element, event: &str, f: fn(&Rc<RefCell<View>>, web_sys::Event)| {
+            let me = me.clone();
+            let closure = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                if let Some(view) = me.upgrade() {
+                    f(&view, e);
+                }
+            });
+            let _ =
+                target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+            closure
+        };
+        let listeners = vec![
+            on(&this.ui.fullscreen, "click", |v, _| {
+                let mode = if v.borrow().mode == DisplayMode::Fullscreen {
+                    DisplayMode::Inline
+                } else {
+                    DisplayMode::Fullscreen
+                };
+                View::set_mode(v, mode);
+            }),
+            on(&this.ui.collapse, "click", |v, _| v.borrow_mut().toggle_collapsed()),
+            on(&this.ui.root, "keydown", |v, e| {
+                let escape = e.dyn_ref::<KeyboardEvent>().is_some_and(|k| k.key() == "Escape");
+                if escape && v.borrow().mode != DisplayMode::Inline {
+                    View::set_mode(v, DisplayMode::Inline);
+                }
+            }),
+            on(&this.ui.reload, "click", |v, _| View::reload(v)),
+            on(&this.ui.prompt, "click", |v, e| {
+                let target = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+                match target.and_then(|t| t.get_attribute("data-answer")).as_deref() {
+                    Some("open") => View::link_answered(v, true),
+                    Some("cancel") => View::link_answered(v, false),
+                    _ => {}
+                }
+            }),
+        ];
+        this.listeners = listeners;
+        let me = this.me.clone();
+        this._scheme = Some(ColorSchemeWatch::new(move || {
+            if let Some(view) = me.upgrade() {
+                let change = looks(&view.borrow().ui.root);
+                let actions = view.borrow_mut().session.context_changed(change);
+                View::run(&view, actions);
+            }
+        }));
+    }
+
+    /// A fresh frame and session with the app's document; what the call produced is replayed.
+    fn load(view: &Rc<RefCell<View>>) {
+        let iframe: HtmlIFrameElement = element("iframe", "app-sandbox").unchecked_into();
+        let _ = iframe.set_attribute("src", "sandbox.html");
+        let _ = iframe.set_attribute("data-testid", "app-iframe");
+        iframe.set_title(&view.borrow().setup.tool_name);
+        let _ = iframe.style().set_property("height", &format!("{INITIAL_HEIGHT}px"));
+        let me = view.borrow().me.clone();
+        let onload = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            if let Some(view) = me.upgrade() {
+                View::connect(&view);
+            }
+        });
+        let _ = iframe.add_event_listener_with_callback("load", onload.as_ref().unchecked_ref());
+        let mut this = view.borrow_mut();
+        this.listeners.push(onload);
+        this.ui.body.set_inner_html("");
+        let _ = this.ui.body.append_child(&iframe);
+        this.ui.iframe = Some(iframe);
+    }
+
+    /// The sandbox page has loaded: hand it the app's document.
+    fn connect(view: &Rc<RefCell<View>>) {
+        let mut this = view.borrow_mut();
+        // The sandbox page loads once per frame; a second load event is not ours to act on.
+        if this.sandbox.is_some() {
+            return;
+        }
+        let Some(iframe) = this.ui.iframe.clone() else { return };
+        let me = this.me.clone();
+        let sandbox = Sandbox::connect(&iframe, move |event| {
+            if let Some(view) = me.upgrade() {
+                View::on_sandbox(&view, event);
+            }
+        });
+        let sandbox = match sandbox {
+            Ok(sandbox) => sandbox,
+            Err(err) => return this.log("error", &err.to_string()),
+        };
+        let policy = csp::policy(this.setup.resource.meta.csp.as_ref());
+        for refused in &policy.refused {
+            let text =
+                format!("CSP {}: {} is not an origin; left out", refused.field, refused.source);
+            this.log("warning", &text);
+        }
+        sandbox.load(&document::prepare(&this.setup.resource.html, &policy.header), "");
+        this.sandbox = Some(sandbox);
+        let input = this.setup.input.clone();
+        let mut actions = this.session.tool_input(input);
+        if let Some(result) = this.setup.result.clone() {
+            actions.extend(this.session.tool_result(result));
+        } else if this.setup.cancelled {
+            actions.extend(this.session.tool_cancelled("user action"));
+        }
+        drop(this);
+        View::run(view, actions);
+    }
+
+    fn on_sandbox(view: &Rc<RefCell<View>>, event: SandboxEvent) {
+        match event {
+            SandboxEvent::App(message) => {
+                let actions = view.borrow_mut().session.receive(message);
+                View::run(view, actions);
+            }
+            SandboxEvent::Unreadable => {}
+            SandboxEvent::Loaded => {
+                let me = view.borrow().me.clone();
+                gloo_timers::callback::Timeout::new(LEGACY_AFTER_MS, move || {
+                    if let Some(view) = me.upgrade() {
+                        let actions = view.borrow_mut().session.loaded_without_initialize();
+                        View::run(&view, actions);
+                    }
+                })
+                .forget();
+            }
+        }
+    }
+
+    fn run(view: &Rc<RefCell<View>>, actions: Vec<Action>) {
+        for action in actions {
+            View::act(view, action);
+        }
+    }
+
+    fn act(view: &Rc<RefCell<View>>, action: Action) {
+        match action {
+            Action::Post(message) => {
+                if let Some(sandbox) = &view.borrow().sandbox {
+                    sandbox.post(&message);
+                }
+            }
+            Action::CallTool { reply, name, arguments } => View::work(
+                view,
+                reply,
+                "call_tool",
+                json!({ "name": name, "arguments": arguments }),
+            ),
+            Action::ListTools { reply } => View::work(view, reply, "list_tools", json!({})),
+            Action::ReadResource { reply, uri } => {
+                View::work(view, reply, "read_resource", json!({ "uri": uri }))
+            }
+            Action::OpenLink { reply, url } => match url_policy::link(&url) {
+                Ok(link) => View::ask_link(view, reply, link),
+                Err(reason) => {
+                    view.borrow_mut().log("warning", &format!("ui/open-link refused: {reason}"));
+                    View::answer(view, reply, Ok(json!({ "isError": true })));
+                }
+            },
+            Action::Message { reply, text } => {
+                view.borrow().host.offer(&text);
+                View::answer(view, reply, Ok(json!({})));
+            }
+            Action::UpdateContext { text } => {
+                let this = view.borrow();
+                let label = format!(
+                    "the app of tool {} ({})",
+                    this.setup.tool_name, this.setup.server_name
+                );
+                this.host.context(&label, &text);
+            }
+            Action::DisplayMode { reply, mode } => {
+                View::set_mode(view, mode);
+                let mode = view.borrow().mode;
+                View::answer(view, reply, Ok(json!({ "mode": mode })));
+            }
+            Action::Resize { height } => view.borrow().resize(height),
+            Action::Log { level, text } => view.borrow_mut().log(&level, &text),
+            Action::Initialized => {
+                let _ = view.borrow().ui.root.set_attribute("data-state", "ready");
+            }
+            Action::TeardownRequested => {
+                let actions = view.borrow_mut().session.teardown();
+                View::run(view, actions);
+            }
+            Action::TornDown => view.borrow_mut().close(),
+        }
+    }
+
+    /// Hands `payload` to the panel, which asks the worker; the answer goes back to the app.
+    fn work(view: &Rc<RefCell<View>>, reply: Reply, kind: &'static str, payload: Value) {
+        let me = view.borrow().me.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let Some(view) = me.upgrade() else { return };
+            // Cloned out, so no borrow of the view is held across the wait.
+            let host = view.borrow().host.clone();
+            let outcome = host.work(kind, &payload).await;
+            let outcome =
+                outcome.map_err(|message| ErrorObject::new(code::INTERNAL_ERROR, message));
+            View::answer(&view, reply, outcome);
+        });
+    }
+
+    fn answer(view: &Rc<RefCell<View>>, reply: Reply, outcome: Result<Value, ErrorObject>) {
+        let action = view.borrow_mut().session.answer(reply, outcome);
+        View::act(view, action);
+    }
+
+    fn ask_link(view: &Rc<RefCell<View>>, reply: Reply, link: Link) {
+        let earlier = {
+            let mut this = view.borrow_mut();
+            let prompt = &this.ui.prompt;
+            prompt.set_inner_html("");
+            let text = element("p", "");
+            text.set_text_content(Some(&message("panelAppOpenLink", &[&link.host])));
+            let href = element("p", "href");
+            href.set_text_content(Some(&link.href));
+            let open = button(&message("panelAppOpen", &[]), "", "primary");
+            let _ = open.set_attribute("data-answer", "open");
+            let cancel = button(&message("panelCancel", &[]), "", "");
+            let _ = cancel.set_attribute("data-answer", "cancel");
+            for child in [&text, &href, open.as_ref(), cancel.as_ref()] {
+                let _ = prompt.append_child(child);
+            }
+            toggle_attribute(prompt, "hidden", false);
+            this.link.replace((reply, link))
+        };
+        // A second link while one waits replaces it; the first is refused.
+        if let Some((earlier, _)) = earlier {
+            View::answer(view, earlier, Ok(json!({ "isError": true })));
+        }
+    }
+
+    fn link_answered(view: &Rc<RefCell<View>>, open: bool) {
+        let pending = {
+            let mut this = view.borrow_mut();
+            toggle_attribute(&this.ui.prompt, "hidden", true);
+            this.link.take()
+        };
+        let Some((reply, link)) = pending else { return };
+        if open {
+            if let Some(window) = web_sys::window() {
+                let _ = window.open_with_url_and_target_and_features(
+                    &link.href,
+                    "_blank",
+                    "noopener,noreferrer",
+                );
+            }
+        }
+        let result = if open { json!({}) } else { json!({ "isError": true }) };
+        View::answer(view, reply, Ok(result));
+    }
+
+    fn set_mode(view: &Rc<RefCell<View>>, mode: DisplayMode) {
+        let actions = {
+            let mut this = view.borrow_mut();
+            if this.mode == mode {
+                return;
+            }
+            this.mode = mode;
+            let name = mode_name(mode);
+            this.ui.root.set_class_name(&format!("app-frame {name}{}", this.border_class()));
+            let _ = this.ui.root.set_attribute("data-mode", name);
+            let (icon, title) = if mode == DisplayMode::Fullscreen {
+                (icons::exit(), message("panelAppExitFullscreen", &[]))
+            } else {
+                (icons::fullscreen(), message("panelAppFullscreen", &[]))
+            };
+            this.ui.fullscreen.set_inner_html(&icon);
+            let _ = this.ui.fullscreen.set_attribute("title", &title);
+            let _ = this.ui.fullscreen.set_attribute("aria-label", &title);
+            if mode == DisplayMode::Fullscreen {
+                let _ = this.ui.root.focus();
+            }
+            let change = HostContext { display_mode: Some(mode), ..HostContext::default() };
+            this.session.context_changed(change)
+        };
+        View::run(view, actions);
+    }
+
+    fn reload(view: &Rc<RefCell<View>>) {
+        {
+            let mut this = view.borrow_mut();
+            this.sandbox = None;
+            this.session = new_session(&this.setup, this.mode);
+            let _ = this.ui.root.set_attribute("data-state", "starting");
+            this.ui.log_list.set_inner_html("");
+            this.log_count = 0;
+            toggle_attribute(&this.ui.log, "hidden", true);
+        }
+        View::load(view);
+    }
+
+    pub fn tool_result(view: &Rc<RefCell<View>>, result: CallToolResult) {
+        let actions = {
+            let mut this = view.borrow_mut();
+            this.setup.result = Some(result.clone());
+            this.session.tool_result(result)
+        };
+        View::run(view, actions);
+    }
+
+    pub fn cancelled(view: &Rc<RefCell<View>>) {
+        let actions = {
+            let mut this = view.borrow_mut();
+            this.setup.cancelled = true;
+            this.session.tool_cancelled("user action")
+        };
+        View::run(view, actions);
+    }
+
+    pub fn destroy(view: &Rc<RefCell<View>>) {
+        let mut this = view.borrow_mut();
+        // The frame goes with its place in the chat: the app is asked to clean up, without
+        // waiting for it.
+        for action in this.session.teardown() {
+            if let (Action::Post(message), Some(sandbox)) = (action, &this.sandbox) {
+                sandbox.post(&message);
+            }
+        }
+        this.sandbox = None;
+        this.listeners.clear();
+        this._scheme = None;
+        this.ui.root.remove();
+    }
+
+    fn resize(&self, height: u32) {
+        if let Some(iframe) = &self.ui.iframe {
+            let _ = iframe.style().set_property("height", &format!("{}px", height.max(40)));
+        }
+    }
+
+    fn close(&mut self) {
+        self.sandbox = None;
+        self.ui.body.set_inner_html("");
+        self.ui.iframe = None;
+        let _ = self.ui.root.set_attribute("data-state", "closed");
+    }
+
+    fn toggle_collapsed(&mut self) {
+        let collapsed = !self.ui.body.has_attribute("hidden");
+        toggle_attribute(&self.ui.body, "hidden", collapsed);
+        let (icon, title) = if collapsed {
+            (icons::collapsed(), message("panelAppExpand", &[]))
+        } else {
+            (icons::expanded(), message("panelAppCollapse", &[]))
+        };
+        self.ui.collapse.set_inner_html(&icon);
+        let _ = self.ui.collapse.set_attribute("title", &title);
+        let _ = self.ui.collapse.set_attribute("aria-label", &title);
+    }
+
+    fn log(&mut self, level: &str, text: &str) {
+        if self.log_count == MAX_LOG {
+            if let Some(first) = self.ui.log_list.first_element_child() {
+                first.remove();
+            }
+        } else {
+            self.log_count += 1;
+        }
+        let entry = element("li", level);
+        entry.set_text_content(Some(text));
+        let _ = self.ui.log_list.append_child(&entry);
+        self.ui
+            .log_summary
+            .set_text_content(Some(&message("panelAppLog", &[&self.log_count.to_string()])));
+        toggle_attribute(&self.ui.log, "hidden", false);
+    }
+
+    fn border_class(&self) -> &'static str {
+        if self.setup.resource.meta.prefers_border == Some(false) {
+            ""
+        } else {
+            " bordered"
+        }
+    }
+}
+
+impl Ui {
+    fn build(container: &HtmlElement, setup: &AppSetup) -> Ui {
+        let border =
+            if setup.resource.meta.prefers_border == Some(false) { "" } else { " bordered" };
+        let root: HtmlElement =
+            element("section", &format!("app-frame inline{border}")).unchecked_into();
+        for (name, value) in [
+            ("data-testid", "app-frame"),
+            ("data-state", "starting"),
+            ("data-mode", "inline"),
+            ("tabindex", "-1"),
+        ] {
+            let _ = root.set_attribute(name, value);
+        }
+        let bar = element("header", "app-bar");
+        let title = element("span", "app-title");
+        title.set_text_content(Some(&setup.tool_name));
+        let collapse = icon_button(&icons::expanded(), &message("panelAppCollapse", &[]));
+        let fullscreen = icon_button(&icons::fullscreen(), &message("panelAppFullscreen", &[]));
+        let _ = fullscreen.set_attribute("data-testid", "app-fullscreen");
+        let reload = icon_button(&icons::reload(), &message("panelAppReload", &[]));
+        let _ = reload.set_attribute("data-testid", "app-reload");
+        for child in [&title, collapse.as_ref(), fullscreen.as_ref(), reload.as_ref()] {
+            let _ = bar.append_child(child);
+        }
+        let prompt: HtmlElement = element("div", "app-link").unchecked_into();
+        let _ = prompt.set_attribute("role", "alertdialog");
+        let _ = prompt.set_attribute("data-testid", "app-link");
+        toggle_attribute(&prompt, "hidden", true);
+        let body = element("div", "app-body");
+        let log = element("details", "app-log");
+        let _ = log.set_attribute("data-testid", "app-log");
+        toggle_attribute(&log, "hidden", true);
+        let log_summary = element("summary", "");
+        let log_list = element("ol", "");
+        let _ = log.append_child(&log_summary);
+        let _ = log.append_child(&log_list);
+        for child in [&bar, prompt.as_ref(), &body, &log] {
+            let _ = root.append_child(child);
+        }
+        let _ = container.append_child(&root);
+        Ui {
+            root,
+            body,
+            iframe: None,
+            fullscreen,
+            collapse,
+            reload,
+            prompt,
+            log,
+            log_list,
+            log_summary,
+        }
+    }
+}
+
+fn mode_name(mode: DisplayMode) -> &'static str {
+    match mode {
+        DisplayMode::Inline => "inline",
+        DisplayMode::Fullscreen => "fullscreen",
+        DisplayMode::Pip => "pip",
+    }
+}
+
+fn new_session(setup: &AppSetup, mode: DisplayMode) -> AppSession {
+    let applied = csp::policy(setup.resource.meta.csp.as_ref()).applied;
+    let capabilities = HostCapabilities {
+        sandbox: SandboxGrant { csp: applied, ..SandboxGrant::default() },
+        ..HostCapabilities::default()
+    };
+    let env = environment(None);
+    let context = HostContext {
+        tool_info: Some(ToolInfo { id: Some(setup.call_id.clone()), tool: setup.tool.clone() }),
+        display_mode: Some(mode),
+        available_display_modes: Some(vec![
+            DisplayMode::Inline,
+            DisplayMode::Fullscreen,
+            DisplayMode::Pip,
+        ]),
+        locale: Some(ui_language()),
+        time_zone: Some(env.time_zone.clone()),
+        user_agent: Some(format!("GemiPanel/{}", extension_version())),
+        platform: Some("web"),
+        device_capabilities: Some(DeviceCapabilities { touch: env.touch, hover: env.hover }),
+        ..looks_of(&env)
+    };
+    let info = HostInfo { name: "GemiPanel".into(), version: extension_version() };
+    AppSession::new(info, capabilities, context)
+}
+
+/// The parts of the context that follow the page's look and the frame's width.
+fn looks(root: &Element) -> HostContext {
+    looks_of(&environment(Some(root)))
+}
+
+fn looks_of(env: &gemipanel_browser::app_frame::Environment) -> HostContext {
+    HostContext {
+        theme: Some(if env.dark { Theme::Dark } else { Theme::Light }),
+        styles: Some(HostStyles { variables: env.variables.clone() }),
+        container_dimensions: Some(ContainerDimensions {
+            width: env.width,
+            max_height: MAX_HEIGHT,
+        }),
+        ..HostContext::default()
+    }
+}

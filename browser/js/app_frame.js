@@ -1,0 +1,73 @@
+// The side panel's end of an MCP App's sandbox frame; static/sandbox.js is the other end.
+// One MessageChannel per frame carries every control message, so an app (which can post to
+// any window) can never write one.
+
+/**
+ * Hands the sandbox page in `iframe` its port; `onEvent(kind, data)` is called with
+ * ('app', message) for each message the app posts and ('loaded') when its document loaded.
+ * Returns the port to pass to the functions below.
+ */
+export function connectSandbox(iframe, onEvent) {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = (event) => {
+    const data = event.data;
+    if (data?.type === 'app') onEvent('app', data.message);
+    else if (data?.type === 'loaded') onEvent('loaded', undefined);
+  };
+  iframe.contentWindow.postMessage('gemipanel/connect', '*', [channel.port2]);
+  return channel.port1;
+}
+
+export function loadApp(port, html, allow) {
+  port.postMessage({ type: 'load', document: html, allow });
+}
+
+export function postToApp(port, message) {
+  port.postMessage({ type: 'post', message });
+}
+
+export function unloadApp(port) {
+  port.postMessage({ type: 'unload' });
+  port.close();
+}
+
+// The spec's style variables, from the side panel's own (static/app.css).
+const VARIABLES = {
+  '--color-background-primary': '--bg',
+  '--color-background-secondary': '--bg-raised',
+  '--color-text-primary': '--fg',
+  '--color-text-secondary': '--fg-muted',
+  '--color-border-primary': '--border',
+  '--color-ring-primary': '--accent',
+  '--color-text-info': '--accent',
+  '--color-text-danger': '--error',
+  '--color-text-success': '--ok',
+  '--color-text-warning': '--warn',
+};
+
+/** What an app's host context describes of this page, read from the browser. */
+export function hostEnvironment(element) {
+  const style = getComputedStyle(document.documentElement);
+  const variables = {};
+  for (const [spec, ours] of Object.entries(VARIABLES)) {
+    const value = style.getPropertyValue(ours).trim();
+    if (value) variables[spec] = value;
+  }
+  variables['--font-sans'] = style.fontFamily;
+  return {
+    dark: matchMedia('(prefers-color-scheme: dark)').matches,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC',
+    touch: matchMedia('(pointer: coarse)').matches,
+    hover: matchMedia('(hover: hover)').matches,
+    width: Math.round(element?.clientWidth ?? document.documentElement.clientWidth),
+    height: Math.round(window.innerHeight),
+    variables,
+  };
+}
+
+/** Calls `onChange()` when the colour scheme changes; returns a function that stops it. */
+export function watchColorScheme(onChange) {
+  const query = matchMedia('(prefers-color-scheme: dark)');
+  query.addEventListener('change', onChange);
+  return () => query.removeEventListener('change', onChange);
+}

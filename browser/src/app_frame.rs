@@ -1,0 +1,180 @@
+//! An MCP App's frame, from the side panel: the sandbox page's port (see `js/app_frame.js` and
+//! `static/sandbox.js`) and what the app's host context says about the page.
+
+use js_sys::Function;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use web_sys::{Element, HtmlIFrameElement, MessagePort};
+
+use crate::messaging::{from_js, to_js};
+use crate::BrowserError;
+
+#[wasm_bindgen(module = "/js/app_frame.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = connectSandbox)]
+    fn connect_sandbox(
+        iframe: &HtmlIFrameElement,
+        on_event: &Function,
+    ) -> Result<MessagePort, JsValue>;
+    #[wasm_bindgen(js_name = loadApp)]
+    fn load_app(port: &MessagePort, html: &str, allow: &str);
+    #[wasm_bindgen(catch, js_name = postToApp)]
+    fn post_to_app(port: &MessagePort, message: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = unloadApp)]
+    fn unload_app(port: &MessagePort);
+    #[wasm_bindgen(js_name = hostEnvironment)]
+    fn host_environment(element: Option<&Element>) -> JsValue;
+    #[wasm_bindgen(js_name = watchColorScheme)]
+    fn watch_color_scheme(on_change: &Function) -> Function;
+}
+
+/// What comes from the sandbox page.
+pub enum SandboxEvent {
+    /// A message the app posted (any JSON; the session decides what it is).
+    App(serde_json::Value),
+    /// A message that was not JSON (a transferable, a cycle): dropped.
+    Unreadable,
+    /// The app's document loaded.
+    Loaded,
+}
+
+/// The control port of one sandbox frame; dropping it unloads the app.
+pub struct Sandbox {
+    port: MessagePort,
+    // Kept alive as long as the port delivers to it.
+    _on_event: Closure<dyn FnMut(String, JsValue)>,
+}
+
+impl Sandbox {
+    /// Connects to the sandbox page loaded in `iframe`.
+    pub fn connect(
+        iframe: &HtmlIFrameElement,
+        mut on_event: impl FnMut(SandboxEvent) + 'static,
+    ) -> Result<Sandbox, BrowserError> {
+        let closure =
+            Closure::<dyn FnMut(String, JsValue)>::new(move |kind: String, data: JsValue| {
+                on_event(match kind.as_str() {
+                    "loaded" => SandboxEvent::Loaded,
+                    _ => match from_js(data) {
+                        Ok(value) => SandboxEvent::App(value),
+                        Err(_) => SandboxEvent::Unreadable,
+                    },
+                })
+            });
+        let port = connect_sandbox(iframe, closure.as_ref().unchecked_ref())
+            .map_err(|e| BrowserError::from_js("connecting the app frame", e))?;
+        Ok(Sandbox { port, _on_event: closure })
+    }
+
+    /// Loads the app's document (made by `core::apps::document`) with the `allow` attribute.
+    pub fn load(&self, document: &str, allow: &str) {
+        load_app(&self.port, document, allow);
+    }
+
+    pub fn post(&self, message: &serde_json::Value) {
+        if let Ok(value) = to_js(message) {
+            let _ = post_to_app(&self.port, &value);
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        unload_app(&self.port);
+    }
+}
+
+/// The page as an app's host context describes it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Environment {
+    pub dark: bool,
+    pub time_zone: String,
+    pub touch: bool,
+    pub hover: bool,
+    pub width: u32,
+    pub height: u32,
+    pub variables: std::collections::BTreeMap<String, String>,
+}
+
+/// Reads the environment, the width being `element`'s.
+pub fn environment(element: Option<&Element>) -> Environment {
+    from_js(host_environment(element)).unwrap_or_default()
+}
+
+/// Calls `on_change` when the colour scheme changes, until the guard drops.
+pub struct ColorSchemeWatch {
+    stop: Function,
+    _closure: Closure<dyn FnMut()>,
+}
+
+impl ColorSchemeWatch {
+    pub fn new(on_change: impl FnMut() + 'static) -> Self {
+        let closure = Closure::<dyn FnMut()>::new(on_change);
+        let stop = watch_color_scheme(closure.as_ref().unchecked_ref());
+        ColorSchemeWatch { stop, _closure: closure }
+    }
+}
+
+impl Drop for ColorSchemeWatch {
+    fn drop(&mut self) {
+        let _ = self.stop.call0(&JsValue::NULL);
+    }
+}
+
+#[wasm_bindgen(module = "/js/apphost.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = mountApp)]
+    fn mount_app(
+        container: &Element,
+        setup: &JsValue,
+        host: &JsValue,
+    ) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// An app shown by the app host module (loaded on first use).
+pub struct MountedApp(JsValue);
+
+impl MountedApp {
+    /// Loads the app host if needed and shows `setup` (a `core::apps::AppSetup`) in
+    /// `container`. `host` is the object of callbacks the host calls (see apphost/src/host.rs).
+    pub async fn mount(
+        container: &Element,
+        setup: &gemipanel_core::apps::AppSetup,
+        host: &JsValue,
+    ) -> Result<MountedApp, BrowserError> {
+        let setup = to_js(setup)?;
+        let promise = mount_app(container, &setup, host)
+            .map_err(|e| BrowserError::from_js("loading the app host", e))?;
+        let view = wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .map_err(|e| BrowserError::from_js("showing the app", e))?;
+        Ok(MountedApp(view))
+    }
+
+    fn call(&self, method: &str, args: &[JsValue]) {
+        let Ok(function) = js_sys::Reflect::get(&self.0, &method.into()) else { return };
+        let Ok(function) = function.dyn_into::<Function>() else { return };
+        let _ = match args {
+            [] => function.call0(&self.0),
+            [a] => function.call1(&self.0, a),
+            _ => Ok(JsValue::UNDEFINED),
+        };
+    }
+
+    pub fn set_result(&self, result: &gemipanel_core::mcp::CallToolResult) {
+        if let Ok(result) = to_js(result) {
+            self.call("set_result", &[result]);
+        }
+    }
+
+    pub fn cancel(&self) {
+        self.call("cancel", &[]);
+    }
+}
+
+impl Drop for MountedApp {
+    fn drop(&mut self) {
+        self.call("destroy", &[]);
+    }
+}

@@ -1,0 +1,79 @@
+//! What the side panel does for the MCP Apps in its chat: the work an app's requests need from
+//! the worker (always on the app's own server; the worker checks the tool's visibility).
+
+use std::rc::Rc;
+
+use gemipanel_browser::port::WorkerPort;
+use gemipanel_core::jsonrpc::{code, ErrorObject};
+use gemipanel_core::mcp::Visibility;
+use gemipanel_core::messages::{Caller, Request, Response};
+use serde_json::{json, Map, Value};
+use yew::Callback;
+
+use crate::chat_driver::Driver;
+
+/// Shared by every app frame of the panel (a Yew context).
+#[derive(Clone)]
+pub struct AppServices {
+    pub port: Rc<WorkerPort>,
+    pub driver: Driver,
+    /// Offers a text as the person's next message.
+    pub offer: Callback<String>,
+}
+
+impl PartialEq for AppServices {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.port, &other.port)
+    }
+}
+
+/// An app's request, as the worker answers it.
+pub enum Work {
+    CallTool { name: String, arguments: Map<String, Value> },
+    ListTools,
+    ReadResource { uri: String },
+}
+
+impl AppServices {
+    /// Carries out `work` on `server_id` for the app of call `call_id`.
+    pub async fn run(
+        &self,
+        call_id: &str,
+        server_id: &str,
+        work: Work,
+    ) -> Result<Value, ErrorObject> {
+        let server_id = crate::chat_driver::server_id(server_id);
+        let request = match work {
+            Work::CallTool { name, arguments } => Request::CallTool {
+                call_id: format!("{call_id}/app/{}", js_sys::Math::random().to_bits()),
+                server_id,
+                tool: name,
+                arguments: Value::Object(arguments),
+                caller: Caller::App,
+            },
+            Work::ListTools => Request::ListTools { server_id, refresh: false },
+            Work::ReadResource { uri } => Request::ReadResource { server_id, uri },
+        };
+        match self.port.request(request).await {
+            Ok(Response::ToolResult { result }) => {
+                Ok(serde_json::to_value(result).unwrap_or_default())
+            }
+            Ok(Response::Resource { result }) => {
+                Ok(serde_json::to_value(result).unwrap_or_default())
+            }
+            Ok(Response::Tools { tools, .. }) => {
+                let visible: Vec<_> =
+                    tools.into_iter().filter(|t| t.is_visible_to(Visibility::App)).collect();
+                Ok(json!({ "tools": visible }))
+            }
+            // The app reads English, as the model does.
+            Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
+                Err(ErrorObject::new(code::INTERNAL_ERROR, error.to_string()))
+            }
+            Ok(_) => {
+                Err(ErrorObject::new(code::INTERNAL_ERROR, "unexpected answer from the worker"))
+            }
+            Err(err) => Err(ErrorObject::new(code::INTERNAL_ERROR, err.to_string())),
+        }
+    }
+}

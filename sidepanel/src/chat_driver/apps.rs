@@ -1,0 +1,77 @@
+//! The chat's side of MCP Apps: a card for a tool that declares an app, its resource read
+//! through the worker, and what apps ask to add to the next model request.
+
+use indexmap::IndexMap;
+use std::rc::Rc;
+
+use gemipanel_browser::chrome::word;
+use gemipanel_core::apps::resource::app_resource;
+use gemipanel_core::gemini::{Part, ToolCall};
+use gemipanel_core::messages::{Request, Response};
+use gemipanel_core::tools::ToolRoute;
+use serde_json::Value;
+
+use super::{server_id, Driver};
+use crate::state::Action;
+use crate::transcript::AppCard;
+
+impl Driver {
+    /// The app card of a call whose tool declares an app.
+    pub(super) fn app_card(&self, route: &ToolRoute, call: &ToolCall) -> Option<AppCard> {
+        let inner = self.0.borrow();
+        let (uri, tool) = inner.servers.get(&route.server_id)?.apps.get(&route.tool_name)?;
+        Some(AppCard {
+            server_id: route.server_id.clone(),
+            uri: uri.clone(),
+            tool: tool.clone(),
+            input: call.args.clone(),
+            resource: None,
+            error: None,
+            result: None,
+            cancelled: false,
+        })
+    }
+
+    /// Reads the app's resource while the call runs.
+    /// `tool` is the tool's definition, whose `_meta.ui` completes the resource's.
+    pub(super) fn load_app(&self, call_id: &str, route: &ToolRoute, uri: String, tool: Rc<Value>) {
+        let port = self.0.borrow().port.clone();
+        let request =
+            Request::ReadResource { server_id: server_id(&route.server_id), uri: uri.clone() };
+        let (this, call_id) = (self.clone(), call_id.to_owned());
+        wasm_bindgen_futures::spawn_local(async move {
+            let action = match port.request(request).await {
+                Ok(Response::Resource { result }) => match app_resource(&uri, &result) {
+                    Ok(mut resource) => {
+                        resource.meta = resource.meta.completed_from(&tool);
+                        Action::AppLoaded { call_id, resource: Rc::new(resource) }
+                    }
+                    Err(error) => Action::AppFailed { call_id, error: word(&error) },
+                },
+                Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
+                    Action::AppFailed { call_id, error: word(&error) }
+                }
+                Ok(_) => Action::AppFailed {
+                    call_id,
+                    error: gemipanel_browser::chrome::message("errWorkerUnexpectedAnswer", &[]),
+                },
+                Err(err) => Action::AppFailed { call_id, error: err.to_string() },
+            };
+            this.dispatch(action);
+        });
+    }
+
+    /// An app's `ui/update-model-context`: replaces what it asked before. `label` names the
+    /// app for the model ("the chart app of tool render_chart").
+    pub fn set_app_context(&self, call_id: &str, label: &str, text: &str) {
+        let context = format!("[Context from {label}]\n{text}");
+        self.0.borrow_mut().app_contexts.insert(call_id.to_owned(), context);
+    }
+}
+
+/// The parts of a user message: what apps asked to add since the last one, then the text.
+pub(super) fn with_app_context(contexts: &mut IndexMap<String, String>, text: String) -> Vec<Part> {
+    let mut parts: Vec<Part> = contexts.drain(..).map(|(_, context)| Part::text(context)).collect();
+    parts.push(Part::text(text));
+    parts
+}

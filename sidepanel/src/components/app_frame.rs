@@ -1,0 +1,210 @@
+//! A tool's MCP App in the chat: a place the app host module (`apphost/`, loaded the first time
+//! a chat shows an app) fills, and the callbacks it reaches the worker and the chat through.
+
+use std::rc::Rc;
+
+use gemipanel_browser::app_frame::MountedApp;
+use gemipanel_browser::chrome::message;
+use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_core::apps::AppSetup;
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+use yew::prelude::*;
+
+use crate::app_host::{AppServices, Work};
+use crate::transcript::AppCard;
+
+#[derive(Properties, Clone)]
+pub struct Props {
+    pub call_id: AttrValue,
+    pub server_name: AttrValue,
+    pub tool_name: AttrValue,
+    pub app: AppCard,
+}
+
+impl PartialEq for Props {
+    // The HTML is large: what changes is compared by identity.
+    fn eq(&self, other: &Self) -> bool {
+        self.call_id == other.call_id
+            && same(&self.app.resource, &other.app.resource)
+            && same(&self.app.result, &other.app.result)
+            && self.app.cancelled == other.app.cancelled
+            && self.app.error == other.app.error
+    }
+}
+
+fn same<T>(a: &Option<Rc<T>>, b: &Option<Rc<T>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// What a mounted app holds on to: the view and the callbacks it calls.
+struct Mounted {
+    app: MountedApp,
+    _callbacks: Callbacks,
+}
+
+#[function_component]
+pub fn AppFrame(props: &Props) -> Html {
+    let slot = use_node_ref();
+    let mounted = use_mut_ref(|| None::<Mounted>);
+    // The latest props, read when the module has loaded (a result may arrive meanwhile).
+    let latest = use_mut_ref(|| props.clone());
+    *latest.borrow_mut() = props.clone();
+    let services = use_context::<AppServices>();
+    let resource = props.app.resource.clone();
+
+    {
+        let (slot, mounted, latest) = (slot.clone(), mounted.clone(), latest.clone());
+        let key = resource.as_ref().map(|r| Rc::as_ptr(r) as usize);
+        use_effect_with(key, move |key| {
+            let cleanup = mounted.clone();
+            // Cleared when the place goes away, maybe before the module has loaded.
+            let alive = Rc::new(std::cell::Cell::new(true));
+            let still = alive.clone();
+            if let (Some(_), Some(services)) = (key, services) {
+                wasm_bindgen_futures::spawn_local(async move {
+                    let Some(element) = slot.cast::<web_sys::Element>() else { return };
+                    let props = latest.borrow().clone();
+                    let Some(setup) = setup_of(&props) else { return };
+                    let callbacks = Callbacks::new(&services, &props);
+                    match MountedApp::mount(&element, &setup, &callbacks.object).await {
+                        // Dropping a view destroys it.
+                        Ok(app) if !still.get() => drop(app),
+                        Ok(app) => {
+                            // What arrived while the module loaded.
+                            let now = latest.borrow().app.clone();
+                            if setup.result.is_none() {
+                                match (&now.result, now.cancelled) {
+                                    (Some(result), _) => app.set_result(result),
+                                    (None, true) if !setup.cancelled => app.cancel(),
+                                    _ => {}
+                                }
+                            }
+                            *mounted.borrow_mut() = Some(Mounted { app, _callbacks: callbacks });
+                        }
+                        Err(err) => web_sys::console::warn_1(&err.to_string().into()),
+                    }
+                });
+            }
+            move || {
+                alive.set(false);
+                drop(cleanup.borrow_mut().take());
+            }
+        });
+    }
+    {
+        let mounted = mounted.clone();
+        let key = props.app.result.as_ref().map(|r| Rc::as_ptr(r) as usize);
+        let (result, cancelled) = (props.app.result.clone(), props.app.cancelled);
+        use_effect_with((key, cancelled), move |_| {
+            if let Some(mounted) = mounted.borrow().as_ref() {
+                match result {
+                    Some(result) => mounted.app.set_result(&result),
+                    None if cancelled => mounted.app.cancel(),
+                    None => {}
+                }
+            }
+        });
+    }
+
+    let status = if let Some(error) = &props.app.error {
+        html! { <p class="app-error" role="alert" data-testid="app-error">{ message("panelAppFailed", &[error]) }</p> }
+    } else if resource.is_none() {
+        html! {
+            <p class="app-loading hint" data-testid="app-loading">
+                <span class="spinner" aria-hidden="true"></span>{ message("panelAppLoading", &[]) }</p>
+        }
+    } else {
+        Html::default()
+    };
+    html! {
+        <div class="app-slot">
+            { status }
+            <div ref={slot}></div>
+        </div>
+    }
+}
+
+fn setup_of(props: &Props) -> Option<AppSetup> {
+    Some(AppSetup {
+        call_id: props.call_id.to_string(),
+        server_name: props.server_name.to_string(),
+        tool_name: props.tool_name.to_string(),
+        tool: (*props.app.tool).clone(),
+        input: props.app.input.clone(),
+        resource: (**props.app.resource.as_ref()?).clone(),
+        result: props.app.result.as_ref().map(|r| (**r).clone()),
+        cancelled: props.app.cancelled,
+    })
+}
+
+type WorkFn = dyn FnMut(String, JsValue) -> js_sys::Promise;
+
+/// The object of callbacks the app host calls (see apphost/src/host.rs), and the closures
+/// behind it.
+struct Callbacks {
+    object: JsValue,
+    _work: Closure<WorkFn>,
+    _offer: Closure<dyn FnMut(String)>,
+    _context: Closure<dyn FnMut(String, String)>,
+}
+
+impl Callbacks {
+    fn new(services: &AppServices, props: &Props) -> Callbacks {
+        let (call_id, server_id) = (props.call_id.to_string(), props.app.server_id.clone());
+        let work = {
+            let services = services.clone();
+            Closure::<WorkFn>::new(move |kind: String, payload: JsValue| {
+                let payload: Value = from_js(payload).unwrap_or_default();
+                let (services, call_id, server_id) =
+                    (services.clone(), call_id.clone(), server_id.clone());
+                wasm_bindgen_futures::future_to_promise(async move {
+                    let work = work_of(&kind, payload).ok_or("unknown work")?;
+                    match services.run(&call_id, &server_id, work).await {
+                        Ok(value) => to_js(&value).map_err(|e| JsValue::from_str(e.message())),
+                        Err(error) => Err(JsValue::from_str(&error.message)),
+                    }
+                })
+            })
+        };
+        let offer = {
+            let offer = services.offer.clone();
+            Closure::<dyn FnMut(String)>::new(move |text: String| offer.emit(text))
+        };
+        let context = {
+            let (driver, call_id) = (services.driver.clone(), props.call_id.to_string());
+            Closure::<dyn FnMut(String, String)>::new(move |label: String, text: String| {
+                driver.set_app_context(&call_id, &label, &text)
+            })
+        };
+        let object = js_sys::Object::new();
+        let set = |name: &str, f: &JsValue| {
+            let _ = js_sys::Reflect::set(&object, &name.into(), f);
+        };
+        set("work", work.as_ref());
+        set("offer", offer.as_ref());
+        set("context", context.as_ref());
+        Callbacks { object: object.into(), _work: work, _offer: offer, _context: context }
+    }
+}
+
+fn work_of(kind: &str, payload: Value) -> Option<Work> {
+    let text = |name: &str| payload.get(name).and_then(Value::as_str).map(str::to_owned);
+    Some(match kind {
+        "call_tool" => Work::CallTool {
+            name: text("name")?,
+            arguments: payload
+                .get("arguments")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_else(Map::new),
+        },
+        "list_tools" => Work::ListTools,
+        "read_resource" => Work::ReadResource { uri: text("uri")? },
+        _ => return None,
+    })
+}

@@ -1,0 +1,131 @@
+// MCP Apps in the side panel: an app written with the official App class runs in the sandbox
+// frame, gets its input and result, and each of its requests does what the host promises.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { openChat } from './chat_page.mjs';
+import { startAppsSmoke } from '../fixtures/apps-smoke/server.mjs';
+import { textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
+
+let chat;
+let apps;
+let serverId;
+
+before(async () => {
+  apps = await startAppsSmoke();
+  chat = await openChat();
+  serverId = `srv_${'a'.repeat(16)}`;
+  const added = await chat.request({
+    type: 'edit_settings',
+    edit: { type: 'add_server', id: serverId, server: { name: 'Apps', url: apps.url } },
+  });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  await chat.request({ type: 'edit_settings', edit: { type: 'set_trust', id: serverId, trust: true } });
+});
+after(async () => {
+  await chat?.close();
+  await apps?.stop();
+});
+beforeEach(async () => {
+  chat.fake.reset();
+  await chat.reload();
+});
+
+/** The app's own frame, inside the sandbox page's. */
+const appFrame = () => chat.page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
+const records = async (kind) => (await appFrame().locator(`li[data-kind="${kind}"]`).allInnerTexts())
+  .map((t) => JSON.parse(t.slice(kind.length + 1)));
+
+async function showCounter(start) {
+  chat.fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_apps_show_counter', args: { start } }])] },
+    { chunks: textChunks('Here is the counter.') },
+  ]);
+  await chat.send('Show the counter');
+  await chat.lastReply().filter({ hasText: 'Here is the counter.' }).waitFor({ timeout: 20_000 });
+  const frame = chat.page.getByTestId('app-frame').last();
+  await frame.and(chat.page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  await appFrame().locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+  return frame;
+}
+
+test('an App-class app initializes with the host context, then gets its input and result', async () => {
+  const frame = await showCounter(3);
+  const [connected] = await records('connected');
+  assert.equal(connected.host.name, 'GemiPanel');
+  assert.equal(connected.context.toolInfo.tool.name, 'show_counter');
+  assert.equal(connected.context.displayMode, 'inline');
+  assert.ok(['light', 'dark'].includes(connected.context.theme));
+  assert.match(connected.context.styles.variables['--color-background-primary'], /\S/);
+  assert.equal(connected.context.platform, 'web');
+  assert.deepEqual(await records('tool-input'), [{ arguments: { start: 3 } }]);
+  const [result] = await records('tool-result');
+  assert.equal(result.content[0].text, 'Counter at 3');
+  assert.deepEqual(result.structuredContent, { value: 3 });
+  // Storage works (in memory) in the opaque origin.
+  await appFrame().locator('#storage').click();
+  assert.deepEqual(await records('storage'), ['v']);
+  await chat.shoot('app-inline');
+  assert.ok(await frame.isVisible());
+});
+
+test('app requests: its own app-only tool runs, a model-only one is refused, links ask first, messages go to the composer, context to the next request', async () => {
+  await showCounter(1);
+  await appFrame().locator('#bump').click();
+  await appFrame().locator('li[data-kind="bump"]').waitFor();
+  assert.equal((await records('bump'))[0].content[0].text, 'bump done');
+  assert.deepEqual(apps.calls().at(-1), { name: 'bump', arguments: { by: 2 } });
+
+  await appFrame().locator('#secret').click();
+  await appFrame().locator('li[data-kind="secret-error"]').waitFor();
+  assert.match((await records('secret-error'))[0], /may not call secret/);
+  assert.ok(!apps.calls().some((c) => c.name === 'secret'), 'the model-only tool never ran');
+
+  await appFrame().locator('#link').click();
+  const ask = chat.page.getByTestId('app-link');
+  await ask.waitFor();
+  assert.match(await ask.innerText(), /127\.0\.0\.1/);
+  await chat.shoot('app-link');
+  const [tab] = await Promise.all([
+    chat.browser.context.waitForEvent('page'),
+    ask.getByRole('button', { name: 'Open in a new tab' }).click(),
+  ]);
+  await tab.waitForLoadState();
+  assert.equal(tab.url(), apps.docs);
+  await tab.close();
+  await appFrame().locator('li[data-kind="link"]').waitFor();
+  assert.deepEqual((await records('link'))[0], {});
+
+  await appFrame().locator('#message').click();
+  await appFrame().locator('li[data-kind="message"]').waitFor();
+  assert.equal(await chat.page.getByTestId('input').inputValue(), 'Bump it again');
+
+  await appFrame().locator('#context').click();
+  await appFrame().locator('li[data-kind="context"]').waitFor();
+  chat.fake.script([{ chunks: textChunks('Noted.') }]);
+  await chat.page.getByTestId('input').fill('What does it show?');
+  await chat.page.getByTestId('input').press('Enter');
+  await chat.lastReply().filter({ hasText: 'Noted.' }).waitFor();
+  const last = chat.chatRequests().at(-1).body.contents.at(-1);
+  assert.match(JSON.stringify(last), /The counter shows 3/);
+  assert.match(JSON.stringify(last), /What does it show\?/);
+});
+
+test('display mode, size and the app log', async () => {
+  const frame = await showCounter(2);
+  await appFrame().locator('#grow').click();
+  await chat.page.waitForFunction(() => {
+    const f = [...document.querySelectorAll('[data-testid="app-iframe"]')].at(-1);
+    return f && f.getBoundingClientRect().height >= 519;
+  });
+  await appFrame().locator('#log').click();
+  await frame.getByTestId('app-log').waitFor();
+  assert.match(await frame.getByTestId('app-log').innerText(), /1/);
+  await appFrame().locator('#fullscreen').click();
+  await frame.and(chat.page.locator('[data-mode="fullscreen"]')).waitFor();
+  assert.deepEqual((await records('fullscreen'))[0], { mode: 'fullscreen' });
+  const changed = await records('context-changed');
+  assert.ok(changed.some((c) => c.displayMode === 'fullscreen'), JSON.stringify(changed));
+  await chat.shoot('app-fullscreen');
+  await frame.getByTestId('app-fullscreen').click();
+  await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor();
+});

@@ -122,6 +122,11 @@ impl Parser {
             let line_result = if self.skipping_line {
                 self.skipping_line = false;
                 Ok(())
+            } else if self.line.len() + end + self.data.len() > self.max_event_bytes {
+                // The bound a line still arriving meets below: where chunks end changes nothing.
+                self.line.clear();
+                self.discard_event();
+                Err(Error::EventTooLarge { limit: self.max_event_bytes })
             } else if self.line.is_empty() {
                 self.process_line(&chunk[..end], out)
             } else {

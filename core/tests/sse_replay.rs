@@ -116,3 +116,36 @@ fn tool_meta_from_a_recorded_reply() {
     use gemipanel_core::mcp::Visibility;
     assert!(tools[0].is_visible_to(Visibility::App) && !tools[0].is_visible_to(Visibility::Model));
 }
+
+/// Events, the retry delay and how many feeds reported an oversized event, for a parser with
+/// event limit `limit` fed `pieces`.
+fn limited(pieces: &[&[u8]], limit: usize) -> (Vec<Event>, Option<u64>, usize) {
+    let mut parser = Parser::new(limit);
+    let mut events = Vec::new();
+    let errors = pieces.iter().filter(|p| parser.feed(p, &mut events).is_err()).count();
+    (events, parser.retry(), errors)
+}
+
+/// Whether an event was over the limit depended on where its lines were cut: a line still
+/// arriving counted with its field name, a whole line did not count at all (only its data).
+/// Now every line counts whole, however it arrives.
+#[test]
+fn an_event_is_over_the_limit_or_not_however_it_arrives() {
+    for (limit, events) in [(16, 1), (10, 0)] {
+        let whole = limited(&[b"data: 12345678\n\n"], limit);
+        assert_eq!(whole.0.len(), events, "limit {limit}: {whole:?}");
+        assert_eq!(limited(&[b"data: 1234", b"5678\n\n"], limit), whole, "limit {limit}");
+        assert_eq!(limited(&[b"data: 1", b"2345", b"678\n", b"\n"], limit).0, whole.0);
+    }
+}
+
+/// A line over the limit was dropped when it arrived in pieces and read when it arrived whole.
+#[test]
+fn a_line_over_the_limit_is_dropped_however_it_arrives() {
+    let input = b"retry: 1000\ndata: x\n\n";
+    let bytewise: Vec<&[u8]> = input.chunks(1).collect();
+    let whole = limited(&[input], 8);
+    assert_eq!((whole.0.len(), whole.1, whole.2), (1, None, 1), "{whole:?}");
+    assert_eq!(limited(&[&input[..3], &input[3..]], 8), whole);
+    assert_eq!(limited(&bytewise, 8), whole);
+}

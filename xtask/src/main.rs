@@ -4,6 +4,7 @@
 mod bench;
 mod conformance;
 mod dist;
+mod fuzz;
 mod run;
 mod setup;
 mod test;
@@ -21,6 +22,7 @@ tasks:
   run     setup + dist, then open Chromium with the extension loaded
   test    setup, then every test suite; ends with `N passed, N failed`
   conformance  the official MCP conformance suites (2025-11-25, 2026-07-28) against the client
+  fuzz [cases]  core's property tests with a million cases each (or [cases]); prints the counts
   bench   performance and size figures
 ";
 
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Some("run") => run::run(),
         Some("test") => test::run(&args[1..]),
         Some("conformance") => conformance::main(),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("bench") => bench::run(),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");

@@ -111,10 +111,12 @@ const WASM_CRATES: [&str; 6] = [
     "gemipanel-bench-client",
 ];
 
+/// Core's property tests run their quick pass here (`cargo xtask fuzz` runs the long one).
 fn native() -> Result<Tally> {
     let (ok, out) = cargo()
         .args(["test", "-p", "gemipanel-core", "-p", "gemipanel-tests", "-p", "xtask"])
         .args(["-p", "gemipanel-sidepanel", "-p", "gemipanel-popup", "-p", "gemipanel-bridge"])
+        .env("PROPTEST_CASES", crate::fuzz::QUICK_CASES.to_string())
         .run_tee()?;
     finish(ok, parse_cargo_test(&out))
 }

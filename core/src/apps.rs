@@ -22,6 +22,9 @@ pub mod session;
 /// The protocol version this host speaks.
 pub const PROTOCOL_VERSION: &str = "2026-01-26";
 
+/// The extension's name in `capabilities.extensions` (SEP-1724).
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
+
 /// The MIME type of an app's HTML resource.
 pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 

@@ -142,8 +142,12 @@ async fn modern_requests_carry_metadata_headers() {
     assert_eq!(body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
     let capabilities = &body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
     assert!(capabilities["elicitation"].is_object(), "{capabilities}");
-    // Not until MCP Apps render (issue 11).
-    assert!(capabilities.get("extensions").is_none(), "{capabilities}");
+    // Apps render in the chat (issue 13): the MCP Apps extension and its one resource type.
+    assert_eq!(
+        capabilities["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"],
+        json!(["text/html;profile=mcp-app"]),
+        "{capabilities}"
+    );
 }
 
 #[tokio::test]

@@ -173,9 +173,13 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Elicitation (form and URL). The MCP Apps extension is advertised once apps render.
+/// Elicitation (form and URL), and the MCP Apps extension: servers may then return tools with
+/// a `ui://` app, which the side panel renders.
 fn client_capabilities() -> Value {
-    json!({"elicitation": {"form": {}, "url": {}}})
+    json!({
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {crate::apps::EXTENSION_ID: {"mimeTypes": [crate::apps::MIME_TYPE]}},
+    })
 }
 
 /// The `initialize` parameters fix the version; requests before that send no version header.

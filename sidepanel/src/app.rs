@@ -14,6 +14,7 @@ use crate::components::{
     empty_chat::EmptyChat,
     history_list::HistoryList,
     status_bar::StatusBar,
+    tool_browser::{ServerEntry, ToolBrowser},
     tools_menu::{ServerChoice, ToolsMenu},
     top_bar::TopBar,
     transcript_view::TranscriptView,
@@ -163,6 +164,15 @@ pub fn App() -> Html {
             <HistoryList chats={state.saved.clone()} current={state.chat.id.clone()}
                 {on_open} {on_rename} {on_delete} />
         },
+        View::Tools => {
+            let servers = state
+                .settings
+                .iter()
+                .flat_map(|s| s.servers.iter())
+                .map(|s| ServerEntry { id: s.id.as_str().to_owned(), name: s.name.clone() })
+                .collect::<Vec<_>>();
+            html! { <ToolBrowser {servers} /> }
+        }
         View::Chat if state.chat.entries.is_empty() => {
             html! { <EmptyChat has_key={state.settings.is_none() || state.has_api_key()} /> }
         }
@@ -183,6 +193,8 @@ pub fn App() -> Html {
         <div class="page sidepanel">
             <TopBar models={state.models.clone()} model={model.clone()}
                 history_open={state.view == View::History}
+                tools_open={state.view == View::Tools}
+                on_tools={emit(&dispatcher, Action::ShowTools)}
                 on_model={emit(&dispatcher, Action::SetModel)}
                 on_new_chat={on_new_chat}
                 on_history={emit(&dispatcher, Action::ShowHistory)} />

@@ -3,7 +3,9 @@
 
 use std::rc::Rc;
 
+use gemipanel_browser::chrome::{message, word};
 use gemipanel_browser::port::WorkerPort;
+use gemipanel_core::apps::resource::{app_resource, AppResource};
 use gemipanel_core::jsonrpc::{code, ErrorObject};
 use gemipanel_core::mcp::Visibility;
 use gemipanel_core::messages::{Caller, Request, Response};
@@ -75,5 +77,31 @@ impl AppServices {
             }
             Err(err) => Err(ErrorObject::new(code::INTERNAL_ERROR, err.to_string())),
         }
+    }
+}
+
+/// A tool's app, read through the worker and checked (`core::apps::resource`), its `_meta.ui`
+/// completed from the tool's definition; the reason in the person's words when it cannot be.
+pub async fn read_app(
+    port: &WorkerPort,
+    server_id: &str,
+    uri: &str,
+    tool: &Value,
+) -> Result<AppResource, String> {
+    let request = Request::ReadResource {
+        server_id: crate::chat_driver::server_id(server_id),
+        uri: uri.to_owned(),
+    };
+    match port.request(request).await {
+        Ok(Response::Resource { result }) => match app_resource(uri, &result) {
+            Ok(mut resource) => {
+                resource.meta = resource.meta.completed_from(tool);
+                Ok(resource)
+            }
+            Err(error) => Err(word(&error)),
+        },
+        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => Err(word(&error)),
+        Ok(_) => Err(message("errWorkerUnexpectedAnswer", &[])),
+        Err(err) => Err(err.to_string()),
     }
 }

@@ -1,5 +1,6 @@
-//! The fields of an elicitation form, read from the requested schema (a flat object of
-//! primitive properties, as MCP allows): what to show and how to turn input back into JSON.
+//! The fields of a form read from a JSON Schema: an elicitation's requested schema (a flat
+//! object of primitive properties, as MCP allows) or a tool's input schema in the tool browser,
+//! whose nested objects and arrays are edited as JSON.
 
 use serde_json::{Map, Value};
 
@@ -13,6 +14,8 @@ pub enum FieldKind {
     Choice(Vec<(String, String)>),
     /// Any of these (value, label).
     MultiChoice(Vec<(String, String)>),
+    /// An object or array (or a value of no single type), typed as JSON.
+    Json,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -58,13 +61,21 @@ fn kind(spec: &Value) -> FieldKind {
         Some("number") => FieldKind::Number,
         Some("array") => match spec.get("items").map(options) {
             Some(opts) if !opts.is_empty() => FieldKind::MultiChoice(opts),
-            _ => FieldKind::Text,
+            _ => FieldKind::Json,
         },
+        Some("object") => FieldKind::Json,
+        // No type: a `$ref`, `anyOf` of shapes, … unless it lists the values it takes.
+        None if spec.get("enum").is_none() && !has_consts(spec) => FieldKind::Json,
         _ => match options(spec) {
             opts if opts.is_empty() => FieldKind::Text,
             opts => FieldKind::Choice(opts),
         },
     }
+}
+
+fn has_consts(spec: &Value) -> bool {
+    let list = spec.get("oneOf").or_else(|| spec.get("anyOf")).and_then(Value::as_array);
+    list.is_some_and(|l| l.iter().any(|o| o.get("const").is_some()))
 }
 
 /// `enum` (+ legacy `enumNames`), or `oneOf`/`anyOf` of `{const, title}`.
@@ -101,6 +112,7 @@ pub fn parse_input(kind: &FieldKind, input: &str) -> Option<Value> {
         FieldKind::Number => {
             serde_json::from_str::<serde_json::Number>(input).ok().map(Value::Number)
         }
+        FieldKind::Json => serde_json::from_str(input).ok(),
         _ => Some(Value::String(input.to_owned())),
     }
 }
@@ -146,6 +158,11 @@ mod tests {
         );
         assert_eq!(missing(&fields, &Map::new()), ["Name"]);
         assert!(super::fields(&json!({"type": "object"})).is_empty());
+        // A tool's nested parameters are typed as JSON.
+        let nested = super::fields(&json!({"properties": {
+            "filter": {"type": "object"}, "ids": {"type": "array", "items": {"type": "integer"}},
+            "any": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}));
+        assert!(nested.iter().all(|f| f.kind == FieldKind::Json), "{nested:?}");
     }
 
     #[test]
@@ -163,5 +180,7 @@ mod tests {
         assert_eq!(parse_input(&FieldKind::Number, "3.5"), Some(json!(3.5)));
         assert_eq!(parse_input(&FieldKind::Text, ""), None);
         assert_eq!(parse_input(&FieldKind::Text, "Ada"), Some(json!("Ada")));
+        assert_eq!(parse_input(&FieldKind::Json, "{\"a\": [1]}"), Some(json!({"a": [1]})));
+        assert_eq!(parse_input(&FieldKind::Json, "{oops"), None);
     }
 }

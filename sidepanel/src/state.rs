@@ -31,6 +31,8 @@ pub enum WorkerView {
 pub enum View {
     Chat,
     History,
+    /// The tool browser.
+    Tools,
 }
 
 /// The open chat.
@@ -230,6 +232,7 @@ pub enum Action {
     ToggleServer(String),
     SetGoogleSearch(bool),
     ShowHistory(bool),
+    ShowTools(bool),
 
     UserSent {
         text: String,
@@ -339,6 +342,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::SetGoogleSearch(on) => chat.google_search = on,
         Action::ShowHistory(show) => next.view = if show { View::History } else { View::Chat },
+        Action::ShowTools(show) => next.view = if show { View::Tools } else { View::Chat },
 
         Action::UserSent { text, now_ms } => {
             if chat.title.is_empty() {

@@ -129,3 +129,48 @@ test('display mode, size and the app log', async () => {
   await frame.getByTestId('app-fullscreen').click();
   await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor();
 });
+
+test('the tool browser runs a tool by hand, from its form or raw JSON, and shows its app', async () => {
+  const page = chat.page;
+  await page.getByTestId('tools').click();
+  const browser = page.getByTestId('tool-browser');
+  await browser.locator('[data-server="Apps"] summary').click();
+  const entry = browser.locator('[data-testid="tool-entry"][data-tool="show_counter"]');
+  await entry.waitFor({ timeout: 20_000 });
+  assert.match(await entry.innerText(), /app/);
+  assert.match(await browser.locator('[data-tool="bump"]').innerText(), /for its app only/);
+  await chat.shoot('tool-browser');
+  await entry.click();
+  const runner = page.getByTestId('tool-runner');
+  await runner.locator('[data-field="start"] input').fill('5');
+  await runner.getByTestId('tool-run').click();
+  const card = runner.getByTestId('tool-card').first();
+  await card.and(page.locator('[data-state="done"]')).waitFor({ timeout: 20_000 });
+  await runner.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  const app = runner.frameLocator('[data-testid="app-iframe"]').frameLocator('iframe');
+  await app.locator('li[data-kind="tool-result"]').waitFor();
+  const [result] = (await app.locator('li[data-kind="tool-result"]').allInnerTexts())
+    .map((t) => JSON.parse(t.slice('tool-result '.length)));
+  assert.deepEqual(result.structuredContent, { value: 5 });
+  assert.deepEqual(apps.calls().at(-1), { name: 'show_counter', arguments: { start: 5 } });
+  await chat.shoot('tool-browser-run');
+
+  // Raw JSON: what the form held, editable; a broken object is refused before anything runs.
+  await runner.getByTestId('tool-raw-toggle').click();
+  const raw = runner.getByTestId('tool-raw');
+  assert.deepEqual(JSON.parse(await raw.inputValue()), { start: 5 });
+  await raw.fill('{"start": ');
+  const calls = apps.calls().length;
+  await runner.getByTestId('tool-run').click();
+  await runner.getByRole('alert').filter({ hasText: /not a JSON object/ }).waitFor();
+  assert.equal(apps.calls().length, calls);
+  await raw.fill('{"start": 8}');
+  await runner.getByTestId('tool-run').click();
+  await runner.getByTestId('tool-card').first().and(page.locator('[data-state="done"]')).waitFor();
+  assert.deepEqual(apps.calls().at(-1), { name: 'show_counter', arguments: { start: 8 } });
+  // An app-only tool is offered to its app, not to the person.
+  await page.getByRole('button', { name: '← All tools' }).click();
+  await browser.locator('[data-tool="bump"]').click();
+  assert.equal(await page.getByTestId('tool-run').count(), 0);
+  await page.getByTestId('tools').click();
+});

@@ -4,14 +4,12 @@
 use indexmap::IndexMap;
 use std::rc::Rc;
 
-use gemipanel_browser::chrome::word;
-use gemipanel_core::apps::resource::app_resource;
 use gemipanel_core::gemini::{Part, ToolCall};
-use gemipanel_core::messages::{Request, Response};
 use gemipanel_core::tools::ToolRoute;
 use serde_json::Value;
 
-use super::{server_id, Driver};
+use super::Driver;
+use crate::app_host::read_app;
 use crate::state::Action;
 use crate::transcript::AppCard;
 
@@ -36,26 +34,12 @@ impl Driver {
     /// `tool` is the tool's definition, whose `_meta.ui` completes the resource's.
     pub(super) fn load_app(&self, call_id: &str, route: &ToolRoute, uri: String, tool: Rc<Value>) {
         let port = self.0.borrow().port.clone();
-        let request =
-            Request::ReadResource { server_id: server_id(&route.server_id), uri: uri.clone() };
-        let (this, call_id) = (self.clone(), call_id.to_owned());
+        let (this, call_id, server_id) =
+            (self.clone(), call_id.to_owned(), route.server_id.clone());
         wasm_bindgen_futures::spawn_local(async move {
-            let action = match port.request(request).await {
-                Ok(Response::Resource { result }) => match app_resource(&uri, &result) {
-                    Ok(mut resource) => {
-                        resource.meta = resource.meta.completed_from(&tool);
-                        Action::AppLoaded { call_id, resource: Rc::new(resource) }
-                    }
-                    Err(error) => Action::AppFailed { call_id, error: word(&error) },
-                },
-                Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
-                    Action::AppFailed { call_id, error: word(&error) }
-                }
-                Ok(_) => Action::AppFailed {
-                    call_id,
-                    error: gemipanel_browser::chrome::message("errWorkerUnexpectedAnswer", &[]),
-                },
-                Err(err) => Action::AppFailed { call_id, error: err.to_string() },
+            let action = match read_app(&port, &server_id, &uri, &tool).await {
+                Ok(resource) => Action::AppLoaded { call_id, resource: Rc::new(resource) },
+                Err(error) => Action::AppFailed { call_id, error },
             };
             this.dispatch(action);
         });

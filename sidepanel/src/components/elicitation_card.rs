@@ -1,18 +1,13 @@
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::mcp::ElicitResult;
 use gemipanel_core::messages::ElicitationPrompt;
 use gemipanel_core::url_policy;
-use serde_json::{Map, Value};
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use serde_json::Map;
 use yew::prelude::*;
 
-use crate::elicitation_form::{fields, missing, parse_input, Field, FieldKind};
+use super::form_field::{form_field, Values};
+use crate::elicitation_form::{fields, missing};
 use crate::state::ElicitationCard;
-
-type Values = Rc<RefCell<Map<String, Value>>>;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -98,7 +93,7 @@ pub fn ElicitationCardView(props: &Props) -> Html {
             }
             <p>{ text }</p>
             { link }
-            { for form.iter().map(|f| field(f, &values)) }
+            { for form.iter().map(|f| form_field(f, &values)) }
             if let Some(answer) = &props.card.answer {
                 <p class="badge">{ answer }</p>
             } else {
@@ -122,68 +117,5 @@ fn open_tab(url: &str) {
     if let Some(window) = web_sys::window() {
         // `open` is a `catch` binding: a refusal is an Err, not a stuck promise.
         let _ = window.open_with_url_and_target_and_features(url, "_blank", "noopener,noreferrer");
-    }
-}
-
-/// One input; every change writes the typed value (or removes it) in `values`.
-fn field(field: &Field, values: &Values) -> Html {
-    let current = values.borrow().get(&field.name).cloned().unwrap_or(Value::Null);
-    let (name, values) = (field.name.clone(), values.clone());
-    let set = move |value: Option<Value>| match value {
-        Some(value) => drop(values.borrow_mut().insert(name.clone(), value)),
-        None => drop(values.borrow_mut().remove(&name)),
-    };
-    let input = match &field.kind {
-        FieldKind::Boolean => {
-            let onchange = Callback::from(move |e: Event| {
-                set(Some(Value::Bool(e.target_unchecked_into::<HtmlInputElement>().checked())))
-            });
-            html! { <input type="checkbox" checked={current == Value::Bool(true)} {onchange} /> }
-        }
-        FieldKind::Choice(options) | FieldKind::MultiChoice(options) => {
-            let multiple = matches!(field.kind, FieldKind::MultiChoice(_));
-            let chosen = |v: &str| match &current {
-                Value::Array(list) => list.iter().any(|c| c.as_str() == Some(v)),
-                other => other.as_str() == Some(v),
-            };
-            let onchange = Callback::from(move |e: Event| {
-                let select: HtmlSelectElement = e.target_unchecked_into();
-                if !multiple {
-                    return set(Some(Value::String(select.value())));
-                }
-                let picked = select.selected_options();
-                let list = (0..picked.length())
-                    .filter_map(|i| picked.item(i))
-                    .filter_map(|o| o.get_attribute("value"))
-                    .map(Value::String)
-                    .collect();
-                set(Some(Value::Array(list)));
-            });
-            html! {
-                <select {multiple} {onchange}>
-                    if !multiple && current.is_null() { <option value="" selected=true></option> }
-                    { for options.iter().map(|(v, l)| html! { <option value={v.clone()} selected={chosen(v)}>{ l }</option> }) }
-                </select>
-            }
-        }
-        kind => {
-            let kind = kind.clone();
-            let value = match &current {
-                Value::String(s) => s.clone(),
-                Value::Null => String::new(),
-                other => other.to_string(),
-            };
-            let oninput = Callback::from(move |e: InputEvent| {
-                set(parse_input(&kind, &e.target_unchecked_into::<HtmlInputElement>().value()))
-            });
-            html! { <input {value} {oninput} /> }
-        }
-    };
-    html! {
-        <label class="field" data-field={field.name.clone()}>
-            <span>{ &field.label }{ if field.required { " *" } else { "" } }</span>
-            { input }
-            if let Some(d) = &field.description { <small class="hint">{ d }</small> }
-        </label>
     }
 }

@@ -10,9 +10,11 @@ pub struct Props {
     pub models: Rc<Vec<ModelInfo>>,
     pub model: String,
     pub history_open: bool,
+    pub tools_open: bool,
     pub on_model: Callback<String>,
     pub on_new_chat: Callback<()>,
     pub on_history: Callback<bool>,
+    pub on_tools: Callback<bool>,
 }
 
 /// Title, model picker, new chat and history.
@@ -31,6 +33,8 @@ pub fn TopBar(props: &Props) -> Html {
     let on_new = props.on_new_chat.reform(|_: MouseEvent| ());
     let open = props.history_open;
     let on_history = props.on_history.reform(move |_: MouseEvent| !open);
+    let tools_open = props.tools_open;
+    let on_tools = props.on_tools.reform(move |_: MouseEvent| !tools_open);
     html! {
         <header class="topbar">
             <img class="logo" src="icons/icon32.png" alt="" />
@@ -38,6 +42,8 @@ pub fn TopBar(props: &Props) -> Html {
             <select class="model-picker" onchange={on_model} data-testid="model" aria-label={message("panelModel", &[])}>
                 { for options }
             </select>
+            <button type="button" class={classes!("icon-button", tools_open.then_some("active"))} onclick={on_tools}
+                data-testid="tools" title={message("panelToolsTitle", &[])} aria-label={message("panelToolsTitle", &[])}>{ "⚒" }</button>
             <button type="button" class={classes!("icon-button", open.then_some("active"))} onclick={on_history}
                 data-testid="history" title={message("panelHistory", &[])} aria-label={message("panelHistory", &[])}>{ "☰" }</button>
             <button type="button" class="icon-button" onclick={on_new} data-testid="new-chat"

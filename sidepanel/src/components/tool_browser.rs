@@ -1,0 +1,325 @@
+//! The tool browser: every configured server's tools, and a tool run by hand with a form made
+//! from its input schema (or its arguments as raw JSON), its result and its app shown as in the
+//! chat. A person tries a server without spending Gemini tokens, or sees an app without a key.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::chrome::{message, word};
+use gemipanel_core::mcp::{Tool, Visibility};
+use gemipanel_core::messages::{Caller, Request, Response};
+use serde_json::{Map, Value};
+use web_sys::HtmlTextAreaElement;
+use yew::prelude::*;
+
+use super::form_field::{form_field, Values};
+use super::tool_card::ToolCardView;
+use crate::app_host::{read_app, AppServices};
+use crate::chat_driver::server_id;
+use crate::elicitation_form::{fields, missing};
+use crate::state::{ToolCard, ToolStatus};
+use crate::tool_text::result_text;
+use crate::transcript::AppCard;
+
+/// A configured server, as the browser lists it.
+#[derive(Clone, PartialEq)]
+pub struct ServerEntry {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub servers: Vec<ServerEntry>,
+}
+
+/// The tools of one server, once asked for.
+#[derive(Clone, PartialEq)]
+enum Listing {
+    Loading,
+    Tools(Rc<Vec<Tool>>),
+    Failed(String),
+}
+
+#[function_component]
+pub fn ToolBrowser(props: &Props) -> Html {
+    let services = use_context::<AppServices>();
+    let listings = use_state(Vec::<(String, Listing)>::new);
+    let selected = use_state(|| None::<(ServerEntry, Tool)>);
+
+    let load = {
+        let (listings, services) = (listings.clone(), services.clone());
+        Callback::from(move |server: ServerEntry| {
+            let Some(services) = services.clone() else { return };
+            if listings.iter().any(|(id, l)| *id == server.id && *l != Listing::Loading) {
+                return;
+            }
+            let listings = listings.clone();
+            let mut next = (*listings).clone();
+            next.retain(|(id, _)| *id != server.id);
+            next.push((server.id.clone(), Listing::Loading));
+            listings.set(next.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let request =
+                    Request::ListTools { server_id: server_id(&server.id), refresh: false };
+                let listing = match services.port.request(request).await {
+                    Ok(Response::Tools { tools, .. }) => Listing::Tools(Rc::new(tools)),
+                    Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
+                        Listing::Failed(word(&error))
+                    }
+                    Ok(_) => Listing::Failed(message("errWorkerUnexpectedAnswer", &[])),
+                    Err(err) => Listing::Failed(err.to_string()),
+                };
+                next.retain(|(id, _)| *id != server.id);
+                next.push((server.id.clone(), listing));
+                listings.set(next);
+            });
+        })
+    };
+
+    if let Some((server, tool)) = &*selected {
+        let back = {
+            let selected = selected.clone();
+            Callback::from(move |_: MouseEvent| selected.set(None))
+        };
+        return html! {
+            <section class="tool-browser" data-testid="tool-browser">
+                <button type="button" class="link back" onclick={back}>{ message("panelToolsBack", &[]) }</button>
+                <ToolRunner server={server.clone()} tool={Rc::new(tool.clone())} />
+            </section>
+        };
+    }
+    let servers = props.servers.iter().map(|server| {
+        let listing = listings.iter().find(|(id, _)| *id == server.id).map(|(_, l)| l.clone());
+        let ontoggle = {
+            let (load, server) = (load.clone(), server.clone());
+            Callback::from(move |e: Event| {
+                let open = e.target_unchecked_into::<web_sys::HtmlDetailsElement>().open();
+                if open {
+                    load.emit(server.clone());
+                }
+            })
+        };
+        // Open again when the person comes back from a tool.
+        let open = listing.is_some();
+        let body = match listing {
+            None | Some(Listing::Loading) => html! {
+                <p class="hint"><span class="spinner" aria-hidden="true"></span>{ message("panelToolsLoading", &[]) }</p>
+            },
+            Some(Listing::Failed(error)) => html! { <p class="hint error" role="alert">{ error }</p> },
+            Some(Listing::Tools(tools)) if tools.is_empty() => {
+                html! { <p class="hint">{ message("panelToolsNone", &[]) }</p> }
+            }
+            Some(Listing::Tools(tools)) => html! {
+                <ul class="tool-list">
+                    { for tools.iter().map(|tool| {
+                        let pick = {
+                            let (selected, server, tool) = (selected.clone(), server.clone(), tool.clone());
+                            Callback::from(move |_: MouseEvent| selected.set(Some((server.clone(), tool.clone()))))
+                        };
+                        let app = tool.ui_resource_uri().is_some();
+                        let app_only = !tool.is_visible_to(Visibility::Model);
+                        html! {
+                            <li>
+                                <button type="button" class="tool-entry" onclick={pick}
+                                    data-testid="tool-entry" data-tool={tool.name.clone()}>
+                                    <span class="tool-name">{ &tool.name }</span>
+                                    if app { <span class="badge-app">{ message("panelToolsApp", &[]) }</span> }
+                                    if app_only { <span class="badge-app muted">{ message("panelToolsAppOnly", &[]) }</span> }
+                                    if let Some(d) = &tool.description { <span class="tool-description">{ d }</span> }
+                                </button>
+                            </li>
+                        }
+                    }) }
+                </ul>
+            },
+        };
+        html! {
+            <details class="tool-server" key={server.id.clone()} data-server={server.name.clone()} {open} {ontoggle}>
+                <summary>{ &server.name }</summary>
+                { body }
+            </details>
+        }
+    });
+    html! {
+        <section class="tool-browser" data-testid="tool-browser">
+            <h2>{ message("panelToolsTitle", &[]) }</h2>
+            <p class="hint">{ message("panelToolsHint", &[]) }</p>
+            if props.servers.is_empty() {
+                <p class="hint">{ message("panelNoServers", &[]) }</p>
+            }
+            { for servers }
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct RunnerProps {
+    server: ServerEntry,
+    tool: Rc<Tool>,
+}
+
+/// One tool: its form, Run, and the runs so far (newest first).
+#[function_component]
+fn ToolRunner(props: &RunnerProps) -> Html {
+    let services = use_context::<AppServices>();
+    let values: Values = use_mut_ref(Map::new);
+    let raw = use_state(|| false);
+    let raw_text = use_node_ref();
+    let problem = use_state(|| None::<String>);
+    let runs: Rc<RefCell<Vec<ToolCard>>> = use_mut_ref(Vec::new);
+    let redraw = use_force_update();
+    let form = fields(&props.tool.input_schema);
+    let runnable = props.tool.is_visible_to(Visibility::Model);
+
+    let run = {
+        let (values, raw, raw_text, problem, runs, redraw) = (
+            values.clone(),
+            raw.clone(),
+            raw_text.clone(),
+            problem.clone(),
+            runs.clone(),
+            redraw.clone(),
+        );
+        let (server, tool, form) = (props.server.clone(), props.tool.clone(), form.clone());
+        Callback::from(move |_: MouseEvent| {
+            let Some(services) = services.clone() else { return };
+            let arguments = if *raw {
+                let text =
+                    raw_text.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
+                match serde_json::from_str::<Map<String, Value>>(&text) {
+                    Ok(arguments) => arguments,
+                    Err(e) => {
+                        return problem.set(Some(message("panelToolsBadJson", &[&e.to_string()])))
+                    }
+                }
+            } else {
+                let arguments = values.borrow().clone();
+                if let names @ [_, ..] = missing(&form, &arguments).as_slice() {
+                    return problem.set(Some(message("panelRequired", &[&names.join(", ")])));
+                }
+                arguments
+            };
+            problem.set(None);
+            let call_id = format!("browser-{}", js_sys::Date::now() as u64);
+            let mut card = ToolCard::asked(
+                &call_id,
+                &server.id,
+                &server.name,
+                &tool.name,
+                serde_json::to_string_pretty(&arguments).unwrap_or_default(),
+                tool.read_only(),
+                true,
+            );
+            card.status = ToolStatus::Running;
+            let definition = Rc::new(serde_json::to_value(&*tool).unwrap_or_default());
+            card.app = tool.ui_resource_uri().map(|uri| AppCard {
+                server_id: server.id.clone(),
+                uri: uri.to_owned(),
+                tool: definition.clone(),
+                input: arguments.clone(),
+                resource: None,
+                error: None,
+                result: None,
+                cancelled: false,
+            });
+            runs.borrow_mut().insert(0, card);
+            redraw.force_update();
+            let update = {
+                let (runs, redraw, call_id) = (runs.clone(), redraw.clone(), call_id.clone());
+                move |change: &dyn Fn(&mut ToolCard)| {
+                    if let Some(card) = runs.borrow_mut().iter_mut().find(|c| c.call_id == call_id)
+                    {
+                        change(card);
+                    }
+                    redraw.force_update();
+                }
+            };
+            if let Some(app) = tool.ui_resource_uri().map(str::to_owned) {
+                let (services, server_id, update) =
+                    (services.clone(), server.id.clone(), update.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let read = read_app(&services.port, &server_id, &app, &definition).await;
+                    update(&|card: &mut ToolCard| {
+                        if let Some(app) = card.app.as_mut() {
+                            match &read {
+                                Ok(resource) => app.resource = Some(Rc::new(resource.clone())),
+                                Err(error) => app.error = Some(error.clone()),
+                            }
+                        }
+                    });
+                });
+            }
+            let request = Request::CallTool {
+                call_id,
+                server_id: server_id(&server.id),
+                tool: tool.name.clone(),
+                arguments: Value::Object(arguments),
+                caller: Caller::Model,
+            };
+            wasm_bindgen_futures::spawn_local(async move {
+                let answer = services.port.request(request).await;
+                update(&|card: &mut ToolCard| match &answer {
+                    Ok(Response::ToolResult { result }) => {
+                        let (text, is_error) = result_text(result, word);
+                        card.status = if is_error {
+                            ToolStatus::Failed { message: text.clone() }
+                        } else {
+                            ToolStatus::Done
+                        };
+                        card.result = Some(text);
+                        if let Some(app) = card.app.as_mut() {
+                            app.result = Some(Rc::new(result.clone()));
+                        }
+                    }
+                    Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
+                        card.status = ToolStatus::Failed { message: word(error) };
+                    }
+                    Ok(_) => {
+                        card.status = ToolStatus::Failed {
+                            message: message("errWorkerUnexpectedAnswer", &[]),
+                        };
+                    }
+                    Err(err) => card.status = ToolStatus::Failed { message: err.to_string() },
+                });
+            });
+        })
+    };
+    let toggle_raw = {
+        let raw = raw.clone();
+        Callback::from(move |_: MouseEvent| raw.set(!*raw))
+    };
+    let json = serde_json::to_string_pretty(&*values.borrow()).unwrap_or_default();
+    html! {
+        <div class="tool-runner" data-testid="tool-runner">
+            <h2><span class="tool-name">{ &props.tool.name }</span>
+                <span class="server">{ &props.server.name }</span></h2>
+            if let Some(d) = &props.tool.description { <p class="hint">{ d }</p> }
+            if *raw {
+                <label class="field">
+                    <span>{ message("panelToolsArguments", &[]) }</span>
+                    <textarea ref={raw_text} class="json" rows="6" spellcheck="false"
+                        data-testid="tool-raw" value={json} />
+                </label>
+            } else {
+                { for form.iter().map(|f| form_field(f, &values)) }
+            }
+            if let Some(problem) = &*problem { <p class="hint error" role="alert">{ problem }</p> }
+            <div class="confirm">
+                if runnable {
+                    <button type="button" class="primary" onclick={run} data-testid="tool-run">
+                        { message("panelToolsRun", &[]) }</button>
+                } else {
+                    <p class="hint">{ message("panelToolsAppOnlyHint", &[]) }</p>
+                }
+                <button type="button" onclick={toggle_raw} data-testid="tool-raw-toggle">
+                    { message(if *raw { "panelToolsForm" } else { "panelToolsRaw" }, &[]) }</button>
+            </div>
+            <div class="tool-runs">
+                { for runs.borrow().iter().map(|card| html! {
+                    <ToolCardView key={card.call_id.clone()} card={card.clone()} on_decide={Callback::noop()} />
+                }) }
+            </div>
+        </div>
+    }
+}

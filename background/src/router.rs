@@ -65,6 +65,7 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
             let call = servers::Call { call_id, server_id, tool, arguments, caller };
             boxed(servers::call(settings, port, call))
         }
+        Request::ListResources { server_id } => boxed(servers::resources(settings, server_id)),
         Request::ReadResource { server_id, uri } => {
             boxed(servers::read_resource(settings, server_id, uri))
         }

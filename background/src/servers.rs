@@ -122,6 +122,25 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
     }
 }
 
+/// The resources of a server; an empty list when the server offers none.
+pub async fn resources(settings: Rc<Settings>, server_id: ServerId) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let client = registry::client(server).await;
+    let result = registry::with_sign_in(server, || client.list_resources()).await;
+    let offers_none = client.server().is_some_and(|s| !s.has_capability("resources"));
+    match result {
+        Ok(resources) => Response::Resources { server_id, resources },
+        Err(_) if offers_none => Response::Resources { server_id, resources: Vec::new() },
+        Err(failure) => {
+            let explained = registry::settle(server, &client, Some(&failure)).await;
+            answer(server, Err(failure), explained)
+        }
+    }
+}
+
 /// A tool call as a page asked for it.
 pub struct Call {
     pub call_id: String,

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Tool};
+use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Resource, Tool};
 use crate::oauth::Credentials;
 use crate::settings::{Export, ServerDraft, ServerId, Settings, SettingsEdit};
 use crate::text::Text;
@@ -67,6 +67,10 @@ pub enum Request {
     },
     CancelToolCall {
         call_id: String,
+    },
+    /// Resources of one server (the tool browser lists them); none when it offers none.
+    ListResources {
+        server_id: ServerId,
     },
     ReadResource {
         server_id: ServerId,
@@ -141,6 +145,7 @@ impl Request {
             | Request::ExportSettings { .. }
             | Request::ListServers
             | Request::ListTools { .. }
+            | Request::ListResources { .. }
             | Request::ReadResource { .. }
             | Request::TestConnection { .. } => true,
             Request::EditSettings { .. }
@@ -180,6 +185,10 @@ pub enum Response {
     },
     ToolResult {
         result: CallToolResult,
+    },
+    Resources {
+        server_id: ServerId,
+        resources: Vec<Resource>,
     },
     Resource {
         result: ReadResourceResult,
@@ -509,6 +518,7 @@ mod tests {
                 arguments: json!({"message": "hi"}),
             },
             Request::CancelToolCall { call_id: "c1".into() },
+            Request::ListResources { server_id: id.clone() },
             Request::ReadResource { server_id: id.clone(), uri: "test://static/resource/1".into() },
             Request::TestConnection { draft: ServerDraft::new("A", "https://a.example/mcp") },
             Request::AnswerElicitation {

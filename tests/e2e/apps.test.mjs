@@ -139,6 +139,11 @@ test('the tool browser runs a tool by hand, from its form or raw JSON, and shows
   await entry.waitFor({ timeout: 20_000 });
   assert.match(await entry.innerText(), /app/);
   assert.match(await browser.locator('[data-tool="bump"]').innerText(), /for its app only/);
+  // Its resources, each read in place.
+  const resources = browser.getByTestId('resource-list');
+  assert.match(await resources.locator('h3').innerText(), /Resources \(2\)/);
+  await resources.locator('[data-uri="memo://readme"] summary').click();
+  assert.equal(await resources.getByTestId('resource-text').innerText(), 'The counter counts.');
   await chat.shoot('tool-browser');
   await entry.click();
   const runner = page.getByTestId('tool-runner');

@@ -20,8 +20,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// The side panel's went from 450 to 500 with two features, not bloat: the tool budget of issue
 /// 15 (ranking and schema flattening, about 40 KB) and the chat's side of MCP Apps (about 30 KB;
 /// the app host itself is a module of its own, loaded when a chat first shows an app).
+/// The worker's went from 300 to 340 the same way: OAuth sign-in (issue 12: discovery,
+/// registration, token and metadata documents, about 25 KB) brought it to 296 KB, and serving
+/// pages more of MCP (apps' rules, resource lists) and the native bridge (issue 14) go on top.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 300.0), ("sidepanel", 500.0), ("popup", 350.0), ("apphost", 150.0)];
+    [("background", 340.0), ("sidepanel", 500.0), ("popup", 350.0), ("apphost", 150.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -1,4 +1,4 @@
-//! The tool browser: every configured server's tools, and a tool run by hand with a form made
+//! The tool browser: every configured server's tools and resources, and a tool run by hand with a form made
 //! from its input schema (or its arguments as raw JSON), its result and its app shown as in the
 //! chat. A person tries a server without spending Gemini tokens, or sees an app without a key.
 
@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::{message, word};
-use gemipanel_core::mcp::{Tool, Visibility};
+use gemipanel_core::mcp::{Resource, Tool, Visibility};
 use gemipanel_core::messages::{Caller, Request, Response};
 use serde_json::{Map, Value};
 use web_sys::HtmlTextAreaElement;
@@ -33,12 +33,21 @@ pub struct Props {
     pub servers: Vec<ServerEntry>,
 }
 
-/// The tools of one server, once asked for.
+/// The tools of one server, once asked for, and its resources (or why they could not be listed).
 #[derive(Clone, PartialEq)]
 enum Listing {
     Loading,
-    Tools(Rc<Vec<Tool>>),
+    Tools(Rc<Vec<Tool>>, Rc<Result<Vec<Resource>, String>>),
     Failed(String),
+}
+
+/// A page's reading of an answer it did not expect, or of the worker's error.
+fn failure(answer: Result<Response, impl ToString>) -> String {
+    match answer {
+        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => word(&error),
+        Ok(_) => message("errWorkerUnexpectedAnswer", &[]),
+        Err(err) => err.to_string(),
+    }
 }
 
 #[function_component]
@@ -63,12 +72,15 @@ pub fn ToolBrowser(props: &Props) -> Html {
                 let request =
                     Request::ListTools { server_id: server_id(&server.id), refresh: false };
                 let listing = match services.port.request(request).await {
-                    Ok(Response::Tools { tools, .. }) => Listing::Tools(Rc::new(tools)),
-                    Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
-                        Listing::Failed(word(&error))
+                    Ok(Response::Tools { tools, .. }) => {
+                        let request = Request::ListResources { server_id: server_id(&server.id) };
+                        let resources = match services.port.request(request).await {
+                            Ok(Response::Resources { resources, .. }) => Ok(resources),
+                            other => Err(failure(other)),
+                        };
+                        Listing::Tools(Rc::new(tools), Rc::new(resources))
                     }
-                    Ok(_) => Listing::Failed(message("errWorkerUnexpectedAnswer", &[])),
-                    Err(err) => Listing::Failed(err.to_string()),
+                    other => Listing::Failed(failure(other)),
                 };
                 next.retain(|(id, _)| *id != server.id);
                 next.push((server.id.clone(), listing));
@@ -107,10 +119,8 @@ pub fn ToolBrowser(props: &Props) -> Html {
                 <p class="hint"><span class="spinner" aria-hidden="true"></span>{ message("panelToolsLoading", &[]) }</p>
             },
             Some(Listing::Failed(error)) => html! { <p class="hint error" role="alert">{ error }</p> },
-            Some(Listing::Tools(tools)) if tools.is_empty() => {
-                html! { <p class="hint">{ message("panelToolsNone", &[]) }</p> }
-            }
-            Some(Listing::Tools(tools)) => html! {
+            Some(Listing::Tools(tools, resources)) => html! { <>
+                if tools.is_empty() { <p class="hint">{ message("panelToolsNone", &[]) }</p> }
                 <ul class="tool-list">
                     { for tools.iter().map(|tool| {
                         let pick = {
@@ -132,7 +142,8 @@ pub fn ToolBrowser(props: &Props) -> Html {
                         }
                     }) }
                 </ul>
-            },
+                { resource_list(server, &resources) }
+            </> },
         };
         html! {
             <details class="tool-server" key={server.id.clone()} data-server={server.name.clone()} {open} {ontoggle}>
@@ -151,6 +162,97 @@ pub fn ToolBrowser(props: &Props) -> Html {
             { for servers }
         </section>
     }
+}
+
+/// A server's resources, each readable in place; nothing when it offers none.
+fn resource_list(server: &ServerEntry, resources: &Result<Vec<Resource>, String>) -> Html {
+    match resources {
+        Ok(list) if list.is_empty() => Html::default(),
+        Ok(list) => html! {
+            <div class="resource-list" data-testid="resource-list">
+                <h3>{ message("panelResourcesTitle", &[&list.len().to_string()]) }</h3>
+                <ul>
+                    { for list.iter().map(|resource| html! {
+                        <ResourceEntry key={resource.uri.clone()} server={server.clone()} resource={Rc::new(resource.clone())} />
+                    }) }
+                </ul>
+            </div>
+        },
+        Err(error) => html! {
+            <p class="hint error" role="alert">{ message("panelResourcesFailed", &[error]) }</p>
+        },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ResourceProps {
+    server: ServerEntry,
+    resource: Rc<Resource>,
+}
+
+/// The most of a resource's text shown in place; the rest is cut with a note.
+const SHOWN_CHARS: usize = 20_000;
+
+/// One resource: its name and URI; opened, what `resources/read` returned.
+#[function_component]
+fn ResourceEntry(props: &ResourceProps) -> Html {
+    let services = use_context::<AppServices>();
+    let read = use_state(|| None::<Result<String, String>>);
+    let ontoggle = {
+        let (read, server, uri) = (read.clone(), props.server.clone(), props.resource.uri.clone());
+        Callback::from(move |e: Event| {
+            let open = e.target_unchecked_into::<web_sys::HtmlDetailsElement>().open();
+            let Some(services) = services.clone().filter(|_| open && read.is_none()) else {
+                return;
+            };
+            let (read, request) = (
+                read.clone(),
+                Request::ReadResource { server_id: server_id(&server.id), uri: uri.clone() },
+            );
+            wasm_bindgen_futures::spawn_local(async move {
+                read.set(Some(match services.port.request(request).await {
+                    Ok(Response::Resource { result }) => Ok(contents_text(&result.contents)),
+                    other => Err(failure(other)),
+                }));
+            });
+        })
+    };
+    let resource = &props.resource;
+    let name = resource.title.as_deref().unwrap_or(&resource.name);
+    html! {
+        <li>
+            <details class="resource" {ontoggle} data-testid="resource-entry" data-uri={resource.uri.clone()}>
+                <summary>
+                    <span class="tool-name">{ name }</span>
+                    <span class="hint uri">{ &resource.uri }</span>
+                </summary>
+                { match &*read {
+                    None => html! { <p class="hint"><span class="spinner" aria-hidden="true"></span>{ message("panelToolsLoading", &[]) }</p> },
+                    Some(Ok(text)) => html! { <pre class="resource-text" data-testid="resource-text">{ text }</pre> },
+                    Some(Err(error)) => html! { <p class="hint error" role="alert">{ error }</p> },
+                } }
+            </details>
+        </li>
+    }
+}
+
+/// Each content's text (cut at [`SHOWN_CHARS`] with a note), or a line saying it is binary.
+fn contents_text(contents: &[gemipanel_core::mcp::ResourceContents]) -> String {
+    let parts = contents.iter().map(|content| match (&content.text, &content.blob) {
+        (Some(text), _) => match text.char_indices().nth(SHOWN_CHARS) {
+            Some((cut, _)) => {
+                let rest = text.len() - cut;
+                format!("{}\n{}", &text[..cut], message("panelResourceCut", &[&rest.to_string()]))
+            }
+            None => text.clone(),
+        },
+        (None, Some(blob)) => {
+            let mime = content.mime_type.as_deref().unwrap_or("application/octet-stream");
+            message("panelResourceBinary", &[mime, &(blob.len() / 4 * 3).to_string()])
+        }
+        (None, None) => message("panelResourceEmpty", &[]),
+    });
+    parts.collect::<Vec<_>>().join("\n\n")
 }
 
 #[derive(Properties, PartialEq)]

@@ -179,3 +179,66 @@ test('the tool browser runs a tool by hand, from its form or raw JSON, and shows
   assert.equal(await page.getByTestId('tool-run').count(), 0);
   await page.getByTestId('tools').click();
 });
+
+test('a hostile app can only draw in its frame and call what it may', async () => {
+  const page = chat.page;
+  const other = await startAppsSmoke({ extraTool: 'only_elsewhere' });
+  const otherId = `srv_${'b'.repeat(16)}`;
+  await chat.request({ type: 'edit_settings', edit: { type: 'add_server', id: otherId, server: { name: 'Other', url: other.url } } });
+  await chat.request({ type: 'edit_settings', edit: { type: 'set_trust', id: otherId, trust: true } });
+  try {
+    await chat.reload();
+    const panelUrl = page.url();
+    const pagesBefore = chat.browser.context.pages().length;
+    await page.getByTestId('tools').click();
+    const browser = page.getByTestId('tool-browser');
+    await browser.locator('[data-server="Apps"] summary').click();
+    await browser.locator('[data-tool="show_hostile"]').click();
+    await page.getByTestId('tool-run').click();
+    await page.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+    const app = page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
+    await app.locator('#out[data-done="true"]').waitFor({ timeout: 90_000 });
+
+    const outcomes = Object.fromEntries(await app.locator('li[data-attempt]').evaluateAll((items) =>
+      items.map((li) => [li.dataset.attempt, { outcome: li.dataset.outcome, text: li.textContent }])));
+    assert.equal(outcomes.initialize.outcome, 'answered', 'it speaks the protocol, so refusals are the host\'s');
+    for (const name of ['chrome.runtime', 'chrome.storage', 'parent DOM', 'top DOM', 'fetch undeclared',
+      'image undeclared', 'window.open', 'top navigation', 'model-only tool', 'other server tool', 'flood']) {
+      assert.equal(outcomes[name]?.outcome, 'blocked', `${name}: ${outcomes[name]?.text}`);
+    }
+    assert.match(outcomes['model-only tool'].text, /may not call secret/);
+    assert.match(outcomes['other server tool'].text, /may not call only_elsewhere/);
+    // Fire-and-forget attempts: judged by what they would have reached.
+    for (const name of ['form to top', 'forged relay control', 'forged to the panel']) {
+      assert.ok(outcomes[name], `${name} was tried`);
+    }
+    assert.deepEqual(apps.trapHits(), [], 'no request reached an undeclared origin (fetch, image, popup, form, navigation)');
+    assert.equal(page.url(), panelUrl, 'the side panel was not navigated');
+    assert.equal(chat.browser.context.pages().length, pagesBefore, 'no window was opened');
+    assert.deepEqual(other.calls(), [], 'another server\'s tool was never called');
+    assert.ok(!apps.calls().some((c) => c.name === 'secret'), 'the model-only tool was never called');
+    // Forged control messages changed nothing: the app is still the one loaded, and nothing
+    // reached the composer.
+    assert.equal(await app.locator('h1').innerText(), 'Hostile');
+    assert.equal(await page.getByTestId('input').inputValue(), '');
+
+    // The flood: every message answered, all but a handful refused at the cap on work in
+    // flight, the server spared, and the chat still quick to use.
+    const answered = Number(await app.locator('#out').getAttribute('data-flood-answered'));
+    const refused = Number(await app.locator('#out').getAttribute('data-flood-refused'));
+    assert.equal(answered, 10_000);
+    assert.ok(refused >= 9_000, `${refused} refused`);
+    const bumps = apps.calls().filter((c) => c.name === 'bump').length;
+    assert.ok(bumps <= 10_000 - refused, `${bumps} calls reached the server`);
+    assert.equal((await app.locator('li[data-attempt="ping after flood"]').getAttribute('data-outcome')), 'answered');
+    const typed = Date.now();
+    await page.getByTestId('input').fill('still here');
+    assert.equal(await page.getByTestId('input').inputValue(), 'still here');
+    assert.ok(Date.now() - typed < 2_000, 'typing answers at once after the flood');
+    await page.getByTestId('input').fill('');
+    await chat.shoot('app-hostile');
+  } finally {
+    await chat.request({ type: 'edit_settings', edit: { type: 'remove_server', id: otherId } });
+    await other.stop();
+  }
+});

@@ -8,10 +8,10 @@ import { startFakeGemini } from '../fixtures/fake-gemini/server.mjs';
 
 export const API_KEY = 'test-key';
 
-export async function openChat() {
+export async function openChat({ locale } = {}) {
   const fake = await startFakeGemini({ apiKey: API_KEY });
   const everything = await startEverything();
-  const browser = await launch();
+  const browser = await launch(locale ? { locale } : {});
   const page = await browser.context.newPage();
   let nextId = 1;
 

@@ -228,3 +228,14 @@ export async function startSlowServer({ delayMs = 200, name = 'slow', tools = ['
     stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
+
+/**
+ * One of the MCP Apps project's published example servers (`@modelcontextprotocol/server-<name>`,
+ * e.g. `basic-react`) over Streamable HTTP.
+ */
+export async function startPublishedApp(name) {
+  const script = fileURLToPath(
+    new URL(`../node_modules/@modelcontextprotocol/server-${name}/dist/index.js`, import.meta.url),
+  );
+  return startNode(`server-${name}`, [script]);
+}

@@ -76,8 +76,10 @@ pub fn policy(declared: Option<&DeclaredCsp>) -> Policy {
     let resources = &applied.resource_domains;
     let directives = [
         ("default-src", "'none'".to_owned()),
-        // Apps are single HTML files with inline scripts and styles.
-        ("script-src", list(&["'unsafe-inline'", "blob:"], resources)),
+        // Apps are single HTML files with inline scripts and styles. Eval adds nothing an
+        // inline script cannot already do inside the frame, and apps that run code they were
+        // given (the SDK's three.js example) need it, as the SDK's reference host allows.
+        ("script-src", list(&["'unsafe-inline'", "'unsafe-eval'", "blob:"], resources)),
         ("style-src", list(&["'unsafe-inline'"], resources)),
         ("img-src", list(&["data:", "blob:"], resources)),
         ("font-src", list(&["data:"], resources)),
@@ -159,7 +161,9 @@ mod tests {
     #[test]
     fn nothing_declared_is_the_restrictive_default() {
         let policy = policy(None);
-        assert!(policy.header.starts_with("default-src 'none'; script-src 'unsafe-inline' blob:;"));
+        assert!(policy
+            .header
+            .starts_with("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:;"));
         assert!(policy.header.contains("connect-src 'none'"));
         assert!(policy.header.contains("frame-src 'none'"));
         assert!(policy.header.contains("form-action 'none'"));
@@ -178,7 +182,7 @@ mod tests {
             .contains("connect-src https://api.example.com wss://live.example.com:8443;"));
         assert!(policy
             .header
-            .contains("script-src 'unsafe-inline' blob: https://*.cdn.example.net;"));
+            .contains("script-src 'unsafe-inline' 'unsafe-eval' blob: https://*.cdn.example.net;"));
         assert!(policy.header.contains("img-src data: blob: https://*.cdn.example.net;"));
         assert_eq!(policy.applied.connect_domains.len(), 2);
     }

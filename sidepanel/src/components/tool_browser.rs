@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::{message, word};
+use gemipanel_core::mcp::elicitation::schema_defaults;
 use gemipanel_core::mcp::{Resource, Tool, Visibility};
 use gemipanel_core::messages::{Caller, Request, Response};
 use serde_json::{Map, Value};
@@ -265,7 +266,11 @@ struct RunnerProps {
 #[function_component]
 fn ToolRunner(props: &RunnerProps) -> Html {
     let services = use_context::<AppServices>();
-    let values: Values = use_mut_ref(Map::new);
+    // The schema's defaults fill the form, as in an elicitation.
+    let values: Values = {
+        let schema = props.tool.input_schema.clone();
+        use_mut_ref(move || schema_defaults(&schema))
+    };
     let raw = use_state(|| false);
     let raw_text = use_node_ref();
     let problem = use_state(|| None::<String>);

@@ -130,6 +130,23 @@ test('display mode, size and the app log', async () => {
   await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor();
 });
 
+test('a reopened chat shows its app again from what was saved, without calling or reading anything', async () => {
+  const page = chat.page;
+  await showCounter(4);
+  const [calls, reads] = [apps.calls().length, apps.reads().length];
+  await page.getByTestId('new-chat').click();
+  await page.locator('.empty').waitFor();
+  await page.getByTestId('history').click();
+  await page.getByTestId('saved-chat').filter({ hasText: 'Show the counter' }).first().locator('button.open').click();
+  await page.getByTestId('app-frame').last().and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  await appFrame().locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+  assert.deepEqual(await records('tool-input'), [{ arguments: { start: 4 } }]);
+  assert.deepEqual((await records('tool-result'))[0].structuredContent, { value: 4 });
+  assert.equal(apps.calls().length, calls, 'the tool was not called again');
+  assert.equal(apps.reads().length, reads, 'the app came from the saved chat, not the server');
+  await chat.shoot('app-reopened');
+});
+
 test('the tool browser runs a tool by hand, from its form or raw JSON, and shows its app', async () => {
   const page = chat.page;
   await page.getByTestId('tools').click();

@@ -2,7 +2,7 @@
 //!
 //! The session (`core::apps::session`) decides what to answer and what to ask; this file only
 //! carries it out: posts to the frame, calls the panel's callbacks, and updates the few
-//! elements of the UI (height, display mode, the link prompt, the log).
+//! elements of the UI (height, display mode, the link and permission prompts, the log).
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -40,6 +40,8 @@ pub struct View {
     mode: DisplayMode,
     log_count: usize,
     link: Option<(Reply, Link)>,
+    /// The person's answer to the app's `_meta.ui.permissions`: `None` until asked.
+    permitted: Option<bool>,
     ui: Ui,
     /// Keeps the listeners alive as long as the view.
     listeners: Vec<Closure<dyn FnMut(web_sys::Event)>>,
@@ -56,6 +58,7 @@ struct Ui {
     collapse: HtmlElement,
     reload: HtmlElement,
     prompt: HtmlElement,
+    permissions: HtmlElement,
     log: Element,
     log_list: Element,
     log_summary: Element,
@@ -69,7 +72,7 @@ impl View {
     ) -> Rc<RefCell<View>> {
         let ui = Ui::build(&container, &setup);
         let view = Rc::new_cyclic(|me: &Weak<RefCell<View>>| {
-            let session = new_session(&setup, DisplayMode::Inline);
+            let session = new_session(&setup, DisplayMode::Inline, false);
             RefCell::new(View {
                 setup,
                 host,
@@ -78,6 +81,7 @@ impl View {
                 mode: DisplayMode::Inline,
                 log_count: 0,
                 link: None,
+                permitted: None,
                 ui,
                 listeners: Vec::new(),
                 _scheme: None,
@@ -129,6 +133,14 @@ impl View {
                     _ => {}
                 }
             }),
+            on(&this.ui.permissions, "click", |v, e| {
+                let target = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+                match target.and_then(|t| t.get_attribute("data-answer")).as_deref() {
+                    Some("allow") => View::permissions_answered(v, true),
+                    Some("deny") => View::permissions_answered(v, false),
+                    _ => {}
+                }
+            }),
         ];
         this.listeners = listeners;
         let me = this.me.clone();
@@ -148,6 +160,12 @@ impl View {
         let _ = iframe.set_attribute("data-testid", "app-iframe");
         iframe.set_title(&view.borrow().setup.tool_name);
         let _ = iframe.style().set_property("height", &format!("{INITIAL_HEIGHT}px"));
+        // Permissions pass through both frames, and only once the person allowed them.
+        let allow = view.borrow().allow();
+        if !allow.is_empty() {
+            let _ = iframe.set_attribute("allow", &allow);
+        }
+        View::ask_permissions(view);
         let me = view.borrow().me.clone();
         let onload = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
             if let Some(view) = me.upgrade() {
@@ -186,7 +204,8 @@ impl View {
                 format!("CSP {}: {} is not an origin; left out", refused.field, refused.source);
             this.log("warning", &text);
         }
-        sandbox.load(&document::prepare(&this.setup.resource.html, &policy.header), "");
+        let allow = this.allow();
+        sandbox.load(&document::prepare(&this.setup.resource.html, &policy.header), &allow);
         this.sandbox = Some(sandbox);
         let input = this.setup.input.clone();
         let mut actions = this.session.tool_input(input);
@@ -323,6 +342,51 @@ impl View {
         }
     }
 
+    /// The features the app asked for, as an `allow` attribute, once the person allowed them.
+    fn allow(&self) -> String {
+        match (self.permitted, &self.setup.resource.meta.permissions) {
+            // `*`: both frames have opaque origins, which the default allowlist ('src') misses.
+            (Some(true), Some(asked)) => {
+                asked.features().iter().map(|f| format!("{f} *")).collect::<Vec<_>>().join("; ")
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// Asks once whether the app may have the browser features it declared.
+    fn ask_permissions(view: &Rc<RefCell<View>>) {
+        let this = view.borrow();
+        let asked = this.setup.resource.meta.permissions.as_ref().map(|p| p.features());
+        let Some(features) = asked.filter(|f| !f.is_empty() && this.permitted.is_none()) else {
+            return;
+        };
+        let names: Vec<String> = features.iter().map(|f| feature_name(f)).collect();
+        let prompt = &this.ui.permissions;
+        prompt.set_inner_html("");
+        let text = element("p", "");
+        text.set_text_content(Some(&message("panelAppPermissions", &[&names.join(", ")])));
+        let allow = button(&message("panelAppAllow", &[]), "", "primary");
+        let _ = allow.set_attribute("data-answer", "allow");
+        let deny = button(&message("panelAppDeny", &[]), "", "");
+        let _ = deny.set_attribute("data-answer", "deny");
+        for child in [&text, allow.as_ref(), deny.as_ref()] {
+            let _ = prompt.append_child(child);
+        }
+        toggle_attribute(prompt, "hidden", false);
+    }
+
+    /// Allowed: the app starts again with the features (a frame's `allow` is fixed at load).
+    fn permissions_answered(view: &Rc<RefCell<View>>, allowed: bool) {
+        {
+            let mut this = view.borrow_mut();
+            this.permitted = Some(allowed);
+            toggle_attribute(&this.ui.permissions, "hidden", true);
+        }
+        if allowed {
+            View::reload(view);
+        }
+    }
+
     fn link_answered(view: &Rc<RefCell<View>>, open: bool) {
         let pending = {
             let mut this = view.borrow_mut();
@@ -374,7 +438,7 @@ impl View {
         {
             let mut this = view.borrow_mut();
             this.sandbox = None;
-            this.session = new_session(&this.setup, this.mode);
+            this.session = new_session(&this.setup, this.mode, this.permitted == Some(true));
             let _ = this.ui.root.set_attribute("data-state", "starting");
             this.ui.log_list.set_inner_html("");
             this.log_count = 0;
@@ -497,6 +561,10 @@ impl Ui {
         let _ = prompt.set_attribute("role", "alertdialog");
         let _ = prompt.set_attribute("data-testid", "app-link");
         toggle_attribute(&prompt, "hidden", true);
+        let permissions: HtmlElement = element("div", "app-link").unchecked_into();
+        let _ = permissions.set_attribute("role", "alertdialog");
+        let _ = permissions.set_attribute("data-testid", "app-permissions");
+        toggle_attribute(&permissions, "hidden", true);
         let body = element("div", "app-body");
         let log = element("details", "app-log");
         let _ = log.set_attribute("data-testid", "app-log");
@@ -505,7 +573,7 @@ impl Ui {
         let log_list = element("ol", "");
         let _ = log.append_child(&log_summary);
         let _ = log.append_child(&log_list);
-        for child in [&bar, prompt.as_ref(), &body, &log] {
+        for child in [&bar, permissions.as_ref(), prompt.as_ref(), &body, &log] {
             let _ = root.append_child(child);
         }
         let _ = container.append_child(&root);
@@ -517,6 +585,7 @@ impl Ui {
             collapse,
             reload,
             prompt,
+            permissions,
             log,
             log_list,
             log_summary,
@@ -532,10 +601,24 @@ fn mode_name(mode: DisplayMode) -> &'static str {
     }
 }
 
-fn new_session(setup: &AppSetup, mode: DisplayMode) -> AppSession {
+/// A permission's name for the person.
+fn feature_name(feature: &str) -> String {
+    let key = match feature {
+        "camera" => "panelPermCamera",
+        "microphone" => "panelPermMicrophone",
+        "geolocation" => "panelPermGeolocation",
+        "clipboard-write" => "panelPermClipboard",
+        other => return other.to_owned(),
+    };
+    message(key, &[])
+}
+
+/// `permitted`: the person allowed the permissions the app declared, so the host grants them.
+fn new_session(setup: &AppSetup, mode: DisplayMode, permitted: bool) -> AppSession {
     let applied = csp::policy(setup.resource.meta.csp.as_ref()).applied;
+    let granted = setup.resource.meta.permissions.clone().filter(|_| permitted);
     let capabilities = HostCapabilities {
-        sandbox: SandboxGrant { csp: applied, ..SandboxGrant::default() },
+        sandbox: SandboxGrant { csp: applied, permissions: granted.unwrap_or_default() },
         ..HostCapabilities::default()
     };
     let env = environment(None);

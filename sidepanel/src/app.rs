@@ -93,7 +93,9 @@ pub fn App() -> Html {
                 match chats_store::load(&id).await {
                     Ok(saved) => {
                         driver.reset(saved.history.clone());
+                        let entries = saved.entries.clone();
                         dispatcher.dispatch(Action::ChatOpened(Box::new(saved)));
+                        driver.load_missing_apps(&entries);
                     }
                     Err(err) => dispatcher.dispatch(Action::Notice(err.to_string())),
                 }

@@ -458,7 +458,7 @@ impl Driver {
         let app = card.app.as_ref().map(|a| (a.uri.clone(), a.tool.clone()));
         self.dispatch(Action::ToolAsked(card));
         if let Some((uri, tool)) = app {
-            self.load_app(&call.call_id, &route, uri, tool);
+            self.load_app(&call.call_id, &route.server_id, uri, tool);
         }
         if ask {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));

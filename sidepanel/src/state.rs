@@ -129,6 +129,14 @@ impl ChatView {
         })
     }
 
+    /// Saves now unless a turn runs: its end saves (what arrives after a turn, like an app's
+    /// resource, would otherwise be lost with the panel).
+    fn save_if_idle(&mut self) {
+        if !self.busy && !self.entries.is_empty() {
+            self.save_epoch += 1;
+        }
+    }
+
     fn tool_mut(&mut self, call_id: &str) -> Option<&mut ToolCard> {
         let index = self
             .entries
@@ -397,11 +405,13 @@ pub fn reduce(state: &State, action: Action) -> State {
                 app.resource = Some(resource);
                 app.error = None;
             }
+            chat.save_if_idle();
         }
         Action::AppFailed { call_id, error } => {
             if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
                 app.error = Some(error);
             }
+            chat.save_if_idle();
         }
         Action::AppResult { call_id, result } => {
             if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
@@ -501,6 +511,7 @@ impl Reducible for State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::AppCard;
 
     fn status(uptime_ms: u64) -> WorkerStatus {
         WorkerStatus { extension_version: "0.1.0".into(), uptime_ms, configured_servers: 1 }
@@ -542,6 +553,41 @@ mod tests {
         assert_eq!(done.chat.save_epoch, state.chat.save_epoch + 1);
         let Entry::Model(reply) = &*done.chat.entries[1] else { panic!() };
         assert!(!reply.streaming && !reply.incomplete);
+    }
+
+    #[test]
+    fn an_app_that_arrives_after_the_turn_is_saved_with_the_chat() {
+        let mut card = ToolCard::asked("call-1", "s1", "Apps", "show", "{}".into(), None, false);
+        card.app = Some(AppCard {
+            server_id: "s1".into(),
+            uri: "ui://a".into(),
+            tool: Rc::default(),
+            input: Default::default(),
+            resource: None,
+            error: None,
+            result: None,
+            cancelled: false,
+        });
+        let state = run(vec![
+            sent("show"),
+            Action::ToolAsked(card),
+            Action::TurnOver { history: Rc::default(), now_ms: 9 },
+        ]);
+        let resource =
+            AppResource { uri: "ui://a".into(), html: "<p>app".into(), meta: Default::default() };
+        let loaded = reduce(
+            &state,
+            Action::AppLoaded { call_id: "call-1".into(), resource: Rc::new(resource) },
+        );
+        assert_eq!(loaded.chat.save_epoch, state.chat.save_epoch + 1);
+        let failed =
+            reduce(&state, Action::AppFailed { call_id: "call-1".into(), error: "gone".into() });
+        assert_eq!(failed.chat.save_epoch, state.chat.save_epoch + 1);
+        // During a turn, the save at its end takes it along.
+        let busy = run(vec![sent("show")]);
+        let during =
+            reduce(&busy, Action::AppFailed { call_id: "call-1".into(), error: "gone".into() });
+        assert_eq!(during.chat.save_epoch, busy.chat.save_epoch);
     }
 
     #[test]

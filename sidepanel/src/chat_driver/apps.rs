@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::Driver;
 use crate::app_host::read_app;
 use crate::state::Action;
-use crate::transcript::AppCard;
+use crate::transcript::{AppCard, Entry};
 
 impl Driver {
     /// The app card of a call whose tool declares an app.
@@ -32,10 +32,9 @@ impl Driver {
 
     /// Reads the app's resource while the call runs.
     /// `tool` is the tool's definition, whose `_meta.ui` completes the resource's.
-    pub(super) fn load_app(&self, call_id: &str, route: &ToolRoute, uri: String, tool: Rc<Value>) {
+    pub(super) fn load_app(&self, call_id: &str, server_id: &str, uri: String, tool: Rc<Value>) {
         let port = self.0.borrow().port.clone();
-        let (this, call_id, server_id) =
-            (self.clone(), call_id.to_owned(), route.server_id.clone());
+        let (this, call_id, server_id) = (self.clone(), call_id.to_owned(), server_id.to_owned());
         wasm_bindgen_futures::spawn_local(async move {
             let action = match read_app(&port, &server_id, &uri, &tool).await {
                 Ok(resource) => Action::AppLoaded { call_id, resource: Rc::new(resource) },
@@ -43,6 +42,19 @@ impl Driver {
             };
             this.dispatch(action);
         });
+    }
+
+    /// A reopened chat's apps whose resource never arrived (the panel closed first) are read
+    /// again; the others come from the saved chat as they were.
+    pub fn load_missing_apps(&self, entries: &[Entry]) {
+        for entry in entries {
+            let Entry::Tool(card) = entry else { continue };
+            let Some(app) = card.app.as_ref().filter(|a| a.resource.is_none() && a.error.is_none())
+            else {
+                continue;
+            };
+            self.load_app(&card.call_id, &app.server_id, app.uri.clone(), app.tool.clone());
+        }
     }
 
     /// An app's `ui/update-model-context`: replaces what it asked before. `label` names the

@@ -124,6 +124,9 @@ impl Drop for ColorSchemeWatch {
 
 #[wasm_bindgen(module = "/js/apphost.js")]
 extern "C" {
+    /// Loads the app host and keeps a sandbox process warm for the apps to come.
+    #[wasm_bindgen(js_name = warmUp)]
+    pub fn warm_up();
     #[wasm_bindgen(catch, js_name = mountApp)]
     fn mount_app(
         container: &Element,

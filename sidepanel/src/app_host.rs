@@ -1,7 +1,10 @@
 //! What the side panel does for the MCP Apps in its chat: the work an app's requests need from
 //! the worker (always on the app's own server; the worker checks the tool's visibility).
 
+use std::cell::RefCell;
 use std::rc::Rc;
+
+use futures_channel::oneshot;
 
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_browser::port::WorkerPort;
@@ -103,5 +106,49 @@ pub async fn read_app(
         Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => Err(word(&error)),
         Ok(_) => Err(message("errWorkerUnexpectedAnswer", &[])),
         Err(err) => Err(err.to_string()),
+    }
+}
+
+/// An app's resource read ahead (when the person opens a tool in the tool browser): a run
+/// that starts before the read is done waits for it instead of reading again.
+#[derive(Clone, Default)]
+pub struct Prefetch(Rc<RefCell<PrefetchState>>);
+
+#[derive(Default)]
+enum PrefetchState {
+    #[default]
+    Idle,
+    Pending(Vec<oneshot::Sender<Result<AppResource, String>>>),
+    Done(Result<AppResource, String>),
+}
+
+impl Prefetch {
+    pub fn start(&self, port: Rc<WorkerPort>, server_id: String, uri: String, tool: Rc<Value>) {
+        *self.0.borrow_mut() = PrefetchState::Pending(Vec::new());
+        let this = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let read = read_app(&port, &server_id, &uri, &tool).await;
+            let state =
+                std::mem::replace(&mut *this.0.borrow_mut(), PrefetchState::Done(read.clone()));
+            if let PrefetchState::Pending(waiters) = state {
+                for waiter in waiters {
+                    let _ = waiter.send(read.clone());
+                }
+            }
+        });
+    }
+
+    /// The app read ahead, once it is read; `None` when no read was started.
+    pub async fn get(&self) -> Option<Result<AppResource, String>> {
+        let receiver = match &mut *self.0.borrow_mut() {
+            PrefetchState::Idle => return None,
+            PrefetchState::Done(read) => return Some(read.clone()),
+            PrefetchState::Pending(waiters) => {
+                let (sender, receiver) = oneshot::channel();
+                waiters.push(sender);
+                receiver
+            }
+        };
+        receiver.await.ok()
     }
 }

@@ -25,6 +25,7 @@ pub fn run() -> Result {
     figures.extend(browser_bench("mcp_latency.mjs", &[("GEMIPANEL_BENCH_CLIENT", &client)])?);
     figures.extend(browser_bench("stream_render.mjs", &[])?);
     figures.extend(browser_bench("cold_start.mjs", &[])?);
+    figures.extend(browser_bench("app_load.mjs", &[])?);
     println!("\nfigures:");
     for (name, value) in &figures {
         println!("  {name} = {value}");

@@ -56,6 +56,8 @@ pub fn AppFrame(props: &Props) -> Html {
     *latest.borrow_mut() = props.clone();
     let services = use_context::<AppServices>();
     let resource = props.app.resource.clone();
+    // The app host and a sandbox process get ready while the resource is read.
+    use_effect_with((), |_| gemipanel_browser::app_frame::warm_up());
 
     {
         let (slot, mounted, latest) = (slot.clone(), mounted.clone(), latest.clone());

@@ -15,7 +15,7 @@ use yew::prelude::*;
 
 use super::form_field::{form_field, Values};
 use super::tool_card::ToolCardView;
-use crate::app_host::{read_app, AppServices};
+use crate::app_host::{read_app, AppServices, Prefetch};
 use crate::chat_driver::server_id;
 use crate::elicitation_form::{fields, missing};
 use crate::state::{ToolCard, ToolStatus};
@@ -278,6 +278,25 @@ fn ToolRunner(props: &RunnerProps) -> Html {
     let redraw = use_force_update();
     let form = fields(&props.tool.input_schema);
     let runnable = props.tool.is_visible_to(Visibility::Model);
+    // A tool with an app: its resource and the app host get ready while the person fills in
+    // the form, so Run shows the app sooner.
+    let prefetch = use_memo((), |_| Prefetch::default());
+    {
+        let (prefetch, services, server, tool) =
+            (prefetch.clone(), services.clone(), props.server.clone(), props.tool.clone());
+        use_effect_with((), move |_| {
+            if let (Some(services), Some(uri)) = (services, tool.ui_resource_uri()) {
+                gemipanel_browser::app_frame::warm_up();
+                let definition = Rc::new(serde_json::to_value(&*tool).unwrap_or_default());
+                prefetch.start(
+                    services.port.clone(),
+                    server.id.clone(),
+                    uri.to_owned(),
+                    definition,
+                );
+            }
+        });
+    }
 
     let run = {
         let (values, raw, raw_text, problem, runs, redraw) = (
@@ -343,10 +362,13 @@ fn ToolRunner(props: &RunnerProps) -> Html {
                 }
             };
             if let Some(app) = tool.ui_resource_uri().map(str::to_owned) {
-                let (services, server_id, update) =
-                    (services.clone(), server.id.clone(), update.clone());
+                let (services, server_id, update, prefetch) =
+                    (services.clone(), server.id.clone(), update.clone(), prefetch.clone());
                 wasm_bindgen_futures::spawn_local(async move {
-                    let read = read_app(&services.port, &server_id, &app, &definition).await;
+                    let read = match prefetch.get().await {
+                        Some(Ok(resource)) => Ok(resource),
+                        _ => read_app(&services.port, &server_id, &app, &definition).await,
+                    };
                     update(&|card: &mut ToolCard| {
                         if let Some(app) = card.app.as_mut() {
                             match &read {

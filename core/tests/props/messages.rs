@@ -2,8 +2,8 @@
 
 use gemipanel_core::mcp::InvalidTool;
 use gemipanel_core::messages::{
-    decode_client_message, ClientMessage, ElicitationPrompt, Event, Recovery, Request, Response,
-    WorkerMessage,
+    decode_client_message, Caller, ClientMessage, ElicitationPrompt, Event, Recovery, Request,
+    Response, WorkerMessage,
 };
 use gemipanel_core::text::Text;
 use proptest::collection::vec;
@@ -29,9 +29,12 @@ fn request() -> impl Strategy<Value = Request> {
         Just(Request::ListServers),
         (server_id(), any::<bool>())
             .prop_map(|(server_id, refresh)| Request::ListTools { server_id, refresh }),
-        (text(), server_id(), text(), value()).prop_map(|(call_id, server_id, tool, arguments)| {
-            Request::CallTool { call_id, server_id, tool, arguments }
-        }),
+        (text(), server_id(), text(), value(), select(&[Caller::Model, Caller::App][..])).prop_map(
+            |(call_id, server_id, tool, arguments, caller)| {
+                Request::CallTool { call_id, server_id, tool, arguments, caller }
+            }
+        ),
+        server_id().prop_map(|server_id| Request::ListResources { server_id }),
         text().prop_map(|call_id| Request::CancelToolCall { call_id }),
         (server_id(), text()).prop_map(|(server_id, uri)| Request::ReadResource { server_id, uri }),
         crate::settings::draft().prop_map(|draft| Request::TestConnection { draft }),
@@ -85,7 +88,7 @@ fn said() -> impl Strategy<Value = Text> {
 
 /// What the worker sends the pages: the answers and events that carry outside data.
 fn worker_message() -> impl Strategy<Value = WorkerMessage> {
-    let invalid = (maybe(text()), text()).prop_map(|(name, reason)| InvalidTool { name, reason });
+    let invalid = (maybe(text()), said()).prop_map(|(name, reason)| InvalidTool { name, reason });
     let response = prop_oneof![
         crate::settings::valid_settings().prop_map(|settings| Response::Settings { settings }),
         (server_id(), vec(crate::mcp::tool(), 0..2), vec(invalid, 0..2))

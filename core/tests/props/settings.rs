@@ -3,8 +3,8 @@
 
 use gemipanel_core::settings::{
     apply, export, load, parse_headers, preview_import, validate_server, ExportOptions,
-    GeminiSettings, Headers, Server, ServerDraft, ServerId, ServerPatch, Settings, SettingsEdit,
-    ToolNames, CURRENT_VERSION,
+    GeminiSettings, Headers, OAuthClient, Server, ServerDraft, ServerId, ServerPatch, Settings,
+    SettingsEdit, ToolNames, CURRENT_VERSION,
 };
 use gemipanel_core::settings::{Loaded, Secret};
 use gemipanel_core::url_policy::{self, Policy};
@@ -62,6 +62,17 @@ const URLS: &[&str] = &[
 
 fn url() -> impl Strategy<Value = String> {
     prop_oneof![4 => select(URLS).prop_map(str::to_owned), 1 => text()]
+}
+
+/// A client identity for sign-in with anything in its fields.
+fn oauth() -> impl Strategy<Value = OAuthClient> {
+    (maybe(text()), maybe(secret()), maybe(url())).prop_map(
+        |(client_id, client_secret, metadata_url)| OAuthClient {
+            client_id,
+            client_secret,
+            metadata_url,
+        },
+    )
 }
 
 /// A URL the policy accepts for a server with this tick, normalised as stored.
@@ -141,6 +152,7 @@ fn valid_server(n: u8) -> impl Strategy<Value = Server> {
                     enabled_by_default,
                     local_network,
                     allowed_tools: ToolNames::from_iter(allowed),
+                    oauth: OAuthClient::default(),
                 }
             },
         )
@@ -170,13 +182,13 @@ fn any_server() -> impl Strategy<Value = Server> {
     (
         (any_id(), name(), url(), headers()),
         (timeout(), any::<bool>(), maybe(vec(tool_name(), 0..3)), vec(tool_name(), 0..3)),
-        (any::<bool>(), any::<bool>(), vec(tool_name(), 0..3)),
+        (any::<bool>(), any::<bool>(), vec(tool_name(), 0..3), oauth()),
     )
         .prop_map(
             |(
                 (id, name, url, headers),
                 (timeout_ms, trust, include_tools, exclude_tools),
-                (enabled_by_default, local_network, allowed),
+                (enabled_by_default, local_network, allowed, oauth),
             )| Server {
                 id,
                 name,
@@ -189,6 +201,7 @@ fn any_server() -> impl Strategy<Value = Server> {
                 enabled_by_default,
                 local_network,
                 allowed_tools: ToolNames::from_iter(allowed),
+                oauth,
             },
         )
 }
@@ -208,13 +221,13 @@ pub fn draft() -> impl Strategy<Value = ServerDraft> {
     (
         (name(), url(), maybe(headers()), maybe(timeout())),
         (any::<bool>(), maybe(vec(tool_name(), 0..3)), vec(tool_name(), 0..3)),
-        (any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), oauth()),
     )
         .prop_map(
             |(
                 (name, url, headers, timeout_ms),
                 (trust, include_tools, exclude_tools),
-                (enabled_by_default, local_network),
+                (enabled_by_default, local_network, oauth),
             )| ServerDraft {
                 name,
                 url,
@@ -225,6 +238,7 @@ pub fn draft() -> impl Strategy<Value = ServerDraft> {
                 exclude_tools,
                 enabled_by_default,
                 local_network,
+                oauth,
             },
         )
 }
@@ -233,13 +247,13 @@ fn patch() -> impl Strategy<Value = ServerPatch> {
     (
         (maybe(name()), maybe(url()), maybe(headers()), maybe(maybe(timeout()))),
         (maybe(any::<bool>()), maybe(maybe(vec(tool_name(), 0..3))), maybe(vec(tool_name(), 0..3))),
-        (maybe(any::<bool>()), maybe(any::<bool>()), any::<bool>()),
+        (maybe(any::<bool>()), maybe(any::<bool>()), any::<bool>(), maybe(oauth())),
     )
         .prop_map(
             |(
                 (name, url, headers, timeout_ms),
                 (trust, include_tools, exclude_tools),
-                (enabled_by_default, local_network, headers_to_new_origin),
+                (enabled_by_default, local_network, headers_to_new_origin, oauth),
             )| ServerPatch {
                 name,
                 url,
@@ -251,6 +265,7 @@ fn patch() -> impl Strategy<Value = ServerPatch> {
                 enabled_by_default,
                 local_network,
                 headers_to_new_origin,
+                oauth,
             },
         )
 }

@@ -527,6 +527,8 @@ mod tests {
             },
             Request::ExportSettings { include_secrets: false },
             Request::RecoverSettings { action: Recovery::StartFresh },
+            Request::SignIn { server_id: id.clone() },
+            Request::SignOut { server_id: id.clone() },
         ];
         let mut tags = std::collections::BTreeSet::new();
         for (n, request) in requests.into_iter().enumerate() {
@@ -535,8 +537,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        // Twelve variants; a new one must be added to the list above (and to this count).
-        assert_eq!(tags.len(), 12, "every variant is covered: {tags:?}");
+        // Fifteen variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 15, "every variant is covered: {tags:?}");
     }
 
     #[test]

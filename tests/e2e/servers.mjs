@@ -239,3 +239,37 @@ export async function startPublishedApp(name) {
   );
   return startNode(`server-${name}`, [script]);
 }
+
+/**
+ * The demo MCP server (demo/, built by `cargo build -p gemipanel-demo`; `cargo xtask test`
+ * builds it) with its app bundled as `cargo xtask run` bundles it.
+ */
+export async function startDemo() {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const target = process.env.CARGO_TARGET_DIR ?? `${root}/target`;
+  const app = `${target}/e2e/demo-colour-picker.html`;
+  await new Promise((resolve, reject) => {
+    const build = spawn(node, [`${root}/demo/app/build.mjs`, app], { stdio: ['ignore', 'ignore', 'inherit'] });
+    build.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`demo/app/build.mjs exited with ${code}`))));
+  });
+  const child = spawn(`${target}/debug/gemipanel-demo`, ['--app', app], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout.on('data', (data) => {
+      seen += data;
+      const found = seen.match(/listening on (\S+)/);
+      if (found) resolve(found[1]);
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`gemipanel-demo exited with ${code}: ${seen}`)));
+  });
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill();
+      await exited;
+    },
+  };
+}

@@ -159,9 +159,10 @@ fn node() -> Result<Tally> {
     node_test(&util::tests_dir().join("e2e-node"))
 }
 
-/// The built extension in Chromium.
+/// The built extension in Chromium (and the demo MCP server some tests start).
 fn e2e() -> Result<Tally> {
     dist::run()?;
+    cargo().args(["build", "-p", "gemipanel-demo"]).run()?;
     node_test(&util::tests_dir().join("e2e"))
 }
 

@@ -71,3 +71,16 @@ export function watchColorScheme(onChange) {
   query.addEventListener('change', onChange);
   return () => query.removeEventListener('change', onChange);
 }
+
+/**
+ * Calls `onChange(near)` when `element` comes within `marginPx` of the visible part of the page
+ * or goes farther (and once at the start); returns a function that stops it.
+ */
+export function watchNearness(element, marginPx, onChange) {
+  const observer = new IntersectionObserver(
+    (entries) => onChange(entries[entries.length - 1].isIntersecting),
+    { rootMargin: `${marginPx}px 0px` },
+  );
+  observer.observe(element);
+  return () => observer.disconnect();
+}

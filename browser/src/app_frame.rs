@@ -26,6 +26,8 @@ extern "C" {
     fn host_environment(element: Option<&Element>) -> JsValue;
     #[wasm_bindgen(js_name = watchColorScheme)]
     fn watch_color_scheme(on_change: &Function) -> Function;
+    #[wasm_bindgen(js_name = watchNearness)]
+    fn watch_nearness(element: &Element, margin_px: u32, on_change: &Function) -> Function;
 }
 
 /// What comes from the sandbox page.
@@ -117,6 +119,27 @@ impl ColorSchemeWatch {
 }
 
 impl Drop for ColorSchemeWatch {
+    fn drop(&mut self) {
+        let _ = self.stop.call0(&JsValue::NULL);
+    }
+}
+
+/// Tells whether an element is within some distance of what is on screen (an
+/// `IntersectionObserver`), as long as it lives.
+pub struct NearnessWatch {
+    stop: Function,
+    _closure: Closure<dyn FnMut(bool)>,
+}
+
+impl NearnessWatch {
+    pub fn new(element: &Element, margin_px: u32, on_change: impl FnMut(bool) + 'static) -> Self {
+        let closure = Closure::<dyn FnMut(bool)>::new(on_change);
+        let stop = watch_nearness(element, margin_px, closure.as_ref().unchecked_ref());
+        NearnessWatch { stop, _closure: closure }
+    }
+}
+
+impl Drop for NearnessWatch {
     fn drop(&mut self) {
         let _ = self.stop.call0(&JsValue::NULL);
     }

@@ -147,6 +147,26 @@ test('a reopened chat shows its app again from what was saved, without calling o
   await chat.shoot('app-reopened');
 });
 
+test('an app far out of view is suspended and comes back from what was saved when scrolled to', async () => {
+  const page = chat.page;
+  await showCounter(6);
+  const [calls, reads] = [apps.calls().length, apps.reads().length];
+  const long = Array.from({ length: 400 }, (_, i) => `Line ${i} of a long answer.`).join('\n\n');
+  chat.fake.script([{ chunks: textChunks(long, { size: 400 }) }]);
+  await chat.send('Write a lot');
+  await chat.lastReply().filter({ hasText: 'Line 399 of a long answer.' }).waitFor({ timeout: 30_000 });
+  const suspended = page.getByTestId('app-suspended');
+  await suspended.waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByTestId('app-iframe').count(), 0, 'its frames are gone');
+  assert.ok((await suspended.boundingBox()).height > 100, 'the place keeps its height');
+  await suspended.scrollIntoViewIfNeeded();
+  await page.getByTestId('app-frame').last().and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  await appFrame().locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+  assert.deepEqual((await records('tool-result'))[0].structuredContent, { value: 6 });
+  assert.equal(apps.calls().length, calls, 'the tool was not called again');
+  assert.equal(apps.reads().length, reads, 'the app came back from the saved HTML');
+});
+
 test('the tool browser runs a tool by hand, from its form or raw JSON, and shows its app', async () => {
   const page = chat.page;
   await page.getByTestId('tools').click();

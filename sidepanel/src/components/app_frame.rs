@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use gemipanel_browser::app_frame::MountedApp;
+use gemipanel_browser::app_frame::{MountedApp, NearnessWatch};
 use gemipanel_browser::chrome::message;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::apps::AppSetup;
@@ -41,6 +41,10 @@ fn same<T>(a: &Option<Rc<T>>, b: &Option<Rc<T>>) -> bool {
     }
 }
 
+/// How far out of view an app may be before it is suspended: its frames go (a chat with many
+/// apps stays light) and come back, from the saved HTML, input and result, when it comes near.
+const SUSPEND_BEYOND_PX: u32 = 2500;
+
 /// What a mounted app holds on to: the view and the callbacks it calls.
 struct Mounted {
     app: MountedApp,
@@ -56,18 +60,39 @@ pub fn AppFrame(props: &Props) -> Html {
     *latest.borrow_mut() = props.clone();
     let services = use_context::<AppServices>();
     let resource = props.app.resource.clone();
-    // The app host and a sandbox process get ready while the resource is read.
-    use_effect_with((), |_| gemipanel_browser::app_frame::warm_up());
+    let outer = use_node_ref();
+    let near = use_state(|| true);
+    // The height it had, kept by its placeholder while suspended.
+    let height = use_mut_ref(|| 0);
+    {
+        let (outer, slot, near, height) =
+            (outer.clone(), slot.clone(), near.clone(), height.clone());
+        use_effect_with((), move |_| {
+            // The app host and a sandbox process get ready while the resource is read.
+            gemipanel_browser::app_frame::warm_up();
+            let watch = outer.cast::<web_sys::Element>().map(|element| {
+                NearnessWatch::new(&element, SUSPEND_BEYOND_PX, move |is_near| {
+                    if !is_near {
+                        if let Some(slot) = slot.cast::<web_sys::Element>() {
+                            *height.borrow_mut() = slot.client_height();
+                        }
+                    }
+                    near.set(is_near);
+                })
+            });
+            move || drop(watch)
+        });
+    }
 
     {
         let (slot, mounted, latest) = (slot.clone(), mounted.clone(), latest.clone());
         let key = resource.as_ref().map(|r| Rc::as_ptr(r) as usize);
-        use_effect_with(key, move |key| {
+        use_effect_with((key, *near), move |(key, near)| {
             let cleanup = mounted.clone();
             // Cleared when the place goes away, maybe before the module has loaded.
             let alive = Rc::new(std::cell::Cell::new(true));
             let still = alive.clone();
-            if let (Some(_), Some(services)) = (key, services) {
+            if let (Some(_), Some(services), true) = (key, services, *near) {
                 wasm_bindgen_futures::spawn_local(async move {
                     let Some(element) = slot.cast::<web_sys::Element>() else { return };
                     let props = latest.borrow().clone();
@@ -120,11 +145,17 @@ pub fn AppFrame(props: &Props) -> Html {
             <p class="app-loading hint" data-testid="app-loading">
                 <span class="spinner" aria-hidden="true"></span>{ message("panelAppLoading", &[]) }</p>
         }
+    } else if !*near {
+        let style = format!("min-height: {}px", *height.borrow());
+        html! {
+            <p class="app-suspended hint" data-testid="app-suspended" {style}>
+                { message("panelAppSuspended", &[]) }</p>
+        }
     } else {
         Html::default()
     };
     html! {
-        <div class="app-slot">
+        <div class="app-slot" ref={outer}>
             { status }
             <div ref={slot}></div>
         </div>

@@ -46,7 +46,31 @@ pub struct View {
     /// Keeps the listeners alive as long as the view.
     listeners: Vec<Closure<dyn FnMut(web_sys::Event)>>,
     _scheme: Option<ColorSchemeWatch>,
+    _resize: Option<WindowResize>,
+    /// The container width the app was last told.
+    width: u32,
     me: Weak<RefCell<View>>,
+}
+
+/// A `resize` listener on the window, removed when dropped.
+struct WindowResize(Closure<dyn FnMut(web_sys::Event)>);
+
+impl WindowResize {
+    fn new(on_resize: impl FnMut(web_sys::Event) + 'static) -> Option<Self> {
+        let closure = Closure::<dyn FnMut(web_sys::Event)>::new(on_resize);
+        let window = web_sys::window()?;
+        window.add_event_listener_with_callback("resize", closure.as_ref().unchecked_ref()).ok()?;
+        Some(WindowResize(closure))
+    }
+}
+
+impl Drop for WindowResize {
+    fn drop(&mut self) {
+        if let Some(window) = web_sys::window() {
+            let callback = self.0.as_ref().unchecked_ref();
+            let _ = window.remove_event_listener_with_callback("resize", callback);
+        }
+    }
 }
 
 /// The elements the view changes after building them.
@@ -72,7 +96,7 @@ impl View {
     ) -> Rc<RefCell<View>> {
         let ui = Ui::build(&container, &setup);
         let view = Rc::new_cyclic(|me: &Weak<RefCell<View>>| {
-            let session = new_session(&setup, DisplayMode::Inline, false);
+            let session = new_session(&setup, DisplayMode::Inline, false, &ui.root);
             RefCell::new(View {
                 setup,
                 host,
@@ -85,6 +109,8 @@ impl View {
                 ui,
                 listeners: Vec::new(),
                 _scheme: None,
+                _resize: None,
+                width: 0,
                 me: me.clone(),
             })
         });
@@ -151,6 +177,30 @@ impl View {
                 View::run(&view, actions);
             }
         }));
+        let me = this.me.clone();
+        this._resize = WindowResize::new(move |_| {
+            if let Some(view) = me.upgrade() {
+                View::width_changed(&view);
+            }
+        });
+        this.width = environment(Some(&this.ui.root)).width;
+    }
+
+    /// The side panel was resized: the app hears of a new container width.
+    fn width_changed(view: &Rc<RefCell<View>>) {
+        let actions = {
+            let mut this = view.borrow_mut();
+            let width = environment(Some(&this.ui.root)).width;
+            if width == this.width {
+                return;
+            }
+            this.width = width;
+            let dimensions = ContainerDimensions { width, max_height: MAX_HEIGHT };
+            let change =
+                HostContext { container_dimensions: Some(dimensions), ..HostContext::default() };
+            this.session.context_changed(change)
+        };
+        View::run(view, actions);
     }
 
     /// A fresh frame and session with the app's document; what the call produced is replayed.
@@ -438,7 +488,8 @@ impl View {
         {
             let mut this = view.borrow_mut();
             this.sandbox = None;
-            this.session = new_session(&this.setup, this.mode, this.permitted == Some(true));
+            let permitted = this.permitted == Some(true);
+            this.session = new_session(&this.setup, this.mode, permitted, &this.ui.root);
             let _ = this.ui.root.set_attribute("data-state", "starting");
             this.ui.log_list.set_inner_html("");
             this.log_count = 0;
@@ -477,6 +528,7 @@ impl View {
         this.sandbox = None;
         this.listeners.clear();
         this._scheme = None;
+        this._resize = None;
         this.ui.root.remove();
     }
 
@@ -614,14 +666,15 @@ fn feature_name(feature: &str) -> String {
 }
 
 /// `permitted`: the person allowed the permissions the app declared, so the host grants them.
-fn new_session(setup: &AppSetup, mode: DisplayMode, permitted: bool) -> AppSession {
+/// `root`: the app's place, whose width is the container's.
+fn new_session(setup: &AppSetup, mode: DisplayMode, permitted: bool, root: &Element) -> AppSession {
     let applied = csp::policy(setup.resource.meta.csp.as_ref()).applied;
     let granted = setup.resource.meta.permissions.clone().filter(|_| permitted);
     let capabilities = HostCapabilities {
         sandbox: SandboxGrant { csp: applied, permissions: granted.unwrap_or_default() },
         ..HostCapabilities::default()
     };
-    let env = environment(None);
+    let env = environment(Some(root));
     let context = HostContext {
         tool_info: Some(ToolInfo { id: Some(setup.call_id.clone()), tool: setup.tool.clone() }),
         display_mode: Some(mode),

@@ -128,6 +128,19 @@ test('display mode, size and the app log', async () => {
   await chat.shoot('app-fullscreen');
   await frame.getByTestId('app-fullscreen').click();
   await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor();
+  // A narrower side panel: the app hears of its new container width.
+  const viewport = chat.page.viewportSize();
+  const before = (await records('connected'))[0].context.containerDimensions.width;
+  await chat.page.setViewportSize({ width: viewport.width - 80, height: viewport.height });
+  try {
+    await appFrame().locator('li[data-kind="context-changed"]', { hasText: 'containerDimensions' }).first()
+      .waitFor({ timeout: 10_000 });
+    const widths = (await records('context-changed')).filter((c) => c.containerDimensions)
+      .map((c) => c.containerDimensions.width);
+    assert.equal(widths.at(-1), before - 80, JSON.stringify(widths));
+  } finally {
+    await chat.page.setViewportSize(viewport);
+  }
 });
 
 test('a reopened chat shows its app again from what was saved, without calling or reading anything', async () => {
@@ -155,14 +168,18 @@ test('an app far out of view is suspended and comes back from what was saved whe
   chat.fake.script([{ chunks: textChunks(long, { size: 400 }) }]);
   await chat.send('Write a lot');
   await chat.lastReply().filter({ hasText: 'Line 399 of a long answer.' }).waitFor({ timeout: 30_000 });
-  const suspended = page.getByTestId('app-suspended');
+  const slot = page.locator('.app-slot').last();
+  const suspended = slot.getByTestId('app-suspended');
   await suspended.waitFor({ timeout: 10_000 });
-  assert.equal(await page.getByTestId('app-iframe').count(), 0, 'its frames are gone');
+  assert.equal(await slot.getByTestId('app-iframe').count(), 0, 'its frames are gone');
   assert.ok((await suspended.boundingBox()).height > 100, 'the place keeps its height');
   await suspended.scrollIntoViewIfNeeded();
-  await page.getByTestId('app-frame').last().and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
-  await appFrame().locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
-  assert.deepEqual((await records('tool-result'))[0].structuredContent, { value: 6 });
+  await slot.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  const app = slot.frameLocator('[data-testid="app-iframe"]').frameLocator('iframe');
+  await app.locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+  const [result] = (await app.locator('li[data-kind="tool-result"]').allInnerTexts())
+    .map((t) => JSON.parse(t.slice('tool-result '.length)));
+  assert.deepEqual(result.structuredContent, { value: 6 });
   assert.equal(apps.calls().length, calls, 'the tool was not called again');
   assert.equal(apps.reads().length, reads, 'the app came back from the saved HTML');
 });

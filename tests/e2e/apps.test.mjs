@@ -168,9 +168,11 @@ test('an app far out of view is suspended and comes back from what was saved whe
   chat.fake.script([{ chunks: textChunks(long, { size: 400 }) }]);
   await chat.send('Write a lot');
   await chat.lastReply().filter({ hasText: 'Line 399 of a long answer.' }).waitFor({ timeout: 30_000 });
+  // At the end of the long answer (the transcript follows it unless scrolled; be sure).
+  await page.getByText('Line 399 of a long answer.').scrollIntoViewIfNeeded();
   const slot = page.locator('.app-slot').last();
   const suspended = slot.getByTestId('app-suspended');
-  await suspended.waitFor({ timeout: 10_000 });
+  await suspended.waitFor({ timeout: 20_000 });
   assert.equal(await slot.getByTestId('app-iframe').count(), 0, 'its frames are gone');
   assert.ok((await suspended.boundingBox()).height > 100, 'the place keeps its height');
   await suspended.scrollIntoViewIfNeeded();

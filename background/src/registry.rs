@@ -222,6 +222,16 @@ pub fn status(id: &ServerId) -> ServerStatus {
     with_entry(id, |e| e.status.clone()).unwrap_or(ServerStatus::Idle)
 }
 
+/// The status shown for `server`: a local server waits for its command line to be confirmed.
+pub fn status_of(server: &Server) -> ServerStatus {
+    match &server.local {
+        Some(local) if !server.command_confirmed() => {
+            ServerStatus::NeedsConfirmation { command_line: local.display() }
+        }
+        _ => status(&server.id),
+    }
+}
+
 /// The tools fetched from the live server since the worker started.
 pub fn live_tools(id: &ServerId) -> Option<Listed> {
     with_entry(id, |e| e.tools.clone()).flatten()

@@ -71,7 +71,8 @@ async fn view(server: &Server) -> ServerView {
         id: server.id.clone(),
         name: server.name.clone(),
         url: server.url.clone(),
-        status: registry::status(&server.id),
+        command_line: server.local.as_ref().map(|l| l.display()),
+        status: registry::status_of(server),
         tool_count: tools.map(|t| t.iter().filter(|t| filter.allows(&t.name)).count() as u32),
         signed_in: signed_in.as_ref().map(SignedInView::from),
     }

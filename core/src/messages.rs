@@ -218,7 +218,11 @@ pub enum Response {
 pub struct ServerView {
     pub id: ServerId,
     pub name: String,
+    /// Empty for a local server.
     pub url: String,
+    /// A local server's command line, as [`crate::settings::LocalCommand::display`] shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_line: Option<String>,
     pub status: ServerStatus,
     /// Tools known from the cache or the live server, after the include/exclude filters.
     pub tool_count: Option<u32>,
@@ -276,6 +280,11 @@ pub enum ServerStatus {
     /// page asks for it (`chrome.permissions.request`) when the person clicks.
     NeedsPermission {
         origin: String,
+    },
+    /// A local server whose command line the person has not confirmed: it does not run until
+    /// they do (`SettingsEdit::ConfirmCommand` with this line).
+    NeedsConfirmation {
+        command_line: String,
     },
     Error {
         error: Text,

@@ -16,6 +16,7 @@ mod export;
 mod import;
 mod jsonc;
 mod load;
+mod local;
 mod migrate;
 mod secret;
 mod validate;
@@ -31,6 +32,7 @@ pub use import::{
 };
 pub use jsonc::strip_comments;
 pub use load::{load, LoadError, LoadFailure, Loaded};
+pub use local::{validate_local, LocalCommand};
 pub use migrate::{migrate, version_of, MigrationError};
 pub use secret::Secret;
 pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};

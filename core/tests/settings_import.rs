@@ -72,8 +72,8 @@ fn gemini_cli_settings_json() {
     assert_eq!(preview.source, ImportSource::GeminiCli);
     #[rustfmt::skip]
     check_table(&preview, &[
-        ("pythonTools",        Skipped("stdio servers (command) cannot run in a browser")),
-        ("filteredServer",     Skipped("stdio servers (command) cannot run in a browser")),
+        ("pythonTools",        Added),
+        ("filteredServer",     Added),
         ("httpServer",         Added),
         ("httpServerWithAuth", Added),
         ("discoveredServer",   Added),
@@ -107,6 +107,25 @@ fn gemini_cli_settings_json() {
     assert!(warned("github", "header Authorization refers to an environment variable"));
     assert!(warned("googleCloudServer", "not imported: authProviderType, oauth"));
     assert!(warned("lanServer", "“local network server” is ticked"));
+
+    // Command servers come in as local servers, exactly as the file runs them, unconfirmed.
+    let python = find("pythonTools");
+    let local = python.local.as_ref().expect("a local server");
+    assert_eq!(python.url, "");
+    assert_eq!(
+        local.display(),
+        "(cd ./mcp-servers/python && DATABASE_URL=… API_KEY=… python -m my_mcp_server --port 8080)"
+    );
+    assert_eq!(local.env["API_KEY"].expose(), "${EXTERNAL_API_KEY}", "the bridge expands it");
+    assert_eq!(local.cwd.as_deref(), Some("./mcp-servers/python"));
+    assert_eq!(python.timeout_ms, 15_000);
+    assert!(!python.command_confirmed());
+    assert!(warned("pythonTools", "relative"), "{:#?}", preview.warnings);
+    let filtered = find("filteredServer");
+    assert_eq!(
+        filtered.include_tools.as_deref(),
+        Some(&["safe_tool".to_owned(), "file_reader".into(), "data_processor".into()][..])
+    );
 }
 
 #[test]
@@ -116,8 +135,8 @@ fn claude_desktop_config_json() {
     assert_eq!(preview.source, ImportSource::ClaudeDesktop);
     #[rustfmt::skip]
     check_table(&preview, &[
-        ("filesystem",        Skipped("stdio servers (command) cannot run in a browser")),
-        ("remote-via-bridge", Skipped("bridges to a remote server at remote.mcp.example.com")),
+        ("filesystem",        Added),
+        ("remote-via-bridge", Added),
         ("linear",            Added),
         ("legacy-sse",        Added),
         ("metadata-trap",     Skipped("cloud metadata service")),
@@ -132,6 +151,61 @@ fn claude_desktop_config_json() {
         .map(ToString::to_string)
         .any(|w| w.contains("legacy-sse") && w.contains("SSE")));
     assert!(!preview.warnings.iter().map(ToString::to_string).any(|w| w.contains("linear")));
+    let filesystem = preview.added.iter().find(|s| s.name == "filesystem").unwrap();
+    assert_eq!(
+        filesystem.local.as_ref().unwrap().display(),
+        "npx -y @modelcontextprotocol/server-filesystem /Users/username/Desktop \
+         /Users/username/Downloads"
+    );
+    assert!(preview.warnings.iter().map(ToString::to_string).any(|w| {
+        w.contains("remote-via-bridge") && w.contains("mcp-remote to reach remote.mcp.example.com")
+    }));
+}
+
+#[test]
+fn an_imported_command_is_never_confirmed_by_the_file_and_a_changed_one_asks_again() {
+    let preview =
+        preview_import(&fixture("claude_desktop_config.json"), &Settings::default(), SEED).unwrap();
+    let doc = apply(&Settings::default(), &preview.into_edit()).unwrap();
+    let filesystem = doc.server_by_name("filesystem").unwrap().clone();
+    assert!(!filesystem.command_confirmed());
+    let line = filesystem.local.as_ref().unwrap().display();
+
+    // A line other than the one stored is refused: the person did not see that one.
+    let wrong =
+        SettingsEdit::ConfirmCommand { id: filesystem.id.clone(), command_line: "npx".into() };
+    assert_eq!(apply(&doc, &wrong).unwrap_err().text().key, "errOnServer");
+    let confirm = SettingsEdit::ConfirmCommand { id: filesystem.id.clone(), command_line: line };
+    let doc = apply(&doc, &confirm).unwrap();
+    assert!(doc.server_by_name("filesystem").unwrap().command_confirmed());
+
+    // The same file again keeps the confirmation; an export of it claims nothing.
+    let again = preview_import(&fixture("claude_desktop_config.json"), &doc, SEED).unwrap();
+    let doc = apply(&doc, &again.into_edit()).unwrap();
+    assert!(doc.server_by_name("filesystem").unwrap().command_confirmed());
+    let exported = export(&doc, ExportOptions { include_secrets: true }).text;
+    assert!(!exported.contains("confirmed_command"), "{exported}");
+    let mut forged: serde_json::Value = serde_json::from_str(&exported).unwrap();
+    let print = doc.server_by_name("filesystem").unwrap().confirmed_command.clone().unwrap();
+    for server in forged["servers"].as_array_mut().unwrap() {
+        server["confirmed_command"] = print.clone().into();
+        server["name"] = format!("{}-copy", server["name"].as_str().unwrap()).into();
+    }
+    let copied = preview_import(&forged.to_string(), &doc, SEED).unwrap();
+    assert!(copied.added.iter().all(|s| s.confirmed_command.is_none()), "{copied:?}");
+
+    // An edit that changes the command line takes the confirmation back.
+    let mut changed = doc.server_by_name("filesystem").unwrap().local.clone().unwrap();
+    changed.args.push("/etc".into());
+    let edit = SettingsEdit::UpdateServer {
+        id: filesystem.id.clone(),
+        changes: gemipanel_core::settings::ServerPatch {
+            local: Some(Some(changed)),
+            ..Default::default()
+        },
+    };
+    let doc = apply(&doc, &edit).unwrap();
+    assert!(!doc.server_by_name("filesystem").unwrap().command_confirmed());
 }
 
 #[test]

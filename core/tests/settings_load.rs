@@ -28,7 +28,8 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("v1_empty.json",              Loads { from: Some(1), servers: 0 }),
         ("v2_full.json",               Loads { from: Some(2), servers: 2 }),
         ("v3_full.json",               Loads { from: Some(3), servers: 3 }),
-        ("v4_full.json",               Loads { from: None, servers: 3 }),
+        ("v4_full.json",               Loads { from: Some(4), servers: 3 }),
+        ("v5_full.json",               Loads { from: None, servers: 4 }),
         ("v1_remote_http.json",        Fails { says: "http is only allowed for loopback", check: |f| invalid(Field::Url)(f) }),
         ("v1_key_not_a_string.json",   Fails { says: "must be a string", check: |f| matches!(f, LoadFailure::Shape(_)) }),
         ("v1_server_without_url.json", Fails { says: "missing field `url`", check: |f| matches!(f, LoadFailure::Migration(MigrationError::Step { from: 1, .. })) }),
@@ -39,7 +40,7 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("v2_private_without_tick.json", Fails { says: "tick “local network server”", check: |f| invalid(Field::Url)(f) }),
         ("v2_header_not_a_string.json", Fails { says: "servers[0].headers.X-Api-Key: a secret (API key or header value) must be a string", check: |f| matches!(f, LoadFailure::Shape(_)) }),
         ("v2_userinfo_url.json",       Fails { says: "user name or password", check: |f| invalid(Field::Url)(f) }),
-        ("v5_future.json",             Fails { says: "newer GemiPanel", check: |f| matches!(f, LoadFailure::Migration(MigrationError::Newer(5))) }),
+        ("v6_future.json",             Fails { says: "newer GemiPanel", check: |f| matches!(f, LoadFailure::Migration(MigrationError::Newer(6))) }),
         ("version_zero.json",          Fails { says: "invalid version", check: |f| matches!(f, LoadFailure::Migration(MigrationError::BadVersion)) }),
         ("not_an_object.json",         Fails { says: "not a JSON object", check: |f| matches!(f, LoadFailure::Migration(MigrationError::NotAnObject)) }),
     ]
@@ -122,7 +123,7 @@ fn migration_is_deterministic_and_ids_are_stable() {
 fn a_migrated_document_stores_and_reloads_as_the_current_version() {
     let migrated = load(&fixture("v1_prototype.json")).unwrap().settings;
     let stored = serde_json::to_value(&migrated).unwrap();
-    assert_eq!(stored["version"], 4);
+    assert_eq!(stored["version"], 5);
     let again = load(&stored).unwrap();
     assert_eq!(again.migrated_from, None);
     assert_eq!(again.settings, migrated);

@@ -3,8 +3,8 @@
 
 use gemipanel_core::messages::{Recovery, SettingsProblem};
 use gemipanel_core::settings::{
-    load, GeminiSettings, Headers, OAuthClient, Secret, Server, ServerDraft, ServerId, ServerPatch,
-    Settings, SettingsEdit, ToolNames,
+    load, GeminiSettings, Headers, LocalCommand, OAuthClient, Secret, Server, ServerDraft,
+    ServerId, ServerPatch, Settings, SettingsEdit, ToolNames,
 };
 use gemipanel_core::text::Text;
 use serde::de::DeserializeOwned;
@@ -27,6 +27,8 @@ fn server() -> Server {
         id: ServerId::generate([3; 16]),
         name: "Everything".into(),
         url: "https://mcp.example.com/mcp".into(),
+        local: None,
+        confirmed_command: None,
         headers: headers(),
         timeout_ms: 12_000,
         trust: true,
@@ -39,10 +41,41 @@ fn server() -> Server {
     }
 }
 
+/// A local server, every field filled (a server is remote or local, never both).
+fn local_server() -> Server {
+    let command = local_command();
+    Server {
+        id: ServerId::generate([5; 16]),
+        name: "Files".into(),
+        url: String::new(),
+        confirmed_command: Some(command.fingerprint()),
+        local: Some(command),
+        headers: Headers::new(),
+        timeout_ms: 60_000,
+        trust: false,
+        include_tools: Some(vec!["list_directory".into()]),
+        exclude_tools: vec!["write_file".into()],
+        enabled_by_default: true,
+        local_network: false,
+        allowed_tools: ToolNames::from_iter(["read_file".to_owned()]),
+        oauth: OAuthClient::default(),
+    }
+}
+
+fn local_command() -> LocalCommand {
+    LocalCommand {
+        command: "npx".into(),
+        args: vec!["-y".into(), "@modelcontextprotocol/server-filesystem".into(), "/tmp".into()],
+        env: [("API_KEY".to_owned(), Secret::new("k"))].into_iter().collect(),
+        cwd: Some("/tmp".into()),
+    }
+}
+
 fn draft() -> ServerDraft {
     ServerDraft {
         name: "Draft".into(),
         url: "https://draft.example.com/mcp".into(),
+        local: Some(local_command()),
         headers: Some(headers()),
         timeout_ms: Some(5_000),
         trust: true,
@@ -71,7 +104,7 @@ fn the_document_with_every_field_filled_stores_and_loads() {
             model: "gemini-2.5-pro".into(),
             base_url: Some("https://gemini.example.com".into()),
         },
-        servers: vec![server()],
+        servers: vec![server(), local_server()],
     };
     round_trip(&settings);
     let stored = serde_json::to_value(&settings).unwrap();
@@ -86,6 +119,7 @@ fn every_edit_with_every_field_filled_round_trips() {
     let patch = ServerPatch {
         name: Some("n".into()),
         url: Some("https://n.example.com/mcp".into()),
+        local: Some(Some(local_command())),
         headers: Some(headers()),
         timeout_ms: Some(Some(9_000)),
         trust: Some(false),
@@ -114,6 +148,7 @@ fn every_edit_with_every_field_filled_round_trips() {
         },
         SettingsEdit::AllowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::DisallowTool { id: id.clone(), tool: "t".into() },
+        SettingsEdit::ConfirmCommand { id: id.clone(), command_line: "npx -y x".into() },
         SettingsEdit::Import {
             servers: vec![server()],
             api_key: Some(Secret::new("k")),
@@ -126,6 +161,7 @@ fn every_edit_with_every_field_filled_round_trips() {
     let defaults = ServerPatch {
         name: None,
         url: None,
+        local: Some(None),
         headers: None,
         timeout_ms: Some(None),
         trust: None,

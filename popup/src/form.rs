@@ -170,6 +170,7 @@ impl ServerForm {
         Some(ServerDraft {
             name: self.name.trim().to_string(),
             url: self.url.trim().to_string(),
+            local: None,
             // On update, untouched headers are kept by the worker.
             headers: (self.editing.is_none() || self.headers_touched).then_some(headers),
             timeout_ms,

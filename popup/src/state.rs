@@ -512,7 +512,7 @@ mod tests {
             updated: vec![],
             skipped: vec![Skipped {
                 name: "local".into(),
-                reason: gemipanel_core::text::Text::new("errImportStdio"),
+                reason: gemipanel_core::text::Text::new("errImportNoCommand"),
             }],
             warnings: vec![],
             api_key: None,

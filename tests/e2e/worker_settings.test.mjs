@@ -195,7 +195,7 @@ test('a stored document that fails to load is kept aside, reported, and never re
   const after = await pageA.evaluate(() => chrome.storage.local.get(null));
   assert.equal(after.settings_problem, undefined);
   assert.equal(after[problem.kept_under], undefined);
-  assert.equal(after.settings.version, 4, "defaults are written at the current version (core::settings::CURRENT_VERSION)");
+  assert.equal(after.settings.version, 5, "defaults are written at the current version (core::settings::CURRENT_VERSION)");
   assert.equal((await edit(pageA, { type: 'set_model', model: 'gemini-2.5-pro' })).gemini.model, 'gemini-2.5-pro');
 });
 

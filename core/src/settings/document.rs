@@ -5,10 +5,11 @@ use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::local::LocalCommand;
 use super::secret::Secret;
 
 /// The schema version this build writes. Older documents are migrated on load (`migrate.rs`).
-pub const CURRENT_VERSION: u64 = 4;
+pub const CURRENT_VERSION: u64 = 5;
 /// Model used until the user picks another.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
 /// Timeout for one request to an MCP server when the user sets none.
@@ -43,6 +44,9 @@ impl Settings {
             server.headers.values_mut().for_each(|value| *value = Secret::default());
             if let Some(secret) = &mut server.oauth.client_secret {
                 *secret = Secret::default();
+            }
+            if let Some(local) = &mut server.local {
+                *local = local.for_pages();
             }
         }
         view
@@ -93,14 +97,21 @@ impl Default for GeminiSettings {
     }
 }
 
-/// One remote MCP server. `Debug` shows the URL without its query (which may carry a key).
+/// One MCP server: remote (`url`) or local (`local`, run through the bridge; `url` empty).
+/// `Debug` shows the URL without its query (which may carry a key).
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Server {
     pub id: ServerId,
     pub name: String,
-    /// Normalised by `url_policy::check` when it was set.
+    /// Normalised by `url_policy::check` when it was set; empty for a local server.
     pub url: String,
+    /// Set for a local server: the program the bridge runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<LocalCommand>,
+    /// The [`LocalCommand::fingerprint`] the person confirmed; any other command asks again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_command: Option<String>,
     /// Header name → value. Every value counts as a secret (most are credentials).
     #[serde(default)]
     pub headers: Headers,
@@ -166,6 +177,8 @@ impl std::fmt::Debug for Server {
             .field("id", &self.id)
             .field("name", &self.name)
             .field("url", &crate::mcp::redact_url(&self.url))
+            .field("local", &self.local)
+            .field("confirmed_command", &self.confirmed_command)
             .field("headers", &self.headers)
             .field("timeout_ms", &self.timeout_ms)
             .field("trust", &self.trust)
@@ -180,12 +193,22 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
+    /// Whether the person confirmed the command line this local server runs now.
+    pub fn command_confirmed(&self) -> bool {
+        match &self.local {
+            Some(local) => self.confirmed_command.as_deref() == Some(&*local.fingerprint()),
+            None => true,
+        }
+    }
+
     /// A server with every setting at its default, to be filled in by an edit or an import.
     pub fn blank(id: ServerId, name: String) -> Server {
         Server {
             id,
             name,
             url: String::new(),
+            local: None,
+            confirmed_command: None,
             headers: Headers::new(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             trust: false,

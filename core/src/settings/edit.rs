@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::document::{
     same_name, Headers, OAuthClient, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS,
 };
+use super::local::LocalCommand;
 use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
 use crate::text::Text;
@@ -69,6 +70,12 @@ pub enum SettingsEdit {
         id: ServerId,
         tool: String,
     },
+    /// The person saw `command_line` ([`LocalCommand::display`]) and lets it run. Refused when
+    /// the server's command changed meanwhile: the person has not seen that one.
+    ConfirmCommand {
+        id: ServerId,
+        command_line: String,
+    },
     /// What an import preview adds or updates (see `ImportPreview::into_edit`). Servers are
     /// matched by name when applied, so a server added meanwhile is updated, not duplicated.
     Import {
@@ -82,7 +89,11 @@ pub enum SettingsEdit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerDraft {
     pub name: String,
+    /// Empty for a local server.
     pub url: String,
+    /// A local server's command line; environment values left blank keep the stored ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<LocalCommand>,
     /// `None` means none.
     #[serde(default)]
     pub headers: Option<Headers>,
@@ -113,6 +124,7 @@ impl ServerDraft {
         ServerDraft {
             name: name.into(),
             url: url.into(),
+            local: None,
             headers: None,
             timeout_ms: None,
             trust: false,
@@ -124,11 +136,17 @@ impl ServerDraft {
         }
     }
 
+    /// A draft of a local server that runs `local`.
+    pub fn local(name: impl Into<String>, local: LocalCommand) -> Self {
+        ServerDraft { local: Some(local), ..ServerDraft::new(name, "") }
+    }
+
     /// The form of a stored server, header values left out (`headers: None`).
     pub fn of(server: &Server) -> Self {
         ServerDraft {
             name: server.name.clone(),
             url: server.url.clone(),
+            local: server.local.as_ref().map(LocalCommand::for_pages),
             headers: None,
             timeout_ms: Some(server.timeout_ms),
             trust: server.trust,
@@ -149,6 +167,13 @@ pub struct ServerPatch {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// `Some(None)`: the server becomes remote. Blank environment values keep the stored ones.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "::serde_with::rust::double_option"
+    )]
+    pub local: Option<Option<LocalCommand>>,
     /// Replaces every header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers: Option<Headers>,
@@ -192,6 +217,7 @@ impl ServerPatch {
         ServerPatch {
             name: changed(&opened.name, &saved.name),
             url: changed(&opened.url, &saved.url),
+            local: changed(&opened.local, &saved.local),
             headers: saved.headers.clone(),
             timeout_ms: changed(&opened.timeout_ms, &saved.timeout_ms),
             trust: changed(&opened.trust, &saved.trust),
@@ -313,6 +339,16 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
         SettingsEdit::DisallowTool { id, tool } => {
             find(doc, id)?.allowed_tools.shift_remove(tool);
         }
+        SettingsEdit::ConfirmCommand { id, command_line } => {
+            let server = find(doc, id)?;
+            let local = server.local.as_ref().filter(|l| &l.display() == command_line);
+            let Some(local) = local else {
+                return Err(Invalid::new(Field::Command, Text::new("errSettingsCommandChanged"))
+                    .on_server(&server.name)
+                    .into());
+            };
+            server.confirmed_command = Some(local.fingerprint());
+        }
         SettingsEdit::Import { servers, api_key, model } => {
             for imported in servers {
                 upsert_by_name(doc, imported.clone());
@@ -339,7 +375,11 @@ fn empty_server(id: ServerId) -> Server {
 /// Copies a new server's draft into it; the URL is normalised here so equal URLs compare equal.
 fn fill(server: &mut Server, draft: &ServerDraft) -> Result<(), Invalid> {
     let on = |e: Invalid| e.on_server(draft.name.trim());
-    server.url = validate_url(&draft.url, draft.local_network).map_err(on)?;
+    server.local = draft.local.clone();
+    server.url = match &draft.local {
+        Some(_) => String::new(),
+        None => validate_url(&draft.url, draft.local_network).map_err(on)?,
+    };
     server.name = draft.name.trim().to_string();
     server.headers = draft.headers.clone().unwrap_or_default();
     server.timeout_ms = draft.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
@@ -357,8 +397,21 @@ fn patch(server: &mut Server, changes: &ServerPatch) -> Result<(), Invalid> {
     let name = changes.name.as_deref().unwrap_or(&server.name).trim().to_owned();
     let on = |e: Invalid| e.on_server(&name);
     let local_network = changes.local_network.unwrap_or(server.local_network);
-    let url =
-        validate_url(changes.url.as_deref().unwrap_or(&server.url), local_network).map_err(on)?;
+    if let Some(local) = &changes.local {
+        let mut local = local.clone();
+        if let (Some(new), Some(stored)) = (&mut local, &server.local) {
+            new.keep_values_from(stored);
+        }
+        if local != server.local {
+            forget_server_state(server);
+        }
+        server.local = local;
+    }
+    let url = match &server.local {
+        Some(_) => String::new(),
+        None => validate_url(changes.url.as_deref().unwrap_or(&server.url), local_network)
+            .map_err(on)?,
+    };
     if url != server.url {
         let moved = !same_origin(&server.url, &url);
         if moved
@@ -410,7 +463,7 @@ fn same_origin(a: &str, b: &str) -> bool {
     }
 }
 
-/// "Always allow" choices belong to the server at the old URL.
+/// "Always allow" choices belong to the server at the old URL (or the old command).
 fn forget_server_state(server: &mut Server) {
     server.allowed_tools.clear();
 }
@@ -418,8 +471,10 @@ fn forget_server_state(server: &mut Server) {
 fn upsert_by_name(doc: &mut Settings, imported: Server) {
     match doc.servers.iter_mut().find(|s| same_name(&s.name, &imported.name)) {
         Some(existing) => {
-            let keep = Server { id: existing.id.clone(), ..imported };
-            let url_changed = existing.url != keep.url;
+            let same_command = existing.local == imported.local;
+            let confirmed = existing.confirmed_command.clone().filter(|_| same_command);
+            let keep = Server { id: existing.id.clone(), confirmed_command: confirmed, ..imported };
+            let url_changed = existing.url != keep.url || !same_command;
             let allowed = std::mem::take(&mut existing.allowed_tools);
             *existing = keep;
             if !url_changed {

@@ -29,17 +29,22 @@ pub struct Export {
 }
 
 /// `doc` in the export format; "always allow" choices are kept. Without secrets, the API key
-/// and header values are blanked (names kept, so the person importing sees what to fill in),
+/// header and environment values are blanked (names kept, so the person importing sees what to fill in),
 /// and a server URL's query string is left out.
 pub fn export(doc: &Settings, options: ExportOptions) -> Export {
     let mut doc = doc.clone();
     let mut urls_shortened = Vec::new();
+    // A confirmation is this computer's decision, never a file's: an import asks again.
+    doc.servers.iter_mut().for_each(|server| server.confirmed_command = None);
     if !options.include_secrets {
         doc.gemini.api_key = None;
         for server in &mut doc.servers {
             server.headers.values_mut().for_each(|value| *value = Secret::default());
             if let Some(secret) = &mut server.oauth.client_secret {
                 *secret = Secret::default();
+            }
+            if let Some(local) = &mut server.local {
+                *local = local.for_pages();
             }
             if let Some(url) = web_url::parse(&server.url).filter(|u| u.query.is_some()) {
                 server.url = url.without_secrets();

@@ -15,6 +15,7 @@ use super::document::{same_name, Headers, Server, ServerId, Settings};
 use super::edit::SettingsEdit;
 use super::export::EXPORT_FORMAT;
 use super::jsonc::strip_comments;
+use super::local::LocalCommand;
 use super::migrate::{migrate, MigrationError};
 use super::secret::Secret;
 use super::validate::{validate_model, validate_server, validate_timeout, validate_url};
@@ -141,6 +142,11 @@ struct McpServerEntry {
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
+    /// A local server's environment (values may be `$VAR`, which the bridge expands).
+    #[serde(default)]
+    env: IndexMap<String, Secret>,
+    #[serde(default)]
+    cwd: Option<String>,
     #[serde(default)]
     http_url: Option<String>,
     #[serde(default)]
@@ -159,7 +165,7 @@ struct McpServerEntry {
     /// Known and of no use here (no warning for it).
     #[serde(default, rename = "description")]
     _description: Option<serde::de::IgnoredAny>,
-    /// Settings GemiPanel has no use for (`env`, `cwd`, `oauth`, …): named in a warning.
+    /// Settings GemiPanel has no use for (`oauth`, …): named in a warning.
     #[serde(flatten)]
     other: Map<String, Value>,
 }
@@ -304,7 +310,7 @@ impl<'a> Builder<'a> {
     /// One entry of a gemini-cli or Claude Desktop `mcpServers` object.
     fn mcp_servers_entry(&mut self, name: &str, entry: McpServerEntry) {
         if entry.command.is_some() || entry.transport.as_deref() == Some("stdio") {
-            return self.skip(name, stdio_reason(&entry));
+            return self.local_entry(name, entry);
         }
         const HTTP: [&str; 3] = ["http", "streamable-http", "streamableHttp"];
         let (address, sse) = match (entry.transport.as_deref(), &entry.http_url, &entry.url) {
@@ -355,12 +361,58 @@ impl<'a> Builder<'a> {
         self.add(server);
     }
 
+    /// A `command` entry: a local server, run through the bridge once the person confirms it.
+    fn local_entry(&mut self, name: &str, entry: McpServerEntry) {
+        let Some(command) = entry.command.filter(|c| !c.trim().is_empty()) else {
+            return self.skip(name, Text::new("errImportNoCommand"));
+        };
+        if let Some(host) = bridged_remote(&entry.args) {
+            self.warn(name, Text::new("importRemoteBridge").arg(host));
+        }
+        let mut server = self.blank(name);
+        server.local = Some(LocalCommand {
+            command: command.trim().to_owned(),
+            args: entry.args,
+            env: entry.env,
+            cwd: entry.cwd.filter(|c| !c.trim().is_empty()),
+        });
+        let relative = |cwd: &str| {
+            !(cwd.starts_with(['/', '~', '\\']) || cwd.get(1..3).is_some_and(|d| d == ":\\"))
+        };
+        if server.local.as_ref().and_then(|l| l.cwd.as_deref()).is_some_and(relative) {
+            self.warn(name, Text::new("importRelativeCwd"));
+        }
+        if let Some(timeout) = entry.timeout {
+            match u64::try_from(timeout).ok().filter(|t| validate_timeout(*t).is_ok()) {
+                Some(t) => server.timeout_ms = t,
+                None => self.warn(name, Text::new("importTimeoutRange")),
+            }
+        }
+        server.trust = entry.trust.unwrap_or(false);
+        server.include_tools = entry.include_tools;
+        server.exclude_tools = entry.exclude_tools.unwrap_or_default();
+        let ignored: Vec<&str> = entry.other.keys().map(String::as_str).collect();
+        if !ignored.is_empty() {
+            self.warn(name, Text::new("importIgnored").arg(ignored.join(", ")));
+        }
+        self.add(server);
+    }
+
     fn blank(&self, name: &str) -> Server {
         Server::blank(ServerId::derive(&self.seed, name), name.trim().to_string())
     }
 
     /// An export without secrets has header names with empty values: drop them, say which.
     fn drop_empty_headers(&mut self, server: &mut Server) {
+        if let Some(local) = &mut server.local {
+            let empty: Vec<String> =
+                local.env.iter().filter(|(_, v)| v.is_empty()).map(|(k, _)| k.clone()).collect();
+            local.env.retain(|_, v| !v.is_empty());
+            if !empty.is_empty() {
+                let name = server.name.clone();
+                self.warn(&name, Text::new("importEnvEmpty").arg(empty.join(", ")));
+            }
+        }
         let empty: Vec<String> =
             server.headers.iter().filter(|(_, v)| v.is_empty()).map(|(k, _)| k.clone()).collect();
         for header in &empty {
@@ -379,7 +431,10 @@ impl<'a> Builder<'a> {
         if pending().any(|s| same_name(&s.name, &name)) {
             return self.skip(&name, Text::new("errImportDuplicate"));
         }
+        // A file cannot say that this computer's person confirmed a command.
+        server.confirmed_command = None;
         match validate_url(&server.url, server.local_network) {
+            _ if server.local.is_some() => {}
             Ok(url) => server.url = url,
             Err(e)
                 if e.url_refusal.as_ref().map(|r| r.kind())
@@ -399,7 +454,7 @@ impl<'a> Builder<'a> {
         let existing = self.current.server_by_name(&name);
         if let Some(existing) = existing {
             server.id = existing.id.clone();
-            if existing.url == server.url {
+            if existing.url == server.url && existing.local == server.local {
                 server.allowed_tools.extend(existing.allowed_tools.iter().cloned());
             }
         } else if self.current.server(&server.id).is_some()
@@ -435,16 +490,15 @@ struct ExportGemini {
     model: Option<String>,
 }
 
-fn stdio_reason(entry: &McpServerEntry) -> Text {
-    // Claude Desktop reaches remote servers through the mcp-remote bridge; point at the URL.
-    let wraps = entry.args.iter().any(|a| a.contains("mcp-remote"));
-    let remote = entry
-        .args
+/// The host of a remote server that a command only bridges to (Claude Desktop reaches remote
+/// servers through `mcp-remote`): GemiPanel could reach it directly.
+fn bridged_remote(args: &[String]) -> Option<String> {
+    if !args.iter().any(|a| a.contains("mcp-remote")) {
+        return None;
+    }
+    let remote = args
         .iter()
         .filter_map(|a| crate::web_url::parse(a))
-        .find(|u| matches!(u.scheme.as_str(), "http" | "https"));
-    match remote.as_ref().filter(|_| wraps).and_then(|u| u.host_str()) {
-        Some(host) => Text::new("errImportStdioBridge").arg(host),
-        None => Text::new("errImportStdio"),
-    }
+        .find(|u| matches!(u.scheme.as_str(), "http" | "https"))?;
+    remote.host_str().map(str::to_owned)
 }

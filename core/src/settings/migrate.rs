@@ -6,7 +6,8 @@
 //! [`STEPS`] and bump `CURRENT_VERSION`.
 //!
 //! Version 3 moved the cached tool lists (`cached_tools`) out of the document: the worker keeps
-//! them under keys of their own, bounded in size. Version 4 added a server's sign-in client.
+//! them under keys of their own, bounded in size. Version 4 added a server's sign-in client,
+//! version 5 local (stdio) servers.
 //!
 //! Version 1 is what the prototype stored, gemini-cli style, with servers keyed by name:
 //! `{ "geminiApiKey": "…", "model": "…", "mcpServers": { "<name>": { "url": "…", "headers": {…} } } }`
@@ -24,7 +25,7 @@ use crate::web_url;
 type Step = fn(Value) -> Result<Value, String>;
 
 /// `STEPS[i]` turns version `i + 1` into version `i + 2`.
-const STEPS: [Step; 3] = [v1_to_v2, v2_to_v3, v3_to_v4];
+const STEPS: [Step; 4] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5];
 
 // A step per version below the current one, checked at compile time.
 const _: () = assert!(STEPS.len() as u64 == CURRENT_VERSION - 1);
@@ -148,6 +149,14 @@ fn v1_to_v2(doc: Value) -> Result<Value, String> {
 fn v3_to_v4(mut doc: Value) -> Result<Value, String> {
     if let Some(fields) = doc.as_object_mut() {
         fields.insert("version".into(), 4.into());
+    }
+    Ok(doc)
+}
+
+/// Version 5 adds local servers (`local`, `confirmed_command`); nothing to upgrade.
+fn v4_to_v5(mut doc: Value) -> Result<Value, String> {
+    if let Some(fields) = doc.as_object_mut() {
+        fields.insert("version".into(), 5.into());
     }
     Ok(doc)
 }

@@ -23,6 +23,8 @@ pub enum Field {
     AllowedTools,
     /// The sign-in client (Advanced).
     SignIn,
+    /// A local server's command line.
+    Command,
     /// The document as a whole (shape, version, number of servers).
     Document,
 }
@@ -114,7 +116,17 @@ pub fn validate_server(server: &Server) -> Result<(), Invalid> {
         return Err(on(Invalid::new(Field::ServerId, Text::new("errSettingsBadId"))));
     }
     validate_name(name)?;
-    validate_url(&server.url, server.local_network).map_err(on)?;
+    match &server.local {
+        Some(local) => {
+            super::local::validate_local(local).map_err(on)?;
+            if !server.url.is_empty() || !server.headers.is_empty() {
+                return Err(on(Invalid::new(Field::Url, Text::new("errSettingsLocalAndUrl"))));
+            }
+        }
+        None => {
+            validate_url(&server.url, server.local_network).map_err(on)?;
+        }
+    }
     validate_headers(&server.headers).map_err(on)?;
     validate_timeout(server.timeout_ms).map_err(on)?;
     let include = server.include_tools.iter().flatten();

@@ -6,7 +6,7 @@ use gemipanel_core::settings::{
     GeminiSettings, Headers, OAuthClient, Server, ServerDraft, ServerId, ServerPatch, Settings,
     SettingsEdit, ToolNames, CURRENT_VERSION,
 };
-use gemipanel_core::settings::{Loaded, Secret};
+use gemipanel_core::settings::{Loaded, LocalCommand, Secret};
 use gemipanel_core::url_policy::{self, Policy};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -144,6 +144,8 @@ fn valid_server(n: u8) -> impl Strategy<Value = Server> {
                     id: id(n),
                     name: format!("{base}{n}"),
                     url,
+                    local: None,
+                    confirmed_command: None,
                     headers,
                     timeout_ms,
                     trust,
@@ -183,16 +185,20 @@ fn any_server() -> impl Strategy<Value = Server> {
         (any_id(), name(), url(), headers()),
         (timeout(), any::<bool>(), maybe(vec(tool_name(), 0..3)), vec(tool_name(), 0..3)),
         (any::<bool>(), any::<bool>(), vec(tool_name(), 0..3), oauth()),
+        (maybe(local_command()), maybe(text())),
     )
         .prop_map(
             |(
                 (id, name, url, headers),
                 (timeout_ms, trust, include_tools, exclude_tools),
                 (enabled_by_default, local_network, allowed, oauth),
+                (local, confirmed_command),
             )| Server {
                 id,
                 name,
                 url,
+                local,
+                confirmed_command,
                 headers,
                 timeout_ms,
                 trust,
@@ -204,6 +210,18 @@ fn any_server() -> impl Strategy<Value = Server> {
                 oauth,
             },
         )
+}
+
+/// A local command with anything in its fields.
+fn local_command() -> impl Strategy<Value = LocalCommand> {
+    (text(), vec(text(), 0..3), vec((text(), secret()), 0..3), maybe(text())).prop_map(
+        |(command, args, env, cwd)| LocalCommand {
+            command,
+            args,
+            env: env.into_iter().collect(),
+            cwd,
+        },
+    )
 }
 
 /// A document with anything in its fields (what serde reads, not what `validate` accepts).
@@ -231,6 +249,7 @@ pub fn draft() -> impl Strategy<Value = ServerDraft> {
             )| ServerDraft {
                 name,
                 url,
+                local: None,
                 headers,
                 timeout_ms,
                 trust,
@@ -257,6 +276,7 @@ fn patch() -> impl Strategy<Value = ServerPatch> {
             )| ServerPatch {
                 name,
                 url,
+                local: None,
                 headers,
                 timeout_ms,
                 trust,

@@ -38,6 +38,9 @@ pub fn status_parts(status: &ServerStatus) -> (&'static str, String, &'static st
         ServerStatus::NeedsPermission { .. } => {
             ("pending", message("popupStatusNeedsPermission", &[]), "needs-permission")
         }
+        ServerStatus::NeedsConfirmation { .. } => {
+            ("pending", message("popupStatusNeedsConfirmation", &[]), "needs-confirmation")
+        }
         ServerStatus::Error { error } => {
             ("error", message("popupStatusError", &[&word(error)]), "error")
         }

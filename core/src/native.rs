@@ -11,6 +11,7 @@
 
 pub mod chunk;
 pub mod expand;
+pub mod link;
 pub mod log_tail;
 pub mod pending;
 pub mod restart;

@@ -1,0 +1,638 @@
+//! The worker's end of the bridge: one connection (Chrome's native port) shared by every local
+//! server, and each local server seen by the MCP client as a Streamable HTTP endpoint.
+//!
+//! The client speaks to local servers with the same code as to remote ones, through
+//! [`LocalTransport`], an [`HttpTransport`] answered from the bridge: a POSTed request gets an
+//! SSE reply carrying what is routed to it (its response, progress under its token), a
+//! notification or response gets 202, and the GET stream carries everything else the server says
+//! (its own requests, list changes), queued while no GET is open. A process is a session: the
+//! session id names the process, so after a restart the old session answers 404 and the client
+//! initializes again, exactly as with a remote server that forgot its session.
+//!
+//! The host drives [`Bridge`]: it supplies `connect` (which opens the port), and feeds back each
+//! message the port receives ([`Bridge::receive`]) and its end ([`Bridge::disconnected`]).
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
+use futures_channel::oneshot;
+use futures_core::Stream;
+use serde_json::Value;
+
+use super::chunk::Reassembler;
+use super::wire::{BridgeError, Exit, ExitReason, FromBridge, ServerSpec, ToBridge};
+use super::PROTOCOL_VERSION;
+use crate::mcp::{
+    HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer, TransportError,
+};
+use crate::text::Text;
+
+/// The command that installs the bridge, as the README gives it.
+pub const INSTALL_COMMAND: &str = "cargo run --release -p gemipanel-bridge -- install";
+
+/// The host's native port: posts one message (its JSON text) to the bridge.
+pub trait Port {
+    fn post(&self, json: &str) -> Result<(), String>;
+}
+
+/// Opens the port; failures to reach the bridge arrive later, through [`Bridge::disconnected`].
+pub type Connect = Box<dyn Fn() -> Result<Rc<dyn Port>, String>>;
+
+/// Messages the GET stream keeps while none is open; older ones are dropped.
+const MAX_QUEUED: usize = 256;
+/// Bounds for joining chunked messages (Chrome caps one at 1 MB; replies may be many).
+const MAX_JOINED_BYTES: usize = 64 * 1024 * 1024;
+const MAX_OPEN_CHUNKED: usize = 16;
+
+/// Why a local server cannot be reached, in terms a person can act on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// Chrome found no host manifest for [`HOST_NAME`].
+    NotInstalled,
+    /// The host manifest does not list this extension.
+    NotAllowed,
+    /// The bridge refused the connection (origin, protocol version).
+    Refused(BridgeError),
+    /// The bridge process ended or could not be started.
+    BridgeEnded(String),
+    /// The server's command could not be started.
+    SpawnFailed { command: String, message: String },
+    /// The server's process ended; the last lines of its stderr.
+    Exited { code: Option<i32>, signal: Option<i32>, stderr_tail: String },
+}
+
+impl Problem {
+    /// Reads the reason Chrome gives when a native port closes.
+    pub fn from_disconnect(reason: Option<&str>) -> Problem {
+        let reason = reason.unwrap_or_default();
+        if reason.contains("not found") {
+            Problem::NotInstalled
+        } else if reason.contains("forbidden") {
+            Problem::NotAllowed
+        } else if reason.is_empty() {
+            Problem::BridgeEnded("the connection closed".into())
+        } else {
+            Problem::BridgeEnded(reason.to_owned())
+        }
+    }
+
+    pub fn text(&self) -> Text {
+        match self {
+            Problem::NotInstalled => Text::new("errBridgeMissing").arg(INSTALL_COMMAND),
+            Problem::NotAllowed => {
+                Text::new("errBridgeForbidden").arg(super::EXTENSION_ID).arg(INSTALL_COMMAND)
+            }
+            Problem::Refused(error) => Text::new("errBridgeRefused").arg(error),
+            Problem::BridgeEnded(reason) => Text::new("errBridgeEnded").arg(reason),
+            Problem::SpawnFailed { command, message } => {
+                Text::new("errLocalSpawn").arg(command).arg(message)
+            }
+            Problem::Exited { code, signal, stderr_tail } => {
+                let how = match (code, signal) {
+                    (Some(code), _) => format!("exit code {code}"),
+                    (None, Some(signal)) => format!("signal {signal}"),
+                    (None, None) => "no exit code".into(),
+                };
+                let tail = last_lines(stderr_tail, 6);
+                let tail = if tail.is_empty() { "(nothing on stderr)".into() } else { tail };
+                Text::new("errLocalExited").arg(how).arg(tail)
+            }
+        }
+    }
+
+    fn to_transport(&self) -> TransportError {
+        TransportError::connect(self.text().to_string())
+    }
+}
+
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+type Chunk = Result<Vec<u8>, TransportError>;
+
+/// A request waiting for its response: where its reply stream goes.
+struct Waiting {
+    id: Value,
+    progress_token: Option<Value>,
+    reply: UnboundedSender<Chunk>,
+}
+
+#[derive(Default)]
+struct ServerState {
+    pid: Option<u32>,
+    /// A `start` was posted and its `started` has not come.
+    start_sent: bool,
+    starting: Vec<oneshot::Sender<Result<u32, Problem>>>,
+    waiting: Vec<Waiting>,
+    standalone: Option<UnboundedSender<Chunk>>,
+    queued: VecDeque<Value>,
+    problem: Option<Problem>,
+    /// The last thing the server did wrong without ending (garbage on stdout, say).
+    note: Option<BridgeError>,
+    logs: Vec<oneshot::Sender<(String, bool)>>,
+}
+
+enum Connection {
+    Closed,
+    /// `hello` posted; these wait for its answer.
+    Opening(Rc<dyn Port>, Vec<oneshot::Sender<Result<(), Problem>>>),
+    Open(Rc<dyn Port>),
+}
+
+/// The connection to the bridge and the state of every local server behind it.
+pub struct Bridge {
+    connect: Connect,
+    connection: RefCell<Connection>,
+    reassembler: RefCell<Reassembler>,
+    servers: RefCell<Vec<(String, ServerState)>>,
+    /// Why the last connection failed or ended.
+    problem: RefCell<Option<Problem>>,
+    /// The bridge's version, from its `hello`.
+    version: RefCell<Option<String>>,
+}
+
+impl Bridge {
+    pub fn new(connect: Connect) -> Bridge {
+        Bridge {
+            connect,
+            connection: RefCell::new(Connection::Closed),
+            reassembler: RefCell::new(Reassembler::new(MAX_JOINED_BYTES, MAX_OPEN_CHUNKED)),
+            servers: RefCell::default(),
+            problem: RefCell::default(),
+            version: RefCell::default(),
+        }
+    }
+
+    /// The bridge's version once it said hello.
+    pub fn version(&self) -> Option<String> {
+        self.version.borrow().clone()
+    }
+
+    /// Why `server` (or the bridge as a whole) cannot be reached now, if something went wrong.
+    pub fn problem(&self, server: &str) -> Option<Problem> {
+        let own = self.with_server(server, |s| s.problem.clone()).flatten();
+        own.or_else(|| self.problem.borrow().clone())
+    }
+
+    /// The last non-fatal fault of `server` (a line that is not JSON, say).
+    pub fn note(&self, server: &str) -> Option<BridgeError> {
+        self.with_server(server, |s| s.note.clone()).flatten()
+    }
+
+    fn with_server<R>(&self, server: &str, f: impl FnOnce(&mut ServerState) -> R) -> Option<R> {
+        let mut servers = self.servers.borrow_mut();
+        servers.iter_mut().find(|(id, _)| id == server).map(|(_, state)| f(state))
+    }
+
+    fn server_mut<R>(&self, server: &str, f: impl FnOnce(&mut ServerState) -> R) -> R {
+        let mut servers = self.servers.borrow_mut();
+        let index = match servers.iter().position(|(id, _)| id == server) {
+            Some(index) => index,
+            None => {
+                servers.push((server.to_owned(), ServerState::default()));
+                servers.len() - 1
+            }
+        };
+        f(&mut servers[index].1)
+    }
+
+    /// Connects and says hello, once; everyone who asks meanwhile waits for the same answer.
+    async fn ready(&self) -> Result<(), Problem> {
+        let waiter = {
+            let mut connection = self.connection.borrow_mut();
+            match &mut *connection {
+                Connection::Open(_) => return Ok(()),
+                Connection::Opening(_, waiters) => {
+                    let (tx, rx) = oneshot::channel();
+                    waiters.push(tx);
+                    rx
+                }
+                Connection::Closed => {
+                    let port = (self.connect)().map_err(Problem::BridgeEnded)?;
+                    let hello = encode(&ToBridge::Hello { protocol: PROTOCOL_VERSION });
+                    port.post(&hello).map_err(Problem::BridgeEnded)?;
+                    let (tx, rx) = oneshot::channel();
+                    *connection = Connection::Opening(port, vec![tx]);
+                    rx
+                }
+            }
+        };
+        waiter.await.unwrap_or_else(|_| Err(Problem::BridgeEnded("the connection closed".into())))
+    }
+
+    fn post(&self, message: &ToBridge) -> Result<(), Problem> {
+        let port = match &*self.connection.borrow() {
+            Connection::Open(port) => port.clone(),
+            _ => return Err(Problem::BridgeEnded("not connected".into())),
+        };
+        port.post(&encode(message)).map_err(Problem::BridgeEnded)
+    }
+
+    /// The process id of `server`, starting it first when it does not run.
+    pub async fn process(&self, server: &str, spec: &ServerSpec) -> Result<u32, Problem> {
+        self.ready().await?;
+        let (waiter, send_start) = match self.server_mut(server, |state| {
+            if let Some(pid) = state.pid {
+                return Err(pid);
+            }
+            let (tx, rx) = oneshot::channel();
+            state.starting.push(tx);
+            let send_start = !state.start_sent;
+            state.start_sent = true;
+            Ok((rx, send_start))
+        }) {
+            Ok(waiting) => waiting,
+            Err(pid) => return Ok(pid),
+        };
+        if send_start {
+            let start = ToBridge::Start { server: server.to_owned(), spec: spec.clone() };
+            if let Err(problem) = self.post(&start) {
+                self.fail_start(server, problem.clone());
+                return Err(problem);
+            }
+        }
+        waiter.await.unwrap_or_else(|_| Err(Problem::BridgeEnded("the connection closed".into())))
+    }
+
+    /// Ends `server`'s process and forgets it (its configuration changed or it was removed).
+    pub fn stop(&self, server: &str) {
+        if matches!(&*self.connection.borrow(), Connection::Open(_)) {
+            let _ = self.post(&ToBridge::Stop { server: server.to_owned() });
+        }
+        let state = {
+            let mut servers = self.servers.borrow_mut();
+            let index = servers.iter().position(|(id, _)| id == server);
+            index.map(|i| servers.remove(i).1)
+        };
+        if let Some(state) = state {
+            end_streams(state, &TransportError::io("the local server was stopped"));
+        }
+    }
+
+    /// The server's stderr log (and whether older output was dropped).
+    pub async fn log(&self, server: &str) -> Result<(String, bool), Problem> {
+        self.ready().await?;
+        let (tx, rx) = oneshot::channel();
+        self.server_mut(server, |state| state.logs.push(tx));
+        self.post(&ToBridge::Log { server: server.to_owned() })?;
+        rx.await.map_err(|_| Problem::BridgeEnded("the connection closed".into()))
+    }
+
+    /// Opens the GET stream of `server`: what was queued first, then what comes.
+    fn open_standalone(&self, server: &str) -> UnboundedReceiver<Chunk> {
+        let (tx, rx) = unbounded();
+        self.server_mut(server, |state| {
+            for message in state.queued.drain(..) {
+                let _ = tx.unbounded_send(Ok(sse_event(&message)));
+            }
+            state.standalone = Some(tx);
+        });
+        rx
+    }
+
+    /// Registers a request's reply stream before the request goes out.
+    fn expect_reply(&self, server: &str, message: &Value) -> UnboundedReceiver<Chunk> {
+        let (tx, rx) = unbounded();
+        let progress_token = message.pointer("/params/_meta/progressToken").cloned();
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        self.server_mut(server, |state| {
+            state.waiting.retain(|w| !w.reply.is_closed());
+            state.waiting.push(Waiting { id, progress_token, reply: tx });
+        });
+        rx
+    }
+
+    fn forget_reply(&self, server: &str, id: &Value) {
+        self.with_server(server, |state| state.waiting.retain(|w| &w.id != id));
+    }
+
+    /// One message from the port (its JSON text, as the bridge wrote it).
+    pub fn receive(&self, json: &str) {
+        // What does not read is not ours to crash on: a bridge of another version may say more.
+        if let Ok(message) = serde_json::from_str::<FromBridge>(json) {
+            self.handle(message)
+        }
+    }
+
+    /// The same, for a host that already has the message as a value.
+    pub fn receive_message(&self, message: FromBridge) {
+        self.handle(message)
+    }
+
+    fn handle(&self, message: FromBridge) {
+        match message {
+            FromBridge::Hello { version, protocol } => self.hello(version, protocol),
+            FromBridge::Started { server, pid, .. } => self.started(&server, pid),
+            FromBridge::Message { server, message } => self.route(&server, message),
+            FromBridge::Exited { server, exit } => self.exited(&server, exit),
+            FromBridge::Log { server, text, truncated } => {
+                let waiters = self.with_server(&server, |s| std::mem::take(&mut s.logs));
+                for tx in waiters.unwrap_or_default() {
+                    let _ = tx.send((text.clone(), truncated));
+                }
+            }
+            FromBridge::Error { server: Some(server), error } => self.server_error(&server, error),
+            FromBridge::Error { server: None, error } => match error {
+                BridgeError::OriginRefused { .. } | BridgeError::ProtocolMismatch { .. } => {
+                    self.close(Problem::Refused(error))
+                }
+                // A message of ours the bridge could not read: nothing waits on it by name.
+                other => {
+                    *self.problem.borrow_mut() = Some(Problem::Refused(other));
+                }
+            },
+            FromBridge::Chunk(chunk) => {
+                let joined = self.reassembler.borrow_mut().push(chunk);
+                if let Ok(Some(text)) = joined {
+                    self.receive(&text);
+                }
+            }
+        }
+    }
+
+    fn hello(&self, version: String, protocol: u32) {
+        if protocol != PROTOCOL_VERSION {
+            let error =
+                BridgeError::ProtocolMismatch { bridge: protocol, worker: PROTOCOL_VERSION };
+            return self.close(Problem::Refused(error));
+        }
+        *self.version.borrow_mut() = Some(version);
+        *self.problem.borrow_mut() = None;
+        let previous = std::mem::replace(&mut *self.connection.borrow_mut(), Connection::Closed);
+        let waiters = match previous {
+            Connection::Opening(port, waiters) => {
+                *self.connection.borrow_mut() = Connection::Open(port);
+                waiters
+            }
+            other => {
+                *self.connection.borrow_mut() = other;
+                Vec::new()
+            }
+        };
+        for tx in waiters {
+            let _ = tx.send(Ok(()));
+        }
+    }
+
+    fn started(&self, server: &str, pid: u32) {
+        let (waiters, replaced) = self.server_mut(server, |state| {
+            // Requests sent to another process will never be answered by this one.
+            let replaced = match state.pid {
+                Some(old) if old != pid => std::mem::take(&mut state.waiting),
+                _ => Vec::new(),
+            };
+            state.pid = Some(pid);
+            state.start_sent = false;
+            state.problem = None;
+            (std::mem::take(&mut state.starting), replaced)
+        });
+        for w in replaced {
+            let _ = w.reply.unbounded_send(Err(TransportError::io("the local server restarted")));
+        }
+        for tx in waiters {
+            let _ = tx.send(Ok(pid));
+        }
+    }
+
+    /// Sends a server's message to the request it answers or reports on, else to the GET stream.
+    fn route(&self, server: &str, message: Value) {
+        let is_response = message.get("method").is_none();
+        let progress_token = (message.get("method").and_then(Value::as_str)
+            == Some("notifications/progress"))
+        .then(|| message.pointer("/params/progressToken").cloned())
+        .flatten();
+        self.server_mut(server, |state| {
+            let event = sse_event(&message);
+            if is_response {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                if let Some(i) = state.waiting.iter().position(|w| w.id == id) {
+                    // Dropping the sender ends the reply stream after its response.
+                    let _ = state.waiting.remove(i).reply.unbounded_send(Ok(event));
+                }
+                return;
+            }
+            if let Some(token) = progress_token {
+                if let Some(w) =
+                    state.waiting.iter().find(|w| w.progress_token == Some(token.clone()))
+                {
+                    let _ = w.reply.unbounded_send(Ok(event));
+                    return;
+                }
+            }
+            if let Some(stream) = state.standalone.as_ref().filter(|s| !s.is_closed()) {
+                let _ = stream.unbounded_send(Ok(event));
+                return;
+            }
+            state.standalone = None;
+            if state.queued.len() == MAX_QUEUED {
+                state.queued.pop_front();
+            }
+            state.queued.push_back(message);
+        });
+    }
+
+    fn exited(&self, server: &str, exit: Exit) {
+        let ended = self.with_server(server, |state| {
+            // A replaced process may end after its successor started.
+            if state.pid.is_some_and(|pid| pid != exit.pid) {
+                return None;
+            }
+            if matches!(exit.reason, ExitReason::Crashed | ExitReason::Exited) {
+                state.problem = Some(Problem::Exited {
+                    code: exit.code,
+                    signal: exit.signal,
+                    stderr_tail: exit.stderr_tail.clone(),
+                });
+            }
+            state.pid = None;
+            state.start_sent = false;
+            state.queued.clear();
+            let old = ServerState {
+                waiting: std::mem::take(&mut state.waiting),
+                standalone: state.standalone.take(),
+                ..ServerState::default()
+            };
+            Some((old, state.problem.clone()))
+        });
+        let Some(Some((old, problem))) = ended else { return };
+        let error = match problem {
+            Some(problem) => TransportError::io(problem.text().to_string()),
+            None => TransportError::io("the local server stopped"),
+        };
+        end_streams(old, &error);
+    }
+
+    fn server_error(&self, server: &str, error: BridgeError) {
+        match error {
+            BridgeError::SpawnFailed { command, message } => {
+                self.fail_start(server, Problem::SpawnFailed { command, message })
+            }
+            BridgeError::UnknownServer => {
+                let old = self.with_server(server, std::mem::take);
+                if let Some(old) = old {
+                    end_streams(old, &TransportError::io("the bridge no longer runs this server"));
+                }
+            }
+            other => {
+                self.with_server(server, |state| state.note = Some(other));
+            }
+        }
+    }
+
+    fn fail_start(&self, server: &str, problem: Problem) {
+        let waiters = self.server_mut(server, |state| {
+            state.start_sent = false;
+            state.problem = Some(problem.clone());
+            std::mem::take(&mut state.starting)
+        });
+        for tx in waiters {
+            let _ = tx.send(Err(problem.clone()));
+        }
+    }
+
+    /// The port closed: `reason` is what Chrome said (`chrome.runtime.lastError`).
+    pub fn disconnected(&self, reason: Option<&str>) {
+        self.close(Problem::from_disconnect(reason));
+    }
+
+    /// Ends the connection and everything waiting on it; the next request connects again.
+    fn close(&self, problem: Problem) {
+        *self.problem.borrow_mut() = Some(problem.clone());
+        *self.reassembler.borrow_mut() = Reassembler::new(MAX_JOINED_BYTES, MAX_OPEN_CHUNKED);
+        let previous = std::mem::replace(&mut *self.connection.borrow_mut(), Connection::Closed);
+        if let Connection::Opening(_, waiters) = previous {
+            for tx in waiters {
+                let _ = tx.send(Err(problem.clone()));
+            }
+        }
+        // The bridge ends every server when the extension disconnects.
+        let servers = std::mem::take(&mut *self.servers.borrow_mut());
+        for (_, mut state) in servers {
+            for tx in std::mem::take(&mut state.starting) {
+                let _ = tx.send(Err(problem.clone()));
+            }
+            end_streams(state, &problem.to_transport());
+        }
+    }
+}
+
+/// Fails every reply stream of a server state and ends its GET stream.
+fn end_streams(state: ServerState, error: &TransportError) {
+    for w in state.waiting {
+        let _ = w.reply.unbounded_send(Err(error.clone()));
+    }
+    for tx in state.starting {
+        let _ = tx.send(Err(Problem::BridgeEnded(error.to_string())));
+    }
+    drop(state.standalone);
+}
+
+fn encode(message: &ToBridge) -> String {
+    // A message of ours always encodes: its values are JSON already.
+    serde_json::to_string(message).unwrap_or_default()
+}
+
+/// One SSE event carrying a JSON-RPC message (JSON text has no raw line breaks).
+fn sse_event(message: &Value) -> Vec<u8> {
+    format!("event: message\ndata: {message}\n\n").into_bytes()
+}
+
+/// A local server as an HTTP endpoint: what the MCP client holds for it.
+pub struct LocalTransport<T> {
+    bridge: Rc<Bridge>,
+    server: String,
+    spec: ServerSpec,
+    timer: T,
+}
+
+impl<T> LocalTransport<T> {
+    pub fn new(bridge: Rc<Bridge>, server: impl Into<String>, spec: ServerSpec, timer: T) -> Self {
+        LocalTransport { bridge, server: server.into(), spec, timer }
+    }
+
+    /// The address the client is configured with: errors name the server by it.
+    pub fn url(server: &str) -> String {
+        format!("stdio://{server}/")
+    }
+}
+
+/// The body of a reply from a local server: SSE events as they are routed to it.
+pub struct LocalBody(Option<UnboundedReceiver<Chunk>>);
+
+impl ResponseBody for LocalBody {
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
+        let Some(stream) = &mut self.0 else { return Ok(None) };
+        match poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await {
+            Some(chunk) => chunk.map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+fn reply(
+    status: u16,
+    session: &str,
+    body: Option<UnboundedReceiver<Chunk>>,
+) -> HttpResponse<LocalBody> {
+    let mut headers = vec![("Mcp-Session-Id".to_owned(), session.to_owned())];
+    if body.is_some() {
+        headers.push(("Content-Type".into(), "text/event-stream".into()));
+    }
+    HttpResponse { status, headers, body: LocalBody(body) }
+}
+
+impl<T: Timer> HttpTransport for LocalTransport<T> {
+    type Body = LocalBody;
+
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse<LocalBody>, TransportError> {
+        let pid =
+            self.bridge.process(&self.server, &self.spec).await.map_err(|p| p.to_transport())?;
+        let session = format!("local-{pid}");
+        // The process the session was made with has ended: it is a new server now.
+        if request.header("Mcp-Session-Id").is_some_and(|asked| asked != session) {
+            return Ok(reply(404, &session, None));
+        }
+        match request.method {
+            Method::Get => {
+                Ok(reply(200, &session, Some(self.bridge.open_standalone(&self.server))))
+            }
+            Method::Delete => Ok(reply(200, &session, None)),
+            Method::Post => {
+                let Some(message) = request
+                    .body
+                    .as_deref()
+                    .and_then(|body| serde_json::from_str::<Value>(body).ok())
+                    .filter(Value::is_object)
+                else {
+                    return Ok(reply(400, &session, None));
+                };
+                let is_request = message.get("method").is_some() && message.get("id").is_some();
+                let stream = is_request.then(|| self.bridge.expect_reply(&self.server, &message));
+                let id = message.get("id").cloned();
+                let send = ToBridge::Send { server: self.server.clone(), message };
+                if let Err(problem) = self.bridge.post(&send) {
+                    if let (true, Some(id)) = (is_request, id) {
+                        self.bridge.forget_reply(&self.server, &id);
+                    }
+                    return Err(problem.to_transport());
+                }
+                Ok(match stream {
+                    Some(stream) => reply(200, &session, Some(stream)),
+                    None => reply(202, &session, None),
+                })
+            }
+        }
+    }
+}
+
+impl<T: Timer> Timer for LocalTransport<T> {
+    fn sleep(&self, duration: std::time::Duration) -> impl std::future::Future<Output = ()> {
+        self.timer.sleep(duration)
+    }
+}

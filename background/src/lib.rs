@@ -8,6 +8,7 @@
 mod auth;
 mod calls;
 mod listen;
+mod local;
 mod ports;
 mod registry;
 mod router;

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use gemipanel_browser::chrome;
-use gemipanel_browser::http::{now_ms, FetchTransport};
+use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, SessionState, Tool};
@@ -24,9 +24,10 @@ use gemipanel_core::text::Text;
 use gemipanel_core::tool_cache::CachedTools;
 
 use crate::auth::{self, authorized, Authorizer, Interaction};
+use crate::local::{self, ServerTransport};
 use crate::ports;
 
-pub type McpClient = Client<FetchTransport>;
+pub type McpClient = Client<ServerTransport>;
 
 struct Entry {
     id: ServerId,
@@ -83,9 +84,17 @@ pub fn config_of(
     config
 }
 
+/// Where a server's client sends its requests: its URL, or the local server's bridge address.
+fn address(server: &Server) -> String {
+    ServerTransport::for_server(server, server.id.as_str()).1
+}
+
 fn config_key(server: &Server) -> String {
     // Holds header values and the client secret but never leaves memory.
-    let mut key = format!("{}\n{}", server.url, server.timeout_ms);
+    let mut key = format!("{}\n{}", address(server), server.timeout_ms);
+    if let Some(local) = &server.local {
+        key.push_str(&format!("\n{}\n{}", local.fingerprint(), server.command_confirmed()));
+    }
     for (name, value) in &server.headers {
         key.push_str(&format!("\n{name}:{}", value.expose()));
     }
@@ -111,20 +120,21 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
     if let Some(client) = existing(&server.id, &key) {
         return client;
     }
+    let (transport, url) = ServerTransport::for_server(server, server.id.as_str());
     let config = config_of(
-        &server.url,
+        &url,
         server.headers.iter().map(|(n, v)| (n.clone(), v.expose().to_owned())),
         server.timeout_ms,
     );
     let options = ClientOptions::for_server(&server.oauth, credentials.as_ref());
     let auth = Authorizer::new(
-        &server.url,
+        &url,
         options,
         &auth::redirect_uri(),
         config.authorization.clone(),
         credentials,
     );
-    let client = Rc::new(Client::resuming(FetchTransport, config, saved.clone()));
+    let client = Rc::new(Client::resuming(transport, config, saved.clone()));
     let entry = Entry {
         id: server.id.clone(),
         config_key: key,
@@ -190,7 +200,7 @@ async fn saved_session(server: &Server) -> Option<SessionState> {
         return None;
     }
     let saved: SavedSession = from_js(raw).ok()?;
-    (saved.url == server.url).then_some(saved.state)
+    (saved.url == address(server)).then_some(saved.state)
 }
 
 /// Writes the client's session to `chrome.storage.session` when it changed.
@@ -206,7 +216,7 @@ pub async fn save_session(server: &Server, client: &McpClient) {
     }
     let key = session_key(&server.id);
     let result = match now {
-        Some(state) => match to_js(&SavedSession { url: server.url.clone(), state }) {
+        Some(state) => match to_js(&SavedSession { url: address(server), state }) {
             Ok(value) => chrome::session_set(&key, &value).await,
             Err(e) => Err(e),
         },
@@ -272,6 +282,10 @@ pub fn retain(servers: &[Server]) {
             .filter(|e| !servers.iter().any(|s| s.id == e.id))
             .map(|e| e.id.clone())
             .collect();
+        // A local server that is gone or runs another command ends now.
+        for entry in entries.iter().filter(|e| !current(e)) {
+            local::stop(entry.id.as_str());
+        }
         entries.retain(current);
         gone
     });
@@ -312,7 +326,10 @@ pub async fn settle(
             return Some(error);
         }
     };
-    let (status, message) = explain(&server.url, err).await;
+    let (status, message) = match explain_local(server, err) {
+        Some(explained) => explained,
+        None => explain(&server.url, err).await,
+    };
     // A cancelled call or a tool's own error says nothing about the connection.
     if !err.is_cancelled() && err.rpc_error().is_none() {
         set_status(&server.id, status);
@@ -338,6 +355,24 @@ pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
         }
     }
     (ServerStatus::Error { error: message.clone() }, message)
+}
+
+/// A local server's status and message: waiting for the person's confirmation, or what the
+/// bridge knows (not installed, not allowed, crashed with its stderr). `None` for remote servers
+/// and for errors the server itself answered.
+pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus, Text)> {
+    let local = server.local.as_ref()?;
+    if !server.command_confirmed() {
+        let command_line = local.display();
+        let message = Text::new("errNeedsConfirmation").arg(&server.name);
+        return Some((ServerStatus::NeedsConfirmation { command_line }, message));
+    }
+    if err.rpc_error().is_some() || err.is_cancelled() {
+        return None;
+    }
+    let problem = local::problem(server)?;
+    let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
+    Some((ServerStatus::Error { error: message.clone() }, message))
 }
 
 /// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use futures_channel::oneshot;
 use gemipanel_browser::chrome::Port;
-use gemipanel_browser::http::FetchTransport;
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::{Client, ReadResourceResult};
 use gemipanel_core::messages::{
@@ -20,6 +19,7 @@ use gemipanel_core::url_policy::{self, Policy};
 use serde_json::Value;
 
 use crate::calls::{self, PageHandler};
+use crate::local::ServerTransport;
 use crate::registry;
 use gemipanel_core::sync::within;
 
@@ -36,7 +36,9 @@ pub async fn list(settings: Rc<Settings>) -> Response {
         let stale =
             matches!(registry::status(&server.id), ServerStatus::Idle | ServerStatus::Error { .. })
                 || registry::live_tools(&server.id).is_none();
-        if stale && !matches!(registry::status(&server.id), ServerStatus::NeedsSignIn) {
+        let waits = matches!(registry::status(&server.id), ServerStatus::NeedsSignIn)
+            || !server.command_confirmed();
+        if stale && !waits {
             let (sender, receiver) = oneshot::channel::<()>();
             let server = server.clone();
             wasm_bindgen_futures::spawn_local(async move {
@@ -209,20 +211,57 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
 
 /// Connects to a server that is not saved: a client of its own, closed afterwards.
 pub async fn test_connection(draft: ServerDraft) -> Response {
+    if draft.local.is_some() {
+        return Response::ConnectionTest { outcome: try_local(&draft).await };
+    }
     let outcome = match url_policy::check(
         &draft.url,
         Policy::Configured { local_network: draft.local_network },
     ) {
         Err(refusal) => ConnectionOutcome::Failed { error: refusal.text() },
-        Ok(url) => try_connect(url.as_str(), &draft).await,
+        Ok(url) => {
+            let transport = ServerTransport::Remote(gemipanel_browser::http::FetchTransport);
+            try_connect(transport, url.as_str(), &draft).await
+        }
     };
     Response::ConnectionTest { outcome }
 }
 
-async fn try_connect(url: &str, draft: &ServerDraft) -> ConnectionOutcome {
+/// Runs a local server's draft under an id of its own (the person clicked Test with the command
+/// line in front of them: that is their confirmation), then ends it.
+async fn try_local(draft: &ServerDraft) -> ConnectionOutcome {
+    let Some(local) = &draft.local else {
+        return ConnectionOutcome::Failed { error: Text::new("errUnknown") };
+    };
+    if let Err(invalid) = gemipanel_core::settings::validate_local(local) {
+        return ConnectionOutcome::Failed { error: invalid.text() };
+    }
+    let random: [u8; 16] = gemipanel_browser::chrome::random_bytes().unwrap_or_default();
+    let mut server = Server::blank(ServerId::generate(random), draft.name.clone());
+    server.local = Some(local.clone());
+    server.confirmed_command = Some(local.fingerprint());
+    let id = format!("test_{}", server.id);
+    let (transport, url) = ServerTransport::for_server(&server, &id);
+    let outcome = try_connect(transport, &url, draft).await;
+    let outcome = match outcome {
+        ConnectionOutcome::Failed { error } => match crate::local::bridge().problem(&id) {
+            Some(problem) => ConnectionOutcome::Failed { error: problem.text() },
+            None => ConnectionOutcome::Failed { error },
+        },
+        other => other,
+    };
+    crate::local::stop(&id);
+    outcome
+}
+
+async fn try_connect(
+    transport: ServerTransport,
+    url: &str,
+    draft: &ServerDraft,
+) -> ConnectionOutcome {
     let headers = draft.headers.iter().flatten().map(|(n, v)| (n.clone(), v.expose().to_owned()));
     let config = registry::config_of(url, headers, draft.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
-    let client = Client::new(FetchTransport, config);
+    let client = Client::new(transport, config);
     let listed = async {
         client.connect().await?;
         client.list_tools_cacheable().await

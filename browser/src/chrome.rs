@@ -30,6 +30,8 @@ extern "C" {
     fn runtime_send_message(message: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = connect)]
     fn runtime_connect(info: &JsValue) -> Result<Port, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = connectNative)]
+    fn runtime_connect_native(application: &str) -> Result<Port, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getManifest)]
     fn runtime_get_manifest() -> Result<Object, JsValue>;
 
@@ -118,6 +120,20 @@ pub fn connect(name: &str) -> Result<Port, BrowserError> {
     js_sys::Reflect::set(&info, &"name".into(), &name.into())
         .map_err(|e| BrowserError::from_js("building connect info", e))?;
     runtime_connect(&info).map_err(|e| BrowserError::from_js("connecting to the worker", e))
+}
+
+/// `chrome.runtime.connectNative(host)`: a port to a native-messaging host. A host that is not
+/// installed or not allowed shows only later, as the port's disconnect (see [`last_error`]).
+pub fn connect_native(host: &str) -> Result<Port, BrowserError> {
+    runtime_connect_native(host).map_err(|e| BrowserError::from_js("connecting to the bridge", e))
+}
+
+/// `chrome.runtime.lastError.message`, as read inside an extension callback (`onDisconnect`).
+pub fn last_error() -> Option<String> {
+    let get = |object: &JsValue, key: &str| js_sys::Reflect::get(object, &key.into()).ok();
+    let chrome = get(&js_sys::global(), "chrome")?;
+    let error = get(&get(&chrome, "runtime")?, "lastError")?;
+    get(&error, "message")?.as_string()
 }
 
 /// `chrome.runtime.sendMessage(message)`, resolved to the answer.

@@ -1,5 +1,6 @@
 // Starts Chromium with the built extension loaded, as a person would after "Load unpacked".
 import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
@@ -11,14 +12,22 @@ export const CHROMIUM = '/usr/lib/chromium/chromium';
 export const dist = resolve(process.env.GEMIPANEL_DIST ?? 'dist');
 export const outDir = resolve(process.env.GEMIPANEL_OUT ?? 'target/e2e');
 export const extensionId = process.env.GEMIPANEL_EXTENSION_ID;
+const target = process.env.CARGO_TARGET_DIR ?? resolve('target');
+/** The native bridge for local servers (`cargo build -p gemipanel-bridge`; xtask builds it). */
+export const bridgeBinary = join(target, 'debug', 'gemipanel-bridge');
 
 /**
  * Launches a fresh profile with the extension. `options.locale` sets the UI language,
- * `options.colorScheme` the theme. Returns { context, worker, url(page), close() }.
+ * `options.colorScheme` the theme, `options.bridge` installs the native bridge into the profile
+ * (its `NativeMessagingHosts/`), as `gemipanel-bridge install` does for a person.
+ * Returns { context, worker, profile, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [] } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
+  if (bridge) {
+    execFileSync(bridgeBinary, ['install', '--user-data-dir', profile, '--extension-id', extensionId], { stdio: 'pipe' });
+  }
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
@@ -42,6 +51,7 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
   return {
     context,
     worker,
+    profile,
     url: (page) => `chrome-extension://${extensionId}/${page}`,
     async close() {
       await context.close();

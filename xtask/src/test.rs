@@ -162,7 +162,7 @@ fn node() -> Result<Tally> {
 /// The built extension in Chromium (and the demo MCP server some tests start).
 fn e2e() -> Result<Tally> {
     dist::run()?;
-    cargo().args(["build", "-p", "gemipanel-demo"]).run()?;
+    cargo().args(["build", "-p", "gemipanel-demo", "-p", "gemipanel-bridge"]).run()?;
     node_test(&util::tests_dir().join("e2e"))
 }
 

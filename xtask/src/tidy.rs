@@ -109,7 +109,14 @@ fn manifest_permissions_are_the_ones_in_use() {
         .iter()
         .filter_map(|p| p.as_str())
         .collect();
-    assert_eq!(permissions, ["storage", "unlimitedStorage", "sidePanel", "identity"]);
+    assert_eq!(
+        permissions,
+        ["storage", "unlimitedStorage", "sidePanel", "identity", "nativeMessaging"]
+    );
+    // nativeMessaging is in use while the worker reaches the bridge for local servers.
+    let chrome = std::fs::read_to_string(root().join("browser/src/chrome.rs")).unwrap();
+    let worker = std::fs::read_to_string(root().join("background/src/local.rs")).unwrap();
+    assert!(chrome.contains("js_name = connectNative") && worker.contains("connect_native("));
     let hosts: Vec<&str> = manifest["host_permissions"]
         .as_array()
         .expect("manifest.json lists host permissions")

@@ -51,7 +51,7 @@ const MAX_OPEN_CHUNKED: usize = 16;
 /// Why a local server cannot be reached, in terms a person can act on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
-    /// Chrome found no host manifest for [`HOST_NAME`].
+    /// Chrome found no host manifest for [`super::HOST_NAME`].
     NotInstalled,
     /// The host manifest does not list this extension.
     NotAllowed,
@@ -318,11 +318,6 @@ impl Bridge {
         if let Ok(message) = serde_json::from_str::<FromBridge>(json) {
             self.handle(message)
         }
-    }
-
-    /// The same, for a host that already has the message as a value.
-    pub fn receive_message(&self, message: FromBridge) {
-        self.handle(message)
     }
 
     fn handle(&self, message: FromBridge) {

@@ -1,0 +1,124 @@
+//! Local (stdio) servers: the one connection to the native bridge, and the transport every
+//! MCP client uses, remote or local.
+//!
+//! The connection is made when a local server is first used (`chrome.runtime.connectNative`);
+//! `core::native::link` does the rest. Chrome ends the bridge, and every server it runs, when
+//! the worker stops; the next request starts them again and the client initializes anew.
+
+use std::rc::Rc;
+
+use gemipanel_browser::chrome;
+use gemipanel_browser::http::{FetchBody, FetchTransport};
+use gemipanel_core::mcp::{
+    HttpRequest, HttpResponse, HttpTransport, ResponseBody, Timer, TransportError,
+};
+use gemipanel_core::native::link::{Bridge, LocalBody, LocalTransport, Port, Problem};
+use gemipanel_core::native::HOST_NAME;
+use gemipanel_core::settings::Server;
+
+thread_local! {
+    static BRIDGE: Rc<Bridge> = Rc::new(Bridge::new(Box::new(connect)));
+}
+
+pub fn bridge() -> Rc<Bridge> {
+    BRIDGE.with(Rc::clone)
+}
+
+fn connect() -> Result<Rc<dyn Port>, String> {
+    let port = chrome::connect_native(HOST_NAME).map_err(|e| e.to_string())?;
+    // Read as JSON text by the one decoder of bridge messages (serde_json in core), not by a
+    // second, JS-value decoder of the same types.
+    port.on_message(|value| {
+        if let Some(text) = js_sys::JSON::stringify(&value).ok().and_then(|t| t.as_string()) {
+            bridge().receive(&text);
+        }
+    });
+    port.on_disconnect(|| bridge().disconnected(chrome::last_error().as_deref()));
+    Ok(Rc::new(NativePort(port)))
+}
+
+struct NativePort(chrome::Port);
+
+impl Port for NativePort {
+    fn post(&self, json: &str) -> Result<(), String> {
+        let value = js_sys::JSON::parse(json).map_err(|_| "a message did not encode".to_owned())?;
+        self.0.post(&value).map_err(|e| e.to_string())
+    }
+}
+
+/// Why a local server cannot be reached now, if the bridge knows.
+pub fn problem(server: &Server) -> Option<Problem> {
+    server.local.as_ref()?;
+    bridge().problem(server.id.as_str())
+}
+
+/// Ends a local server's process (it was removed, or its command changed).
+pub fn stop(id: &str) {
+    bridge().stop(id);
+}
+
+/// How a client reaches its server: `fetch`, or the bridge. One type, so the MCP client is
+/// compiled once for both.
+pub enum ServerTransport {
+    Remote(FetchTransport),
+    Local(LocalTransport<FetchTransport>),
+    /// A local server whose command line the person has not confirmed: nothing runs.
+    Unconfirmed,
+}
+
+impl ServerTransport {
+    /// The transport for `server` and the address its client is configured with.
+    pub fn for_server(server: &Server, id: &str) -> (ServerTransport, String) {
+        match &server.local {
+            None => (ServerTransport::Remote(FetchTransport), server.url.clone()),
+            Some(_) if !server.command_confirmed() => {
+                (ServerTransport::Unconfirmed, LocalTransport::<FetchTransport>::url(id))
+            }
+            Some(local) => {
+                let transport = LocalTransport::new(bridge(), id, local.spec(), FetchTransport);
+                (ServerTransport::Local(transport), LocalTransport::<FetchTransport>::url(id))
+            }
+        }
+    }
+}
+
+pub enum ServerBody {
+    Remote(FetchBody),
+    Local(LocalBody),
+}
+
+impl ResponseBody for ServerBody {
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
+        match self {
+            ServerBody::Remote(body) => body.next_chunk().await,
+            ServerBody::Local(body) => body.next_chunk().await,
+        }
+    }
+}
+
+impl HttpTransport for ServerTransport {
+    type Body = ServerBody;
+
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse<ServerBody>, TransportError> {
+        fn wrap<B>(r: HttpResponse<B>, body: fn(B) -> ServerBody) -> HttpResponse<ServerBody> {
+            HttpResponse { status: r.status, headers: r.headers, body: body(r.body) }
+        }
+        match self {
+            ServerTransport::Remote(fetch) => {
+                Ok(wrap(fetch.send(request).await?, ServerBody::Remote))
+            }
+            ServerTransport::Local(local) => {
+                Ok(wrap(local.send(request).await?, ServerBody::Local))
+            }
+            ServerTransport::Unconfirmed => {
+                Err(TransportError::connect("the command line was not confirmed"))
+            }
+        }
+    }
+}
+
+impl Timer for ServerTransport {
+    fn sleep(&self, duration: std::time::Duration) -> impl std::future::Future<Output = ()> {
+        FetchTransport.sleep(duration)
+    }
+}

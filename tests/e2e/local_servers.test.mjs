@@ -1,0 +1,139 @@
+// Local (stdio) MCP servers through the native bridge, in real Chromium: the bridge installed in
+// the test profile's NativeMessagingHosts/ as `gemipanel-bridge install` installs it, a Claude
+// Desktop configuration imported in the popup, its command line confirmed, the filesystem
+// server's list_directory called from the chat, the worker stopped, and the next call still
+// working. Without the bridge, the person is told the one command that installs it.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, screenshot, stopServiceWorkers, english } from './harness.mjs';
+import { startFakeGemini, textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
+
+const API_KEY = 'test-key';
+const filesystemServer = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url),
+);
+
+const cleanups = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** A one-shot request to the worker from `page`; its response. */
+async function request(page, req) {
+  const reply = await page.evaluate((m) => chrome.runtime.sendMessage(m), { id: Date.now(), request: req });
+  assert.equal(reply?.kind, 'response', JSON.stringify(reply));
+  return reply.response;
+}
+
+/** A Claude Desktop configuration with the filesystem server on `dir`. */
+function claudeConfig(dir) {
+  const file = join(mkdtempSync(join(tmpdir(), 'gemipanel-claude-')), 'claude_desktop_config.json');
+  writeFileSync(file, JSON.stringify({
+    globalShortcut: '',
+    mcpServers: { filesystem: { command: process.execPath, args: [filesystemServer, dir] } },
+  }, null, 2));
+  return file;
+}
+
+/** The function responses of the last turn the fake Gemini received. */
+function lastFunctionResponses(fake) {
+  const posts = fake.requests().filter((r) => r.method === 'POST');
+  const turn = posts[posts.length - 1].body.contents.at(-1);
+  return turn.parts.map((p) => p.functionResponse).filter(Boolean);
+}
+
+test('a Claude Desktop stdio server is imported, confirmed once and called from the chat, also after the worker stopped', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gemipanel-files-'));
+  writeFileSync(join(dir, 'hello.txt'), 'hi');
+  const fake = await startFakeGemini({ apiKey: API_KEY });
+  const browser = await launch({ bridge: true });
+  cleanups.push(() => fake.close(), () => browser.close());
+
+  // The popup: import the file; the preview shows the command line that will run.
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.url('popup.html'));
+  await popup.evaluate(({ key, base }) => chrome.storage.local.set({
+    settings: { version: 5, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
+  }), { key: API_KEY, base: fake.url });
+  await popup.reload();
+  await popup.getByTestId('import-file').setInputFiles(claudeConfig(dir));
+  const preview = popup.getByTestId('import-preview');
+  await preview.waitFor();
+  assert.match(await preview.innerText(), /server-filesystem/);
+  await screenshot(popup, 'local-import-preview');
+  await popup.getByTestId('apply-import').click();
+
+  // Nothing runs before the person has seen and allowed the command line.
+  const row = popup.locator('[data-testid="server-row"][data-name="filesystem"]');
+  await row.and(popup.locator('[data-state="needs-confirmation"]')).waitFor();
+  const shown = await row.getByTestId('command-to-confirm').innerText();
+  assert.ok(shown.includes(filesystemServer) && shown.includes(dir), shown);
+  await screenshot(popup, 'local-needs-confirmation');
+  await row.getByTestId('confirm-command').click();
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
+  assert.match(await row.innerText(), /\d+ tools?/);
+  await screenshot(popup, 'local-ready');
+  const settings = (await request(popup, { type: 'get_settings' })).settings;
+  const server = settings.servers.find((s) => s.name === 'filesystem');
+  await request(popup, { type: 'edit_settings', edit: { type: 'set_trust', id: server.id, trust: true } });
+
+  // The chat: Gemini lists the folder through the bridge.
+  const panel = await browser.context.newPage();
+  await panel.goto(browser.url('sidepanel.html'));
+  await panel.getByTestId('worker-status').and(panel.locator('[data-state="ok"]')).waitFor();
+  const ask = async (text) => {
+    const input = panel.getByTestId('input');
+    await input.fill(text);
+    await input.press('Enter');
+  };
+  fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_filesystem_list_directory', args: { path: dir } }])] },
+    { chunks: textChunks('There is one file.') },
+  ]);
+  await ask('What is in the folder?');
+  await panel.getByTestId('reply').last().getByText('There is one file.').waitFor();
+  let [listing] = lastFunctionResponses(fake);
+  assert.match(JSON.stringify(listing.response), /hello\.txt/);
+  await screenshot(panel, 'local-chat-list-directory');
+
+  // Chrome stops the worker (and with its port, the bridge and the server); the next call
+  // starts them again and the client initializes anew.
+  writeFileSync(join(dir, 'second.txt'), 'two');
+  await stopServiceWorkers(panel);
+  fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_filesystem_list_directory', args: { path: dir } }])] },
+    { chunks: textChunks('Now there are two.') },
+  ]);
+  await ask('And now?');
+  await panel.getByTestId('reply').last().getByText('Now there are two.').waitFor({ timeout: 30_000 });
+  [listing] = lastFunctionResponses(fake);
+  assert.match(JSON.stringify(listing.response), /second\.txt/);
+});
+
+test('without the bridge installed, a local server says which command installs it', async () => {
+  const browser = await launch({ bridge: false });
+  cleanups.push(() => browser.close());
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.url('popup.html'));
+  const id = 'srv_0123456789abcdef';
+  const local = { command: process.execPath, args: [filesystemServer, tmpdir()] };
+  const added = await request(popup, {
+    type: 'edit_settings',
+    edit: { type: 'add_server', id, server: { name: 'files', url: '', local } },
+  });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  const line = (await request(popup, { type: 'list_servers' })).servers[0].command_line;
+  await request(popup, { type: 'edit_settings', edit: { type: 'confirm_command', id, command_line: line } });
+  const listed = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
+  const said = english(listed.error ?? listed);
+  assert.match(said, /bridge.*not installed.*cargo run --release -p gemipanel-bridge -- install/s, said);
+  await popup.reload();
+  const row = popup.locator('[data-testid="server-row"][data-name="files"]');
+  await row.and(popup.locator('[data-state="error"]')).waitFor();
+  assert.match(await row.innerText(), /gemipanel-bridge -- install/);
+  await screenshot(popup, 'local-bridge-missing');
+});

@@ -372,6 +372,7 @@ mod tests {
             id: id.clone(),
             name: "A".into(),
             url: "https://mcp.example.com/mcp".into(),
+            command_line: None,
             status: ServerStatus::Idle,
             tool_count: None,
             signed_in: None,

@@ -564,4 +564,17 @@ mod tests {
         assert_eq!((allowed.allow_command, allowed.settings), (None, Some(settings)));
         assert!(allowed.servers_epoch > asked.servers_epoch);
     }
+
+    #[test]
+    fn editing_a_local_server_opens_the_form_on_its_command() {
+        let id = ServerId::generate([8; 16]);
+        let local = settings::LocalCommand::new("uvx", vec!["mcp-server-git".into()]);
+        let edit =
+            SettingsEdit::AddServer { id: id.clone(), server: ServerDraft::local("Git", local) };
+        let settings = settings::apply(&Settings::default(), &edit).unwrap();
+        let state = run(vec![Action::SettingsLoaded(settings), Action::EditServer(id)]);
+        let form = state.form.expect("form open");
+        assert_eq!(form.kind, crate::form::ServerKind::Local);
+        assert_eq!(form.command_preview().as_deref(), Some("uvx mcp-server-git"));
+    }
 }

@@ -10,7 +10,6 @@ use crate::components::server_form::ServerFormView;
 use crate::components::server_list::ServerList;
 use crate::components::settings_problem::SettingsProblemBanner;
 use crate::effects::{self, Dispatch};
-use crate::form::host_permission;
 use crate::hooks::{use_shortcut, use_window_id, use_worker};
 use crate::state::{Action, State, WorkerView};
 
@@ -120,7 +119,9 @@ pub fn App() -> Html {
                     sign_in={state.sign_in.clone()}
                     on_sign_in={{ let d = dispatch.clone(); Callback::from(move |id| effects::sign_in(d.clone(), id)) }}
                     on_sign_out={{ let d = dispatch.clone(); Callback::from(move |id| effects::sign_out(d.clone(), id)) }}
-                    on_allow_sign_in={{ let d = dispatch.clone(); Callback::from(move |(id, origin)| effects::allow_and_sign_in(d.clone(), id, origin)) }}>
+                    on_allow_sign_in={{ let d = dispatch.clone(); Callback::from(move |(id, origin)| effects::allow_and_sign_in(d.clone(), id, origin)) }}
+                    allow_command={state.allow_command.clone()}
+                    on_allow_command={{ let d = dispatch.clone(); Callback::from(move |(id, line)| effects::allow_command(d.clone(), id, line)) }}>
                     { server_form.unwrap_or_default() }
                 </ServerList>
                 <ImportExport import={state.import.clone()} include_secrets={state.include_secrets}
@@ -140,7 +141,8 @@ fn dispatch_with<T: 'static>(dispatch: &Dispatch, make: fn(T) -> Action) -> Call
 }
 
 /// Save checks the form against the current document and, for a remote https server, asks for
-/// the host permission inside this click before sending the edit.
+/// the host permission inside this click before sending the edit. A local server's command
+/// line is confirmed right after it is saved.
 fn save_server_callback(dispatch: Dispatch, state: &State) -> Callback<()> {
     let (settings, form) = (state.settings.clone(), state.form.clone());
     Callback::from(move |()| {
@@ -150,7 +152,10 @@ fn save_server_callback(dispatch: Dispatch, state: &State) -> Callback<()> {
             Err(message) => return dispatch.dispatch(Action::FormSaveFailed(None, message)),
         };
         match form.save_edit(settings, id) {
-            Ok(edit) => effects::save_server(dispatch.clone(), edit, host_permission(&form.url)),
+            Ok(edit) => {
+                let confirm = form.confirm_edit(&edit);
+                effects::save_server(dispatch.clone(), edit, confirm, form.permission())
+            }
             Err((field, message)) => {
                 let message = message.as_ref().map(chrome::word).unwrap_or_default();
                 dispatch.dispatch(Action::FormSaveFailed(field, message))

@@ -130,8 +130,14 @@ pub fn new_server_id() -> Result<ServerId, String> {
 
 /// Saves the server form's edit. When `permission` is set (a remote https server), the host
 /// permission is requested first — synchronously, inside the click — and saving stops if the
-/// person declines.
-pub fn save_server(dispatch: Dispatch, change: SettingsEdit, permission: Option<String>) {
+/// person declines. `confirm` (a local server's `ConfirmCommand`) follows a successful save:
+/// the person saw that line in the form.
+pub fn save_server(
+    dispatch: Dispatch,
+    change: SettingsEdit,
+    confirm: Option<SettingsEdit>,
+    permission: Option<String>,
+) {
     dispatch.dispatch(Action::FormSaving);
     let asked = permission.map(|origin| chrome::request_origins(&[origin]));
     spawn_local(async move {
@@ -140,9 +146,41 @@ pub fn save_server(dispatch: Dispatch, change: SettingsEdit, permission: Option<
                 return dispatch.dispatch(Action::FormSaveFailed(None, message));
             }
         }
-        dispatch.dispatch(match edit(change).await {
-            Ok(settings) => Action::FormSaved(settings),
-            Err(message) => Action::FormSaveFailed(None, message),
+        let saved = match edit(change).await {
+            Ok(settings) => settings,
+            Err(message) => return dispatch.dispatch(Action::FormSaveFailed(None, message)),
+        };
+        let Some(confirm) = confirm else { return dispatch.dispatch(Action::FormSaved(saved)) };
+        let id = confirmed_server(&confirm);
+        match edit(confirm).await {
+            Ok(settings) => dispatch.dispatch(Action::FormSaved(settings)),
+            // The server is saved; its row asks again and shows why this did not work.
+            Err(message) => {
+                dispatch.dispatch(Action::FormSaved(saved));
+                if let Some(id) = id {
+                    dispatch.dispatch(Action::AllowCommandFailed(id, message));
+                }
+            }
+        }
+    });
+}
+
+fn confirmed_server(confirm: &SettingsEdit) -> Option<ServerId> {
+    match confirm {
+        SettingsEdit::ConfirmCommand { id, .. } => Some(id.clone()),
+        _ => None,
+    }
+}
+
+/// Lets a local server's command line run: the line the person was shown, which the worker
+/// refuses if the stored command changed meanwhile.
+pub fn allow_command(dispatch: Dispatch, id: ServerId, command_line: String) {
+    dispatch.dispatch(Action::AllowingCommand(id.clone()));
+    spawn_local(async move {
+        let confirm = SettingsEdit::ConfirmCommand { id: id.clone(), command_line };
+        dispatch.dispatch(match edit(confirm).await {
+            Ok(settings) => Action::CommandAllowed(settings),
+            Err(message) => Action::AllowCommandFailed(id, message),
         });
     });
 }

@@ -3,10 +3,11 @@
 //! Every rule comes from core: the URL from `url_policy`, the headers from
 //! `settings::parse_headers`, and everything else by applying the edit to a copy of the current
 //! document with `settings::apply`, exactly as the worker will. The worker checks again.
+//! A local server's command line is checked by `settings::validate_local`.
 
 use gemipanel_core::settings::{
-    self, parse_headers, Field, OAuthClient, Secret, Server, ServerDraft, ServerId, ServerPatch,
-    Settings, SettingsEdit,
+    self, parse_headers, validate_local, Field, LocalCommand, OAuthClient, Secret, Server,
+    ServerDraft, ServerId, ServerPatch, Settings, SettingsEdit,
 };
 use gemipanel_core::text::Text;
 use gemipanel_core::url_policy::{self, Policy, UrlRefusal};
@@ -15,11 +16,22 @@ use gemipanel_core::web_url;
 use crate::state::Pending;
 use gemipanel_core::messages::ConnectionOutcome;
 
+/// Where a server runs: reached at a URL, or started on this computer by the bridge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ServerKind {
+    #[default]
+    Remote,
+    Local,
+}
+
 /// The fields of the add/edit form, as text where the person types text.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerForm {
     /// `None` while adding a new server.
     pub editing: Option<ServerId>,
+    /// Which of the two sets of fields is shown and saved; the other keeps what was typed in
+    /// case the person switches back.
+    pub kind: ServerKind,
     /// The server as the form was opened: saving sends only what differs from it, so a change
     /// made meanwhile elsewhere (trust, tool filters) is not undone.
     pub opened: Option<ServerDraft>,
@@ -46,6 +58,13 @@ pub struct ServerForm {
     pub client_secret: String,
     pub has_stored_secret: bool,
     pub client_metadata_url: String,
+    /// A local server's program, its arguments one per line, its environment one `NAME=value`
+    /// per line (stored values stay out of the form: a blank value keeps the stored one) and
+    /// its working folder (empty: the bridge's own).
+    pub command: String,
+    pub args: String,
+    pub env: String,
+    pub cwd: String,
     pub test: Pending<ConnectionOutcome>,
     pub saving: bool,
     /// An error from the save attempt: next to its field, or for the whole form.
@@ -68,6 +87,45 @@ pub enum FormEdit {
     ClientId(String),
     ClientSecret(String),
     ClientMetadataUrl(String),
+    Kind(ServerKind),
+    Command(String),
+    Args(String),
+    Env(String),
+    Cwd(String),
+}
+
+/// The local server's fields, to show a problem next to the one it is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalField {
+    Command,
+    Args,
+    Env,
+    Cwd,
+}
+
+/// A problem with the command line as typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalProblem {
+    pub field: LocalField,
+    pub message: Text,
+}
+
+impl LocalProblem {
+    /// Core reports every command-line problem on `Field::Command`; its message says which
+    /// part is wrong.
+    fn from_core(message: Text) -> Self {
+        let field = match message.key.as_ref() {
+            "errSettingsArgs" => LocalField::Args,
+            "errSettingsEnvName" | "errSettingsEnvValue" => LocalField::Env,
+            "errSettingsCwd" => LocalField::Cwd,
+            _ => LocalField::Command,
+        };
+        LocalProblem { field, message }
+    }
+
+    fn env(message: Text) -> Self {
+        LocalProblem { field: LocalField::Env, message }
+    }
 }
 
 /// Problems found as the person types, shown next to their fields.
@@ -76,11 +134,17 @@ pub struct LiveErrors {
     pub url: Option<UrlRefusal>,
     pub headers: Option<Text>,
     pub timeout: bool,
+    pub local: Option<LocalProblem>,
 }
 
 impl LiveErrors {
     pub fn any(&self) -> bool {
-        self.url.is_some() || self.headers.is_some() || self.timeout
+        self.url.is_some() || self.headers.is_some() || self.timeout || self.local.is_some()
+    }
+
+    /// The message to show next to one of the local server's fields.
+    pub fn local_at(&self, field: LocalField) -> Option<&Text> {
+        self.local.as_ref().filter(|p| p.field == field).map(|p| &p.message)
     }
 }
 
@@ -89,10 +153,16 @@ impl ServerForm {
         ServerForm { enabled_by_default: true, ..Default::default() }
     }
 
-    /// The form for editing `server`; header values stay out of it.
+    /// The form for editing `server`; header and environment values stay out of it.
     pub fn edit(server: &Server) -> Self {
+        let local = server.local.as_ref().map(LocalCommand::for_pages);
         ServerForm {
             editing: Some(server.id.clone()),
+            kind: if local.is_some() { ServerKind::Local } else { ServerKind::Remote },
+            command: local.as_ref().map(|l| l.command.clone()).unwrap_or_default(),
+            args: local.as_ref().map(|l| l.args.join("\n")).unwrap_or_default(),
+            env: local.as_ref().map(env_text).unwrap_or_default(),
+            cwd: local.as_ref().and_then(|l| l.cwd.clone()).unwrap_or_default(),
             opened: Some(ServerDraft::of(server)),
             name: server.name.clone(),
             url: server.url.clone(),
@@ -112,8 +182,17 @@ impl ServerForm {
 
     pub fn change(&mut self, edit: FormEdit) {
         // A different address or credentials make the last test result meaningless.
-        let stale_test =
-            matches!(edit, FormEdit::Url(_) | FormEdit::Headers(_) | FormEdit::LocalNetwork(_));
+        let stale_test = matches!(
+            edit,
+            FormEdit::Url(_)
+                | FormEdit::Headers(_)
+                | FormEdit::LocalNetwork(_)
+                | FormEdit::Kind(_)
+                | FormEdit::Command(_)
+                | FormEdit::Args(_)
+                | FormEdit::Env(_)
+                | FormEdit::Cwd(_)
+        );
         match edit {
             FormEdit::Name(v) => self.name = v,
             FormEdit::Url(v) => self.url = v,
@@ -131,6 +210,11 @@ impl ServerForm {
             FormEdit::ClientId(v) => self.client_id = v,
             FormEdit::ClientSecret(v) => self.client_secret = v,
             FormEdit::ClientMetadataUrl(v) => self.client_metadata_url = v,
+            FormEdit::Kind(v) => self.kind = v,
+            FormEdit::Command(v) => self.command = v,
+            FormEdit::Args(v) => self.args = v,
+            FormEdit::Env(v) => self.env = v,
+            FormEdit::Cwd(v) => self.cwd = v,
         }
         if stale_test {
             self.test = Pending::Idle;
@@ -138,21 +222,77 @@ impl ServerForm {
         self.save_error = None;
     }
 
-    /// What is wrong so far. An empty URL is not an error yet: the person has not typed it.
+    /// What is wrong so far, in the fields of the kind shown. An empty URL or program is not an
+    /// error yet: the person has not typed it.
     pub fn live_errors(&self) -> LiveErrors {
-        let url = match self.url.trim() {
+        let timeout = parse_timeout(&self.timeout).is_err();
+        match self.kind {
+            ServerKind::Remote => LiveErrors {
+                url: self.url_refusal(),
+                headers: parse_headers(&self.headers).err().map(|e| e.message),
+                timeout,
+                local: None,
+            },
+            ServerKind::Local => {
+                LiveErrors { timeout, local: self.local_problem(), ..LiveErrors::default() }
+            }
+        }
+    }
+
+    fn url_refusal(&self) -> Option<UrlRefusal> {
+        match self.url.trim() {
             "" => None,
             url => url_policy::check(url, Policy::Configured { local_network: self.local_network })
                 .err(),
+        }
+    }
+
+    /// The command line as typed; an environment line without `=` or a name set twice is
+    /// refused here, the rest by `validate_local`.
+    pub fn local_command(&self) -> Result<LocalCommand, LocalProblem> {
+        let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        Ok(LocalCommand {
+            command: self.command.trim().to_owned(),
+            args: arg_lines(&self.args),
+            env: parse_env(&self.env)?.into_iter().collect(),
+            cwd: text(&self.cwd),
+        })
+    }
+
+    fn local_problem(&self) -> Option<LocalProblem> {
+        let local = match self.local_command() {
+            Ok(local) => local,
+            Err(problem) => return Some(problem),
         };
-        let headers = parse_headers(&self.headers).err().map(|e| e.message);
-        LiveErrors { url, headers, timeout: parse_timeout(&self.timeout).is_err() }
+        // The other parts are checked before a program is typed: a stand-in keeps
+        // `validate_local` from stopping at the blank program.
+        let checked = match local.command.is_empty() {
+            true => LocalCommand { command: "program".into(), ..local },
+            false => local,
+        };
+        validate_local(&checked).err().map(|invalid| LocalProblem::from_core(invalid.message))
+    }
+
+    /// The command line the bridge would run, as the person reads it (environment values
+    /// hidden); `None` until a program is typed and every line reads.
+    pub fn command_preview(&self) -> Option<String> {
+        let local = self.local_command().ok()?;
+        (!local.command.is_empty()).then(|| local.display())
+    }
+
+    /// Whether the stored server has environment values the form does not show.
+    pub fn keeps_env_values(&self) -> bool {
+        let stored = self.opened.as_ref().and_then(|o| o.local.as_ref());
+        stored.is_some_and(|l| !l.env.is_empty())
     }
 
     /// Whether saving would send the stored header values to another origin than before: the
     /// form then asks the person to confirm it (or to type the headers again).
     pub fn needs_header_confirmation(&self) -> bool {
         let Some(opened) = &self.opened else { return false };
+        if self.kind == ServerKind::Local {
+            return false;
+        }
         let origin = |url: &str| web_url::parse(url.trim()).map(|u| u.origin());
         self.stored_headers > 0
             && !self.headers_touched
@@ -160,19 +300,16 @@ impl ServerForm {
             && origin(&opened.url) != origin(&self.url)
     }
 
-    /// The draft to test or save, or `None` while a live error stands.
+    /// The draft to test or save, or `None` while a live error stands or the URL (or the
+    /// program) is still empty.
     pub fn draft(&self) -> Option<ServerDraft> {
-        let headers = parse_headers(&self.headers).ok()?;
         let timeout_ms = parse_timeout(&self.timeout).ok()?;
-        if self.url.trim().is_empty() || self.live_errors().url.is_some() {
-            return None;
-        }
+        let kind_fields = match self.kind {
+            ServerKind::Remote => self.remote_draft()?,
+            ServerKind::Local => self.local_draft()?,
+        };
         Some(ServerDraft {
             name: self.name.trim().to_string(),
-            url: self.url.trim().to_string(),
-            local: None,
-            // On update, untouched headers are kept by the worker.
-            headers: (self.editing.is_none() || self.headers_touched).then_some(headers),
             timeout_ms,
             trust: self.trust,
             include_tools: match tool_list(&self.include) {
@@ -181,9 +318,32 @@ impl ServerForm {
             },
             exclude_tools: tool_list(&self.exclude),
             enabled_by_default: self.enabled_by_default,
+            ..kind_fields
+        })
+    }
+
+    /// The remote-only fields: URL, headers, local network and sign-in client.
+    fn remote_draft(&self) -> Option<ServerDraft> {
+        let headers = parse_headers(&self.headers).ok()?;
+        if self.url.trim().is_empty() || self.url_refusal().is_some() {
+            return None;
+        }
+        Some(ServerDraft {
+            // On update, untouched headers are kept by the worker.
+            headers: (self.editing.is_none() || self.headers_touched).then_some(headers),
             local_network: self.local_network,
             oauth: self.oauth_client(),
+            ..ServerDraft::new("", self.url.trim())
         })
+    }
+
+    /// The command line; a local server has no URL, headers or sign-in of its own.
+    fn local_draft(&self) -> Option<ServerDraft> {
+        let local = self.local_command().ok()?;
+        if local.command.is_empty() || self.local_problem().is_some() {
+            return None;
+        }
+        Some(ServerDraft::local("", local))
     }
 
     /// The sign-in client as typed; an untouched secret box keeps the stored secret (the blank
@@ -200,6 +360,22 @@ impl ServerForm {
             client_secret: client_secret.filter(|_| !self.client_id.trim().is_empty()),
             metadata_url: text(&self.client_metadata_url),
         }
+    }
+
+    /// Saving a local server is the person allowing the command line the form showed them:
+    /// the edit that records it, sent once `save` (this form's [`Self::save_edit`]) succeeded.
+    pub fn confirm_edit(&self, save: &SettingsEdit) -> Option<SettingsEdit> {
+        let id = match save {
+            SettingsEdit::AddServer { id, .. } | SettingsEdit::UpdateServer { id, .. } => id,
+            _ => return None,
+        };
+        let local = self.draft()?.local?;
+        Some(SettingsEdit::ConfirmCommand { id: id.clone(), command_line: local.display() })
+    }
+
+    /// The host permission saving needs, asked inside the click (none for a local server).
+    pub fn permission(&self) -> Option<String> {
+        self.draft().and_then(|draft| host_permission(&draft.url))
     }
 
     /// The edit that saves the form, checked against `settings` as the worker will check it.
@@ -251,6 +427,38 @@ fn seconds_text(ms: u64) -> String {
     } else {
         format!("{}", ms as f64 / 1000.0)
     }
+}
+
+/// One argument a line, without the spaces around it; blank lines are left out.
+pub fn arg_lines(text: &str) -> Vec<String> {
+    text.lines().map(str::trim).filter(|a| !a.is_empty()).map(String::from).collect()
+}
+
+/// `NAME=value` a line (blank lines left out). A line without `=` is named by its number, not
+/// its text, which may be a pasted secret.
+pub fn parse_env(text: &str) -> Result<Vec<(String, Secret)>, LocalProblem> {
+    let mut env: Vec<(String, Secret)> = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some((name, value)) = line.split_once('=') else {
+            return Err(LocalProblem::env(Text::new("popupEnvNoEquals").arg(index + 1)));
+        };
+        let name = name.trim().to_owned();
+        if env.iter().any(|(known, _)| *known == name) {
+            return Err(LocalProblem::env(Text::new("popupEnvTwice").arg(name)));
+        }
+        env.push((name, Secret::new(value.trim())));
+    }
+    Ok(env)
+}
+
+/// The environment as the form shows it: names, each with its value (blank for a stored one).
+fn env_text(local: &LocalCommand) -> String {
+    let lines: Vec<String> =
+        local.env.iter().map(|(name, value)| format!("{name}={}", value.expose())).collect();
+    lines.join("\n")
 }
 
 /// "a, b ,,c" → ["a", "b", "c"].
@@ -465,5 +673,188 @@ mod tests {
         assert_eq!(refused.0, Some(Field::Headers));
         form.change(FormEdit::HeadersToNewOrigin(true));
         assert!(form.save_edit(&settings, ServerId::generate([2; 16])).is_ok());
+    }
+
+    fn local_form(command: &str, args: &str, env: &str) -> ServerForm {
+        typed(vec![
+            FormEdit::Name("Files".into()),
+            FormEdit::Kind(ServerKind::Local),
+            FormEdit::Command(command.into()),
+            FormEdit::Args(args.into()),
+            FormEdit::Env(env.into()),
+        ])
+    }
+
+    /// A stored local server as the popup receives it (environment values blanked).
+    fn stored_local() -> (Settings, ServerId) {
+        let id = ServerId::generate([5; 16]);
+        let mut local = LocalCommand::new("npx", vec!["-y".into(), "server-files".into()]);
+        local.env.insert("API_KEY".into(), Secret::new("s3cret"));
+        let edit =
+            SettingsEdit::AddServer { id: id.clone(), server: ServerDraft::local("F", local) };
+        (settings::apply(&Settings::default(), &edit).unwrap(), id)
+    }
+
+    #[test]
+    fn switching_kind_shows_and_saves_the_other_fields_only() {
+        let mut form = typed(vec![
+            FormEdit::Name("A".into()),
+            FormEdit::Url("http://example.com/mcp".into()),
+            FormEdit::Headers("{".into()),
+        ]);
+        assert!(form.live_errors().url.is_some() && form.live_errors().headers.is_some());
+        form.test = Pending::Running;
+        form.change(FormEdit::Kind(ServerKind::Local));
+        assert_eq!(form.test, Pending::Idle, "a test of the other kind says nothing");
+        // The remote fields' problems are not this kind's; the blank program is not one yet.
+        assert_eq!(form.live_errors(), LiveErrors::default());
+        assert!(form.draft().is_none(), "no program yet");
+        form.change(FormEdit::Command("uvx".into()));
+        let draft = form.draft().expect("valid");
+        assert_eq!((draft.url.as_str(), draft.headers.clone()), ("", None));
+        assert_eq!(draft.local, Some(LocalCommand::new("uvx", vec![])));
+
+        // What was typed for the other kind is still there on the way back.
+        form.change(FormEdit::Kind(ServerKind::Remote));
+        assert_eq!(form.url, "http://example.com/mcp");
+        assert!(form.live_errors().url.is_some());
+        assert!(form.draft().is_none());
+    }
+
+    #[test]
+    fn arguments_and_environment_are_read_one_per_line() {
+        assert_eq!(
+            arg_lines(" -y \n\n@scope/server\r\n/tmp/my dir\n"),
+            vec!["-y".to_string(), "@scope/server".into(), "/tmp/my dir".into()]
+        );
+        let env = parse_env("API_KEY = s3cret\n\nURL=https://x.example/?a=b\n").unwrap();
+        let read: Vec<(&str, &str)> = env.iter().map(|(n, v)| (n.as_str(), v.expose())).collect();
+        assert_eq!(read, vec![("API_KEY", "s3cret"), ("URL", "https://x.example/?a=b")]);
+    }
+
+    #[test]
+    fn a_bad_environment_line_is_named_next_to_the_field() {
+        let form = local_form("npx", "", "A=1\nsecret-token-pasted-alone");
+        let problem = form.live_errors().local.expect("an error");
+        assert_eq!(problem.field, LocalField::Env);
+        assert_eq!(problem.message, Text::new("popupEnvNoEquals").arg(2));
+        assert!(form.draft().is_none());
+
+        let twice = local_form("npx", "", "A=1\nA=2").live_errors();
+        assert_eq!(twice.local_at(LocalField::Env), Some(&Text::new("popupEnvTwice").arg("A")));
+
+        // Core's rules, shown next to the part they are about, before a program is typed.
+        let bad_name = local_form("", "", "1X=v").live_errors();
+        assert_eq!(
+            bad_name.local_at(LocalField::Env).map(|t| t.key.as_ref()),
+            Some("errSettingsEnvName")
+        );
+        let bad_cwd = typed(vec![
+            FormEdit::Kind(ServerKind::Local),
+            FormEdit::Command("npx".into()),
+            FormEdit::Cwd("a\0b".into()),
+        ]);
+        assert!(bad_cwd.live_errors().local_at(LocalField::Cwd).is_some());
+        assert_eq!(local_form("", "-y", "A=1").live_errors(), LiveErrors::default());
+    }
+
+    #[test]
+    fn a_local_draft_carries_the_command_line_and_no_url() {
+        let mut form = local_form("  npx ", "-y\n@modelcontextprotocol/server-filesystem", "KEY=v");
+        form.change(FormEdit::Cwd(" /home/me ".into()));
+        form.change(FormEdit::Timeout("60".into()));
+        form.change(FormEdit::Trust(true));
+        let draft = form.draft().expect("valid");
+        let local = draft.local.clone().expect("local");
+        assert_eq!(local.command, "npx");
+        assert_eq!(local.args, vec!["-y", "@modelcontextprotocol/server-filesystem"]);
+        assert_eq!(local.env["KEY"].expose(), "v");
+        assert_eq!(local.cwd.as_deref(), Some("/home/me"));
+        assert_eq!((draft.url.as_str(), draft.headers, draft.local_network), ("", None, false));
+        assert_eq!((draft.timeout_ms, draft.trust), (Some(60_000), true));
+        assert_eq!(form.permission(), None, "nothing to ask the browser for");
+
+        let edit = form.save_edit(&Settings::default(), ServerId::generate([1; 16])).unwrap();
+        assert!(matches!(&edit, SettingsEdit::AddServer { server, .. } if server.local.is_some()));
+    }
+
+    #[test]
+    fn the_preview_is_the_line_that_runs_with_values_hidden() {
+        let mut form = local_form("npx", "-y\n/tmp/my dir", "API_KEY=s3cret");
+        assert_eq!(form.command_preview().as_deref(), Some("API_KEY=… npx -y '/tmp/my dir'"));
+        form.change(FormEdit::Cwd("/srv".into()));
+        assert_eq!(
+            form.command_preview().as_deref(),
+            Some("(cd /srv && API_KEY=… npx -y '/tmp/my dir')")
+        );
+        assert_eq!(local_form("", "-y", "").command_preview(), None);
+        assert_eq!(local_form("npx", "", "broken").command_preview(), None);
+    }
+
+    #[test]
+    fn saving_a_local_server_confirms_the_line_shown() {
+        let form = local_form("npx", "-y\nserver-files", "API_KEY=s3cret");
+        let id = ServerId::generate([1; 16]);
+        let add = form.save_edit(&Settings::default(), id.clone()).unwrap();
+        let confirm = form.confirm_edit(&add).expect("a local server is confirmed");
+        assert_eq!(
+            confirm,
+            SettingsEdit::ConfirmCommand {
+                id: id.clone(),
+                command_line: form.command_preview().unwrap()
+            }
+        );
+        let settings = settings::apply(&Settings::default(), &add).unwrap();
+        let settings = settings::apply(&settings, &confirm).expect("the worker accepts it");
+        assert!(settings.servers[0].confirmed_command.is_some());
+
+        let remote = typed(vec![
+            FormEdit::Name("R".into()),
+            FormEdit::Url("http://127.0.0.1:3001/mcp".into()),
+        ]);
+        let add = remote.save_edit(&Settings::default(), id).unwrap();
+        assert_eq!(remote.confirm_edit(&add), None);
+    }
+
+    #[test]
+    fn editing_a_local_server_opens_on_its_command_and_keeps_blank_values() {
+        let (stored, id) = stored_local();
+        let for_pages = stored.for_pages();
+        let mut form = ServerForm::edit(&for_pages.servers[0]);
+        assert_eq!(form.kind, ServerKind::Local);
+        assert_eq!((form.command.as_str(), form.args.as_str()), ("npx", "-y\nserver-files"));
+        assert_eq!(form.env, "API_KEY=", "the stored value stays out of the form");
+        assert!(form.keeps_env_values());
+
+        // Only the arguments change: the blank value keeps the stored one.
+        form.change(FormEdit::Args("-y\nserver-files\n--read-only".into()));
+        let update = form.save_edit(&for_pages, ServerId::generate([2; 16])).unwrap();
+        let SettingsEdit::UpdateServer { changes, .. } = &update else { panic!("{update:?}") };
+        assert_eq!(changes.url, None);
+        let sent = changes.local.clone().flatten().expect("the new command line");
+        assert_eq!(sent.env["API_KEY"].expose(), "");
+        let saved = settings::apply(&stored, &update).unwrap();
+        let local = saved.server(&id).unwrap().local.clone().unwrap();
+        assert_eq!(local.env["API_KEY"].expose(), "s3cret");
+        assert_eq!(local.args.last().map(String::as_str), Some("--read-only"));
+
+        // Update, then confirm the line the form showed.
+        let confirm = form.confirm_edit(&update).unwrap();
+        let confirmed = settings::apply(&saved, &confirm).expect("same line as stored");
+        assert!(confirmed.server(&id).unwrap().confirmed_command.is_some());
+    }
+
+    #[test]
+    fn an_untouched_local_server_saves_no_command_change() {
+        let (stored, _) = stored_local();
+        let for_pages = stored.for_pages();
+        let mut form = ServerForm::edit(&for_pages.servers[0]);
+        form.change(FormEdit::Trust(true));
+        match form.save_edit(&for_pages, ServerId::generate([2; 16])).unwrap() {
+            SettingsEdit::UpdateServer { changes, .. } => {
+                assert_eq!(changes, ServerPatch { trust: Some(true), ..ServerPatch::default() })
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

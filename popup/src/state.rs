@@ -86,6 +86,8 @@ pub struct State {
     pub export_shortened: Vec<String>,
     /// The last Sign in clicked, and how it went.
     pub sign_in: Option<(ServerId, Pending<SignInOutcome>)>,
+    /// The last "Allow to run" of a local server's command line, and how it went.
+    pub allow_command: Option<(ServerId, Pending<()>)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -109,6 +111,14 @@ pub enum Action {
 
     SigningIn(ServerId),
     SignInDone(ServerId, Pending<SignInOutcome>),
+
+    /// The person allows a local server's command line to run.
+    AllowingCommand(ServerId),
+    /// Recorded: the worker's document after it.
+    CommandAllowed(Settings),
+    /// Refused (the command changed meanwhile) or not sent; also after a save whose
+    /// confirmation failed.
+    AllowCommandFailed(ServerId, String),
 
     ApiKeyInput(String),
     ModelInput(String),
@@ -189,6 +199,17 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::SignInDone(id, outcome) => {
             next.sign_in = Some((id, outcome));
             next.servers_epoch += 1;
+        }
+
+        Action::AllowingCommand(id) => next.allow_command = Some((id, Pending::Running)),
+        Action::CommandAllowed(settings) => {
+            next.allow_command = None;
+            next.load_settings(settings);
+            // The server starts now: list it again for its new status.
+            next.servers_epoch += 1;
+        }
+        Action::AllowCommandFailed(id, message) => {
+            next.allow_command = Some((id, Pending::Failed(message)))
         }
 
         Action::ApiKeyInput(key) => {
@@ -372,6 +393,7 @@ mod tests {
             id: id.clone(),
             name: "A".into(),
             url: "https://mcp.example.com/mcp".into(),
+            command_line: None,
             status: ServerStatus::Idle,
             tool_count: None,
             signed_in: None,
@@ -529,5 +551,30 @@ mod tests {
         assert_eq!(applied.settings, Some(settings));
         // Applying without a preview does nothing.
         assert_eq!(run(vec![Action::ImportApplying]).import, ImportView::Idle);
+    }
+
+    #[test]
+    fn allowing_a_command_runs_then_lists_again_or_shows_why_not() {
+        let (settings, id) = with_server("A");
+        let asked = run(vec![Action::AllowingCommand(id.clone())]);
+        assert_eq!(asked.allow_command, Some((id.clone(), Pending::Running)));
+        let refused = reduce(&asked, Action::AllowCommandFailed(id.clone(), "changed".into()));
+        assert_eq!(refused.allow_command, Some((id, Pending::Failed("changed".into()))));
+        let allowed = reduce(&asked, Action::CommandAllowed(settings.clone()));
+        assert_eq!((allowed.allow_command, allowed.settings), (None, Some(settings)));
+        assert!(allowed.servers_epoch > asked.servers_epoch);
+    }
+
+    #[test]
+    fn editing_a_local_server_opens_the_form_on_its_command() {
+        let id = ServerId::generate([8; 16]);
+        let local = settings::LocalCommand::new("uvx", vec!["mcp-server-git".into()]);
+        let edit =
+            SettingsEdit::AddServer { id: id.clone(), server: ServerDraft::local("Git", local) };
+        let settings = settings::apply(&Settings::default(), &edit).unwrap();
+        let state = run(vec![Action::SettingsLoaded(settings), Action::EditServer(id)]);
+        let form = state.form.expect("form open");
+        assert_eq!(form.kind, crate::form::ServerKind::Local);
+        assert_eq!(form.command_preview().as_deref(), Some("uvx mcp-server-git"));
     }
 }

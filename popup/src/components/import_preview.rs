@@ -1,7 +1,7 @@
 //! What an import would change, with Apply and Cancel.
 
 use gemipanel_browser::chrome::{message, word};
-use gemipanel_core::settings::{ImportPreview as Preview, SettingsEdit};
+use gemipanel_core::settings::{ImportPreview as Preview, Server, SettingsEdit};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -28,16 +28,14 @@ pub fn ImportPreview(props: &Props) -> Html {
             </div>
         }
     };
-    let servers = |list: &[gemipanel_core::settings::Server]| {
-        html! {
-            { for list.iter().map(|s| html! {
-                <li><strong>{ &s.name }</strong>{ " " }<span class="muted">{ &s.url }</span></li>
-            }) }
-        }
-    };
+    let servers = |list: &[Server]| html! { { for list.iter().map(server_item) } };
+    let any_local = p.added.iter().chain(&p.updated).any(|s| s.local.is_some());
     html! {
         <div class="import-preview" data-testid="import-preview">
             <p class="note">{ message("popupImportSource", &[p.source.label()]) }</p>
+            if any_local {
+                <p class="note warn" data-testid="import-local-note">{ message("popupImportLocalNote", &[]) }</p>
+            }
             if !p.added.is_empty() { { group("popupImportAdded", servers(&p.added), "added") } }
             if !p.updated.is_empty() { { group("popupImportUpdated", servers(&p.updated), "updated") } }
             if !p.skipped.is_empty() {
@@ -66,5 +64,19 @@ pub fn ImportPreview(props: &Props) -> Html {
                     { message("popupImportApply", &[]) }</button>
             </div>
         </div>
+    }
+}
+
+/// A server's name and where it is: its URL, or the command line a local one runs (values of
+/// its environment hidden).
+fn server_item(server: &Server) -> Html {
+    match &server.local {
+        Some(local) => html! {
+            <li><strong>{ &server.name }</strong>{ " " }
+                <code class="muted import-command">{ local.display() }</code></li>
+        },
+        None => html! {
+            <li><strong>{ &server.name }</strong>{ " " }<span class="muted">{ &server.url }</span></li>
+        },
     }
 }

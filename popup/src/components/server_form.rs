@@ -7,7 +7,7 @@ use yew::prelude::*;
 
 use super::field::{CheckField, Note, TextField};
 use super::test_result::TestResult;
-use crate::form::{FormEdit, ServerForm};
+use crate::form::{FormEdit, LiveErrors, LocalField, ServerForm, ServerKind};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -22,15 +22,88 @@ pub struct Props {
 pub fn ServerFormView(props: &Props) -> Html {
     let form = &props.form;
     let live = form.live_errors();
-    // A refusal from Save goes next to the field it is about.
-    let saved = |field: Field| match &form.save_error {
-        Some((Some(f), message)) if *f == field => Some(message.clone()),
-        _ => None,
-    };
+    let saved = |field: Field| saved_error(form, field);
     let general = match &form.save_error {
         Some((None, message)) if !message.is_empty() => Some(message.clone()),
         _ => None,
     };
+    let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
+    let tick = |make: fn(bool) -> FormEdit| props.on_edit.reform(make);
+    let title = if form.editing.is_some() { "popupEditServer" } else { "popupAddServer" };
+    let can_test = form.draft().is_some() && !form.test.is_running();
+    // Testing a local server would run a command the person has not allowed yet.
+    let testable = form.kind == ServerKind::Remote;
+    html! {
+        <form class="server-form" data-testid="server-form" aria-labelledby="server-form-title"
+            onsubmit={props.on_save.reform(|e: SubmitEvent| e.prevent_default())}>
+            <h3 id="server-form-title">{ message(title, &[]) }</h3>
+            { kind_choice(form.kind, &props.on_edit) }
+            <TextField id="server-name" label={message("popupServerName", &[])}
+                value={form.name.clone()} oninput={edit(FormEdit::Name)} error={saved(Field::Name)} />
+            if form.kind == ServerKind::Remote {
+                { remote_fields(props, &live) }
+            } else {
+                { local_fields(props, &live) }
+            }
+            <TextField id="server-timeout" label={message("popupTimeout", &[])} inputmode="decimal"
+                value={form.timeout.clone()} oninput={edit(FormEdit::Timeout)}
+                placeholder={(DEFAULT_TIMEOUT_MS / 1000).to_string()}
+                error={live.timeout.then(|| message("popupTimeoutInvalid", &[])).or_else(|| saved(Field::Timeout))} />
+            <TextField id="server-include" label={message("popupIncludeTools", &[])}
+                value={form.include.clone()} oninput={edit(FormEdit::Include)}
+                hint={message("popupIncludeHint", &[])} error={saved(Field::ToolFilters)} />
+            <TextField id="server-exclude" label={message("popupExcludeTools", &[])}
+                value={form.exclude.clone()} oninput={edit(FormEdit::Exclude)}
+                hint={message("popupExcludeHint", &[])} />
+            <CheckField id="server-trust" label={message("popupTrust", &[])} checked={form.trust}
+                onchange={tick(FormEdit::Trust)} hint={message("popupTrustHint", &[])} />
+            <CheckField id="server-enabled" label={message("popupEnabledByDefault", &[])}
+                checked={form.enabled_by_default} onchange={tick(FormEdit::EnabledByDefault)} />
+            if form.kind == ServerKind::Remote { { sign_in_client(props) } }
+            if testable { <TestResult test={form.test.clone()} /> }
+            <Note id="server-form-note" error={general} hint={None::<String>} />
+            <div class="actions">
+                if testable {
+                    <button type="button" class="secondary" data-testid="test-connection"
+                        disabled={!can_test} onclick={props.on_test.reform(|_: MouseEvent| ())}>
+                        { message("popupTestConnection", &[]) }</button>
+                }
+                <span class="grow"></span>
+                <button type="button" class="secondary" onclick={props.on_cancel.reform(|_: MouseEvent| ())}>
+                    { message("popupCancel", &[]) }</button>
+                <button type="submit" class="primary" data-testid="save-server"
+                    disabled={form.saving || live.any() || form.draft().is_none()}>
+                    { message("popupSave", &[]) }</button>
+            </div>
+        </form>
+    }
+}
+
+/// Remote or Local: native radio buttons (arrow keys move between them) drawn as two segments.
+fn kind_choice(kind: ServerKind, on_edit: &Callback<FormEdit>) -> Html {
+    let option = |value: ServerKind, key: &str, testid: &'static str| {
+        let onchange = on_edit.reform(move |_: Event| FormEdit::Kind(value));
+        html! {
+            <label class="segment">
+                <input type="radio" name="server-kind" data-testid={testid}
+                    checked={kind == value} {onchange} />
+                { message(key, &[]) }
+            </label>
+        }
+    };
+    html! {
+        <fieldset class="segmented" data-testid="server-kind">
+            <legend class="visually-hidden">{ message("popupServerKind", &[]) }</legend>
+            { option(ServerKind::Remote, "popupKindRemote", "server-kind-remote") }
+            { option(ServerKind::Local, "popupKindLocal", "server-kind-local") }
+        </fieldset>
+    }
+}
+
+/// The address and how to reach it: URL, local network, headers.
+fn remote_fields(props: &Props, live: &LiveErrors) -> Html {
+    let form = &props.form;
+    let saved = |field: Field| saved_error(form, field);
     let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
     let tick = |make: fn(bool) -> FormEdit| props.on_edit.reform(make);
     let headers_hint = if form.editing.is_some() && !form.headers_touched && form.stored_headers > 0
@@ -43,14 +116,8 @@ pub fn ServerFormView(props: &Props) -> Html {
     } else {
         message("popupHeadersHint", &[])
     };
-    let title = if form.editing.is_some() { "popupEditServer" } else { "popupAddServer" };
-    let can_test = form.draft().is_some() && !form.test.is_running();
     html! {
-        <form class="server-form" data-testid="server-form" aria-labelledby="server-form-title"
-            onsubmit={props.on_save.reform(|e: SubmitEvent| e.prevent_default())}>
-            <h3 id="server-form-title">{ message(title, &[]) }</h3>
-            <TextField id="server-name" label={message("popupServerName", &[])}
-                value={form.name.clone()} oninput={edit(FormEdit::Name)} error={saved(Field::Name)} />
+        <>
             <TextField id="server-url" label={message("popupServerUrl", &[])} input_type="url"
                 value={form.url.clone()} oninput={edit(FormEdit::Url)}
                 placeholder="https://example.com/mcp"
@@ -67,48 +134,74 @@ pub fn ServerFormView(props: &Props) -> Html {
                     checked={form.headers_to_new_origin} onchange={tick(FormEdit::HeadersToNewOrigin)}
                     hint={message("popupHeadersToNewOriginHint", &[])} />
             }
-            <TextField id="server-timeout" label={message("popupTimeout", &[])} inputmode="decimal"
-                value={form.timeout.clone()} oninput={edit(FormEdit::Timeout)}
-                placeholder={(DEFAULT_TIMEOUT_MS / 1000).to_string()}
-                error={live.timeout.then(|| message("popupTimeoutInvalid", &[])).or_else(|| saved(Field::Timeout))} />
-            <TextField id="server-include" label={message("popupIncludeTools", &[])}
-                value={form.include.clone()} oninput={edit(FormEdit::Include)}
-                hint={message("popupIncludeHint", &[])} error={saved(Field::ToolFilters)} />
-            <TextField id="server-exclude" label={message("popupExcludeTools", &[])}
-                value={form.exclude.clone()} oninput={edit(FormEdit::Exclude)}
-                hint={message("popupExcludeHint", &[])} />
-            <CheckField id="server-trust" label={message("popupTrust", &[])} checked={form.trust}
-                onchange={tick(FormEdit::Trust)} hint={message("popupTrustHint", &[])} />
-            <CheckField id="server-enabled" label={message("popupEnabledByDefault", &[])}
-                checked={form.enabled_by_default} onchange={tick(FormEdit::EnabledByDefault)} />
-            <details class="advanced" open={!form.client_id.is_empty() || !form.client_metadata_url.is_empty()}>
-                <summary>{ message("popupAdvanced", &[]) }</summary>
-                <p class="note">{ message("popupSignInClientHint", &[]) }</p>
-                <TextField id="server-client-id" label={message("popupClientId", &[])}
-                    value={form.client_id.clone()} oninput={edit(FormEdit::ClientId)}
-                    error={saved(Field::SignIn)} />
-                <TextField id="server-client-secret" label={message("popupClientSecret", &[])}
-                    input_type="password" value={form.client_secret.clone()}
-                    oninput={edit(FormEdit::ClientSecret)}
-                    hint={form.has_stored_secret.then(|| message("popupClientSecretKept", &[]))} />
-                <TextField id="server-client-metadata" label={message("popupClientMetadataUrl", &[])}
-                    input_type="url" value={form.client_metadata_url.clone()}
-                    oninput={edit(FormEdit::ClientMetadataUrl)} placeholder="https://…/client.json" />
-            </details>
-            <TestResult test={form.test.clone()} />
-            <Note id="server-form-note" error={general} hint={None::<String>} />
-            <div class="actions">
-                <button type="button" class="secondary" data-testid="test-connection"
-                    disabled={!can_test} onclick={props.on_test.reform(|_: MouseEvent| ())}>
-                    { message("popupTestConnection", &[]) }</button>
-                <span class="grow"></span>
-                <button type="button" class="secondary" onclick={props.on_cancel.reform(|_: MouseEvent| ())}>
-                    { message("popupCancel", &[]) }</button>
-                <button type="submit" class="primary" data-testid="save-server"
-                    disabled={form.saving || live.any() || form.url.trim().is_empty()}>
-                    { message("popupSave", &[]) }</button>
-            </div>
-        </form>
+        </>
+    }
+}
+
+/// The program the bridge runs, its arguments, environment and folder, and the line that
+/// saving will allow to run.
+fn local_fields(props: &Props, live: &LiveErrors) -> Html {
+    let form = &props.form;
+    let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
+    let local_error = |field: LocalField| live.local_at(field).map(word);
+    let env_hint = match form.keeps_env_values() {
+        true => message("popupEnvKept", &[]),
+        false => message("popupEnvHint", &[]),
+    };
+    html! {
+        <>
+            <TextField id="server-command" label={message("popupCommand", &[])}
+                value={form.command.clone()} oninput={edit(FormEdit::Command)} placeholder="npx"
+                hint={message("popupCommandHint", &[])}
+                error={local_error(LocalField::Command).or_else(|| saved_error(form, Field::Command))} />
+            <TextField id="server-args" label={message("popupArgs", &[])} multiline=true
+                value={form.args.clone()} oninput={edit(FormEdit::Args)}
+                placeholder={"-y\n@modelcontextprotocol/server-filesystem\n/path/to/folder"}
+                error={local_error(LocalField::Args)} />
+            <TextField id="server-env" label={message("popupEnv", &[])} multiline=true
+                value={form.env.clone()} oninput={edit(FormEdit::Env)} placeholder="API_KEY=…"
+                hint={env_hint} error={local_error(LocalField::Env)} />
+            <TextField id="server-cwd" label={message("popupCwd", &[])}
+                value={form.cwd.clone()} oninput={edit(FormEdit::Cwd)}
+                hint={message("popupCwdHint", &[])} error={local_error(LocalField::Cwd)} />
+            if let Some(line) = form.command_preview() {
+                <div class="command-preview" data-testid="command-preview">
+                    <span class="command-label">{ message("popupCommandRuns", &[]) }</span>
+                    <code class="command-line" data-testid="command-preview-line">{ line }</code>
+                    <p class="note">{ message("popupCommandSaveAllows", &[]) }</p>
+                </div>
+            }
+        </>
+    }
+}
+
+/// The sign-in client of the person's own (Advanced), for remote servers.
+fn sign_in_client(props: &Props) -> Html {
+    let form = &props.form;
+    let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
+    html! {
+        <details class="advanced" open={!form.client_id.is_empty() || !form.client_metadata_url.is_empty()}>
+            <summary>{ message("popupAdvanced", &[]) }</summary>
+            <p class="note">{ message("popupSignInClientHint", &[]) }</p>
+            <TextField id="server-client-id" label={message("popupClientId", &[])}
+                value={form.client_id.clone()} oninput={edit(FormEdit::ClientId)}
+                error={saved_error(form, Field::SignIn)} />
+            <TextField id="server-client-secret" label={message("popupClientSecret", &[])}
+                input_type="password" value={form.client_secret.clone()}
+                oninput={edit(FormEdit::ClientSecret)}
+                hint={form.has_stored_secret.then(|| message("popupClientSecretKept", &[]))} />
+            <TextField id="server-client-metadata" label={message("popupClientMetadataUrl", &[])}
+                input_type="url" value={form.client_metadata_url.clone()}
+                oninput={edit(FormEdit::ClientMetadataUrl)} placeholder="https://…/client.json" />
+        </details>
+    }
+}
+
+/// A refusal from Save, shown next to the field it is about.
+fn saved_error(form: &ServerForm, field: Field) -> Option<String> {
+    match &form.save_error {
+        Some((Some(f), message)) if *f == field => Some(message.clone()),
+        _ => None,
     }
 }
 

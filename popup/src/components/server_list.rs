@@ -27,6 +27,8 @@ pub struct Props {
     pub on_sign_in: Callback<ServerId>,
     pub on_sign_out: Callback<ServerId>,
     pub on_allow_sign_in: Callback<(ServerId, String)>,
+    pub allow_command: Option<(ServerId, Pending<()>)>,
+    pub on_allow_command: Callback<(ServerId, String)>,
 }
 
 #[function_component]
@@ -46,7 +48,9 @@ pub fn ServerList(props: &Props) -> Html {
                             on_allow={props.on_allow.clone()}
                             sign_in={props.sign_in.as_ref().filter(|(id, _)| *id == server.id).map(|(_, s)| s.clone())}
                             on_sign_in={props.on_sign_in.clone()} on_sign_out={props.on_sign_out.clone()}
-                            on_allow_sign_in={props.on_allow_sign_in.clone()} />
+                            on_allow_sign_in={props.on_allow_sign_in.clone()}
+                            allow_command={props.allow_command.as_ref().filter(|(id, _)| *id == server.id).map(|(_, p)| p.clone())}
+                            on_allow_command={props.on_allow_command.clone()} />
                     }) }
                 </ul>
             }

@@ -1,4 +1,5 @@
-//! One configured server: status, name, address, tool count, sign-in, Edit and Remove.
+//! One configured server: status, name, address (or command line), tool count, sign-in, the
+//! command line to allow, Edit and Remove.
 
 use gemipanel_browser::chrome::{counted_message, message, word};
 use gemipanel_core::messages::{ServerStatus, ServerView, SignInOutcome, SignedInView};
@@ -24,6 +25,10 @@ pub struct Props {
     pub on_sign_out: Callback<ServerId>,
     /// Asks for access to the authorization server's origin, then signs in.
     pub on_allow_sign_in: Callback<(ServerId, String)>,
+    /// This server's last "Allow to run", when it was the last one clicked.
+    pub allow_command: Option<Pending<()>>,
+    /// Lets the command line shown run.
+    pub on_allow_command: Callback<(ServerId, String)>,
 }
 
 /// The dot's colour class, the status in words, and the `data-state` tests look for.
@@ -66,7 +71,7 @@ pub fn ServerRow(props: &Props) -> Html {
             <span class={classes!("dot", dot)} title={status.clone()} aria-hidden="true"></span>
             <div class="server-main">
                 <div class="server-name">{ &server.name }</div>
-                <div class="server-url" title={server.url.clone()}>{ &server.url }</div>
+                { address(server) }
                 <div class={classes!("server-status", (state == "error").then_some("error"))}>
                     { status }
                     if !tools.is_empty() { { " · " }<span data-testid="tool-count">{ tools }</span> }
@@ -76,6 +81,9 @@ pub fn ServerRow(props: &Props) -> Html {
                         onclick={{ let (cb, origin) = (props.on_allow.clone(), origin.clone());
                                    Callback::from(move |_: MouseEvent| cb.emit(origin.clone())) }}>
                         { message("popupAllowAccess", &[]) }</button>
+                }
+                if let ServerStatus::NeedsConfirmation { command_line } = &server.status {
+                    { command_to_allow(props, command_line) }
                 }
                 if let Some(view) = &server.signed_in {
                     <div class="signed-in" data-testid="signed-in">{ signed_in_line(view) }</div>
@@ -114,6 +122,43 @@ pub fn ServerRow(props: &Props) -> Html {
                 </div>
             }
         </li>
+    }
+}
+
+/// Where the server is: its URL, or for a local server the command line the bridge runs.
+fn address(server: &ServerView) -> Html {
+    match &server.command_line {
+        Some(line) => html! {
+            <div class="server-url server-command" data-testid="server-command" title={line.clone()}>
+                { line }</div>
+        },
+        None => html! { <div class="server-url" title={server.url.clone()}>{ &server.url }</div> },
+    }
+}
+
+/// A local server that waits for the person: the whole line, what allowing it means, and the
+/// button that allows exactly this line.
+fn command_to_allow(props: &Props, command_line: &str) -> Html {
+    let running = matches!(props.allow_command, Some(Pending::Running));
+    let onclick = {
+        let (cb, id, line) =
+            (props.on_allow_command.clone(), props.server.id.clone(), command_line.to_owned());
+        Callback::from(move |_: MouseEvent| cb.emit((id.clone(), line.clone())))
+    };
+    let explain_id = format!("command-explain-{}", props.server.id.as_str());
+    html! {
+        <div class="command-confirm">
+            <p class="note warn" id={explain_id.clone()}>{ message("popupCommandConfirmExplain", &[]) }</p>
+            <code class="command-line to-confirm" data-testid="command-to-confirm">{ command_line }</code>
+            <button type="button" class="primary small" data-testid="confirm-command"
+                disabled={running} aria-describedby={explain_id}
+                aria-label={message("popupAllowRunNamed", &[&props.server.name])} {onclick}>
+                if running { <span class="spinner" aria-hidden="true"></span> }
+                { message("popupAllowRun", &[]) }</button>
+            if let Some(Pending::Failed(error)) = &props.allow_command {
+                <p class="note error" role="alert" data-testid="confirm-command-error">{ error }</p>
+            }
+        </div>
     }
 }
 

@@ -5,6 +5,8 @@
 //! `core::native::link` does the rest. Chrome ends the bridge, and every server it runs, when
 //! the worker stops; the next request starts them again and the client initializes anew.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use gemipanel_browser::chrome;
@@ -108,13 +110,23 @@ impl HttpTransport for ServerTransport {
                 Ok(wrap(fetch.send(request).await?, ServerBody::Remote))
             }
             ServerTransport::Local(local) => {
-                Ok(wrap(local.send(request).await?, ServerBody::Local))
+                Ok(wrap(send_local(local, request).await?, ServerBody::Local))
             }
             ServerTransport::Unconfirmed => {
                 Err(TransportError::connect("the command line was not confirmed"))
             }
         }
     }
+}
+
+type LocalReply<'a> =
+    Pin<Box<dyn Future<Output = Result<HttpResponse<LocalBody>, TransportError>> + 'a>>;
+
+/// The bridge's exchange behind a pointer: the client awaits `send` in a dozen places, and each
+/// would otherwise carry its own inlined copy of it.
+#[inline(never)]
+fn send_local(local: &LocalTransport<FetchTransport>, request: HttpRequest) -> LocalReply<'_> {
+    Box::pin(local.send(request))
 }
 
 impl Timer for ServerTransport {

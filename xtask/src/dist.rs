@@ -23,8 +23,13 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// The worker's went from 300 to 340 the same way: OAuth sign-in (issue 12: discovery,
 /// registration, token and metadata documents, about 25 KB) brought it to 296 KB, and serving
 /// pages more of MCP (apps' rules, resource lists) and the native bridge (issue 14) go on top.
+/// Then 340 to 370 for local servers (issue 14, 302 to 360 KB): the bridge link and its
+/// transport are about 15 KB; most of the rest is serde's buffered decoding of the two
+/// internally tagged bridge enums (`FromBridge`, `BridgeError`: about 40 KB raw before wasm-opt),
+/// which an externally tagged wire format would shrink.
+/// The popup's is 350 with the Remote/Local server form at 341 KB.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 340.0), ("sidepanel", 500.0), ("popup", 350.0), ("apphost", 150.0)];
+    [("background", 370.0), ("sidepanel", 500.0), ("popup", 350.0), ("apphost", 150.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

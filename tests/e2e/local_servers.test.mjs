@@ -137,3 +137,31 @@ test('without the bridge installed, a local server says which command installs i
   assert.match(await row.innerText(), /gemipanel-bridge -- install/);
   await screenshot(popup, 'local-bridge-missing');
 });
+
+test('the popup adds a local server: the command line is previewed, tested, and saving allows it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gemipanel-form-'));
+  writeFileSync(join(dir, 'notes.txt'), 'n');
+  const browser = await launch({ bridge: true, locale: 'ja' });
+  cleanups.push(() => browser.close());
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.url('popup.html'));
+  await popup.getByTestId('add-server').click();
+  await popup.getByTestId('server-kind-local').check();
+  await popup.locator('#server-name').fill('notes');
+  await popup.locator('#server-command').fill(process.execPath);
+  await popup.locator('#server-args').fill(`${filesystemServer}\n${dir}`);
+  await popup.locator('#server-env').fill('NOTES_TOKEN=secret-value');
+  const preview = await popup.getByTestId('command-preview').innerText();
+  assert.ok(preview.includes('NOTES_TOKEN=…') && preview.includes(dir), preview);
+  assert.ok(!preview.includes('secret-value'), 'environment values are not shown');
+  await popup.getByTestId('test-connection').click();
+  const connected = popup.locator('[data-state="connected"]');
+  await connected.waitFor({ timeout: 30_000 });
+  assert.match(await connected.innerText(), /list_directory/);
+  await screenshot(popup, 'local-form-tested-ja');
+  await popup.getByTestId('save-server').click();
+  const row = popup.locator('[data-testid="server-row"][data-name="notes"]');
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
+  const stored = (await request(popup, { type: 'get_settings' })).settings.servers[0];
+  assert.equal(stored.local.env.NOTES_TOKEN, '', 'pages see no environment value');
+});

@@ -31,8 +31,6 @@ pub fn ServerFormView(props: &Props) -> Html {
     let tick = |make: fn(bool) -> FormEdit| props.on_edit.reform(make);
     let title = if form.editing.is_some() { "popupEditServer" } else { "popupAddServer" };
     let can_test = form.draft().is_some() && !form.test.is_running();
-    // Testing a local server would run a command the person has not allowed yet.
-    let testable = form.kind == ServerKind::Remote;
     html! {
         <form class="server-form" data-testid="server-form" aria-labelledby="server-form-title"
             onsubmit={props.on_save.reform(|e: SubmitEvent| e.prevent_default())}>
@@ -60,14 +58,13 @@ pub fn ServerFormView(props: &Props) -> Html {
             <CheckField id="server-enabled" label={message("popupEnabledByDefault", &[])}
                 checked={form.enabled_by_default} onchange={tick(FormEdit::EnabledByDefault)} />
             if form.kind == ServerKind::Remote { { sign_in_client(props) } }
-            if testable { <TestResult test={form.test.clone()} /> }
+            <TestResult test={form.test.clone()} />
             <Note id="server-form-note" error={general} hint={None::<String>} />
             <div class="actions">
-                if testable {
-                    <button type="button" class="secondary" data-testid="test-connection"
-                        disabled={!can_test} onclick={props.on_test.reform(|_: MouseEvent| ())}>
-                        { message("popupTestConnection", &[]) }</button>
-                }
+                // For a local server, Test runs the command shown above, once, in the person's click.
+                <button type="button" class="secondary" data-testid="test-connection"
+                    disabled={!can_test} onclick={props.on_test.reform(|_: MouseEvent| ())}>
+                    { message("popupTestConnection", &[]) }</button>
                 <span class="grow"></span>
                 <button type="button" class="secondary" onclick={props.on_cancel.reform(|_: MouseEvent| ())}>
                     { message("popupCancel", &[]) }</button>

@@ -14,7 +14,7 @@ export const outDir = resolve(process.env.GEMIPANEL_OUT ?? 'target/e2e');
 export const extensionId = process.env.GEMIPANEL_EXTENSION_ID;
 const target = process.env.CARGO_TARGET_DIR ?? resolve('target');
 /** The native bridge for local servers (`cargo build -p gemipanel-bridge`; xtask builds it). */
-export const bridgeBinary = join(target, 'debug', 'gemipanel-bridge');
+export const bridgeBinary = process.env.GEMIPANEL_BRIDGE ?? join(target, 'debug', 'gemipanel-bridge');
 
 /**
  * Launches a fresh profile with the extension. `options.locale` sets the UI language,

@@ -6,7 +6,8 @@ import { launch, screenshot, outDir } from './harness.mjs';
 
 const headless = process.env.GEMIPANEL_HEADLESS === '1';
 const demoUrl = process.env.GEMIPANEL_DEMO_URL;
-const browser = await launch({ headless, keepProfile: !headless });
+// The bridge for local servers, installed into this profile as `gemipanel-bridge install` would.
+const browser = await launch({ headless, keepProfile: !headless, bridge: true });
 const page = await browser.context.newPage();
 await page.goto(browser.url('sidepanel.html'));
 await page.locator('[data-testid="worker-status"][data-state="ok"]').waitFor({ timeout: 15_000 })

@@ -13,6 +13,8 @@ pub fn run() -> Result {
         setup::run()?;
     }
     dist::run()?;
+    // Local (stdio) servers run through the bridge, installed into the profile launch.mjs makes.
+    cargo().args(["build", "-p", "gemipanel-bridge"]).run()?;
     let (mut demo, demo_url) = start_demo()?;
     let headless =
         std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none();
@@ -23,6 +25,7 @@ pub fn run() -> Result {
         .env("GEMIPANEL_HEADLESS", if headless { "1" } else { "0" })
         .env("GEMIPANEL_OUT", util::target_dir().join("run"))
         .env("GEMIPANEL_DEMO_URL", &demo_url)
+        .env("GEMIPANEL_BRIDGE", util::target_dir().join("debug").join("gemipanel-bridge"))
         .run();
     let _ = demo.kill();
     let _ = demo.wait();

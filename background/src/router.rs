@@ -71,6 +71,7 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         }
         Request::SignIn { server_id } => boxed(servers::sign_in(settings, server_id)),
         Request::SignOut { server_id } => boxed(servers::sign_out(settings, server_id)),
+        Request::ServerLog { server_id } => boxed(servers::log(settings, server_id)),
         // Routed by `route`.
         Request::EditSettings { .. }
         | Request::CancelToolCall { .. }

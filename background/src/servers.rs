@@ -88,6 +88,21 @@ pub async fn sign_in(settings: Rc<Settings>, server_id: ServerId) -> Response {
     }
 }
 
+/// A local server's stderr, as the bridge kept it.
+pub async fn log(settings: Rc<Settings>, server_id: ServerId) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    if server.local.is_none() {
+        return Response::Error { error: Text::new("errNotLocal").arg(&server.name) };
+    }
+    match crate::local::bridge().log(server_id.as_str()).await {
+        Ok((text, truncated)) => Response::ServerLog { server_id, text, truncated },
+        Err(problem) => Response::Error { error: problem.text() },
+    }
+}
+
 pub async fn sign_out(settings: Rc<Settings>, server_id: ServerId) -> Response {
     match find(&settings, &server_id) {
         Ok(server) => {

@@ -96,6 +96,10 @@ pub enum Request {
     SignOut {
         server_id: ServerId,
     },
+    /// What a local server wrote to stderr (the bridge keeps the last 64 KB).
+    ServerLog {
+        server_id: ServerId,
+    },
 }
 
 /// Who calls a tool.
@@ -147,7 +151,8 @@ impl Request {
             | Request::ListTools { .. }
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
-            | Request::TestConnection { .. } => true,
+            | Request::TestConnection { .. }
+            | Request::ServerLog { .. } => true,
             Request::EditSettings { .. }
             | Request::RecoverSettings { .. }
             | Request::CallTool { .. }
@@ -204,6 +209,13 @@ pub enum Response {
     SignInNeeded {
         server_id: ServerId,
         error: Text,
+    },
+    /// The answer to [`Request::ServerLog`].
+    ServerLog {
+        server_id: ServerId,
+        text: String,
+        /// Older output was dropped to keep the log bounded.
+        truncated: bool,
     },
     /// Done; nothing to report.
     Ok,
@@ -538,6 +550,7 @@ mod tests {
             Request::RecoverSettings { action: Recovery::StartFresh },
             Request::SignIn { server_id: id.clone() },
             Request::SignOut { server_id: id.clone() },
+            Request::ServerLog { server_id: id.clone() },
         ];
         let mut tags = std::collections::BTreeSet::new();
         for (n, request) in requests.into_iter().enumerate() {
@@ -546,8 +559,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        // Fifteen variants; a new one must be added to the list above (and to this count).
-        assert_eq!(tags.len(), 15, "every variant is covered: {tags:?}");
+        // Sixteen variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 16, "every variant is covered: {tags:?}");
     }
 
     #[test]

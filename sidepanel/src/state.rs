@@ -656,6 +656,8 @@ mod tests {
                 id,
                 name: "x".into(),
                 url: "https://x".into(),
+                local: None,
+                confirmed_command: None,
                 headers: Default::default(),
                 timeout_ms: 1000,
                 trust: false,

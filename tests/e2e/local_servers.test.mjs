@@ -76,6 +76,9 @@ test('a Claude Desktop stdio server is imported, confirmed once and called from 
   await row.getByTestId('confirm-command').click();
   await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
   assert.match(await row.innerText(), /\d+ tools?/);
+  // What the server wrote to stderr, kept by the bridge.
+  await row.getByTestId('server-log').locator('summary').click();
+  await row.getByTestId('server-log-text').getByText(/running on stdio/).waitFor();
   await screenshot(popup, 'local-ready');
   const settings = (await request(popup, { type: 'get_settings' })).settings;
   const server = settings.servers.find((s) => s.name === 'filesystem');

@@ -156,13 +156,14 @@ test('Test connection lists the readable tools and names the ones it could not r
   }
 });
 
-test('a gemini-cli settings.json is previewed, then applied; command servers are skipped', async () => {
+test('a gemini-cli settings.json is previewed, then applied; command servers come in as local servers to allow', async () => {
   const file = join(files, 'settings.json');
   writeFileSync(file, JSON.stringify({
     theme: 'Default',
     mcpServers: {
       imported: { httpUrl: everything.url, timeout: 15000, trust: true, includeTools: ['echo'] },
       filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
+      socket: { type: 'websocket', url: 'wss://mcp.example.com/ws' },
     },
   }, null, 2));
   const page = await openPopup();
@@ -172,7 +173,8 @@ test('a gemini-cli settings.json is previewed, then applied; command servers are
   const text = await preview.innerText();
   assert.match(text, /gemini-cli/);
   assert.match(await preview.locator('.added').innerText(), /imported/);
-  assert.match(await preview.locator('.skipped').innerText(), /filesystem/);
+  assert.match(await preview.locator('.added').innerText(), /npx -y @modelcontextprotocol\/server-filesystem \/tmp/);
+  assert.match(await preview.locator('.skipped').innerText(), /socket/);
   await screenshot(page, 'popup-import-preview');
 
   await page.getByTestId('apply-import').click();
@@ -181,7 +183,14 @@ test('a gemini-cli settings.json is previewed, then applied; command servers are
   const stored = (await settingsOf(page)).servers.find((s) => s.name === 'imported');
   assert.equal(stored.trust, true);
   assert.deepEqual(stored.include_tools, ['echo']);
-  assert.ok(!(await settingsOf(page)).servers.some((s) => s.name === 'filesystem'));
+  // The command server waits for the person to allow its command line; it is not kept here.
+  const local = page.locator('[data-testid="server-row"][data-name="filesystem"]');
+  await local.and(page.locator('[data-state="needs-confirmation"]')).waitFor();
+  const filesystem = (await settingsOf(page)).servers.find((s) => s.name === 'filesystem');
+  assert.equal(filesystem.url, '');
+  assert.equal(filesystem.confirmed_command, undefined);
+  await page.evaluate((id) => chrome.runtime.sendMessage({ id: 9, request: { type: 'edit_settings', edit: { type: 'remove_server', id } } }), filesystem.id);
+  await local.waitFor({ state: 'detached' });
 
   // Cancel leaves everything as it was.
   await page.getByTestId('import-file').setInputFiles(file);

@@ -26,6 +26,9 @@ pub fn run() -> Result {
     figures.extend(browser_bench("stream_render.mjs", &[])?);
     figures.extend(browser_bench("cold_start.mjs", &[])?);
     figures.extend(browser_bench("app_load.mjs", &[])?);
+    // Local servers through the bridge, the whole way from a page (issue 14).
+    cargo().args(["build", "-p", "gemipanel-bridge"]).run()?;
+    figures.extend(browser_bench("local_echo.mjs", &[])?);
     println!("\nfigures:");
     for (name, value) in &figures {
         println!("  {name} = {value}");

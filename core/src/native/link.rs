@@ -470,7 +470,11 @@ impl Bridge {
             }
             BridgeError::UnknownServer => {
                 let old = self.with_server(server, std::mem::take);
-                if let Some(old) = old {
+                if let Some(mut old) = old {
+                    // A server the bridge never ran has written nothing.
+                    for tx in std::mem::take(&mut old.logs) {
+                        let _ = tx.send((String::new(), false));
+                    }
                     end_streams(old, &TransportError::io("the bridge no longer runs this server"));
                 }
             }
@@ -629,5 +633,145 @@ impl<T: Timer> HttpTransport for LocalTransport<T> {
 impl<T: Timer> Timer for LocalTransport<T> {
     fn sleep(&self, duration: std::time::Duration) -> impl std::future::Future<Output = ()> {
         self.timer.sleep(duration)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::executor::LocalPool;
+    use futures::task::LocalSpawnExt;
+    use serde_json::json;
+
+    /// A port that keeps what the worker posted.
+    #[derive(Default)]
+    struct Recorded(RefCell<Vec<Value>>);
+
+    impl Port for Rc<Recorded> {
+        fn post(&self, json: &str) -> Result<(), String> {
+            self.0.borrow_mut().push(serde_json::from_str(json).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+    }
+
+    fn bridge() -> (Rc<Bridge>, Rc<Recorded>) {
+        let port = Rc::new(Recorded::default());
+        let given = port.clone();
+        let bridge = Bridge::new(Box::new(move || Ok(Rc::new(given.clone()) as Rc<dyn Port>)));
+        (Rc::new(bridge), port)
+    }
+
+    fn from_bridge(bridge: &Bridge, message: Value) {
+        bridge.receive(&message.to_string());
+    }
+
+    fn spec() -> ServerSpec {
+        ServerSpec { command: "srv".into(), args: vec![], env: Default::default(), cwd: None }
+    }
+
+    /// Runs `process` to `started` for server `s` with pid 7.
+    fn started(pool: &mut LocalPool, bridge: &Rc<Bridge>, s: &str) {
+        let (b, name) = (bridge.clone(), s.to_owned());
+        let pid = Rc::new(RefCell::new(None));
+        let out = pid.clone();
+        pool.spawner()
+            .spawn_local(async move { *out.borrow_mut() = Some(b.process(&name, &spec()).await) })
+            .unwrap();
+        pool.run_until_stalled();
+        from_bridge(
+            bridge,
+            json!({"type": "hello", "version": "0.1.0", "protocol": PROTOCOL_VERSION}),
+        );
+        pool.run_until_stalled();
+        from_bridge(bridge, json!({"type": "started", "server": s, "pid": 7, "restarts": 0}));
+        pool.run_until_stalled();
+        assert_eq!(*pid.borrow(), Some(Ok(7)));
+    }
+
+    #[test]
+    fn messages_nobody_waits_for_are_queued_boundedly_and_strays_are_dropped() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        started(&mut pool, &bridge, "s");
+        let posted: Vec<String> =
+            port.0.borrow().iter().map(|m| m["type"].as_str().unwrap().to_owned()).collect();
+        assert_eq!(posted, ["hello", "start"]);
+        // A response to nothing, progress for no token: neither reaches anyone by mistake.
+        from_bridge(
+            &bridge,
+            json!({"type": "message", "server": "s",
+            "message": {"jsonrpc": "2.0", "id": 99, "result": {}}}),
+        );
+        for n in 0..MAX_QUEUED + 10 {
+            from_bridge(
+                &bridge,
+                json!({"type": "message", "server": "s", "message":
+                {"jsonrpc": "2.0", "method": "notifications/message", "params": {"n": n}}}),
+            );
+        }
+        let queued = bridge.with_server("s", |s| s.queued.clone()).unwrap();
+        assert_eq!(queued.len(), MAX_QUEUED);
+        assert_eq!(queued[0]["params"]["n"], 10, "the oldest are dropped");
+        let mut stream = bridge.open_standalone("s");
+        let first = pool.run_until(poll_fn(|cx| Pin::new(&mut stream).poll_next(cx)));
+        let first = String::from_utf8(first.unwrap().unwrap()).unwrap();
+        assert!(first.starts_with("event: message\ndata: {") && first.contains(r#""n":10"#));
+    }
+
+    #[test]
+    fn a_hostile_or_foreign_bridge_cannot_crash_the_worker() {
+        let (bridge, _port) = bridge();
+        for text in
+            ["", "null", "[]", "{\"type\":\"nope\"}", "{\"type\":\"chunk\",\"id\":1}", "\u{0}"]
+        {
+            bridge.receive(text);
+        }
+        // Chunks that never complete or claim absurd counts are bounded by the reassembler.
+        for i in 0..100u32 {
+            from_bridge(
+                &bridge,
+                json!({"type": "chunk", "id": i, "index": 0,
+                "count": u32::MAX, "data": "{"}),
+            );
+        }
+        // A bridge of another protocol is refused, and the reason is the person's to read.
+        let mut pool = LocalPool::new();
+        let b = bridge.clone();
+        let result = Rc::new(RefCell::new(None));
+        let out = result.clone();
+        pool.spawner()
+            .spawn_local(async move { *out.borrow_mut() = Some(b.process("s", &spec()).await) })
+            .unwrap();
+        pool.run_until_stalled();
+        from_bridge(&bridge, json!({"type": "hello", "version": "9", "protocol": 99}));
+        pool.run_until_stalled();
+        let refused = result.borrow_mut().take().unwrap().unwrap_err();
+        assert!(matches!(refused, Problem::Refused(BridgeError::ProtocolMismatch { .. })));
+        assert!(refused.text().to_string().contains("protocol 99"), "{}", refused.text());
+    }
+
+    #[test]
+    fn an_exit_fails_the_requests_of_that_process_with_its_stderr() {
+        let (bridge, _port) = bridge();
+        let mut pool = LocalPool::new();
+        started(&mut pool, &bridge, "s");
+        let mut reply =
+            bridge.expect_reply("s", &json!({"jsonrpc": "2.0", "id": 1, "method": "x"}));
+        // An old process of the same server ending late changes nothing.
+        from_bridge(
+            &bridge,
+            json!({"type": "exited", "server": "s", "pid": 3,
+            "reason": "stopped", "stderr_tail": ""}),
+        );
+        assert_eq!(bridge.with_server("s", |s| s.pid).flatten(), Some(7));
+        from_bridge(
+            &bridge,
+            json!({"type": "exited", "server": "s", "pid": 7, "code": 2,
+            "reason": "crashed", "stderr_tail": "line 1\nTraceback: boom\n"}),
+        );
+        let chunk = pool.run_until(poll_fn(|cx| Pin::new(&mut reply).poll_next(cx)));
+        let error = chunk.unwrap().unwrap_err().to_string();
+        assert!(error.contains("exit code 2") && error.contains("Traceback: boom"), "{error}");
+        assert!(matches!(bridge.problem("s"), Some(Problem::Exited { code: Some(2), .. })));
     }
 }

@@ -8,6 +8,7 @@ pub mod import_preview;
 pub mod model_field;
 pub mod server_form;
 pub mod server_list;
+pub mod server_log;
 pub mod server_row;
 pub mod settings_problem;
 pub mod test_result;

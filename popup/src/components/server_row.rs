@@ -6,6 +6,7 @@ use gemipanel_core::messages::{ServerStatus, ServerView, SignInOutcome, SignedIn
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
 
+use super::server_log::ServerLog;
 use crate::state::Pending;
 
 #[derive(Properties, PartialEq)]
@@ -84,6 +85,8 @@ pub fn ServerRow(props: &Props) -> Html {
                 }
                 if let ServerStatus::NeedsConfirmation { command_line } = &server.status {
                     { command_to_allow(props, command_line) }
+                } else if server.command_line.is_some() {
+                    <ServerLog server_id={server.id.clone()} />
                 }
                 if let Some(view) = &server.signed_in {
                     <div class="signed-in" data-testid="signed-in">{ signed_in_line(view) }</div>

@@ -11,12 +11,23 @@ pub async fn edit(edit: SettingsEdit) -> Response {
         SettingsEdit::RemoveServer { id } => Some(id.clone()),
         _ => None,
     };
+    let confirmed = match &edit {
+        SettingsEdit::ConfirmCommand { id, .. } => Some(id.clone()),
+        _ => None,
+    };
     match store::edit(edit).await {
         Ok(settings) => {
             // A removed or changed server's client (and subscription) goes at once.
             registry::retain(&settings.servers);
             if let Some(id) = removed {
                 registry::forget_tools(&id).await;
+            }
+            // A command the person just allowed starts now: its status and tools follow as
+            // events, whether or not a page lists the servers again.
+            if let Some(server) = confirmed.and_then(|id| settings.server(&id).cloned()) {
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = registry::fetch_tools(&server, true).await;
+                });
             }
             Response::Settings { settings: settings.for_pages() }
         }

@@ -67,7 +67,18 @@ try {
       ours.push(...await browserBlock(BLOCK));
     }
   }
+  // The page-to-worker hop alone (a status request), to tell it from the bridge's part.
+  const hop = await page.evaluate(async (n) => {
+    const samples = [];
+    for (let i = 0; i < n; i++) {
+      const start = performance.now();
+      await chrome.runtime.sendMessage({ id: i, request: { type: 'status' } });
+      samples.push(performance.now() - start);
+    }
+    return samples;
+  }, CALLS);
   console.log(`local server echo over ${CALLS} calls each`);
+  console.log(`local_echo_page_to_worker_hop_p50_ms=${p50(hop).toFixed(3)}`);
   console.log(`local_echo_browser_p50_ms=${p50(ours).toFixed(3)}`);
   console.log(`local_echo_sdk_stdio_p50_ms=${p50(theirs).toFixed(3)}`);
   console.log(`local_echo_browser_ratio=${(p50(ours) / p50(theirs)).toFixed(2)}`);

@@ -40,6 +40,8 @@ enum Asked {
 
 /// An answer of the app matched to the host's request (or a request that ran out of time).
 #[derive(Debug, PartialEq)]
+// Short-lived, one at a time: boxing the result would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Answered {
     /// The app's tools, and what was left out of its list, for the app log.
     Listed {

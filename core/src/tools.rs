@@ -7,6 +7,7 @@
 pub mod budget;
 pub mod naming;
 pub mod schema;
+pub mod view;
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ use serde_json::Value;
 
 use crate::gemini::FunctionDeclaration;
 use crate::mcp::{Tool, Visibility};
+pub use view::ViewToolRoute;
 
 /// One MCP tool of one server.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,11 +85,19 @@ pub struct ExposedTool {
     pub declaration: FunctionDeclaration,
 }
 
+/// One of an app's own tools as Gemini sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExposedViewTool {
+    pub route: ViewToolRoute,
+    pub declaration: FunctionDeclaration,
+}
+
 /// The tools of a chat, named uniquely and sorted by function name (a stable prefix helps the
-/// API's prompt cache).
+/// API's prompt cache): MCP servers' tools, and the tools of the apps alive in the chat.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExposedTools {
     by_name: IndexMap<String, ExposedTool>,
+    views: IndexMap<String, ExposedViewTool>,
 }
 
 impl ExposedTools {
@@ -136,25 +146,62 @@ impl ExposedTools {
         }
         // Sorted, so the declarations do not depend on the order servers listed their tools.
         by_name.sort_unstable_keys();
-        Self { by_name }
+        Self { by_name, views: IndexMap::new() }
+    }
+
+    /// Adds the tools app `instance` (labelled `label` for the model) offers of its own. Two
+    /// of its names that collide after sanitising get a hash suffix, as server tools do.
+    pub fn add_view_tools(&mut self, instance: &str, label: &str, tools: &[Tool]) {
+        for tool in tools {
+            let mut name = view::function_name(instance, &tool.name);
+            if self.views.contains_key(&name) {
+                let key = format!("{instance}\u{0}{}", tool.name);
+                name = naming::with_suffix(&name, &naming::short_hash(&key));
+            }
+            let description = view::description(label, tool.description.as_deref().unwrap_or(""));
+            let declaration = FunctionDeclaration {
+                name: name.clone(),
+                description,
+                parameters_json_schema: Some(schema::parameters_json_schema(&tool.input_schema)),
+                parameters: None,
+            };
+            let route = ViewToolRoute {
+                instance: instance.to_owned(),
+                tool_name: tool.name.clone(),
+                label: label.to_owned(),
+            };
+            self.views.entry(name).or_insert(ExposedViewTool { route, declaration });
+        }
+        self.views.sort_unstable_keys();
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
+        self.by_name.is_empty() && self.views.is_empty()
     }
 
     pub fn len(&self) -> usize {
-        self.by_name.len()
+        self.by_name.len() + self.views.len()
     }
 
-    /// The `functionDeclarations` to send.
+    /// The `functionDeclarations` to send, sorted by name.
     pub fn declarations(&self) -> Vec<FunctionDeclaration> {
-        self.by_name.values().map(|t| t.declaration.clone()).collect()
+        let servers = self.by_name.values().map(|t| &t.declaration);
+        let mut all: Vec<FunctionDeclaration> =
+            servers.chain(self.views.values().map(|t| &t.declaration)).cloned().collect();
+        all.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        all
     }
 
     /// Titles by function name, for ranking (`ChatConfig::titles`).
     pub fn titles(&self) -> BTreeMap<String, String> {
-        self.by_name.iter().filter_map(|(name, t)| Some((name.clone(), t.title.clone()?))).collect()
+        let servers = self.by_name.iter().filter_map(|(n, t)| Some((n.clone(), t.title.clone()?)));
+        let views = self.views.iter().map(|(n, t)| (n.clone(), t.route.tool_name.clone()));
+        servers.chain(views).collect()
+    }
+
+    /// Routes a function name from the model to an app's own tool.
+    pub fn view_route(&self, function_name: &str) -> Option<&ViewToolRoute> {
+        self.views.get(function_name).map(|t| &t.route)
     }
 
     /// Routes a function name from the model back to its server and tool.
@@ -170,6 +217,7 @@ impl ExposedTools {
             .map(|(name, _)| name.as_str())
     }
 
+    /// The MCP servers' tools (apps' tools: [`ExposedTools::view_route`]).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &ExposedTool)> {
         self.by_name.iter().map(|(k, v)| (k.as_str(), v))
     }

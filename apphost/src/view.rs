@@ -55,8 +55,8 @@ pub struct View {
     width: u32,
     /// The panel's calls of the app's own tools, waiting: their promise's resolve and reject.
     view_calls: HashMap<ViewCall, (Function, Function)>,
-    /// The session's next deadline and the timer set for it.
-    timer: Option<(u64, gloo_timers::callback::Timeout)>,
+    /// The session's deadline a timer is set for.
+    timer_at: Option<u64>,
     me: Weak<RefCell<View>>,
 }
 
@@ -124,7 +124,7 @@ impl View {
                 _resize: None,
                 width: 0,
                 view_calls: HashMap::new(),
-                timer: None,
+                timer_at: None,
                 me: me.clone(),
             })
         });
@@ -310,24 +310,30 @@ impl View {
     }
 
     /// A timer for the session's next deadline (an app that does not answer the host).
+    /// Forgotten, not cancelled: a timer that finds another deadline set does nothing.
     fn schedule(view: &Rc<RefCell<View>>) {
         let mut this = view.borrow_mut();
         let due = this.session.poll_timeout();
-        if due == this.timer.as_ref().map(|(at, _)| *at) {
+        if due == this.timer_at {
             return;
         }
-        this.timer = due.map(|at| {
-            let me = this.me.clone();
-            let delay = at.saturating_sub(now()).min(u32::MAX as u64) as u32;
-            let timeout = gloo_timers::callback::Timeout::new(delay, move || {
-                if let Some(view) = me.upgrade() {
-                    view.borrow_mut().timer = None;
-                    let actions = view.borrow_mut().session.handle_timeout(now());
-                    View::run(&view, actions);
+        this.timer_at = due;
+        let Some(at) = due else { return };
+        let me = this.me.clone();
+        let delay = at.saturating_sub(now()).min(u32::MAX as u64) as u32;
+        gloo_timers::callback::Timeout::new(delay, move || {
+            let Some(view) = me.upgrade() else { return };
+            let actions = {
+                let mut this = view.borrow_mut();
+                if this.timer_at != Some(at) {
+                    return;
                 }
-            });
-            (at, timeout)
-        });
+                this.timer_at = None;
+                this.session.handle_timeout(now())
+            };
+            View::run(&view, actions);
+        })
+        .forget();
     }
 
     /// The panel calls one of the app's own tools.
@@ -364,7 +370,7 @@ impl View {
         for (_, (_, reject)) in self.view_calls.drain() {
             let _ = reject.call1(&JsValue::NULL, &"the app was closed".into());
         }
-        self.timer = None;
+        self.timer_at = None;
         self.host.tools(&[], JsValue::NULL);
         let _ = self.ui.root.remove_attribute("data-view-tools");
     }

@@ -97,7 +97,9 @@ pub struct ExposedViewTool {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExposedTools {
     by_name: IndexMap<String, ExposedTool>,
-    views: IndexMap<String, ExposedViewTool>,
+    /// In the order added: few, and the budget's catalog sorts what it sends (a sort or a map
+    /// of their own would cost the side panel's wasm more than they save).
+    views: Vec<ExposedViewTool>,
 }
 
 impl ExposedTools {
@@ -146,7 +148,7 @@ impl ExposedTools {
         }
         // Sorted, so the declarations do not depend on the order servers listed their tools.
         by_name.sort_unstable_keys();
-        Self { by_name, views: IndexMap::new() }
+        Self { by_name, views: Vec::new() }
     }
 
     /// Adds the tools app `instance` (labelled `label` for the model) offers of its own. Two
@@ -154,7 +156,7 @@ impl ExposedTools {
     pub fn add_view_tools(&mut self, instance: &str, label: &str, tools: &[Tool]) {
         for tool in tools {
             let mut name = view::function_name(instance, &tool.name);
-            if self.views.contains_key(&name) {
+            if self.view(&name).is_some() {
                 let key = format!("{instance}\u{0}{}", tool.name);
                 name = naming::with_suffix(&name, &naming::short_hash(&key));
             }
@@ -170,9 +172,14 @@ impl ExposedTools {
                 tool_name: tool.name.clone(),
                 label: label.to_owned(),
             };
-            self.views.entry(name).or_insert(ExposedViewTool { route, declaration });
+            if self.view(&name).is_none() {
+                self.views.push(ExposedViewTool { route, declaration });
+            }
         }
-        self.views.sort_unstable_keys();
+    }
+
+    fn view(&self, function_name: &str) -> Option<&ExposedViewTool> {
+        self.views.iter().find(|t| t.declaration.name == function_name)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -183,25 +190,28 @@ impl ExposedTools {
         self.by_name.len() + self.views.len()
     }
 
-    /// The `functionDeclarations` to send, sorted by name.
+    /// The `functionDeclarations` to send: the servers' tools sorted by name, then the apps'.
     pub fn declarations(&self) -> Vec<FunctionDeclaration> {
         let servers = self.by_name.values().map(|t| &t.declaration);
-        let mut all: Vec<FunctionDeclaration> =
-            servers.chain(self.views.values().map(|t| &t.declaration)).cloned().collect();
-        all.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        all
+        servers.chain(self.views.iter().map(|t| &t.declaration)).cloned().collect()
     }
 
     /// Titles by function name, for ranking (`ChatConfig::titles`).
     pub fn titles(&self) -> BTreeMap<String, String> {
-        let servers = self.by_name.iter().filter_map(|(n, t)| Some((n.clone(), t.title.clone()?)));
-        let views = self.views.iter().map(|(n, t)| (n.clone(), t.route.tool_name.clone()));
-        servers.chain(views).collect()
+        let mut titles: BTreeMap<String, String> = self
+            .by_name
+            .iter()
+            .filter_map(|(name, t)| Some((name.clone(), t.title.clone()?)))
+            .collect();
+        for tool in &self.views {
+            titles.insert(tool.declaration.name.clone(), tool.route.tool_name.clone());
+        }
+        titles
     }
 
     /// Routes a function name from the model to an app's own tool.
     pub fn view_route(&self, function_name: &str) -> Option<&ViewToolRoute> {
-        self.views.get(function_name).map(|t| &t.route)
+        self.view(function_name).map(|t| &t.route)
     }
 
     /// Routes a function name from the model back to its server and tool.

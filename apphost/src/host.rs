@@ -3,7 +3,8 @@
 //! The panel passes a plain object: `work(kind, payload)` returns a promise of the worker's
 //! answer (`kind` is `call_tool`, `list_tools` or `read_resource`; it rejects with an error
 //! message), `offer(text)` puts a message in the composer, `context(label, text)` keeps an app's
-//! context for the next model request.
+//! context for the next model request, `tools(list, caller)` says which tools the app offers
+//! of its own (MCP `Tool`s; `caller.call_tool(name, arguments)` runs one).
 
 use js_sys::{Function, Promise, Reflect};
 use serde_json::Value;
@@ -17,6 +18,7 @@ pub struct HostCallbacks {
     work: Function,
     offer: Function,
     context: Function,
+    tools: Function,
 }
 
 impl HostCallbacks {
@@ -26,7 +28,12 @@ impl HostCallbacks {
                 .dyn_into::<Function>()
                 .map_err(|_| JsValue::from_str(&format!("the app host needs `{name}`")))
         };
-        Ok(HostCallbacks { work: get("work")?, offer: get("offer")?, context: get("context")? })
+        Ok(HostCallbacks {
+            work: get("work")?,
+            offer: get("offer")?,
+            context: get("context")?,
+            tools: get("tools")?,
+        })
     }
 
     /// The worker's answer to `kind` with `payload`, or the reason it failed.
@@ -48,6 +55,15 @@ impl HostCallbacks {
 
     pub fn context(&self, label: &str, text: &str) {
         let _ = self.context.call2(&JsValue::NULL, &label.into(), &text.into());
+    }
+}
+
+impl HostCallbacks {
+    /// The app's own tools changed (an empty list: it offers none, or no longer runs).
+    pub fn tools(&self, tools: &[gemipanel_core::mcp::Tool], caller: JsValue) {
+        if let Ok(tools) = to_js(&tools) {
+            let _ = self.tools.call2(&JsValue::NULL, &tools, &caller);
+        }
     }
 }
 

@@ -11,11 +11,12 @@ mod host;
 mod view;
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use gemipanel_browser::messaging::from_js;
 use gemipanel_core::apps::AppSetup;
 use gemipanel_core::mcp::CallToolResult;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
 
@@ -52,5 +53,28 @@ impl AppView {
     /// The app's place in the chat goes away: the app is asked to clean up, the frame removed.
     pub fn destroy(&self) {
         View::destroy(&self.0);
+    }
+}
+
+/// What the panel calls an app's own tools through; it holds the app weakly, so a caller kept
+/// after the app went only gets refusals.
+#[wasm_bindgen]
+pub struct ViewToolCaller(Weak<RefCell<View>>);
+
+impl ViewToolCaller {
+    pub(crate) fn new(view: Weak<RefCell<View>>) -> Self {
+        ViewToolCaller(view)
+    }
+}
+
+#[wasm_bindgen]
+impl ViewToolCaller {
+    /// Calls the app's tool `name`; resolves to its `CallToolResult`, rejects with the reason.
+    pub fn call_tool(&self, name: String, arguments: JsValue) -> js_sys::Promise {
+        let arguments: Map<String, Value> = from_js(arguments).unwrap_or_default();
+        match self.0.upgrade() {
+            Some(view) => View::call_view_tool(&view, &name, arguments),
+            None => js_sys::Promise::reject(&"the app is no longer in the chat".into()),
+        }
     }
 }

@@ -5,19 +5,23 @@
 //! elements of the UI (height, display mode, the link and permission prompts, the log).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use gemipanel_browser::app_frame::{environment, ColorSchemeWatch, Sandbox, SandboxEvent};
 use gemipanel_browser::chrome::{extension_version, message, ui_language};
+use gemipanel_browser::messaging::to_js;
 use gemipanel_core::apps::protocol::{
     ContainerDimensions, DeviceCapabilities, DisplayMode, HostCapabilities, HostContext, HostInfo,
     HostStyles, SandboxGrant, Theme, ToolInfo,
 };
 use gemipanel_core::apps::session::{Action, AppSession, Reply, MAX_HEIGHT};
+use gemipanel_core::apps::view_tools::ViewCall;
 use gemipanel_core::apps::{csp, document, AppSetup};
 use gemipanel_core::jsonrpc::{code, ErrorObject};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::url_policy::{self, Link};
+use js_sys::{Function, Promise};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlElement, HtmlIFrameElement, KeyboardEvent};
@@ -49,7 +53,15 @@ pub struct View {
     _resize: Option<WindowResize>,
     /// The container width the app was last told.
     width: u32,
+    /// The panel's calls of the app's own tools, waiting: their promise's resolve and reject.
+    view_calls: HashMap<ViewCall, (Function, Function)>,
+    /// The session's deadline a timer is set for.
+    timer_at: Option<u64>,
     me: Weak<RefCell<View>>,
+}
+
+fn now() -> u64 {
+    js_sys::Date::now() as u64
 }
 
 /// A `resize` listener on the window, removed when dropped.
@@ -111,6 +123,8 @@ impl View {
                 _scheme: None,
                 _resize: None,
                 width: 0,
+                view_calls: HashMap::new(),
+                timer_at: None,
                 me: me.clone(),
             })
         });
@@ -271,7 +285,7 @@ impl View {
     fn on_sandbox(view: &Rc<RefCell<View>>, event: SandboxEvent) {
         match event {
             SandboxEvent::App(message) => {
-                let actions = view.borrow_mut().session.receive(message);
+                let actions = view.borrow_mut().session.receive(message, now());
                 View::run(view, actions);
             }
             SandboxEvent::Unreadable => {}
@@ -292,6 +306,73 @@ impl View {
         for action in actions {
             View::act(view, action);
         }
+        View::schedule(view);
+    }
+
+    /// A timer for the session's next deadline (an app that does not answer the host).
+    /// Forgotten, not cancelled: a timer that finds another deadline set does nothing.
+    fn schedule(view: &Rc<RefCell<View>>) {
+        let mut this = view.borrow_mut();
+        let due = this.session.poll_timeout();
+        if due == this.timer_at {
+            return;
+        }
+        this.timer_at = due;
+        let Some(at) = due else { return };
+        let me = this.me.clone();
+        let delay = at.saturating_sub(now()).min(u32::MAX as u64) as u32;
+        gloo_timers::callback::Timeout::new(delay, move || {
+            let Some(view) = me.upgrade() else { return };
+            let actions = {
+                let mut this = view.borrow_mut();
+                if this.timer_at != Some(at) {
+                    return;
+                }
+                this.timer_at = None;
+                this.session.handle_timeout(now())
+            };
+            View::run(&view, actions);
+        })
+        .forget();
+    }
+
+    /// The panel calls one of the app's own tools.
+    pub fn call_view_tool(
+        view: &Rc<RefCell<View>>,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Promise {
+        let started = view.borrow_mut().session.call_view_tool(name, arguments, now());
+        let (call, post) = match started {
+            Ok(started) => started,
+            Err(why) => return Promise::reject(&why.into()),
+        };
+        let mut settle = None;
+        let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
+        if let Some(settle) = settle {
+            view.borrow_mut().view_calls.insert(call, settle);
+        }
+        View::run(view, vec![post]);
+        promise
+    }
+
+    fn view_tool_answered(&mut self, call: ViewCall, outcome: Result<CallToolResult, String>) {
+        let Some((resolve, reject)) = self.view_calls.remove(&call) else { return };
+        let _ = match outcome.map(|result| to_js(&result)) {
+            Ok(Ok(result)) => resolve.call1(&JsValue::NULL, &result),
+            Ok(Err(e)) => reject.call1(&JsValue::NULL, &e.to_string().into()),
+            Err(why) => reject.call1(&JsValue::NULL, &why.into()),
+        };
+    }
+
+    /// The app stopped running (reloaded or gone): its tools go, and calls waiting fail.
+    fn view_tools_gone(&mut self) {
+        for (_, (_, reject)) in self.view_calls.drain() {
+            let _ = reject.call1(&JsValue::NULL, &"the app was closed".into());
+        }
+        self.timer_at = None;
+        self.host.tools(&[], JsValue::NULL);
+        let _ = self.ui.root.remove_attribute("data-view-tools");
     }
 
     fn act(view: &Rc<RefCell<View>>, action: Action) {
@@ -345,6 +426,16 @@ impl View {
                 View::run(view, actions);
             }
             Action::TornDown => view.borrow_mut().close(),
+            Action::ViewTools(tools) => {
+                let this = view.borrow();
+                let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+                let _ = this.ui.root.set_attribute("data-view-tools", &names.join(" "));
+                let caller = crate::ViewToolCaller::new(this.me.clone());
+                this.host.tools(&tools, caller.into());
+            }
+            Action::ViewToolAnswered { call, outcome } => {
+                view.borrow_mut().view_tool_answered(call, outcome)
+            }
         }
     }
 
@@ -488,6 +579,7 @@ impl View {
         {
             let mut this = view.borrow_mut();
             this.sandbox = None;
+            this.view_tools_gone();
             let permitted = this.permitted == Some(true);
             this.session = new_session(&this.setup, this.mode, permitted, &this.ui.root);
             let _ = this.ui.root.set_attribute("data-state", "starting");
@@ -525,6 +617,7 @@ impl View {
                 sandbox.post(&message);
             }
         }
+        this.view_tools_gone();
         this.sandbox = None;
         this.listeners.clear();
         this._scheme = None;
@@ -539,6 +632,7 @@ impl View {
     }
 
     fn close(&mut self) {
+        self.view_tools_gone();
         self.sandbox = None;
         self.ui.body.set_inner_html("");
         self.ui.iframe = None;

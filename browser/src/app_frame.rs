@@ -204,3 +204,37 @@ impl Drop for MountedApp {
         self.call("destroy", &[]);
     }
 }
+
+/// The app host's handle on one app's own tools (`ViewToolCaller` of apphost/src/lib.rs), as
+/// it hands it to the panel with the app's tool list.
+#[derive(Clone)]
+pub struct ViewToolCaller(JsValue);
+
+impl ViewToolCaller {
+    /// `None` for anything but an object (the host passes `null` when the app stopped).
+    pub fn from_js(caller: JsValue) -> Option<Self> {
+        caller.is_object().then_some(ViewToolCaller(caller))
+    }
+
+    /// Runs the app's tool `name`: its result, or why there is none, in English (the model
+    /// reads it).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<gemipanel_core::mcp::CallToolResult, String> {
+        let function = js_sys::Reflect::get(&self.0, &"call_tool".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .ok_or("the app host cannot call tools")?;
+        let arguments = to_js(arguments).map_err(|e| e.to_string())?;
+        let promise: js_sys::Promise = function
+            .call2(&self.0, &name.into(), &arguments)
+            .ok()
+            .and_then(|p| p.dyn_into().ok())
+            .ok_or("the app host did not answer with a promise")?;
+        let reason = |e: JsValue| e.as_string().unwrap_or_else(|| "the call failed".into());
+        let result = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(reason)?;
+        from_js(result).map_err(|e| e.to_string())
+    }
+}

@@ -10,6 +10,8 @@
 //! * [`protocol`]: one type per message of the protocol, both directions.
 //! * [`session`]: one app's conversation with the host (sans-IO): what to answer, what to ask
 //!   the person or the worker, what to send once the app has initialized.
+//! * [`view_tools`]: the app's own tools, which the host lists and calls (`tools/list`,
+//!   `tools/call` to the app).
 //! * [`legacy`]: the older GemiHub messages, for apps that never initialize.
 
 pub mod csp;
@@ -18,6 +20,7 @@ pub mod legacy;
 pub mod protocol;
 pub mod resource;
 pub mod session;
+pub mod view_tools;
 
 /// The protocol version this host speaks.
 pub const PROTOCOL_VERSION: &str = "2026-01-26";

@@ -7,6 +7,7 @@
 pub mod budget;
 pub mod naming;
 pub mod schema;
+pub mod view;
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ use serde_json::Value;
 
 use crate::gemini::FunctionDeclaration;
 use crate::mcp::{Tool, Visibility};
+pub use view::ViewToolRoute;
 
 /// One MCP tool of one server.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,11 +85,21 @@ pub struct ExposedTool {
     pub declaration: FunctionDeclaration,
 }
 
+/// One of an app's own tools as Gemini sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExposedViewTool {
+    pub route: ViewToolRoute,
+    pub declaration: FunctionDeclaration,
+}
+
 /// The tools of a chat, named uniquely and sorted by function name (a stable prefix helps the
-/// API's prompt cache).
+/// API's prompt cache): MCP servers' tools, and the tools of the apps alive in the chat.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExposedTools {
     by_name: IndexMap<String, ExposedTool>,
+    /// In the order added: few, and the budget's catalog sorts what it sends (a sort or a map
+    /// of their own would cost the side panel's wasm more than they save).
+    views: Vec<ExposedViewTool>,
 }
 
 impl ExposedTools {
@@ -136,25 +148,70 @@ impl ExposedTools {
         }
         // Sorted, so the declarations do not depend on the order servers listed their tools.
         by_name.sort_unstable_keys();
-        Self { by_name }
+        Self { by_name, views: Vec::new() }
+    }
+
+    /// Adds the tools app `instance` (labelled `label` for the model) offers of its own. Two
+    /// of its names that collide after sanitising get a hash suffix, as server tools do.
+    pub fn add_view_tools(&mut self, instance: &str, label: &str, tools: &[Tool]) {
+        for tool in tools {
+            let mut name = view::function_name(instance, &tool.name);
+            if self.view(&name).is_some() {
+                let key = format!("{instance}\u{0}{}", tool.name);
+                name = naming::with_suffix(&name, &naming::short_hash(&key));
+            }
+            let description = view::description(label, tool.description.as_deref().unwrap_or(""));
+            let declaration = FunctionDeclaration {
+                name: name.clone(),
+                description,
+                parameters_json_schema: Some(schema::parameters_json_schema(&tool.input_schema)),
+                parameters: None,
+            };
+            let route = ViewToolRoute {
+                instance: instance.to_owned(),
+                tool_name: tool.name.clone(),
+                label: label.to_owned(),
+            };
+            if self.view(&name).is_none() {
+                self.views.push(ExposedViewTool { route, declaration });
+            }
+        }
+    }
+
+    fn view(&self, function_name: &str) -> Option<&ExposedViewTool> {
+        self.views.iter().find(|t| t.declaration.name == function_name)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
+        self.by_name.is_empty() && self.views.is_empty()
     }
 
     pub fn len(&self) -> usize {
-        self.by_name.len()
+        self.by_name.len() + self.views.len()
     }
 
-    /// The `functionDeclarations` to send.
+    /// The `functionDeclarations` to send: the servers' tools sorted by name, then the apps'.
     pub fn declarations(&self) -> Vec<FunctionDeclaration> {
-        self.by_name.values().map(|t| t.declaration.clone()).collect()
+        let servers = self.by_name.values().map(|t| &t.declaration);
+        servers.chain(self.views.iter().map(|t| &t.declaration)).cloned().collect()
     }
 
     /// Titles by function name, for ranking (`ChatConfig::titles`).
     pub fn titles(&self) -> BTreeMap<String, String> {
-        self.by_name.iter().filter_map(|(name, t)| Some((name.clone(), t.title.clone()?))).collect()
+        let mut titles: BTreeMap<String, String> = self
+            .by_name
+            .iter()
+            .filter_map(|(name, t)| Some((name.clone(), t.title.clone()?)))
+            .collect();
+        for tool in &self.views {
+            titles.insert(tool.declaration.name.clone(), tool.route.tool_name.clone());
+        }
+        titles
+    }
+
+    /// Routes a function name from the model to an app's own tool.
+    pub fn view_route(&self, function_name: &str) -> Option<&ViewToolRoute> {
+        self.view(function_name).map(|t| &t.route)
     }
 
     /// Routes a function name from the model back to its server and tool.
@@ -170,6 +227,7 @@ impl ExposedTools {
             .map(|(name, _)| name.as_str())
     }
 
+    /// The MCP servers' tools (apps' tools: [`ExposedTools::view_route`]).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &ExposedTool)> {
         self.by_name.iter().map(|(k, v)| (k.as_str(), v))
     }

@@ -280,3 +280,28 @@ fn the_budgeted_request_fixture_is_what_the_chat_sends() {
         "run with UPDATE_FIXTURES=1 to regenerate after a deliberate change"
     );
 }
+
+#[test]
+fn an_apps_own_tools_take_their_place_in_the_budget() {
+    let corpus = corpus();
+    let mut exposed = exposed(&corpus);
+    let tool: gemipanel_core::mcp::Tool = serde_json::from_value(json!({
+        "name": "get_selection",
+        "description": "Returns the cells selected in the spreadsheet view.",
+        "inputSchema": {"type": "object"}
+    }))
+    .unwrap();
+    exposed.add_view_tools("call-7", "show_sheet of Sheets", &[tool]);
+    let catalog = catalog(&exposed, Budget::default());
+    let history = vec![Content::user_text("Which cells are selected in the spreadsheet?")];
+    let selection = catalog.select(&Conversation::from_history(&history), &Restriction::default());
+    let names: Vec<&str> = selection.declarations.iter().map(|d| d.name.as_str()).collect();
+    assert!(selection.sent.search, "the corpus does not fit: the budget chose");
+    assert!(selection.declarations.len() <= Budget::default().max_declarations);
+    let view = gemipanel_core::tools::view::function_name("call-7", "get_selection");
+    assert!(names.contains(&view.as_str()), "{names:?}");
+    // Asked about something else, it may stay undeclared like any other tool.
+    let other = vec![Content::user_text("Post the release notes to Slack")];
+    let selection = catalog.select(&Conversation::from_history(&other), &Restriction::default());
+    assert!(selection.declarations.iter().all(|d| d.name != view));
+}

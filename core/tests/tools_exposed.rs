@@ -138,3 +138,33 @@ fn descriptors_from_tools_list_entries() {
     assert_eq!(decl.parameters_json_schema, Some(json!({"type": "object"})));
     assert_eq!(decl.parameters, None);
 }
+
+#[test]
+fn an_apps_own_tools_are_declared_beside_server_tools_and_routed_to_the_app() {
+    let mut exposed = ExposedTools::build(&[tool("s1", "Apps", "show_counter")], &IndexMap::new());
+    let listed: Vec<Tool> = serde_json::from_value(json!([
+        {"name": "get_selection", "description": "The selected cells.", "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "get-selection", "inputSchema": {"type": "object"}},
+    ]))
+    .unwrap();
+    exposed.add_view_tools("call-1", "show_counter of Apps", &listed);
+    let declarations = exposed.declarations();
+    let names: Vec<&str> = declarations.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert_eq!(names[0], "mcp_apps_show_counter", "the servers' tools first");
+    let view_names: Vec<&str> = names.iter().copied().filter(|n| n.starts_with("app_")).collect();
+    assert_eq!(view_names.len(), 2, "two names that collide after sanitising stay apart");
+    let route = exposed.view_route(view_names[0]).unwrap();
+    assert_eq!(route.instance, "call-1");
+    assert_eq!(route.label, "show_counter of Apps");
+    assert!(exposed.route(view_names[0]).is_none(), "not a server tool");
+    assert_eq!(
+        exposed.route("mcp_apps_show_counter"),
+        Some(&ToolRoute { server_id: "s1".into(), tool_name: "show_counter".into() })
+    );
+    let described =
+        declarations.iter().find(|d| d.description.contains("The selected cells.")).unwrap();
+    assert!(described.description.contains("show_counter of Apps"), "{}", described.description);
+    assert_eq!(exposed.len(), 3);
+    assert!(exposed.titles().contains_key(view_names[0]));
+}

@@ -38,6 +38,7 @@ pub struct TurnSetup {
 
 mod apps;
 mod sign_in;
+mod view_tools;
 
 /// The person's answer on a tool card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +91,10 @@ struct Inner {
     signing_in: IndexMap<String, sign_in::Waiting>,
     /// What apps asked to add to the next model request, by call (the last update of each).
     app_contexts: IndexMap<String, String>,
+    /// The tools running apps offer of their own, by the call that showed the app.
+    view_tools: IndexMap<String, view_tools::ViewToolSet>,
+    /// Calls of apps' own tools waiting for the person's decision.
+    waiting_views: IndexMap<String, (ToolCall, gemipanel_core::tools::ViewToolRoute)>,
     /// Stop was pressed while the turn was still being prepared.
     stop_requested: bool,
     /// Only the newest scheduled timer acts.
@@ -124,6 +129,8 @@ impl Driver {
             waiting: IndexMap::new(),
             signing_in: IndexMap::new(),
             app_contexts: IndexMap::new(),
+            view_tools: IndexMap::new(),
+            waiting_views: IndexMap::new(),
             stop_requested: false,
             timer_generation: 0,
             timer_at: None,
@@ -149,6 +156,7 @@ impl Driver {
             abort.abort();
         }
         inner.waiting.clear();
+        inner.waiting_views.clear();
         inner.timer_generation += 1;
         inner.timer_at = None;
     }
@@ -177,7 +185,10 @@ impl Driver {
             };
             let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
-            let (tools, facts) = this.load_tools(&port, &settings, &servers).await;
+            let (mut tools, facts) = this.load_tools(&port, &settings, &servers).await;
+            if tools_wanted {
+                this.add_view_tools(&mut tools);
+            }
             if this.0.borrow().stop_requested {
                 return this.end_setup();
             }
@@ -425,6 +436,10 @@ impl Driver {
     }
 
     fn start_call(&self, call: ToolCall) {
+        let view = self.0.borrow().tools.view_route(&call.name).cloned();
+        if let Some(route) = view {
+            return self.start_view_call(call, route);
+        }
         let route = self.0.borrow().tools.route(&call.name).cloned();
         let Some(route) = route else {
             // The model reads English; the person, their language.
@@ -476,6 +491,9 @@ impl Driver {
     }
 
     fn confirmed(&self, call_id: &str, decision: Confirmation) {
+        if self.view_call_confirmed(call_id, decision != Confirmation::Deny) {
+            return;
+        }
         let Some((call, route)) = self.0.borrow_mut().waiting.shift_remove(call_id) else { return };
         let edit = match decision {
             Confirmation::Deny => {
@@ -588,7 +606,8 @@ impl Driver {
     fn cancel_call(&self, call_id: String) {
         let was_waiting = {
             let mut inner = self.0.borrow_mut();
-            let asked = inner.waiting.shift_remove(&call_id).is_some();
+            let asked = inner.waiting.shift_remove(&call_id).is_some()
+                || inner.waiting_views.shift_remove(&call_id).is_some();
             asked || inner.signing_in.shift_remove(&call_id).is_some()
         };
         self.dispatch(Action::ToolCancelled { call_id: call_id.clone() });

@@ -141,6 +141,9 @@ pub struct ToolCard {
     /// The tool's MCP App, when it declares one.
     #[serde(default)]
     pub app: Option<AppCard>,
+    /// A tool an app in the chat offers of its own: no server to trust or remember it for.
+    #[serde(default)]
+    pub from_app: bool,
 }
 
 /// A tool's MCP App as its card shows it and a saved chat keeps it: the HTML and the last
@@ -189,6 +192,7 @@ impl ToolCard {
             duration_ms: None,
             found_by_search: false,
             app: None,
+            from_app: false,
         }
     }
 }

@@ -49,6 +49,8 @@ pub enum AppNotification {
     SizeChanged(SizeParams),
     Log(LogParams),
     RequestTeardown,
+    /// The app's own tools changed (`notifications/tools/list_changed`).
+    ToolsListChanged,
 }
 
 /// Why a request could not be read.
@@ -90,6 +92,7 @@ impl AppNotification {
             }
             "notifications/message" => AppNotification::Log(serde_json::from_value(params).ok()?),
             "ui/notifications/request-teardown" => AppNotification::RequestTeardown,
+            "notifications/tools/list_changed" => AppNotification::ToolsListChanged,
             _ => return None,
         })
     }
@@ -104,6 +107,41 @@ pub struct InitializeParams {
     pub app_capabilities: Option<Value>,
     #[serde(default)]
     pub protocol_version: Option<String>,
+}
+
+impl InitializeParams {
+    /// What the app says it offers. Read leniently: a capability the host cannot read is one
+    /// the app does not have, and the handshake goes on.
+    pub fn capabilities(&self) -> AppCapabilities {
+        self.app_capabilities
+            .clone()
+            .and_then(|c| serde_json::from_value(c).ok())
+            .unwrap_or_default()
+    }
+}
+
+/// `appCapabilities` of `ui/initialize`: the parts this host acts on.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct AppCapabilities {
+    /// The app exposes tools the host may list and call (`tools/list`, `tools/call`).
+    #[serde(default)]
+    pub tools: Option<AppToolsCapability>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppToolsCapability {
+    /// The app sends `notifications/tools/list_changed`.
+    #[serde(default)]
+    pub list_changed: Option<bool>,
+}
+
+/// The host's `tools/call` to one of the app's own tools (the app's answer is an MCP
+/// `CallToolResult`; its `tools/list` answer an MCP `ListToolsResult`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallViewToolParams {
+    pub name: String,
+    pub arguments: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -412,6 +450,30 @@ mod tests {
         assert_eq!(
             FromApp::read(json!({"jsonrpc": "2.0", "method": "ui/notifications/whatever"})),
             Some(FromApp::Ignored { method: "ui/notifications/whatever".into() })
+        );
+    }
+
+    #[test]
+    fn app_capabilities_are_read_leniently() {
+        let params = |caps: Value| InitializeParams {
+            app_info: None,
+            app_capabilities: Some(caps),
+            protocol_version: None,
+        };
+        let caps =
+            params(json!({"tools": {"listChanged": true}, "availableDisplayModes": ["inline"]}))
+                .capabilities();
+        assert_eq!(caps.tools, Some(AppToolsCapability { list_changed: Some(true) }));
+        assert_eq!(
+            params(json!({"tools": {}})).capabilities().tools,
+            Some(AppToolsCapability::default())
+        );
+        // Unreadable: no tools, and no failed handshake either.
+        assert_eq!(params(json!({"tools": true})).capabilities().tools, None);
+        assert_eq!(params(json!({})).capabilities().tools, None);
+        assert_eq!(
+            FromApp::read(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})),
+            Some(FromApp::Notification(AppNotification::ToolsListChanged))
         );
     }
 

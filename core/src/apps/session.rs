@@ -6,6 +6,12 @@
 //! then its result (or its cancellation) follow, in that order, once each. Requests that need
 //! work outside (a tool call, a link) are counted: past [`MAX_IN_FLIGHT`] an app's further
 //! requests are refused at once, so a flood costs the host nothing but the refusals.
+//!
+//! An app that declared tools is asked for them once initialized and after each
+//! `list_changed` ([`Action::ViewTools`]); the host calls them with
+//! [`AppSession::call_view_tool`], answered by [`Action::ViewToolAnswered`]. Those requests
+//! carry deadlines: `now` comes in with every input, [`AppSession::poll_timeout`] says when to
+//! call [`AppSession::handle_timeout`].
 
 use serde_json::{Map, Value};
 
@@ -14,9 +20,10 @@ use super::protocol::{
     self, AppNotification, AppRequest, DisplayMode, FromApp, HostCapabilities, HostContext,
     HostInfo, InitializeResult,
 };
+use super::view_tools::{Answered, ViewCall, ViewTools};
 use super::PROTOCOL_VERSION;
 use crate::jsonrpc::{code, ErrorObject, Id};
-use crate::mcp::CallToolResult;
+use crate::mcp::{CallToolResult, Tool};
 
 /// Requests of one app waiting for the host at once.
 pub const MAX_IN_FLIGHT: usize = 16;
@@ -83,6 +90,13 @@ pub enum Action {
     TeardownRequested,
     /// The app answered `ui/resource-teardown`: its frame may go.
     TornDown,
+    /// The app's own tools, replacing those it offered before.
+    ViewTools(Vec<Tool>),
+    /// The answer to [`AppSession::call_view_tool`] (or why there is none).
+    ViewToolAnswered {
+        call: ViewCall,
+        outcome: Result<CallToolResult, String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +123,7 @@ pub struct AppSession {
     in_flight: usize,
     next_id: i64,
     teardown: Option<Id>,
+    view_tools: ViewTools,
 }
 
 impl AppSession {
@@ -126,6 +141,7 @@ impl AppSession {
             in_flight: 0,
             next_id: 1,
             teardown: None,
+            view_tools: ViewTools::default(),
         }
     }
 
@@ -133,17 +149,26 @@ impl AppSession {
         self.phase == Phase::Ready
     }
 
-    /// One message the app posted.
-    pub fn receive(&mut self, message: Value) -> Vec<Action> {
+    /// One message the app posted, at `now` (ms).
+    pub fn receive(&mut self, message: Value, now: u64) -> Vec<Action> {
         if let Some(legacy) = LegacyFromApp::read(&message) {
             return self.receive_legacy(legacy);
         }
         match FromApp::read(message) {
             Some(FromApp::Request { id, request }) => self.request(id, request),
+            Some(FromApp::Response { id: Some(id), outcome })
+                if Some(&id) != self.teardown.as_ref() =>
+            {
+                match self.view_tools.answer(&id, outcome) {
+                    Some(answered) => self.answered(answered, now),
+                    // Nothing was asked under that id: not the app's to answer.
+                    None => Vec::new(),
+                }
+            }
             Some(FromApp::Unsupported { id, error }) => {
                 vec![Action::Post(protocol::response(id, Err(error)))]
             }
-            Some(FromApp::Notification(n)) => self.notification(n),
+            Some(FromApp::Notification(n)) => self.notification(n, now),
             Some(FromApp::Response { id, .. }) => {
                 if id.is_some() && id == self.teardown {
                     self.teardown = None;
@@ -160,7 +185,8 @@ impl AppSession {
         let reply = Reply::Rpc(id.clone());
         let work = match request {
             AppRequest::Initialize(params) => {
-                return vec![self.initialize(id, params.protocol_version)]
+                self.view_tools.declared(&params.capabilities());
+                return vec![self.initialize(id, params.protocol_version)];
             }
             AppRequest::Ping => return vec![Action::Post(protocol::response(id, Ok(empty())))],
             AppRequest::UpdateModelContext(params) => {
@@ -218,7 +244,7 @@ impl AppSession {
         Action::Post(protocol::response(id, Ok(result)))
     }
 
-    fn notification(&mut self, notification: AppNotification) -> Vec<Action> {
+    fn notification(&mut self, notification: AppNotification, now: u64) -> Vec<Action> {
         match notification {
             AppNotification::Initialized => {
                 if self.phase == Phase::Ready {
@@ -227,8 +253,14 @@ impl AppSession {
                 self.phase = Phase::Ready;
                 let mut actions = vec![Action::Initialized];
                 actions.extend(self.flush());
+                actions.extend(self.list_view_tools(now));
                 actions
             }
+            // Only a ready app is asked anything.
+            AppNotification::ToolsListChanged if self.phase == Phase::Ready => {
+                self.list_view_tools(now)
+            }
+            AppNotification::ToolsListChanged => Vec::new(),
             AppNotification::SizeChanged(size) => match size.height {
                 Some(h) if h.is_finite() => {
                     vec![Action::Resize { height: (h.max(0.0) as u32).min(MAX_HEIGHT) }]
@@ -272,6 +304,64 @@ impl AppSession {
                 vec![Action::UpdateContext { text }, Action::Post(ack.to_value())]
             }
         }
+    }
+
+    fn fresh_id(&mut self) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    fn list_view_tools(&mut self, now: u64) -> Vec<Action> {
+        let id = self.fresh_id();
+        self.view_tools.list(id, now).map(Action::Post).into_iter().collect()
+    }
+
+    /// Calls the app's own tool `name`: the request to post, or why it cannot be made now.
+    pub fn call_view_tool(
+        &mut self,
+        name: &str,
+        arguments: Map<String, Value>,
+        now: u64,
+    ) -> Result<(ViewCall, Action), String> {
+        if self.phase != Phase::Ready {
+            return Err("the app is not running".into());
+        }
+        let id = self.fresh_id();
+        let (call, request) = self.view_tools.call(id, name, arguments, now)?;
+        Ok((call, Action::Post(request)))
+    }
+
+    /// When [`AppSession::handle_timeout`] is due.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.view_tools.deadline()
+    }
+
+    /// The requests to the app whose time ran out by `now`.
+    pub fn handle_timeout(&mut self, now: u64) -> Vec<Action> {
+        let expired = self.view_tools.expire(now);
+        expired.into_iter().flat_map(|answered| self.answered(answered, now)).collect()
+    }
+
+    fn answered(&mut self, answered: Answered, now: u64) -> Vec<Action> {
+        let mut actions = match answered {
+            Answered::Called { call, outcome } => {
+                return vec![Action::ViewToolAnswered { call, outcome }]
+            }
+            Answered::ListFailed(why) => vec![Action::Log { level: "warning".into(), text: why }],
+            Answered::Listed { tools, warnings } => {
+                let mut actions: Vec<Action> = warnings
+                    .into_iter()
+                    .map(|text| Action::Log { level: "warning".into(), text })
+                    .collect();
+                actions.push(Action::ViewTools(tools));
+                actions
+            }
+        };
+        if self.view_tools.take_relist() {
+            actions.extend(self.list_view_tools(now));
+        }
+        actions
     }
 
     /// The host's answer to a request it was handed ([`Action`]s with a [`Reply`]).
@@ -353,14 +443,27 @@ impl AppSession {
     }
 
     /// Asks the app to clean up before its frame goes (answered with [`Action::TornDown`]).
+    /// Calls of its tools still waiting fail at once.
     pub fn teardown(&mut self) -> Vec<Action> {
+        let mut actions: Vec<Action> = self
+            .view_tools
+            .close("the app was closed")
+            .into_iter()
+            .filter_map(|answered| match answered {
+                Answered::Called { call, outcome } => {
+                    Some(Action::ViewToolAnswered { call, outcome })
+                }
+                _ => None,
+            })
+            .collect();
         if self.phase != Phase::Ready {
-            return vec![Action::TornDown];
+            actions.push(Action::TornDown);
+            return actions;
         }
-        let id = Id::Number(self.next_id);
-        self.next_id += 1;
+        let id = Id::Number(self.fresh_id());
         self.teardown = Some(id.clone());
-        vec![Action::Post(protocol::request(id, "ui/resource-teardown", empty()))]
+        actions.push(Action::Post(protocol::request(id, "ui/resource-teardown", empty())));
+        actions
     }
 
     /// What may be sent now: the input once, then the result or the cancellation once.
@@ -472,11 +575,20 @@ mod tests {
         posted(actions).iter().filter_map(|v| v["method"].as_str().map(str::to_owned)).collect()
     }
 
+    fn receive(s: &mut AppSession, message: Value) -> Vec<Action> {
+        s.receive(message, 0)
+    }
+
     fn initialize(s: &mut AppSession) -> Vec<Action> {
-        let mut actions = s.receive(json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
-            "params": {"appInfo": {"name": "a", "version": "1"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"}}));
-        actions
-            .extend(s.receive(json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"})));
+        let mut actions = receive(
+            s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
+            "params": {"appInfo": {"name": "a", "version": "1"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"}}),
+        );
+        actions.extend(receive(
+            s,
+            json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+        ));
         actions
     }
 
@@ -487,8 +599,11 @@ mod tests {
     #[test]
     fn initialize_answers_with_the_host_and_its_context() {
         let mut s = session();
-        let actions = s.receive(json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
-            "params": {"protocolVersion": "2099-01-01"}}));
+        let actions = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
+            "params": {"protocolVersion": "2099-01-01"}}),
+        );
         let answer = &posted(&actions)[0];
         assert_eq!(answer["id"], 1);
         assert_eq!(answer["result"]["protocolVersion"], PROTOCOL_VERSION);
@@ -544,8 +659,11 @@ mod tests {
     fn requests_become_host_work_and_answers_go_back_by_id() {
         let mut s = session();
         initialize(&mut s);
-        let actions = s.receive(json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call",
-            "params": {"name": "refresh", "arguments": {"n": 2}}}));
+        let actions = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call",
+            "params": {"name": "refresh", "arguments": {"n": 2}}}),
+        );
         let [Action::CallTool { reply, name, .. }] = actions.as_slice() else {
             panic!("{actions:?}")
         };
@@ -563,7 +681,8 @@ mod tests {
         let mut work = 0;
         let mut refused = 0;
         for i in 0..10_000 {
-            for action in s.receive(
+            for action in receive(
+                &mut s,
                 json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "x"}}),
             ) {
                 match action {
@@ -576,7 +695,8 @@ mod tests {
         assert_eq!((work, refused), (MAX_IN_FLIGHT, 10_000 - MAX_IN_FLIGHT));
         // An answer frees a place.
         s.answer(Reply::Rpc(Id::Number(0)), Ok(json!({})));
-        let actions = s.receive(
+        let actions = receive(
+            &mut s,
             json!({"jsonrpc": "2.0", "id": "n", "method": "tools/call", "params": {"name": "x"}}),
         );
         assert!(matches!(actions[0], Action::CallTool { .. }));
@@ -586,20 +706,35 @@ mod tests {
     fn messages_context_sizes_and_logs() {
         let mut s = session();
         initialize(&mut s);
-        let actions = s.receive(json!({"jsonrpc": "2.0", "id": 2, "method": "ui/message",
-            "params": {"role": "user", "content": [{"type": "text", "text": "Show me more"}]}}));
+        let actions = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "ui/message",
+            "params": {"role": "user", "content": [{"type": "text", "text": "Show me more"}]}}),
+        );
         assert!(matches!(&actions[0], Action::Message { text, .. } if text == "Show me more"));
-        let refused = s.receive(json!({"jsonrpc": "2.0", "id": 3, "method": "ui/message",
-            "params": {"role": "user", "content": [{"type": "image", "data": "…"}]}}));
+        let refused = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "ui/message",
+            "params": {"role": "user", "content": [{"type": "image", "data": "…"}]}}),
+        );
         assert_eq!(posted(&refused)[0]["error"]["code"], code::INVALID_PARAMS);
-        let context = s.receive(json!({"jsonrpc": "2.0", "id": 4, "method": "ui/update-model-context",
-            "params": {"content": [{"type": "text", "text": "Selected: B"}], "structuredContent": {"row": 2}}}));
+        let context = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "ui/update-model-context",
+            "params": {"content": [{"type": "text", "text": "Selected: B"}], "structuredContent": {"row": 2}}}),
+        );
         assert_eq!(context[0], Action::UpdateContext { text: "Selected: B\n\n{\"row\":2}".into() });
         assert_eq!(posted(&context)[0]["result"], json!({}));
-        let size = s.receive(json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"height": 1e12}}));
+        let size = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"height": 1e12}}),
+        );
         assert_eq!(size, [Action::Resize { height: MAX_HEIGHT }]);
-        let log = s.receive(json!({"jsonrpc": "2.0", "method": "notifications/message",
-            "params": {"level": "warning", "logger": "chart", "data": {"n": 1}}}));
+        let log = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "warning", "logger": "chart", "data": {"n": 1}}}),
+        );
         assert_eq!(
             log,
             [Action::Log { level: "warning".into(), text: "[chart] {\"n\":1}".into() }]
@@ -614,9 +749,9 @@ mod tests {
         let request = &posted(&actions)[0];
         assert_eq!(request["method"], "ui/resource-teardown");
         let id = request["id"].clone();
-        assert!(s.receive(json!({"jsonrpc": "2.0", "id": 99, "result": {}})).is_empty());
+        assert!(receive(&mut s, json!({"jsonrpc": "2.0", "id": 99, "result": {}})).is_empty());
         assert_eq!(
-            s.receive(json!({"jsonrpc": "2.0", "id": id, "result": {}})),
+            receive(&mut s, json!({"jsonrpc": "2.0", "id": id, "result": {}})),
             [Action::TornDown]
         );
         // An app that never started goes at once.
@@ -644,16 +779,157 @@ mod tests {
         let actions = s.loaded_without_initialize();
         assert_eq!(posted(&actions)[0]["type"], "toolResult");
         assert_eq!(posted(&actions)[0]["result"]["content"][0]["text"], "42");
-        let call = s.receive(json!({"type": "tools/call", "id": 5, "name": "t", "arguments": {}}));
+        let call =
+            receive(&mut s, json!({"type": "tools/call", "id": 5, "name": "t", "arguments": {}}));
         let [Action::CallTool { reply, .. }] = call.as_slice() else { panic!("{call:?}") };
         let Action::Post(answer) = s.answer(reply.clone(), Ok(json!({"content": []}))) else {
             panic!()
         };
         assert_eq!(answer, json!({"type": "tools/call", "id": 5, "result": {"content": []}}));
-        let ack = s.receive(json!({"type": "context/update", "id": 6, "context": "x"}));
+        let ack = receive(&mut s, json!({"type": "context/update", "id": 6, "context": "x"}));
         assert_eq!(
             posted(&ack)[0],
             json!({"type": "context/update", "id": 6, "result": {"ok": true}})
         );
+    }
+
+    /// An app that declares tools, initialized; the host's `tools/list` to it.
+    fn with_tools(s: &mut AppSession) -> Value {
+        receive(
+            s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
+            "params": {"appCapabilities": {"tools": {"listChanged": true}}}}),
+        );
+        let actions =
+            receive(s, json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}));
+        let list = posted(&actions).pop().unwrap();
+        assert_eq!(list["method"], "tools/list");
+        list
+    }
+
+    fn list_answer(id: &Value, names: &[&str]) -> Value {
+        let tools: Vec<Value> =
+            names.iter().map(|n| json!({"name": n, "inputSchema": {"type": "object"}})).collect();
+        json!({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}})
+    }
+
+    fn view_tools(actions: &[Action]) -> Option<Vec<String>> {
+        actions.iter().find_map(|a| match a {
+            Action::ViewTools(tools) => Some(tools.iter().map(|t| t.name.clone()).collect()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn an_app_that_declares_tools_is_asked_for_them_once_initialized() {
+        let mut s = session();
+        let declared = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
+            "params": {"appCapabilities": {"tools": {}}}}),
+        );
+        assert_eq!(methods(&declared), Vec::<String>::new(), "nothing before initialized");
+        assert!(receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        )
+        .is_empty());
+        let s2 = &mut session();
+        let list = with_tools(s2);
+        let actions = receive(s2, list_answer(&list["id"], &["get_selection"]));
+        assert_eq!(view_tools(&actions), Some(vec!["get_selection".to_owned()]));
+        // An app without the capability is never asked.
+        let mut plain = session();
+        assert!(!methods(&initialize(&mut plain)).contains(&"tools/list".to_owned()));
+        assert!(receive(
+            &mut plain,
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        )
+        .is_empty());
+        assert!(plain.call_view_tool("x", Map::new(), 0).is_err());
+    }
+
+    #[test]
+    fn list_changed_asks_again_and_replaces_the_tools() {
+        let mut s = session();
+        let list = with_tools(&mut s);
+        receive(&mut s, list_answer(&list["id"], &["a"]));
+        let again = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        );
+        let request = posted(&again).pop().unwrap();
+        assert_eq!(request["method"], "tools/list");
+        assert_ne!(request["id"], list["id"], "a fresh id");
+        let actions = receive(&mut s, list_answer(&request["id"], &["b", "c"]));
+        assert_eq!(view_tools(&actions), Some(vec!["b".to_owned(), "c".to_owned()]));
+    }
+
+    #[test]
+    fn the_host_calls_a_view_tool_and_gets_its_answer_by_id() {
+        let mut s = session();
+        assert_eq!(s.call_view_tool("a", Map::new(), 0).unwrap_err(), "the app is not running");
+        let list = with_tools(&mut s);
+        receive(&mut s, list_answer(&list["id"], &["get_selection"]));
+        let (call, Action::Post(request)) =
+            s.call_view_tool("get_selection", Map::new(), 5).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(request["method"], "tools/call");
+        assert_eq!(request["params"]["name"], "get_selection");
+        // A reply under another id, or a request of the app with the same id, is not the answer.
+        let stray = json!({"jsonrpc": "2.0", "id": 12345, "result": {"content": []}});
+        assert!(receive(&mut s, stray).is_empty());
+        let answer = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"content": [{"type": "text", "text": "B2"}]}}),
+        );
+        let [Action::ViewToolAnswered { call: answered, outcome: Ok(result) }] = answer.as_slice()
+        else {
+            panic!("{answer:?}")
+        };
+        assert_eq!(*answered, call);
+        assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "B2");
+    }
+
+    #[test]
+    fn an_app_that_never_answers_times_out_and_closing_fails_the_rest() {
+        let mut s = session();
+        let list = with_tools(&mut s);
+        receive(&mut s, list_answer(&list["id"], &["t"]));
+        assert_eq!(s.poll_timeout(), None);
+        let (first, _) = s.call_view_tool("t", Map::new(), 1_000).unwrap();
+        let (second, _) = s.call_view_tool("t", Map::new(), 2_000).unwrap();
+        let due = s.poll_timeout().unwrap();
+        assert_eq!(due, 1_000 + crate::apps::view_tools::CALL_TIMEOUT_MS);
+        let expired = s.handle_timeout(due);
+        assert_eq!(
+            expired,
+            [Action::ViewToolAnswered {
+                call: first,
+                outcome: Err("the app did not answer in time".into())
+            }]
+        );
+        let closed = s.teardown();
+        assert_eq!(
+            closed[0],
+            Action::ViewToolAnswered { call: second, outcome: Err("the app was closed".into()) }
+        );
+        assert_eq!(methods(&closed), ["ui/resource-teardown"]);
+    }
+
+    #[test]
+    fn a_list_that_never_comes_is_logged_and_the_tools_stay_unoffered() {
+        let mut s = session();
+        with_tools(&mut s);
+        let due = s.poll_timeout().unwrap();
+        let actions = s.handle_timeout(due);
+        assert!(
+            matches!(&actions[..], [Action::Log { level, .. }] if level == "warning"),
+            "{actions:?}"
+        );
+        assert!(s.call_view_tool("t", Map::new(), due).is_err());
     }
 }

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use gemipanel_browser::app_frame::{MountedApp, NearnessWatch};
+use gemipanel_browser::app_frame::{MountedApp, NearnessWatch, ViewToolCaller};
 use gemipanel_browser::chrome::message;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::apps::AppSetup;
@@ -184,6 +184,7 @@ struct Callbacks {
     _work: Closure<WorkFn>,
     _offer: Closure<dyn FnMut(String)>,
     _context: Closure<dyn FnMut(String, String)>,
+    _tools: Closure<dyn FnMut(JsValue, JsValue)>,
 }
 
 impl Callbacks {
@@ -214,6 +215,17 @@ impl Callbacks {
                 driver.set_app_context(&call_id, &label, &text)
             })
         };
+        let tools = {
+            let driver = services.driver.clone();
+            let (call_id, tool) = (props.call_id.to_string(), props.tool_name.to_string());
+            let server = props.server_name.to_string();
+            Closure::<dyn FnMut(JsValue, JsValue)>::new(move |tools: JsValue, caller: JsValue| {
+                // Unreadable as a whole: the app offers nothing (the host checked each tool).
+                let tools = from_js(tools).unwrap_or_default();
+                let caller = ViewToolCaller::from_js(caller);
+                driver.set_view_tools(&call_id, (&tool, &server), tools, caller);
+            })
+        };
         let object = js_sys::Object::new();
         let set = |name: &str, f: &JsValue| {
             let _ = js_sys::Reflect::set(&object, &name.into(), f);
@@ -221,7 +233,14 @@ impl Callbacks {
         set("work", work.as_ref());
         set("offer", offer.as_ref());
         set("context", context.as_ref());
-        Callbacks { object: object.into(), _work: work, _offer: offer, _context: context }
+        set("tools", tools.as_ref());
+        Callbacks {
+            object: object.into(),
+            _work: work,
+            _offer: offer,
+            _context: context,
+            _tools: tools,
+        }
     }
 }
 

@@ -106,8 +106,11 @@ pub fn ToolCardView(props: &Props) -> Html {
             if card.status == ToolStatus::Confirm {
                 <div class="confirm">
                     <button class="primary" onclick={decide(Decision::Confirm(Confirmation::AllowOnce))}>{ message("panelAllowOnce", &[]) }</button>
-                    <button onclick={decide(Decision::Confirm(Confirmation::AlwaysTool))}>{ message("panelAlwaysTool", &[]) }</button>
-                    <button onclick={decide(Decision::Confirm(Confirmation::AlwaysServer))}>{ message("panelAlwaysServer", &[]) }</button>
+                    // An app's own tool lives as long as the app: nothing to remember it by.
+                    if !card.from_app {
+                        <button onclick={decide(Decision::Confirm(Confirmation::AlwaysTool))}>{ message("panelAlwaysTool", &[]) }</button>
+                        <button onclick={decide(Decision::Confirm(Confirmation::AlwaysServer))}>{ message("panelAlwaysServer", &[]) }</button>
+                    }
                     <button class="danger" onclick={decide(Decision::Confirm(Confirmation::Deny))}>{ message("panelDeny", &[]) }</button>
                 </div>
             }

@@ -2,7 +2,8 @@
 // the whole browser path — a page's request to the worker, the worker's MCP client, Chrome's
 // native port, the bridge, the server's stdin and back — against the official TypeScript SDK's
 // stdio client calling its own server-everything from Node (tests/bench/stdio_echo.mjs). The
-// ratio is the cost of the extra hops (page to worker, worker to bridge through Chrome).
+// ratio is the cost of the extra hops (page to worker, worker to bridge through Chrome); both
+// hops are also measured alone, in plain JavaScript, as the floor any worker would pay.
 //
 // Fairness: both are warmed up first, then blocks of calls alternate between the two, the order
 // flipping every round, so a busy moment of the machine hits both alike. Prints `name=value`.
@@ -77,7 +78,25 @@ try {
     }
     return samples;
   }, CALLS);
+  // Chrome's native-messaging round trip alone: plain JavaScript in the worker, a `hello` to a
+  // bridge of its own and back. With the hop above it is the floor of the browser's path.
+  const nativeMessaging = await browser.worker.evaluate(async (n) => {
+    const port = chrome.runtime.connectNative('io.github.gemipanel.bridge');
+    let answered;
+    port.onMessage.addListener((m) => answered(m));
+    const hello = () => new Promise((r) => { answered = r; port.postMessage({ type: 'hello', protocol: 1 }); });
+    for (let i = 0; i < 50; i++) await hello();
+    const samples = [];
+    for (let i = 0; i < n; i++) {
+      const start = performance.now();
+      await hello();
+      samples.push(performance.now() - start);
+    }
+    port.disconnect();
+    return samples;
+  }, CALLS);
   console.log(`local server echo over ${CALLS} calls each`);
+  console.log(`local_echo_native_messaging_round_trip_p50_ms=${p50(nativeMessaging).toFixed(3)}`);
   console.log(`local_echo_page_to_worker_hop_p50_ms=${p50(hop).toFixed(3)}`);
   console.log(`local_echo_browser_p50_ms=${p50(ours).toFixed(3)}`);
   console.log(`local_echo_sdk_stdio_p50_ms=${p50(theirs).toFixed(3)}`);

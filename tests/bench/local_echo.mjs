@@ -1,9 +1,10 @@
 // Benchmark: p50 latency of sequential `echo` calls to a local (stdio) server-everything through
-// the whole browser path — a page's request to the worker, the worker's MCP client, Chrome's
-// native port, the bridge, the server's stdin and back — against the official TypeScript SDK's
-// stdio client calling its own server-everything from Node (tests/bench/stdio_echo.mjs). The
-// ratio is the cost of the extra hops (page to worker, worker to bridge through Chrome); both
-// hops are also measured alone, in plain JavaScript, as the floor any worker would pay.
+// the whole browser path — a page's request to the worker on the side panel's fast lane, the
+// worker's MCP client, Chrome's native port, the bridge, the server's stdin and back — against
+// the official TypeScript SDK's stdio client calling its own server-everything from Node
+// (tests/bench/stdio_echo.mjs). The ratio is the cost of the extra hops (page to worker, worker
+// to bridge through Chrome); both hops are also measured alone, in plain JavaScript, as the
+// floor any worker would pay.
 //
 // Fairness: both are warmed up first, then blocks of calls alternate between the two, the order
 // flipping every round, so a busy moment of the machine hits both alike. Prints `name=value`.
@@ -11,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { launch } from '../e2e/harness.mjs';
+import { installLane } from './lane.mjs';
 
 const CALLS = Number(process.env.GEMIPANEL_BENCH_CALLS ?? 300);
 const BLOCK = 25;
@@ -35,21 +37,23 @@ try {
   const line = servers.response.servers.find((s) => s.id === ID).command_line;
   await ask({ type: 'edit_settings', edit: { type: 'confirm_command', id: ID, command_line: line } });
 
-  // The page's side: N sequential calls timed in the page, latencies in milliseconds.
-  const browserBlock = (n) => page.evaluate(async ({ n, id }) => {
+  // The page's side, the way the side panel asks (the fast lane): N sequential calls timed in
+  // the page, latencies in milliseconds.
+  await page.evaluate(installLane);
+  let calls = 0;
+  const browserBlock = (n) => page.evaluate(async ({ n, id, first }) => {
     const samples = [];
     for (let i = 0; i < n; i++) {
       const start = performance.now();
-      const reply = await chrome.runtime.sendMessage({
-        id: i,
-        request: { type: 'call_tool', call_id: `b${i}`, server_id: id, tool: 'echo', arguments: { message: 'hello' } },
+      const response = await globalThis.laneRequest({
+        type: 'call_tool', call_id: `b${first + i}`, server_id: id, tool: 'echo', arguments: { message: 'hello' },
       });
       samples.push(performance.now() - start);
-      const text = reply?.response?.result?.content?.[0]?.text;
-      if (text !== 'Echo: hello') throw new Error(`unexpected reply ${JSON.stringify(reply)}`);
+      const text = response?.result?.content?.[0]?.text;
+      if (text !== 'Echo: hello') throw new Error(`unexpected reply ${JSON.stringify(response)}`);
     }
     return samples;
-  }, { n, id: ID });
+  }, { n, id: ID, first: (calls += n) - n });
   const sdkBlock = async (n) => {
     sdk.stdin.write(`${n}\n`);
     return (await sdkLine()).split(' ').map((us) => Number(us) / 1000);
@@ -68,12 +72,12 @@ try {
       ours.push(...await browserBlock(BLOCK));
     }
   }
-  // The page-to-worker hop alone (a status request), to tell it from the bridge's part.
+  // The page-to-worker hop alone (a status request on the lane), to tell it from the bridge's.
   const hop = await page.evaluate(async (n) => {
     const samples = [];
     for (let i = 0; i < n; i++) {
       const start = performance.now();
-      await chrome.runtime.sendMessage({ id: i, request: { type: 'status' } });
+      await globalThis.laneRequest({ type: 'status' });
       samples.push(performance.now() - start);
     }
     return samples;

@@ -60,6 +60,7 @@ writeFileSync(join(benchDist, 'manifest.json'), JSON.stringify(manifest, null, 2
 process.env.GEMIPANEL_DIST = benchDist;
 
 const { launch } = await import('../e2e/harness.mjs');
+const { installLane } = await import('./lane.mjs');
 const { startEverything } = await import('../e2e/servers.mjs');
 
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -79,27 +80,14 @@ try {
   // WorkerPort (browser/src/port.rs) reaches it: a runtime port named `<name>#<token>` plus the
   // fast lane (browser/src/channel.rs) that the worker pairs with it; requests and replies go on
   // the lane as JSON text.
+  await page.evaluate(installLane);
   await page.evaluate(async (url) => {
-    const token = Math.random().toString(16).slice(2);
-    const port = chrome.runtime.connect({ name: `bench#${token}` });
-    const lane = new MessageChannel();
+    const request = globalThis.laneRequest;
+    let id = 10;
     const waiting = new Map();
     const onReply = (m) => { if (m?.kind === 'response') waiting.get(m.id)?.(m.response); };
-    port.onMessage.addListener(onReply);
-    const paired = new Promise((resolve) => {
-      lane.port1.onmessage = (e) => (e.data?.kind === 'channel_ready' ? resolve() : onReply(JSON.parse(e.data)));
-    });
-    (await navigator.serviceWorker.ready).active.postMessage({ gemipanel_channel: token }, [lane.port2]);
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the worker did not pair the fast lane')), 5000));
-    await Promise.race([paired, timeout]);
-    let id = 10;
-    const request = (body) => new Promise((resolve) => {
-      const mine = id++;
-      waiting.set(mine, resolve);
-      lane.port1.postMessage(JSON.stringify({ id: mine, request: body }));
-    });
     globalThis.lanePathCall = async (text) => {
-      const response = await request({ type: 'call_tool', call_id: `c${id}`,
+      const response = await request({ type: 'call_tool', call_id: `c${id++}`,
         server_id: 'srv_bench000000000', tool: 'echo', arguments: { message: text } });
       if (response.type !== 'tool_result') throw new Error(JSON.stringify(response));
     };

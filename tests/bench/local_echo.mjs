@@ -3,8 +3,8 @@
 // worker's MCP client, Chrome's native port, the bridge, the server's stdin and back — against
 // the official TypeScript SDK's stdio client calling its own server-everything from Node
 // (tests/bench/stdio_echo.mjs). The ratio is the cost of the extra hops (page to worker, worker
-// to bridge through Chrome); both hops are also measured alone, in plain JavaScript, as the
-// floor any worker would pay.
+// to bridge through Chrome); each hop is also measured alone (a status request on the lane;
+// Chrome's native-messaging round trip in plain JavaScript), the floor of the browser's path.
 //
 // Fairness: both are warmed up first, then blocks of calls alternate between the two, the order
 // flipping every round, so a busy moment of the machine hits both alike. Prints `name=value`.

@@ -77,10 +77,19 @@ export function watchColorScheme(onChange) {
  * or goes farther (and once at the start); returns a function that stops it.
  */
 export function watchNearness(element, marginPx, onChange) {
+  // The margin must apply to the box that scrolls (the transcript's): with the page's viewport as
+  // root, an element its scroll container clips counts as far away, however close it is.
   const observer = new IntersectionObserver(
     (entries) => onChange(entries[entries.length - 1].isIntersecting),
-    { rootMargin: `${marginPx}px 0px` },
+    { root: scrollingAncestor(element), rootMargin: `${marginPx}px 0px` },
   );
   observer.observe(element);
   return () => observer.disconnect();
+}
+
+function scrollingAncestor(element) {
+  for (let node = element.parentElement; node; node = node.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(node).overflowY)) return node;
+  }
+  return null;
 }

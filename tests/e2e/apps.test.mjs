@@ -165,16 +165,18 @@ test('an app far out of view is suspended and comes back from what was saved whe
   await showCounter(6);
   const [calls, reads] = [apps.calls().length, apps.reads().length];
   // Just out of view (about a screen away) it stays as it is: only far ones are suspended.
-  const short = Array.from({ length: 30 }, (_, i) => `Near line ${i}.`).join('\n\n');
+  const short = Array.from({ length: 22 }, (_, i) => `Near line ${i}.`).join('\n\n');
   chat.fake.script([{ chunks: textChunks(short, { size: 400 }) }]);
   await chat.send('Write a little');
-  await chat.lastReply().filter({ hasText: 'Near line 29.' }).waitFor({ timeout: 30_000 });
-  await page.getByText('Near line 29.').scrollIntoViewIfNeeded();
+  await chat.lastReply().filter({ hasText: 'Near line 21.' }).waitFor({ timeout: 30_000 });
+  await page.getByText('Near line 21.').scrollIntoViewIfNeeded();
   const near = page.locator('.app-slot').last();
   assert.equal(await near.isVisible() && await near.evaluate((e) => {
     const box = e.getBoundingClientRect();
     return box.bottom < 0 || box.top > innerHeight;
   }), true, 'the app is out of view');
+  const away = await near.evaluate((e) => -e.getBoundingClientRect().bottom);
+  assert.ok(away > 0 && away < 1000, `the app is ${away} px away, within the distance apps stay live`);
   await page.waitForTimeout(1500);
   assert.equal(await near.getByTestId('app-suspended').count(), 0, 'an app a screen away is not suspended');
   assert.equal(await near.getByTestId('app-iframe').count(), 1);

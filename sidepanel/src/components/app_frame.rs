@@ -43,7 +43,7 @@ fn same<T>(a: &Option<Rc<T>>, b: &Option<Rc<T>>) -> bool {
 
 /// How far out of view an app may be before it is suspended: its frames go (a chat with many
 /// apps stays light) and come back, from the saved HTML, input and result, when it comes near.
-const SUSPEND_BEYOND_PX: u32 = 2500;
+const SUSPEND_BEYOND_PX: u32 = 1200;
 
 /// What a mounted app holds on to: the view and the callbacks it calls.
 struct Mounted {

@@ -46,6 +46,18 @@ impl Port for NativePort {
         let value = js_sys::JSON::parse(json).map_err(|_| "a message did not encode".to_owned())?;
         self.0.post(&value).map_err(|e| e.to_string())
     }
+
+    fn disconnect(&self) {
+        self.0.disconnect();
+    }
+}
+
+/// Where a server's client sends its requests: its URL, or a local server's bridge address.
+pub fn address(server: &Server) -> String {
+    match &server.local {
+        Some(_) => LocalTransport::<FetchTransport>::url(server.id.as_str()),
+        None => server.url.clone(),
+    }
 }
 
 /// Why a local server cannot be reached now, if the bridge knows.

@@ -24,7 +24,7 @@ use gemipanel_core::text::Text;
 use gemipanel_core::tool_cache::CachedTools;
 
 use crate::auth::{self, authorized, Authorizer, Interaction};
-use crate::local::{self, ServerTransport};
+use crate::local::{self, address, ServerTransport};
 use crate::ports;
 
 pub type McpClient = Client<ServerTransport>;
@@ -82,11 +82,6 @@ pub fn config_of(
     config.headers = headers.collect();
     config.request_timeout = Duration::from_millis(timeout_ms.max(1));
     config
-}
-
-/// Where a server's client sends its requests: its URL, or the local server's bridge address.
-fn address(server: &Server) -> String {
-    ServerTransport::for_server(server, server.id.as_str()).1
 }
 
 fn config_key(server: &Server) -> String {

@@ -37,6 +37,9 @@ pub const INSTALL_COMMAND: &str = "cargo run --release -p gemipanel-bridge -- in
 /// The host's native port: posts one message (its JSON text) to the bridge.
 pub trait Port {
     fn post(&self, json: &str) -> Result<(), String>;
+    /// Closes the port (the bridge then exits). An open native port keeps Chrome's service
+    /// worker alive, so the link lets go of it once no local server runs.
+    fn disconnect(&self) {}
 }
 
 /// Opens the port; failures to reach the bridge arrive later, through [`Bridge::disconnected`].
@@ -461,6 +464,27 @@ impl Bridge {
             None => TransportError::io("the local server stopped"),
         };
         end_streams(old, &error);
+        if exit.reason == ExitReason::Idle {
+            self.release_if_unused();
+        }
+    }
+
+    /// Closes the port when every local server has stopped for being idle and nothing waits:
+    /// the worker may then sleep; the next request connects again.
+    fn release_if_unused(&self) {
+        let unused = self.servers.borrow().iter().all(|(_, s)| {
+            s.pid.is_none() && s.waiting.is_empty() && s.starting.is_empty() && s.logs.is_empty()
+        });
+        if !unused {
+            return;
+        }
+        let previous = std::mem::replace(&mut *self.connection.borrow_mut(), Connection::Closed);
+        if let Connection::Open(port) = previous {
+            self.servers.borrow_mut().clear();
+            port.disconnect();
+        } else {
+            *self.connection.borrow_mut() = previous;
+        }
     }
 
     fn server_error(&self, server: &str, error: BridgeError) {
@@ -643,14 +667,18 @@ mod tests {
     use futures::task::LocalSpawnExt;
     use serde_json::json;
 
-    /// A port that keeps what the worker posted.
+    /// A port that keeps what the worker posted, and whether it was closed.
     #[derive(Default)]
-    struct Recorded(RefCell<Vec<Value>>);
+    struct Recorded(RefCell<Vec<Value>>, std::cell::Cell<bool>);
 
     impl Port for Rc<Recorded> {
         fn post(&self, json: &str) -> Result<(), String> {
             self.0.borrow_mut().push(serde_json::from_str(json).map_err(|e| e.to_string())?);
             Ok(())
+        }
+
+        fn disconnect(&self) {
+            self.1.set(true);
         }
     }
 
@@ -773,5 +801,25 @@ mod tests {
         let error = chunk.unwrap().unwrap_err().to_string();
         assert!(error.contains("exit code 2") && error.contains("Traceback: boom"), "{error}");
         assert!(matches!(bridge.problem("s"), Some(Problem::Exited { code: Some(2), .. })));
+    }
+
+    #[test]
+    fn once_every_server_stopped_for_being_idle_the_port_is_let_go_and_comes_back() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        started(&mut pool, &bridge, "s");
+        from_bridge(
+            &bridge,
+            json!({"type": "exited", "server": "s", "pid": 7,
+            "reason": "idle", "stderr_tail": ""}),
+        );
+        assert!(port.1.get(), "the port is closed so the worker may sleep");
+        assert_eq!(bridge.problem("s"), None, "idle is not a problem");
+        // The next request connects again and says hello first.
+        port.0.borrow_mut().clear();
+        started(&mut pool, &bridge, "s");
+        let posted: Vec<String> =
+            port.0.borrow().iter().map(|m| m["type"].as_str().unwrap().to_owned()).collect();
+        assert_eq!(posted, ["hello", "start"]);
     }
 }

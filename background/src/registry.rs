@@ -38,13 +38,14 @@ struct Entry {
     auth: Rc<Authorizer>,
     status: ServerStatus,
     /// Tools fetched from the live server since the worker started.
-    tools: Option<Listed>,
+    /// Shared, not copied: every tool call looks its tool up here.
+    tools: Option<Rc<Listed>>,
     /// When `tools` arrived and for how long they may be reused (2026-07-28 `ttlMs`).
     tools_at_ms: u64,
     freshness: Freshness,
     saved_session: Option<SessionState>,
     /// The tool list fetch under way, shared by everyone who asks meanwhile.
-    listing: Rc<SingleFlight<Result<Listed, Text>>>,
+    listing: Rc<SingleFlight<Result<Rc<Listed>, Text>>>,
     /// A changed-list notification is waiting to be acted on (a storm is one refetch).
     refetch_due: bool,
 }
@@ -87,8 +88,13 @@ pub fn config_of(
 fn config_key(server: &Server) -> String {
     // Holds header values and the client secret but never leaves memory.
     let mut key = format!("{}\n{}", address(server), server.timeout_ms);
+    // The command line as it is, not hashed: this runs for every request.
     if let Some(local) = &server.local {
-        key.push_str(&format!("\n{}\n{}", local.fingerprint(), server.command_confirmed()));
+        key.push_str(&format!("\n{}\0{}", local.command, local.args.join("\0")));
+        for (name, value) in &local.env {
+            key.push_str(&format!("\n{name}={}", value.expose()));
+        }
+        key.push_str(&format!("\n{:?}\n{:?}", local.cwd, server.confirmed_command));
     }
     for (name, value) in &server.headers {
         key.push_str(&format!("\n{name}:{}", value.expose()));
@@ -238,7 +244,7 @@ pub fn status_of(server: &Server) -> ServerStatus {
 }
 
 /// The tools fetched from the live server since the worker started.
-pub fn live_tools(id: &ServerId) -> Option<Listed> {
+pub fn live_tools(id: &ServerId) -> Option<Rc<Listed>> {
     with_entry(id, |e| e.tools.clone()).flatten()
 }
 
@@ -386,7 +392,7 @@ fn listing_deadline(server: &Server) -> Duration {
 /// everyone who asks meanwhile. With `refresh` false a list fetched earlier in this worker's
 /// life is returned while it is fresh (a 2026-07-28 server's `ttlMs`), and still when fetching
 /// a stale one again fails. A fresh list is stored as the server's cached tools.
-pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Listed, Text> {
+pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Rc<Listed>, Text> {
     let client = client(server).await;
     let fresh = with_entry(&server.id, |entry| {
         let fresh = entry.freshness.is_fresh(entry.tools_at_ms, now_ms());
@@ -402,7 +408,7 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Listed, Text>
     listing.run(|| fetch_now(server, &client, refresh)).await
 }
 
-async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result<Listed, Text> {
+async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result<Rc<Listed>, Text> {
     if !matches!(status(&server.id), ServerStatus::Ready { .. }) {
         set_status(&server.id, ServerStatus::Connecting);
     }
@@ -419,7 +425,7 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
     let explained = settle(server, client, result.as_ref().err()).await;
     match result {
         Ok(list) => {
-            let listed = Listed { tools: list.tools, invalid: list.invalid };
+            let listed = Rc::new(Listed { tools: list.tools, invalid: list.invalid });
             remember_tools(server, &listed, list.freshness);
             Ok(listed)
         }
@@ -438,7 +444,7 @@ fn sign_in_message(server: &Server) -> Text {
 }
 
 /// Keeps `listed` in memory and, when the tools differ from the stored list, in storage.
-fn remember_tools(server: &Server, listed: &Listed, freshness: Freshness) {
+fn remember_tools(server: &Server, listed: &Rc<Listed>, freshness: Freshness) {
     with_entry(&server.id, |entry| {
         entry.tools = Some(listed.clone());
         entry.tools_at_ms = now_ms();

@@ -65,7 +65,7 @@ async fn view(server: &Server) -> ServerView {
     let filter =
         ToolFilter { include: server.include_tools.clone(), exclude: server.exclude_tools.clone() };
     let tools = match registry::live_tools(&server.id) {
-        Some(listed) => Some(listed.tools),
+        Some(listed) => Some(listed.tools.clone()),
         None => registry::cached_tools(server).await,
     };
     let signed_in = registry::authorizer(server).await.credentials();
@@ -135,7 +135,11 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
         }
     }
     match registry::fetch_tools(server, refresh || !live).await {
-        Ok(listed) => Response::Tools { server_id, tools: listed.tools, invalid: listed.invalid },
+        Ok(listed) => Response::Tools {
+            server_id,
+            tools: listed.tools.clone(),
+            invalid: listed.invalid.clone(),
+        },
         Err(error) => Response::Error { error },
     }
 }

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM } from '../e2e/harness.mjs';
 
-export async function launchOverPipe({ extensions, args = [] }) {
+export async function launchOverPipe({ extensions, args = [], beforeStart = () => {} }) {
   const profile = mkdtempSync(join(tmpdir(), 'gemipanel-cdp-'));
+  beforeStart(profile);
   const child = spawn(CHROMIUM, [
     '--headless',
     '--no-sandbox', // as Playwright starts it; this machine runs as root

@@ -379,20 +379,12 @@ impl Bridge {
     }
 
     fn started(&self, server: &str, pid: u32) {
-        let (waiters, replaced) = self.server_mut(server, |state| {
-            // Requests sent to another process will never be answered by this one.
-            let replaced = match state.pid {
-                Some(old) if old != pid => std::mem::take(&mut state.waiting),
-                _ => Vec::new(),
-            };
+        let waiters = self.server_mut(server, |state| {
             state.pid = Some(pid);
             state.start_sent = false;
             state.problem = None;
-            (std::mem::take(&mut state.starting), replaced)
+            std::mem::take(&mut state.starting)
         });
-        for w in replaced {
-            let _ = w.reply.unbounded_send(Err(TransportError::io("the local server restarted")));
-        }
         for tx in waiters {
             let _ = tx.send(Ok(pid));
         }
@@ -451,19 +443,15 @@ impl Bridge {
             state.pid = None;
             state.start_sent = false;
             state.queued.clear();
-            let old = ServerState {
-                waiting: std::mem::take(&mut state.waiting),
-                standalone: state.standalone.take(),
-                ..ServerState::default()
-            };
-            Some((old, state.problem.clone()))
+            // The session's GET stream ends with its process. Requests stay: the bridge answers
+            // every request the process left unanswered with an error, before this message. One
+            // sent since may already be on its way to the restarted process, and must not fail.
+            state.standalone = None;
+            Some(())
         });
-        let Some(Some((old, problem))) = ended else { return };
-        let error = match problem {
-            Some(problem) => TransportError::io(problem.text().to_string()),
-            None => TransportError::io("the local server stopped"),
-        };
-        end_streams(old, &error);
+        if ended.flatten().is_none() {
+            return;
+        }
         if exit.reason == ExitReason::Idle {
             self.release_if_unused();
         }
@@ -779,7 +767,7 @@ mod tests {
     }
 
     #[test]
-    fn an_exit_fails_the_requests_of_that_process_with_its_stderr() {
+    fn an_exit_is_recorded_with_its_stderr_and_leaves_requests_to_the_bridges_answer() {
         let (bridge, _port) = bridge();
         let mut pool = LocalPool::new();
         started(&mut pool, &bridge, "s");
@@ -797,10 +785,18 @@ mod tests {
             json!({"type": "exited", "server": "s", "pid": 7, "code": 2,
             "reason": "crashed", "stderr_tail": "line 1\nTraceback: boom\n"}),
         );
+        let said = bridge.problem("s").expect("the exit is recorded").text().to_string();
+        assert!(said.contains("exit code 2") && said.contains("Traceback: boom"), "{said}");
+        // A request may already be on its way to the restarted process: it is not failed here.
+        // Its answer (or the bridge's error for it) still reaches it.
+        from_bridge(
+            &bridge,
+            json!({"type": "message", "server": "s", "message":
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "exited"}}}),
+        );
         let chunk = pool.run_until(poll_fn(|cx| Pin::new(&mut reply).poll_next(cx)));
-        let error = chunk.unwrap().unwrap_err().to_string();
-        assert!(error.contains("exit code 2") && error.contains("Traceback: boom"), "{error}");
-        assert!(matches!(bridge.problem("s"), Some(Problem::Exited { code: Some(2), .. })));
+        let event = String::from_utf8(chunk.unwrap().unwrap()).unwrap();
+        assert!(event.contains(r#""message":"exited""#), "{event}");
     }
 
     #[test]

@@ -402,11 +402,7 @@ impl Host {
             (Some(server), None) => {
                 server.current = None;
                 let restart_in_ms = server.backoff.exited(now_ms);
-                let how = match (code, signal) {
-                    (Some(code), _) => format!("exit code {code}"),
-                    (None, Some(signal)) => format!("signal {signal}"),
-                    (None, None) => "no exit code".to_owned(),
-                };
+                let how = gemipanel_core::native::how_it_ended(code, signal);
                 let mut error = ErrorObject::new(
                     SERVER_ENDED,
                     format!("the local server exited ({how}) before it answered"),

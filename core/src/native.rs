@@ -17,6 +17,15 @@ pub mod pending;
 pub mod restart;
 pub mod wire;
 
+/// How a process ended, in words for logs and messages: "exit code 1", "signal 9".
+pub fn how_it_ended(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("signal {signal}"),
+        (None, None) => "no exit code".to_owned(),
+    }
+}
+
 /// Raised when either side changes the meaning of a message; `hello` carries it both ways.
 pub const PROTOCOL_VERSION: u32 = 1;
 

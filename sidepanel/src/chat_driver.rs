@@ -592,15 +592,26 @@ impl Driver {
                 }
                 Err(err) => (ToolOutcome::Error(err.to_string()), err.to_string(), true),
             };
-            this.dispatch(Action::ToolFinished {
-                call_id: call_id.clone(),
-                result: text,
-                is_error,
-                now_ms: now_ms(),
-            });
-            this.0.borrow_mut().chat.handle_tool_result(&call_id, outcome);
-            this.pump();
+            this.finish_tool_call(call_id, outcome, text, is_error);
         });
+    }
+
+    /// A tool call ended (a server's or an app's): its card shows the result and the chat goes on.
+    fn finish_tool_call(
+        &self,
+        call_id: String,
+        outcome: ToolOutcome,
+        text: String,
+        is_error: bool,
+    ) {
+        self.dispatch(Action::ToolFinished {
+            call_id: call_id.clone(),
+            result: text,
+            is_error,
+            now_ms: now_ms(),
+        });
+        self.0.borrow_mut().chat.handle_tool_result(&call_id, outcome);
+        self.pump();
     }
 
     fn cancel_call(&self, call_id: String) {

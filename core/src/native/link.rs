@@ -95,11 +95,7 @@ impl Problem {
                 Text::new("errLocalSpawn").arg(command).arg(message)
             }
             Problem::Exited { code, signal, stderr_tail } => {
-                let how = match (code, signal) {
-                    (Some(code), _) => format!("exit code {code}"),
-                    (None, Some(signal)) => format!("signal {signal}"),
-                    (None, None) => "no exit code".into(),
-                };
+                let how = super::how_it_ended(*code, *signal);
                 let tail = last_lines(stderr_tail, 6);
                 let tail = if tail.is_empty() { "(nothing on stderr)".into() } else { tail };
                 Text::new("errLocalExited").arg(how).arg(tail)

@@ -308,7 +308,7 @@ impl<'a> Builder<'a> {
     }
 
     /// One entry of a gemini-cli or Claude Desktop `mcpServers` object.
-    fn mcp_servers_entry(&mut self, name: &str, entry: McpServerEntry) {
+    fn mcp_servers_entry(&mut self, name: &str, mut entry: McpServerEntry) {
         if entry.command.is_some() || entry.transport.as_deref() == Some("stdio") {
             return self.local_entry(name, entry);
         }
@@ -334,7 +334,7 @@ impl<'a> Builder<'a> {
         }
         let mut server = self.blank(name);
         server.url = address;
-        server.headers = entry.headers.unwrap_or_default();
+        server.headers = entry.headers.take().unwrap_or_default();
         let variables: Vec<String> = server
             .headers
             .iter()
@@ -345,25 +345,12 @@ impl<'a> Builder<'a> {
             // Name the header only: its value is a secret.
             self.warn(name, Text::new("importHeaderVariable").arg(header));
         }
-        if let Some(timeout) = entry.timeout {
-            match u64::try_from(timeout).ok().filter(|t| validate_timeout(*t).is_ok()) {
-                Some(t) => server.timeout_ms = t,
-                None => self.warn(name, Text::new("importTimeoutRange")),
-            }
-        }
-        server.trust = entry.trust.unwrap_or(false);
-        server.include_tools = entry.include_tools;
-        server.exclude_tools = entry.exclude_tools.unwrap_or_default();
-        let ignored: Vec<&str> = entry.other.keys().map(String::as_str).collect();
-        if !ignored.is_empty() {
-            self.warn(name, Text::new("importIgnored").arg(ignored.join(", ")));
-        }
-        self.add(server);
+        self.add_with_shared_settings(name, server, entry);
     }
 
     /// A `command` entry: a local server, run through the bridge once the person confirms it.
-    fn local_entry(&mut self, name: &str, entry: McpServerEntry) {
-        let Some(command) = entry.command.filter(|c| !c.trim().is_empty()) else {
+    fn local_entry(&mut self, name: &str, mut entry: McpServerEntry) {
+        let Some(command) = entry.command.take().filter(|c| !c.trim().is_empty()) else {
             return self.skip(name, Text::new("errImportNoCommand"));
         };
         if let Some(host) = bridged_remote(&entry.args) {
@@ -372,9 +359,9 @@ impl<'a> Builder<'a> {
         let mut server = self.blank(name);
         server.local = Some(LocalCommand {
             command: command.trim().to_owned(),
-            args: entry.args,
-            env: entry.env,
-            cwd: entry.cwd.filter(|c| !c.trim().is_empty()),
+            args: std::mem::take(&mut entry.args),
+            env: std::mem::take(&mut entry.env),
+            cwd: entry.cwd.take().filter(|c| !c.trim().is_empty()),
         });
         let relative = |cwd: &str| {
             !(cwd.starts_with(['/', '~', '\\']) || cwd.get(1..3).is_some_and(|d| d == ":\\"))
@@ -382,6 +369,12 @@ impl<'a> Builder<'a> {
         if server.local.as_ref().and_then(|l| l.cwd.as_deref()).is_some_and(relative) {
             self.warn(name, Text::new("importRelativeCwd"));
         }
+        self.add_with_shared_settings(name, server, entry);
+    }
+
+    /// What remote and local entries share (timeout, trust, tool filters, and a warning for
+    /// settings left out), then files the server.
+    fn add_with_shared_settings(&mut self, name: &str, mut server: Server, entry: McpServerEntry) {
         if let Some(timeout) = entry.timeout {
             match u64::try_from(timeout).ok().filter(|t| validate_timeout(*t).is_ok()) {
                 Some(t) => server.timeout_ms = t,

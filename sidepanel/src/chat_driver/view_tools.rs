@@ -104,14 +104,7 @@ impl Driver {
                 }
                 Err(why) => (ToolOutcome::Error(why.clone()), why, true),
             };
-            this.dispatch(Action::ToolFinished {
-                call_id: call_id.clone(),
-                result: text,
-                is_error,
-                now_ms: now_ms(),
-            });
-            this.0.borrow_mut().chat.handle_tool_result(&call_id, outcome);
-            this.pump();
+            this.finish_tool_call(call_id, outcome, text, is_error);
         });
     }
 }

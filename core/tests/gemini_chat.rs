@@ -185,6 +185,18 @@ fn parallel_calls_round_trip_with_ids_signatures_and_results_in_call_order() {
 }
 
 #[test]
+fn a_reopened_chat_numbers_its_calls_after_those_it_already_shows() {
+    // The side panel keys cards and apps by call id: a call of the reopened chat must not take
+    // the id of one restored from before.
+    let mut chat = Chat::new(config(), Vec::new());
+    chat.continue_call_ids_after(["call-2", "call-11", "elsewhere", "call-x", "call-3"]);
+    chat.send_text("Again").unwrap();
+    let request = next_request(&mut chat);
+    stream(&mut chat, &request, &[calls_chunk(&[("fc-a", "mcp_s_echo", json!({}))])]);
+    assert_eq!(next_calls(&mut chat)[0].call_id, "call-12");
+}
+
+#[test]
 fn is_error_results_go_back_as_errors() {
     let mut chat = Chat::new(config(), Vec::new());
     chat.send_text("x").unwrap();

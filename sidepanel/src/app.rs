@@ -77,7 +77,7 @@ pub fn App() -> Html {
         let (driver, dispatcher) = (driver.clone(), dispatcher.clone());
         Callback::from(move |_| {
             driver.stop();
-            driver.reset(Vec::new());
+            driver.reset(Vec::new(), &[]);
             dispatcher.dispatch(Action::NewChat {
                 id: new_chat_id(),
                 now_ms: js_sys::Date::now() as u64,
@@ -92,8 +92,8 @@ pub fn App() -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 match chats_store::load(&id).await {
                     Ok(saved) => {
-                        driver.reset(saved.history.clone());
                         let entries = saved.entries.clone();
+                        driver.reset(saved.history.clone(), &entries);
                         dispatcher.dispatch(Action::ChatOpened(Box::new(saved)));
                         driver.load_missing_apps(&entries);
                     }

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use yew::Callback;
 
-use crate::state::{Action, ErrorView, ToolCard};
+use crate::state::{Action, Entry, ErrorView, ToolCard};
 use crate::tool_text::result_text;
 use gemipanel_browser::chrome::{self, word};
 use gemipanel_browser::port::WorkerPort;
@@ -142,12 +142,18 @@ impl Driver {
         dispatch.emit(action);
     }
 
-    /// Replaces the conversation (a new chat, or a saved one reopened); anything running stops.
-    pub fn reset(&self, history: Vec<gemipanel_core::gemini::Content>) {
+    /// Replaces the conversation (a new chat, or a saved one reopened with what it showed);
+    /// anything running stops.
+    pub fn reset(&self, history: Vec<gemipanel_core::gemini::Content>, shown: &[Entry]) {
         self.abort_everything();
         let mut inner = self.0.borrow_mut();
         let config = inner.chat.config().clone();
         inner.chat = Chat::new(config, history);
+        // New calls must not take the ids of the restored cards (and their apps).
+        inner.chat.continue_call_ids_after(shown.iter().filter_map(|entry| match entry {
+            Entry::Tool(card) => Some(card.call_id.as_str()),
+            _ => None,
+        }));
     }
 
     fn abort_everything(&self) {

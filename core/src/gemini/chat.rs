@@ -267,6 +267,9 @@ enum Phase {
 }
 
 /// A conversation with Gemini. See the module documentation.
+/// Call ids are `call-1`, `call-2`, … in the order the model asked for them.
+const CALL_ID_PREFIX: &str = "call-";
+
 #[derive(Debug)]
 pub struct Chat {
     config: ChatConfig,
@@ -311,6 +314,17 @@ impl Chat {
             sent: Vec::new(),
             config,
         }
+    }
+
+    /// Numbers the next calls after the `call-N` ids given (those a reopened chat shows), so a
+    /// new call never takes the id of one from before.
+    pub fn continue_call_ids_after<'a>(&mut self, used: impl IntoIterator<Item = &'a str>) {
+        let highest = used
+            .into_iter()
+            .filter_map(|id| id.strip_prefix(CALL_ID_PREFIX)?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0);
+        self.next_call_id = self.next_call_id.max(highest + 1);
     }
 
     pub fn history(&self) -> &[Content] {
@@ -691,7 +705,7 @@ impl Chat {
     }
 
     fn tool_call(&mut self, call: super::wire::FunctionCall, round: u32) -> ToolCall {
-        let call_id = format!("call-{}", self.next_call_id);
+        let call_id = format!("{CALL_ID_PREFIX}{}", self.next_call_id);
         self.next_call_id += 1;
         let args = match call.args {
             Some(Value::Object(map)) => map,

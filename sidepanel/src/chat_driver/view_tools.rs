@@ -93,16 +93,22 @@ impl Driver {
         let caller = self.0.borrow().view_tools.get(&route.instance).map(|s| s.caller.clone());
         let this = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let answer = match caller {
-                Some(caller) => caller.call_tool(&route.tool_name, &call.args).await,
-                None => Err("The app that offered this tool is no longer in the chat.".into()),
-            };
-            let (outcome, text, is_error) = match answer {
-                Ok(result) => {
-                    let (text, is_error) = result_text(&result, gemipanel_browser::chrome::word);
-                    (ToolOutcome::Mcp(result), text, is_error)
-                }
-                Err(why) => (ToolOutcome::Error(why.clone()), why, true),
+            let (outcome, text, is_error) = match caller {
+                Some(caller) => match caller.call_tool(&route.tool_name, &call.args).await {
+                    Ok(result) => {
+                        let (text, is_error) = result_text(&result, chrome::word);
+                        (ToolOutcome::Mcp(result), text, is_error)
+                    }
+                    Err(why) => (ToolOutcome::Error(why.clone()), why, true),
+                },
+                // The model reads English; the person, their language.
+                None => (
+                    ToolOutcome::Error(
+                        "The app that offered this tool is no longer in the chat.".into(),
+                    ),
+                    chrome::message("panelViewToolGone", &[]),
+                    true,
+                ),
             };
             this.finish_tool_call(call_id, outcome, text, is_error);
         });

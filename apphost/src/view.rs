@@ -8,7 +8,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
-use gemipanel_browser::app_frame::{environment, ColorSchemeWatch, Sandbox, SandboxEvent};
+use gemipanel_browser::app_frame::{
+    adopt_spare_sandbox, environment, ColorSchemeWatch, Sandbox, SandboxEvent,
+};
 use gemipanel_browser::chrome::{extension_version, message, ui_language};
 use gemipanel_browser::messaging::to_js;
 use gemipanel_core::apps::protocol::{
@@ -219,17 +221,31 @@ impl View {
 
     /// A fresh frame and session with the app's document; what the call produced is replayed.
     fn load(view: &Rc<RefCell<View>>) {
-        let iframe: HtmlIFrameElement = element("iframe", "app-sandbox").unchecked_into();
-        let _ = iframe.set_attribute("src", "sandbox.html");
+        // Permissions pass through both frames, and only once the person allowed them. A frame's
+        // `allow` counts from its next navigation, so only an app asking for none can have the
+        // spare sandbox page, which is loaded already.
+        let allow = view.borrow().allow();
+        View::ask_permissions(view);
+        let body = view.borrow().ui.body.clone();
+        body.set_inner_html("");
+        let spare = if allow.is_empty() { adopt_spare_sandbox(&body) } else { None };
+        let loaded = spare.is_some();
+        let iframe = spare.unwrap_or_else(|| {
+            let iframe: HtmlIFrameElement = element("iframe", "").unchecked_into();
+            let _ = iframe.set_attribute("src", "sandbox.html");
+            if !allow.is_empty() {
+                let _ = iframe.set_attribute("allow", &allow);
+            }
+            iframe
+        });
+        iframe.set_class_name("app-sandbox");
         let _ = iframe.set_attribute("data-testid", "app-iframe");
         iframe.set_title(&view.borrow().setup.tool_name);
         let _ = iframe.style().set_property("height", &format!("{INITIAL_HEIGHT}px"));
-        // Permissions pass through both frames, and only once the person allowed them.
-        let allow = view.borrow().allow();
-        if !allow.is_empty() {
-            let _ = iframe.set_attribute("allow", &allow);
+        view.borrow_mut().ui.iframe = Some(iframe.clone());
+        if loaded {
+            return View::connect(view);
         }
-        View::ask_permissions(view);
         let me = view.borrow().me.clone();
         let onload = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
             if let Some(view) = me.upgrade() {
@@ -237,11 +253,8 @@ impl View {
             }
         });
         let _ = iframe.add_event_listener_with_callback("load", onload.as_ref().unchecked_ref());
-        let mut this = view.borrow_mut();
-        this.listeners.push(onload);
-        this.ui.body.set_inner_html("");
-        let _ = this.ui.body.append_child(&iframe);
-        this.ui.iframe = Some(iframe);
+        view.borrow_mut().listeners.push(onload);
+        let _ = body.append_child(&iframe);
     }
 
     /// The sandbox page has loaded: hand it the app's document.

@@ -1,4 +1,6 @@
 // Loads the MCP Apps host module (dist/wasm/apphost.js) the first time a chat shows an app.
+import { keepSpareSandbox } from './app_frame.js';
+
 let loading = null;
 
 function load() {
@@ -9,22 +11,10 @@ function load() {
   return loading;
 }
 
-/**
- * Gets ready for an app about to be shown: loads the module, and keeps one hidden sandbox page
- * open for the rest of the panel's life. Chrome runs sandboxed frames in a process of their
- * own; with one alive, the next app's frames start in it instead of waiting for a new process
- * (half of a large app's start, measured by tests/bench/app_load.mjs).
- */
+/** Gets ready for an app about to be shown: loads the module and a spare sandbox page. */
 export function warmUp() {
   load().catch(() => {});
-  if (document.querySelector('iframe[data-warm-sandbox]')) return;
-  const frame = document.createElement('iframe');
-  frame.src = 'sandbox.html';
-  frame.dataset.warmSandbox = '';
-  frame.setAttribute('aria-hidden', 'true');
-  frame.tabIndex = -1;
-  frame.style.cssText = 'position:absolute;width:0;height:0;border:0;visibility:hidden';
-  document.body.append(frame);
+  keepSpareSandbox();
 }
 
 /** Shows an app in `container`; resolves to its view (see apphost/src/lib.rs). */

@@ -28,6 +28,10 @@ extern "C" {
     fn watch_color_scheme(on_change: &Function) -> Function;
     #[wasm_bindgen(js_name = watchNearness)]
     fn watch_nearness(element: &Element, margin_px: u32, on_change: &Function) -> Function;
+    /// The panel's spare sandbox page, already loaded, moved (not reloaded) to the end of
+    /// `container`; `None` when there is none ready (see `js/app_frame.js`).
+    #[wasm_bindgen(js_name = adoptSpareSandbox)]
+    pub fn adopt_spare_sandbox(container: &Element) -> Option<HtmlIFrameElement>;
 }
 
 /// What comes from the sandbox page.

@@ -12,8 +12,11 @@
 //
 // Measured from outside the product: an init script notes when the worker's tool result
 // reaches the page (on the worker's MessageChannel lane, or its chrome.runtime port), when the
-// panel hands the app's document to the sandbox page, and when the app's `initialized` passes
-// through the relay's MessageChannel; the two phases are printed too.
+// panel hands the app's document to the sandbox page, when that document has loaded, and when
+// the app's `ui/initialize` and `initialized` pass through the relay's MessageChannel; the
+// phases between are printed too. The tool browser shows the app as the call starts, from the
+// resource it prefetched, in the spare sandbox page: the document may be handed over before
+// the result arrives (result_to_load < 0).
 import { launch } from '../e2e/harness.mjs';
 import { startPublishedApp } from '../e2e/servers.mjs';
 import { startFakeGemini, functionCallChunk, textChunks } from '../fixtures/fake-gemini/server.mjs';
@@ -91,7 +94,10 @@ try {
   // --- 1. load ---------------------------------------------------------------------------
   await page.getByTestId('tools').click();
   await page.getByTestId('tool-browser').locator('[data-server="basic-react"] summary').click();
-  const phases = { result_to_load: [], load_to_initialized: [] };
+  const phases = {
+    result_to_load: [], load_to_initialized: [], load_to_loaded: [], loaded_to_initialize: [],
+    initialize_to_initialized: [],
+  };
   const ours = async () => {
     // A fresh runner each time (the last one's frame goes), in the same page.
     await page.bringToFront();
@@ -107,6 +113,9 @@ try {
     const marks = await page.evaluate(() => globalThis.__marks);
     phases.result_to_load.push(marks.load[0] - marks.result[0]);
     phases.load_to_initialized.push(marks.initialized[0] - marks.load[0]);
+    phases.load_to_loaded.push(marks.loaded[0] - marks.load[0]);
+    phases.loaded_to_initialize.push(marks.initialize[0] - marks.loaded[0]);
+    phases.initialize_to_initialized.push(marks.initialized[0] - marks.initialize[0]);
     return marks.initialized[0] - marks.result[0];
   };
   const blank = await browser.context.newPage();

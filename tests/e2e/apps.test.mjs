@@ -242,9 +242,20 @@ test('the tool browser runs a tool by hand, from its form or raw JSON, and shows
   await runner.getByRole('alert').filter({ hasText: /not a JSON object/ }).waitFor();
   assert.equal(apps.calls().length, calls);
   await raw.fill('{"start": 8}');
+  // The panel keeps a sandbox page loaded for the next app; this run's app gets it, moved into
+  // place without a reload, and runs there as in a fresh one.
+  const spare = await page.locator('iframe[data-warm-sandbox]').elementHandle();
+  await (await spare.contentFrame()).waitForLoadState('load');
+  await spare.evaluate((frame) => { frame.dataset.spare = 'marked'; });
   await runner.getByTestId('tool-run').click();
   await runner.getByTestId('tool-card').first().and(page.locator('[data-state="done"]')).waitFor();
   assert.deepEqual(apps.calls().at(-1), { name: 'show_counter', arguments: { start: 8 } });
+  await runner.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  const adopted = runner.locator('[data-testid="app-iframe"][data-spare="marked"]');
+  assert.equal(await adopted.count(), 1, 'the spare page was used');
+  await adopted.contentFrame().frameLocator('iframe').locator('li[data-kind="tool-result"]')
+    .filter({ hasText: '"value":8' }).waitFor();
+  assert.equal(await page.locator('iframe[data-warm-sandbox]').count(), 1, 'a new spare is on its way');
   // An app-only tool is offered to its app, not to the person.
   await page.getByRole('button', { name: '← All tools' }).click();
   await browser.locator('[data-tool="bump"]').click();

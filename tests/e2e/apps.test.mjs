@@ -158,6 +158,22 @@ test('a reopened chat shows its app again from what was saved, without calling o
   assert.equal(apps.calls().length, calls, 'the tool was not called again');
   assert.equal(apps.reads().length, reads, 'the app came from the saved chat, not the server');
   await chat.shoot('app-reopened');
+
+  // The chat goes on: its new call is numbered after the restored one, so each app keeps its
+  // own frame and result.
+  await chat.page.getByTestId('app-iframe').first().evaluate((f) => { f.dataset.mark = 'restored'; });
+  await showCounter(7);
+  const results = chat.page.getByTestId('app-frame').and(chat.page.locator('[data-state="ready"]'));
+  await results.nth(1).waitFor();
+  assert.equal(await results.count(), 2);
+  assert.equal(await chat.page.getByTestId('app-iframe').first().getAttribute('data-mark'), 'restored',
+    'the restored app goes on in its frame');
+  const valueIn = async (frame) => JSON.parse((await frame.frameLocator('[data-testid="app-iframe"]')
+    .frameLocator('iframe').locator('li[data-kind="tool-result"]').first().innerText())
+    .slice('tool-result '.length)).structuredContent.value;
+  assert.deepEqual([await valueIn(results.first()), await valueIn(results.last())], [4, 7]);
+  const ids = await chat.page.getByTestId('tool-card').evaluateAll((cards) => cards.map((c) => c.dataset.callId));
+  assert.equal(new Set(ids).size, ids.length, `tool cards share an id: ${ids}`);
 });
 
 test('an app far out of view is suspended and comes back from what was saved when scrolled to', async () => {

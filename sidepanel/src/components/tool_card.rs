@@ -60,7 +60,7 @@ pub fn ToolCardView(props: &Props) -> Html {
         <>
         <details class={classes!("tool-card", state)}
             open={matches!(card.status, ToolStatus::Confirm | ToolStatus::NeedsSignIn { .. })}
-            data-testid="tool-card" data-state={state}>
+            data-testid="tool-card" data-state={state} data-call-id={card.call_id.clone()}>
             <summary>
                 <span class="tool-name">{ &card.tool }</span>
                 <span class="server">{ &card.server_name }</span>

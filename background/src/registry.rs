@@ -15,6 +15,7 @@ use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
+use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
 use gemipanel_core::oauth::ClientOptions;
 use gemipanel_core::saved_session::SavedSession;
@@ -372,8 +373,26 @@ pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus,
         return None;
     }
     let problem = local::problem(server)?;
+    Some(local_problem(server, &problem))
+}
+
+/// The status of a local server the bridge reported a problem of, and its message.
+fn local_problem(server: &Server, problem: &Problem) -> (ServerStatus, Text) {
     let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
-    Some((ServerStatus::Error { error: message.clone() }, message))
+    (ServerStatus::Error { error: message.clone() }, message)
+}
+
+/// A local server's process ended on its own (the bridge, `id` as it names the server): the
+/// pages see its crash and stderr now, not at the next request that fails. A restart that
+/// answers again makes it ready, as after any failure.
+pub fn process_ended(id: &str, problem: &Problem) {
+    let (id, problem) = (id.to_owned(), problem.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let Ok(settings) = crate::store::read().await else { return };
+        // Servers under test (`test_<id>`) are in no settings and have no status.
+        let Some(server) = settings.servers.iter().find(|s| s.id.as_str() == id) else { return };
+        set_status(&server.id, local_problem(server, &problem).0);
+    });
 }
 
 /// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).

@@ -2,10 +2,11 @@
 // the test profile's NativeMessagingHosts/ as `gemipanel-bridge install` installs it, a Claude
 // Desktop configuration imported in the popup, its command line confirmed, the filesystem
 // server's list_directory called from the chat, the worker stopped, and the next call still
-// working. Without the bridge, the person is told the one command that installs it.
+// working. Without the bridge, the person is told the one command that installs it. A server
+// that crashes shows so at once, with its stderr, and is ready again after the next call.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,4 +168,45 @@ test('the popup adds a local server: the command line is previewed, tested, and 
   await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
   const stored = (await request(popup, { type: 'get_settings' })).settings.servers[0];
   assert.equal(stored.local.env.NOTES_TOKEN, '', 'pages see no environment value');
+});
+
+test('a local server that crashes shows it at once, with its stderr, and is ready after the next call', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gemipanel-crash-'));
+  const pidFile = join(dir, 'pid');
+  const browser = await launch({ bridge: true });
+  cleanups.push(() => browser.close());
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.url('popup.html'));
+  const id = 'srv_00000000000c7a5e';
+  // The shell leaves its pid (which `exec` keeps for the server) where the test can read it.
+  const local = {
+    command: 'sh',
+    args: ['-c', 'echo $$ > "$0"; exec "$@"', pidFile, process.execPath, filesystemServer, dir],
+  };
+  const added = await request(popup, {
+    type: 'edit_settings',
+    edit: { type: 'add_server', id, server: { name: 'fragile', url: '', local } },
+  });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  const line = (await request(popup, { type: 'list_servers' })).servers[0].command_line;
+  await request(popup, { type: 'edit_settings', edit: { type: 'confirm_command', id, command_line: line } });
+  const listed = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
+  assert.ok(listed.tools?.length, JSON.stringify(listed));
+  await popup.reload();
+  const row = popup.locator('[data-testid="server-row"][data-name="fragile"]');
+  await row.and(popup.locator('[data-state="ready"]')).waitFor();
+
+  // No request follows the crash: the status comes from the bridge's word alone.
+  process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+  await row.and(popup.locator('[data-state="error"]')).waitFor({ timeout: 10_000 });
+  const said = await row.innerText();
+  assert.match(said, /fragile/, said);
+  assert.match(said, /signal 9/, said);
+  assert.match(said, /running on stdio/, said);
+  await screenshot(popup, 'local-crashed');
+
+  // The bridge restarted it; the next call opens a new session and the server is ready again.
+  const again = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
+  assert.ok(again.tools?.length, JSON.stringify(again));
+  await row.and(popup.locator('[data-state="ready"]')).waitFor();
 });

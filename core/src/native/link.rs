@@ -47,6 +47,10 @@ pub trait Port {
 /// Opens the port; failures to reach the bridge arrive later, through [`Bridge::disconnected`].
 pub type Connect = Box<dyn Fn() -> Result<Rc<dyn Port>, String>>;
 
+/// Told of a server whose process ended on its own (crashed, or exited), with what a person
+/// should read about it: the server need not wait for a request to fail to show it.
+pub type OnExit = Box<dyn Fn(&str, &Problem)>;
+
 /// Messages the GET stream keeps while none is open; older ones are dropped.
 const MAX_QUEUED: usize = 256;
 /// Bounds for joining chunked messages (Chrome caps one at 1 MB; replies may be many).
@@ -166,6 +170,7 @@ pub struct Bridge {
     problem: RefCell<Option<Problem>>,
     /// The bridge's version, from its `hello`.
     version: RefCell<Option<String>>,
+    on_exit: RefCell<Option<OnExit>>,
 }
 
 impl Bridge {
@@ -177,7 +182,14 @@ impl Bridge {
             servers: RefCell::default(),
             problem: RefCell::default(),
             version: RefCell::default(),
+            on_exit: RefCell::default(),
         }
+    }
+
+    /// Sets what hears of a process that ended on its own (see [`OnExit`]). It is called while
+    /// a message from the port is handled, with nothing of the link borrowed.
+    pub fn on_exit(&self, listener: OnExit) {
+        *self.on_exit.borrow_mut() = Some(listener);
     }
 
     /// The bridge's version once it said hello.
@@ -446,12 +458,14 @@ impl Bridge {
             if state.pid.is_some_and(|pid| pid != exit.pid) {
                 return None;
             }
-            if matches!(exit.reason, ExitReason::Crashed | ExitReason::Exited) {
-                state.problem = Some(Problem::Exited {
-                    code: exit.code,
-                    signal: exit.signal,
-                    stderr_tail: exit.stderr_tail.clone(),
-                });
+            let on_its_own = matches!(exit.reason, ExitReason::Crashed | ExitReason::Exited);
+            let problem = on_its_own.then(|| Problem::Exited {
+                code: exit.code,
+                signal: exit.signal,
+                stderr_tail: exit.stderr_tail.clone(),
+            });
+            if problem.is_some() {
+                state.problem = problem.clone();
             }
             state.pid = None;
             state.start_sent = false;
@@ -460,13 +474,14 @@ impl Bridge {
             // every request the process left unanswered with an error, before this message, and
             // one sent since for this process with `process_gone` (the client's 404).
             state.standalone = None;
-            Some(())
+            Some(problem)
         });
-        if ended.flatten().is_none() {
-            return;
-        }
+        let Some(Some(problem)) = ended else { return };
         if exit.reason == ExitReason::Idle {
             self.release_if_unused();
+        }
+        if let (Some(problem), Some(listener)) = (problem, &*self.on_exit.borrow()) {
+            listener(server, &problem);
         }
     }
 
@@ -955,6 +970,44 @@ mod tests {
         assert_eq!(status, 200);
         assert!(first.is_some_and(|event| event.contains(r#""id":3"#)));
         assert_eq!(fresh.borrow().as_ref().map(|(status, _)| *status), Some(200));
+    }
+
+    #[test]
+    fn the_host_hears_at_once_of_a_process_that_ended_on_its_own() {
+        let (bridge, _port) = bridge();
+        let heard: Rc<RefCell<Vec<(String, Problem)>>> = Rc::default();
+        let into = heard.clone();
+        bridge.on_exit(Box::new(move |server, problem| {
+            into.borrow_mut().push((server.to_owned(), problem.clone()))
+        }));
+        let mut pool = LocalPool::new();
+        started(&mut pool, &bridge, "s");
+        // A replaced process ending late, and a process the worker stopped, are no news.
+        for (pid, reason) in [(3, "crashed"), (7, "stopped")] {
+            from_bridge(
+                &bridge,
+                json!({"type": "exited", "server": "s", "pid": pid,
+                "reason": reason, "stderr_tail": ""}),
+            );
+        }
+        assert!(heard.borrow().is_empty(), "{:?}", heard.borrow());
+        for (code, reason) in [(2, "crashed"), (0, "exited")] {
+            from_bridge(
+                &bridge,
+                json!({"type": "started", "server": "s", "pid": 8, "restarts": 1}),
+            );
+            from_bridge(
+                &bridge,
+                json!({"type": "exited", "server": "s", "pid": 8, "code": code,
+                "reason": reason, "restart_in_ms": 500, "stderr_tail": "Traceback: boom\n"}),
+            );
+        }
+        let heard = heard.borrow();
+        assert_eq!(heard.len(), 2, "{heard:?}");
+        assert!(heard.iter().all(|(server, _)| server == "s"));
+        let said = heard[0].1.text().to_string();
+        assert!(said.contains("exit code 2") && said.contains("Traceback: boom"), "{said}");
+        assert_eq!(Some(heard[1].1.clone()), bridge.problem("s"));
     }
 
     #[test]

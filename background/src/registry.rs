@@ -359,9 +359,9 @@ pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
     (ServerStatus::Error { error: message.clone() }, message)
 }
 
-/// A local server's status and message: waiting for the person's confirmation, or what the
-/// bridge knows (not installed, not allowed, crashed with its stderr). `None` for remote servers
-/// and for errors the server itself answered.
+/// A local server's status and message: waiting for the person's confirmation, what the bridge
+/// knows (not installed, not allowed, crashed with its stderr), or else the error itself, the
+/// server named by its name (its address is internal). `None` for remote servers.
 pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus, Text)> {
     let local = server.local.as_ref()?;
     if !server.command_confirmed() {
@@ -369,11 +369,13 @@ pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus,
         let message = Text::new("errNeedsConfirmation").arg(&server.name);
         return Some((ServerStatus::NeedsConfirmation { command_line }, message));
     }
-    if err.rpc_error().is_some() || err.is_cancelled() {
-        return None;
+    // An error the server answered, or a cancellation, is not the bridge's to explain.
+    let by_bridge = err.rpc_error().is_none() && !err.is_cancelled();
+    if let Some(problem) = local::problem(server).filter(|_| by_bridge) {
+        return Some(local_problem(server, &problem));
     }
-    let problem = local::problem(server)?;
-    Some(local_problem(server, &problem))
+    let message = err.text_naming(&server.name);
+    Some((ServerStatus::Error { error: message.clone() }, message))
 }
 
 /// The status of a local server the bridge reported a problem of, and its message.

@@ -19,7 +19,11 @@ use gemipanel_core::native::HOST_NAME;
 use gemipanel_core::settings::Server;
 
 thread_local! {
-    static BRIDGE: Rc<Bridge> = Rc::new(Bridge::new(Box::new(connect)));
+    static BRIDGE: Rc<Bridge> = {
+        let bridge = Bridge::new(Box::new(connect));
+        bridge.on_exit(Box::new(crate::registry::process_ended));
+        Rc::new(bridge)
+    };
 }
 
 pub fn bridge() -> Rc<Bridge> {

@@ -15,6 +15,7 @@ use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
+use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
 use gemipanel_core::oauth::ClientOptions;
 use gemipanel_core::saved_session::SavedSession;
@@ -358,9 +359,9 @@ pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
     (ServerStatus::Error { error: message.clone() }, message)
 }
 
-/// A local server's status and message: waiting for the person's confirmation, or what the
-/// bridge knows (not installed, not allowed, crashed with its stderr). `None` for remote servers
-/// and for errors the server itself answered.
+/// A local server's status and message: waiting for the person's confirmation, what the bridge
+/// knows (not installed, not allowed, crashed with its stderr), or else the error itself, the
+/// server named by its name (its address is internal). `None` for remote servers.
 pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus, Text)> {
     let local = server.local.as_ref()?;
     if !server.command_confirmed() {
@@ -368,12 +369,32 @@ pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus,
         let message = Text::new("errNeedsConfirmation").arg(&server.name);
         return Some((ServerStatus::NeedsConfirmation { command_line }, message));
     }
-    if err.rpc_error().is_some() || err.is_cancelled() {
-        return None;
+    // An error the server answered, or a cancellation, is not the bridge's to explain.
+    let by_bridge = err.rpc_error().is_none() && !err.is_cancelled();
+    if let Some(problem) = local::problem(server).filter(|_| by_bridge) {
+        return Some(local_problem(server, &problem));
     }
-    let problem = local::problem(server)?;
-    let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
+    let message = err.text_naming(&server.name);
     Some((ServerStatus::Error { error: message.clone() }, message))
+}
+
+/// The status of a local server the bridge reported a problem of, and its message.
+fn local_problem(server: &Server, problem: &Problem) -> (ServerStatus, Text) {
+    let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
+    (ServerStatus::Error { error: message.clone() }, message)
+}
+
+/// A local server's process ended on its own (the bridge, `id` as it names the server): the
+/// pages see its crash and stderr now, not at the next request that fails. A restart that
+/// answers again makes it ready, as after any failure.
+pub fn process_ended(id: &str, problem: &Problem) {
+    let (id, problem) = (id.to_owned(), problem.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let Ok(settings) = crate::store::read().await else { return };
+        // Servers under test (`test_<id>`) are in no settings and have no status.
+        let Some(server) = settings.servers.iter().find(|s| s.id.as_str() == id) else { return };
+        set_status(&server.id, local_problem(server, &problem).0);
+    });
 }
 
 /// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).

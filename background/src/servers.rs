@@ -294,6 +294,10 @@ async fn try_connect(
             invalid: list.invalid,
         },
         Err(err) if err.is_auth_required() => ConnectionOutcome::NeedsSignIn,
+        // A local server's address is internal: the person knows it by the name they typed.
+        Err(err) if draft.local.is_some() => {
+            ConnectionOutcome::Failed { error: err.text_naming(&draft.name) }
+        }
         Err(err) => match registry::explain(url, &err).await {
             (ServerStatus::NeedsPermission { origin }, _) => {
                 ConnectionOutcome::NeedsPermission { origin }

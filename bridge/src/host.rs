@@ -2,7 +2,8 @@
 //! by the server processes' events and by a clock.
 //!
 //! Servers are named by the worker. A server's command line is remembered from `start`; its
-//! process is started then and again on demand (a `send` to a server that is not running),
+//! process is started then and again on demand (a `send` to a server that is not running, unless
+//! it was meant for a process that ended: that one is never forwarded to another),
 //! restarted with backoff when it exits on its own, and stopped when idle. When the extension
 //! disconnects, every server's process group is ended and the bridge exits.
 
@@ -177,7 +178,7 @@ impl Host {
                 }
             }
             ToBridge::Start { server, spec } => self.start(server, spec).await,
-            ToBridge::Send { server, message } => self.send(server, message).await,
+            ToBridge::Send { server, pid, message } => self.send(server, pid, message).await,
             ToBridge::Stop { server } => {
                 if self.servers.contains_key(&server) {
                     self.stop(&server, ExitReason::Stopped).await;
@@ -268,9 +269,23 @@ impl Host {
         }
     }
 
-    async fn send(&mut self, name: String, message: Value) {
-        let running = self.servers.get(&name).map(|s| s.current.is_some());
-        let problem = match running {
+    /// Relays `message` to the server's process: to process `meant` only, when it names one.
+    async fn send(&mut self, name: String, meant: Option<u32>, message: Value) {
+        let running = self.servers.get(&name).map(|s| {
+            s.current.and_then(|key| self.processes.get(&key)).map(|proc| proc.process.pid)
+        });
+        if let (Some(meant), Some(running)) = (meant, running) {
+            if running != Some(meant) {
+                // Its session ended with its process: a successor (running or started for it)
+                // would get a message of a session it never had.
+                if let (Some(id), true) = (message.get("id"), message.get("method").is_some()) {
+                    let error = BridgeError::ProcessGone { pid: meant, id: id.clone() };
+                    self.error(&name, error).await;
+                }
+                return;
+            }
+        }
+        let problem = match running.map(|pid| pid.is_some()) {
             None => {
                 self.error(&name, BridgeError::UnknownServer).await;
                 Some("no such local server was started")

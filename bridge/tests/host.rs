@@ -13,7 +13,8 @@ use support::*;
 #[test]
 fn hello_arrives_through_frames_written_a_byte_at_a_time() {
     let mut bridge = Bridge::start();
-    let hello = frame(br#"{"type":"hello","protocol":1}"#);
+    let hello = serde_json::to_vec(&ToBridge::Hello { protocol: PROTOCOL_VERSION }).unwrap();
+    let hello = frame(&hello);
     for byte in &hello {
         bridge.write(std::slice::from_ref(byte));
         std::thread::sleep(Duration::from_millis(2));
@@ -64,6 +65,7 @@ fn three_servers_run_at_once_and_replies_reach_the_right_one() {
             .push(response["result"]["serverInfo"]["name"].as_str().unwrap_or_default().to_owned());
         bridge.send(&ToBridge::Send {
             server: server.into(),
+            pid: None,
             message: json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         });
     }
@@ -128,6 +130,64 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
         json!({"name": "echo", "arguments": {"message": "back"}}),
     );
     assert_eq!(tool_text(&echo), "Echo: back");
+}
+
+/// A `send` the worker meant for process `pid` (its session `local-<pid>`), as JSON.
+fn send_to_process(bridge: &mut Bridge, server: &str, pid: u32, message: serde_json::Value) {
+    let send = json!({"type": "send", "server": server, "pid": pid, "message": message});
+    bridge.write(&frame(send.to_string().as_bytes()));
+}
+
+/// The bridge's answer to a request for a process that is gone; a panic if the request was
+/// answered by a server instead (it reached another process).
+fn gone_answer(bridge: &Bridge, server: &str, id: &serde_json::Value) -> serde_json::Value {
+    bridge.recv_until(|m| match m {
+        FromBridge::Error { server: Some(s), error } if s == server => {
+            Some(serde_json::to_value(error).unwrap())
+        }
+        FromBridge::Message { message, .. } if message.get("id") == Some(id) => {
+            panic!("the request reached a process: {message}")
+        }
+        _ => None,
+    })
+}
+
+#[test]
+fn a_message_for_a_process_that_ended_never_reaches_its_successor() {
+    let mut bridge = Bridge::start();
+    let old = bridge.start_server("everything", everything());
+    bridge.initialize("everything");
+    std::process::Command::new("kill").args(["-9", &old.to_string()]).status().unwrap();
+    let exit = bridge.recv_until(|m| match m {
+        FromBridge::Exited { exit, .. } => Some(exit.clone()),
+        _ => None,
+    });
+    assert_eq!((exit.pid, exit.restart_in_ms), (old, Some(500)));
+    // Sent before the worker learned of the exit: no process runs, none is started for it.
+    let echo = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "echo", "arguments": {"message": "lost"}}})
+    };
+    send_to_process(&mut bridge, "everything", old, echo(1));
+    let gone = gone_answer(&bridge, "everything", &json!(1));
+    assert_eq!(gone, json!({"kind": "process_gone", "pid": old, "id": 1}));
+    // Its successor, restarted after the backoff, is not the process it was meant for either.
+    let new = bridge.recv_until(|m| match m {
+        FromBridge::Started { pid, restarts: 1, .. } => Some(*pid),
+        FromBridge::Started { .. } => panic!("a process was started for the stale request"),
+        _ => None,
+    });
+    send_to_process(&mut bridge, "everything", old, echo(2));
+    let gone = gone_answer(&bridge, "everything", &json!(2));
+    assert_eq!(gone, json!({"kind": "process_gone", "pid": old, "id": 2}));
+    // A notification for the old process is dropped without a word.
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    send_to_process(&mut bridge, "everything", old, initialized);
+    bridge.expect_silence(Duration::from_millis(300));
+    // The new session: initialized, then its requests name the new process.
+    bridge.initialize("everything");
+    send_to_process(&mut bridge, "everything", new, echo(3));
+    assert_eq!(tool_text(&bridge.response("everything", &json!(3))), "Echo: lost");
 }
 
 #[test]

@@ -69,7 +69,9 @@ fn install_into_a_profile_then_doctor_then_uninstall() {
     // The added extension may now start the bridge too.
     let mut other =
         Bridge::start_with(&format!("chrome-extension://{OTHER_ID}/"), &[], Some(home.path()));
-    other.send(&gemipanel_core::native::wire::ToBridge::Hello { protocol: 1 });
+    other.send(&gemipanel_core::native::wire::ToBridge::Hello {
+        protocol: gemipanel_core::native::PROTOCOL_VERSION,
+    });
     assert!(matches!(other.recv(), FromBridge::Hello { .. }));
 
     let uninstall = run(home.path(), &["uninstall", "--user-data-dir", profile_arg]);

@@ -27,7 +27,8 @@ pub fn how_it_ended(code: Option<i32>, signal: Option<i32>) -> String {
 }
 
 /// Raised when either side changes the meaning of a message; `hello` carries it both ways.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// 2: `send` names the process it is meant for, and the bridge answers `process_gone`.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Chrome's cap on one message from a native host to the extension.
 pub const MAX_TO_EXTENSION: usize = 1024 * 1024;

@@ -88,7 +88,7 @@ try {
     const port = chrome.runtime.connectNative('io.github.gemipanel.bridge');
     let answered;
     port.onMessage.addListener((m) => answered(m));
-    const hello = () => new Promise((r) => { answered = r; port.postMessage({ type: 'hello', protocol: 1 }); });
+    const hello = () => new Promise((r) => { answered = r; port.postMessage({ type: 'hello', protocol: 2 }); });
     for (let i = 0; i < 50; i++) await hello();
     const samples = [];
     for (let i = 0; i < n; i++) {

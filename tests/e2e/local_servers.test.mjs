@@ -2,10 +2,12 @@
 // the test profile's NativeMessagingHosts/ as `gemipanel-bridge install` installs it, a Claude
 // Desktop configuration imported in the popup, its command line confirmed, the filesystem
 // server's list_directory called from the chat, the worker stopped, and the next call still
-// working. Without the bridge, the person is told the one command that installs it.
+// working. Without the bridge, the person is told the one command that installs it. A server
+// that crashes shows so at once, with its stderr, and is ready again after the next call; its
+// errors name it as the person does.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,4 +169,65 @@ test('the popup adds a local server: the command line is previewed, tested, and 
   await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
   const stored = (await request(popup, { type: 'get_settings' })).settings.servers[0];
   assert.equal(stored.local.env.NOTES_TOKEN, '', 'pages see no environment value');
+});
+
+/** Adds local server `name` and confirms its command line, as the person would. */
+async function addConfirmed(popup, id, name, local) {
+  const added = await request(popup, {
+    type: 'edit_settings',
+    edit: { type: 'add_server', id, server: { name, url: '', local } },
+  });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  const line = (await request(popup, { type: 'list_servers' })).servers.find((s) => s.id === id).command_line;
+  await request(popup, { type: 'edit_settings', edit: { type: 'confirm_command', id, command_line: line } });
+}
+
+test('a local server that crashes shows it at once, with its stderr, and is ready after the next call', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gemipanel-crash-'));
+  const pidFile = join(dir, 'pid');
+  const browser = await launch({ bridge: true });
+  cleanups.push(() => browser.close());
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.url('popup.html'));
+  const id = 'srv_00000000000c7a5e';
+  // The shell leaves its pid (which `exec` keeps for the server) where the test can read it.
+  const local = {
+    command: 'sh',
+    args: ['-c', 'echo $$ > "$0"; exec "$@"', pidFile, process.execPath, filesystemServer, dir],
+  };
+  await addConfirmed(popup, id, 'fragile', local);
+  const listed = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
+  assert.ok(listed.tools?.length, JSON.stringify(listed));
+  await popup.reload();
+  const row = popup.locator('[data-testid="server-row"][data-name="fragile"]');
+  await row.and(popup.locator('[data-state="ready"]')).waitFor();
+
+  // No request follows the crash: the status comes from the bridge's word alone.
+  process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+  await row.and(popup.locator('[data-state="error"]')).waitFor({ timeout: 10_000 });
+  const said = await row.innerText();
+  assert.match(said, /fragile/, said);
+  assert.match(said, /signal 9/, said);
+  assert.match(said, /running on stdio/, said);
+  await screenshot(popup, 'local-crashed');
+
+  // The bridge restarted it; the next call opens a new session and the server is ready again.
+  const again = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
+  assert.ok(again.tools?.length, JSON.stringify(again));
+  await row.and(popup.locator('[data-state="ready"]')).waitFor();
+});
+
+test("a local server's errors name it, not an address the person never saw", async () => {
+  const browser = await launch({ bridge: true });
+  cleanups.push(() => browser.close());
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.url('popup.html'));
+  const id = 'srv_000000000000a11e';
+  await addConfirmed(popup, id, 'my files', { command: process.execPath, args: [filesystemServer, tmpdir()] });
+  // The filesystem server offers no resources: its answer is a JSON-RPC error.
+  const read = await request(popup, { type: 'read_resource', server_id: id, uri: 'file:///nothing' });
+  assert.equal(read.type, 'error', JSON.stringify(read));
+  const said = english(read.error);
+  assert.match(said, /“my files”/, said);
+  assert.doesNotMatch(said, /stdio:|srv_/, said);
 });

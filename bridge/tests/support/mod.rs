@@ -188,7 +188,7 @@ impl Bridge {
 
     pub fn request(&mut self, server: &str, id: Value, method: &str, params: Value) {
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(&ToBridge::Send { server: server.into(), message });
+        self.send(&ToBridge::Send { server: server.into(), pid: None, message });
     }
 
     /// Sends a request and returns its response.
@@ -219,6 +219,7 @@ impl Bridge {
             self.call(server, json!(format!("init-{server}")), "initialize", initialize_params());
         self.send(&ToBridge::Send {
             server: server.into(),
+            pid: None,
             message: json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         });
         response["result"].clone()

@@ -144,14 +144,23 @@ impl Error {
 }
 
 impl Error {
-    /// What went wrong, in words for a person (see `core::text`).
+    /// What went wrong, in words for a person (see `core::text`), naming the server by its URL.
     pub fn text(&self) -> Text {
+        self.worded(("errMcpServer", "errMcpServerMethod"), &self.server)
+    }
+
+    /// What went wrong, naming the server by `name`: for a server whose address means nothing
+    /// to a person (a local server's `stdio://<id>/`).
+    pub fn text_naming(&self, name: &str) -> Text {
+        self.worded(("errOnServer", "errOnServerMethod"), name)
+    }
+
+    /// `keys`: without the method and with it.
+    fn worded(&self, keys: (&'static str, &'static str), server: &str) -> Text {
         let detail = self.kind.text();
         match &self.method {
-            Some(method) => {
-                Text::new("errMcpServerMethod").arg(&self.server).arg(method).with(detail)
-            }
-            None => Text::new("errMcpServer").arg(&self.server).with(detail),
+            Some(method) => Text::new(keys.1).arg(server).arg(method).with(detail),
+            None => Text::new(keys.0).arg(server).with(detail),
         }
     }
 }
@@ -247,5 +256,19 @@ mod tests {
         assert!(!format!("{e:?}").contains("SECRET"));
         assert!(e.is_auth_required());
         assert_eq!(e.www_authenticate(), Some("Bearer resource_metadata=x"));
+    }
+
+    /// A local server's address (`stdio://<id>/`) is internal: a person reads its name.
+    #[test]
+    fn a_server_can_be_named_instead_of_its_address() {
+        let rpc = ErrorObject::new(-32601, "Method not found");
+        let e = Error::new(Kind::Rpc(Box::new(rpc)), "stdio://srv_0123456789abcdef/");
+        assert_eq!(
+            e.text_naming("my files").to_string(),
+            "server “my files”: error -32601: Method not found"
+        );
+        let e = e.with_method("resources/read");
+        let said = e.text_naming("my files").to_string();
+        assert_eq!(said, "server “my files” (resources/read): error -32601: Method not found");
     }
 }

@@ -7,7 +7,9 @@
 //! notification or response gets 202, and the GET stream carries everything else the server says
 //! (its own requests, list changes), queued while no GET is open. A process is a session: the
 //! session id names the process, so after a restart the old session answers 404 and the client
-//! initializes again, exactly as with a remote server that forgot its session.
+//! initializes again, exactly as with a remote server that forgot its session. A message of a
+//! session names its process to the bridge, which never hands it to a successor: a request sent
+//! before the worker learned of the exit gets `process_gone`, which is its 404.
 //!
 //! The host drives [`Bridge`]: it supplies `connect` (which opens the port), and feeds back each
 //! message the port receives ([`Bridge::receive`]) and its end ([`Bridge::disconnected`]).
@@ -44,6 +46,10 @@ pub trait Port {
 
 /// Opens the port; failures to reach the bridge arrive later, through [`Bridge::disconnected`].
 pub type Connect = Box<dyn Fn() -> Result<Rc<dyn Port>, String>>;
+
+/// Told of a server whose process ended on its own (crashed, or exited), with what a person
+/// should read about it: the server need not wait for a request to fail to show it.
+pub type OnExit = Box<dyn Fn(&str, &Problem)>;
 
 /// Messages the GET stream keeps while none is open; older ones are dropped.
 const MAX_QUEUED: usize = 256;
@@ -113,13 +119,23 @@ fn last_lines(text: &str, count: usize) -> String {
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
-type Chunk = Result<Vec<u8>, TransportError>;
+/// What a reply stream (or the GET stream) carries.
+enum Routed {
+    /// One SSE event.
+    Event(Vec<u8>),
+    /// The failure that ends the stream.
+    Failed(TransportError),
+    /// The bridge did not forward the request: the process of its session has ended.
+    ProcessGone,
+}
 
 /// A request waiting for its response: where its reply stream goes.
 struct Waiting {
     id: Value,
+    /// The process it was sent to, when it was sent in a session.
+    pid: Option<u32>,
     progress_token: Option<Value>,
-    reply: UnboundedSender<Chunk>,
+    reply: UnboundedSender<Routed>,
 }
 
 #[derive(Default)]
@@ -129,7 +145,7 @@ struct ServerState {
     start_sent: bool,
     starting: Vec<oneshot::Sender<Result<u32, Problem>>>,
     waiting: Vec<Waiting>,
-    standalone: Option<UnboundedSender<Chunk>>,
+    standalone: Option<UnboundedSender<Routed>>,
     queued: VecDeque<Value>,
     problem: Option<Problem>,
     /// The last thing the server did wrong without ending (garbage on stdout, say).
@@ -154,6 +170,7 @@ pub struct Bridge {
     problem: RefCell<Option<Problem>>,
     /// The bridge's version, from its `hello`.
     version: RefCell<Option<String>>,
+    on_exit: RefCell<Option<OnExit>>,
 }
 
 impl Bridge {
@@ -165,7 +182,14 @@ impl Bridge {
             servers: RefCell::default(),
             problem: RefCell::default(),
             version: RefCell::default(),
+            on_exit: RefCell::default(),
         }
+    }
+
+    /// Sets what hears of a process that ended on its own (see [`OnExit`]). It is called while
+    /// a message from the port is handled, with nothing of the link borrowed.
+    pub fn on_exit(&self, listener: OnExit) {
+        *self.on_exit.borrow_mut() = Some(listener);
     }
 
     /// The bridge's version once it said hello.
@@ -284,25 +308,30 @@ impl Bridge {
     }
 
     /// Opens the GET stream of `server`: what was queued first, then what comes.
-    fn open_standalone(&self, server: &str) -> UnboundedReceiver<Chunk> {
+    fn open_standalone(&self, server: &str) -> UnboundedReceiver<Routed> {
         let (tx, rx) = unbounded();
         self.server_mut(server, |state| {
             for message in state.queued.drain(..) {
-                let _ = tx.unbounded_send(Ok(sse_event(&message)));
+                let _ = tx.unbounded_send(Routed::Event(sse_event(&message)));
             }
             state.standalone = Some(tx);
         });
         rx
     }
 
-    /// Registers a request's reply stream before the request goes out.
-    fn expect_reply(&self, server: &str, message: &Value) -> UnboundedReceiver<Chunk> {
+    /// Registers a request's reply stream before the request goes out (to process `pid`).
+    fn expect_reply(
+        &self,
+        server: &str,
+        message: &Value,
+        pid: Option<u32>,
+    ) -> UnboundedReceiver<Routed> {
         let (tx, rx) = unbounded();
         let progress_token = message.pointer("/params/_meta/progressToken").cloned();
         let id = message.get("id").cloned().unwrap_or(Value::Null);
         self.server_mut(server, |state| {
             state.waiting.retain(|w| !w.reply.is_closed());
-            state.waiting.push(Waiting { id, progress_token, reply: tx });
+            state.waiting.push(Waiting { id, pid, progress_token, reply: tx });
         });
         rx
     }
@@ -394,12 +423,12 @@ impl Bridge {
         .then(|| message.pointer("/params/progressToken").cloned())
         .flatten();
         self.server_mut(server, |state| {
-            let event = sse_event(&message);
+            let event = Routed::Event(sse_event(&message));
             if is_response {
                 let id = message.get("id").cloned().unwrap_or(Value::Null);
                 if let Some(i) = state.waiting.iter().position(|w| w.id == id) {
                     // Dropping the sender ends the reply stream after its response.
-                    let _ = state.waiting.remove(i).reply.unbounded_send(Ok(event));
+                    let _ = state.waiting.remove(i).reply.unbounded_send(event);
                 }
                 return;
             }
@@ -407,12 +436,12 @@ impl Bridge {
                 if let Some(w) =
                     state.waiting.iter().find(|w| w.progress_token == Some(token.clone()))
                 {
-                    let _ = w.reply.unbounded_send(Ok(event));
+                    let _ = w.reply.unbounded_send(event);
                     return;
                 }
             }
             if let Some(stream) = state.standalone.as_ref().filter(|s| !s.is_closed()) {
-                let _ = stream.unbounded_send(Ok(event));
+                let _ = stream.unbounded_send(event);
                 return;
             }
             state.standalone = None;
@@ -429,27 +458,30 @@ impl Bridge {
             if state.pid.is_some_and(|pid| pid != exit.pid) {
                 return None;
             }
-            if matches!(exit.reason, ExitReason::Crashed | ExitReason::Exited) {
-                state.problem = Some(Problem::Exited {
-                    code: exit.code,
-                    signal: exit.signal,
-                    stderr_tail: exit.stderr_tail.clone(),
-                });
+            let on_its_own = matches!(exit.reason, ExitReason::Crashed | ExitReason::Exited);
+            let problem = on_its_own.then(|| Problem::Exited {
+                code: exit.code,
+                signal: exit.signal,
+                stderr_tail: exit.stderr_tail.clone(),
+            });
+            if problem.is_some() {
+                state.problem = problem.clone();
             }
             state.pid = None;
             state.start_sent = false;
             state.queued.clear();
             // The session's GET stream ends with its process. Requests stay: the bridge answers
-            // every request the process left unanswered with an error, before this message. One
-            // sent since may already be on its way to the restarted process, and must not fail.
+            // every request the process left unanswered with an error, before this message, and
+            // one sent since for this process with `process_gone` (the client's 404).
             state.standalone = None;
-            Some(())
+            Some(problem)
         });
-        if ended.flatten().is_none() {
-            return;
-        }
+        let Some(Some(problem)) = ended else { return };
         if exit.reason == ExitReason::Idle {
             self.release_if_unused();
+        }
+        if let (Some(problem), Some(listener)) = (problem, &*self.on_exit.borrow()) {
+            listener(server, &problem);
         }
     }
 
@@ -485,6 +517,14 @@ impl Bridge {
                     }
                     end_streams(old, &TransportError::io("the bridge no longer runs this server"));
                 }
+            }
+            BridgeError::ProcessGone { pid, id } => {
+                self.with_server(server, |state| {
+                    let sent = state.waiting.iter().position(|w| w.id == id && w.pid == Some(pid));
+                    if let Some(i) = sent {
+                        let _ = state.waiting.remove(i).reply.unbounded_send(Routed::ProcessGone);
+                    }
+                });
             }
             other => {
                 self.with_server(server, |state| state.note = Some(other));
@@ -532,7 +572,7 @@ impl Bridge {
 /// Fails every reply stream of a server state and ends its GET stream.
 fn end_streams(state: ServerState, error: &TransportError) {
     for w in state.waiting {
-        let _ = w.reply.unbounded_send(Err(error.clone()));
+        let _ = w.reply.unbounded_send(Routed::Failed(error.clone()));
     }
     for tx in state.starting {
         let _ = tx.send(Err(Problem::BridgeEnded(error.to_string())));
@@ -569,29 +609,52 @@ impl<T> LocalTransport<T> {
     }
 }
 
-/// The body of a reply from a local server: SSE events as they are routed to it.
-pub struct LocalBody(Option<UnboundedReceiver<Chunk>>);
+/// The body of a reply from a local server: SSE events as they are routed to it, the first
+/// one perhaps read already (to decide the status).
+pub struct LocalBody {
+    first: Option<Routed>,
+    rest: Option<UnboundedReceiver<Routed>>,
+}
 
 impl ResponseBody for LocalBody {
     async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
-        let Some(stream) = &mut self.0 else { return Ok(None) };
-        match poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await {
-            Some(chunk) => chunk.map(Some),
+        let next = match (self.first.take(), &mut self.rest) {
+            (Some(first), _) => Some(first),
+            (None, Some(rest)) => next_routed(rest).await,
+            (None, None) => None,
+        };
+        match next {
+            Some(Routed::Event(event)) => Ok(Some(event)),
+            Some(Routed::Failed(error)) => Err(error),
+            // Only ever the first thing for a request, and then answered as 404 (no body).
+            Some(Routed::ProcessGone) => {
+                Err(TransportError::io("the local server's process ended"))
+            }
             None => Ok(None),
         }
     }
 }
 
-fn reply(
-    status: u16,
-    session: &str,
-    body: Option<UnboundedReceiver<Chunk>>,
-) -> HttpResponse<LocalBody> {
+async fn next_routed(stream: &mut UnboundedReceiver<Routed>) -> Option<Routed> {
+    poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
+}
+
+impl LocalBody {
+    fn stream(first: Option<Routed>, rest: UnboundedReceiver<Routed>) -> LocalBody {
+        LocalBody { first, rest: Some(rest) }
+    }
+
+    fn empty() -> LocalBody {
+        LocalBody { first: None, rest: None }
+    }
+}
+
+fn reply(status: u16, session: &str, body: LocalBody) -> HttpResponse<LocalBody> {
     let mut headers = vec![("Mcp-Session-Id".to_owned(), session.to_owned())];
-    if body.is_some() {
+    if body.rest.is_some() {
         headers.push(("Content-Type".into(), "text/event-stream".into()));
     }
-    HttpResponse { status, headers, body: LocalBody(body) }
+    HttpResponse { status, headers, body }
 }
 
 impl<T: Timer> HttpTransport for LocalTransport<T> {
@@ -603,13 +666,14 @@ impl<T: Timer> HttpTransport for LocalTransport<T> {
         let session = format!("local-{pid}");
         // The process the session was made with has ended: it is a new server now.
         if request.header("Mcp-Session-Id").is_some_and(|asked| asked != session) {
-            return Ok(reply(404, &session, None));
+            return Ok(reply(404, &session, LocalBody::empty()));
         }
         match request.method {
             Method::Get => {
-                Ok(reply(200, &session, Some(self.bridge.open_standalone(&self.server))))
+                let stream = self.bridge.open_standalone(&self.server);
+                Ok(reply(200, &session, LocalBody::stream(None, stream)))
             }
-            Method::Delete => Ok(reply(200, &session, None)),
+            Method::Delete => Ok(reply(200, &session, LocalBody::empty())),
             Method::Post => {
                 let Some(message) = request
                     .body
@@ -617,21 +681,33 @@ impl<T: Timer> HttpTransport for LocalTransport<T> {
                     .and_then(|body| serde_json::from_str::<Value>(body).ok())
                     .filter(Value::is_object)
                 else {
-                    return Ok(reply(400, &session, None));
+                    return Ok(reply(400, &session, LocalBody::empty()));
                 };
+                // A message of a session is for the process the session was made with, and no
+                // other: the bridge never hands it to a successor that does not know the session.
+                let pid = request.header("Mcp-Session-Id").map(|_| pid);
                 let is_request = message.get("method").is_some() && message.get("id").is_some();
-                let stream = is_request.then(|| self.bridge.expect_reply(&self.server, &message));
+                let stream =
+                    is_request.then(|| self.bridge.expect_reply(&self.server, &message, pid));
                 let id = message.get("id").cloned();
-                let send = ToBridge::Send { server: self.server.clone(), message };
+                let send = ToBridge::Send { server: self.server.clone(), pid, message };
                 if let Err(problem) = self.bridge.post(&send) {
                     if let (true, Some(id)) = (is_request, id) {
                         self.bridge.forget_reply(&self.server, &id);
                     }
                     return Err(problem.to_transport());
                 }
-                Ok(match stream {
-                    Some(stream) => reply(200, &session, Some(stream)),
-                    None => reply(202, &session, None),
+                let Some(mut stream) = stream else {
+                    return Ok(reply(202, &session, LocalBody::empty()));
+                };
+                if pid.is_none() {
+                    return Ok(reply(200, &session, LocalBody::stream(None, stream)));
+                }
+                // The head waits for the first thing routed to the request: the bridge may
+                // answer that the session's process has ended, which is this session's 404.
+                Ok(match next_routed(&mut stream).await {
+                    Some(Routed::ProcessGone) => reply(404, &session, LocalBody::empty()),
+                    first => reply(200, &session, LocalBody::stream(first, stream)),
                 })
             }
         }
@@ -675,6 +751,14 @@ mod tests {
 
     fn from_bridge(bridge: &Bridge, message: Value) {
         bridge.receive(&message.to_string());
+    }
+
+    /// The text of an SSE event a stream carried.
+    fn event(routed: Option<Routed>) -> String {
+        match routed {
+            Some(Routed::Event(bytes)) => String::from_utf8(bytes).unwrap(),
+            _ => panic!("not an event"),
+        }
     }
 
     fn spec() -> ServerSpec {
@@ -725,8 +809,7 @@ mod tests {
         assert_eq!(queued.len(), MAX_QUEUED);
         assert_eq!(queued[0]["params"]["n"], 10, "the oldest are dropped");
         let mut stream = bridge.open_standalone("s");
-        let first = pool.run_until(poll_fn(|cx| Pin::new(&mut stream).poll_next(cx)));
-        let first = String::from_utf8(first.unwrap().unwrap()).unwrap();
+        let first = event(pool.run_until(next_routed(&mut stream)));
         assert!(first.starts_with("event: message\ndata: {") && first.contains(r#""n":10"#));
     }
 
@@ -768,7 +851,7 @@ mod tests {
         let mut pool = LocalPool::new();
         started(&mut pool, &bridge, "s");
         let mut reply =
-            bridge.expect_reply("s", &json!({"jsonrpc": "2.0", "id": 1, "method": "x"}));
+            bridge.expect_reply("s", &json!({"jsonrpc": "2.0", "id": 1, "method": "x"}), Some(7));
         // An old process of the same server ending late changes nothing.
         from_bridge(
             &bridge,
@@ -783,16 +866,148 @@ mod tests {
         );
         let said = bridge.problem("s").expect("the exit is recorded").text().to_string();
         assert!(said.contains("exit code 2") && said.contains("Traceback: boom"), "{said}");
-        // A request may already be on its way to the restarted process: it is not failed here.
-        // Its answer (or the bridge's error for it) still reaches it.
+        // A request still waiting is not failed here: the bridge's answer for it reaches it.
         from_bridge(
             &bridge,
             json!({"type": "message", "server": "s", "message":
             {"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "exited"}}}),
         );
-        let chunk = pool.run_until(poll_fn(|cx| Pin::new(&mut reply).poll_next(cx)));
-        let event = String::from_utf8(chunk.unwrap().unwrap()).unwrap();
+        let event = event(pool.run_until(next_routed(&mut reply)));
         assert!(event.contains(r#""message":"exited""#), "{event}");
+    }
+
+    /// No timer is needed: nothing here waits for time.
+    struct NoTimer;
+
+    impl Timer for NoTimer {
+        fn sleep(&self, _: std::time::Duration) -> impl std::future::Future<Output = ()> {
+            std::future::pending()
+        }
+    }
+
+    /// A reply's status and the first chunk of its body, once read.
+    type Answered = (u16, Option<String>);
+
+    /// POSTs a JSON-RPC request with id `id` through a transport of server `s`, in `session`;
+    /// the status of the reply lands in the returned cell, then its body's first chunk.
+    fn post(
+        pool: &mut LocalPool,
+        bridge: &Rc<Bridge>,
+        id: u32,
+        session: Option<&str>,
+    ) -> Rc<RefCell<Option<Answered>>> {
+        let transport = LocalTransport::new(bridge.clone(), "s", spec(), NoTimer);
+        let mut headers = Vec::new();
+        if let Some(session) = session {
+            headers.push(("Mcp-Session-Id".to_owned(), session.to_owned()));
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}).to_string();
+        let request = HttpRequest {
+            method: Method::Post,
+            url: LocalTransport::<NoTimer>::url("s"),
+            headers,
+            body: Some(body),
+        };
+        let out = Rc::new(RefCell::new(None));
+        let result = out.clone();
+        pool.spawner()
+            .spawn_local(async move {
+                let Ok(mut response) = transport.send(request).await else { return };
+                *result.borrow_mut() = Some((response.status, None));
+                let first = response.body.next_chunk().await.ok().flatten();
+                let first = first.map(|chunk| String::from_utf8_lossy(&chunk).into_owned());
+                *result.borrow_mut() = Some((response.status, first));
+            })
+            .unwrap();
+        pool.run_until_stalled();
+        out
+    }
+
+    #[test]
+    fn a_request_for_a_process_that_ended_gets_404_and_never_reaches_its_successor() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        started(&mut pool, &bridge, "s");
+        // Sent in session local-7 before the worker learned that process 7 ended.
+        let stale = post(&mut pool, &bridge, 1, Some("local-7"));
+        let sent = port.0.borrow().last().cloned().unwrap();
+        assert_eq!((&sent["type"], &sent["pid"]), (&json!("send"), &json!(7)), "{sent}");
+        from_bridge(
+            &bridge,
+            json!({"type": "exited", "server": "s", "pid": 7, "code": 1,
+            "reason": "crashed", "restart_in_ms": 500, "stderr_tail": ""}),
+        );
+        // The bridge did not forward it: the client hears that its session is gone.
+        from_bridge(
+            &bridge,
+            json!({"type": "error", "server": "s",
+            "error": {"kind": "process_gone", "pid": 7, "id": 1}}),
+        );
+        pool.run_until_stalled();
+        assert_eq!(*stale.borrow(), Some((404, None)));
+        // A request outside a session (`initialize`) is for whatever process runs.
+        let fresh = post(&mut pool, &bridge, 2, None);
+        from_bridge(&bridge, json!({"type": "started", "server": "s", "pid": 8, "restarts": 1}));
+        pool.run_until_stalled();
+        let sent = port.0.borrow().last().cloned().unwrap();
+        assert_eq!(sent["type"], "send");
+        assert!(sent.get("pid").is_none(), "{sent}");
+        // In the new session: a gone answer for the old process does not touch it, and its
+        // response arrives as the first event of a 200 reply.
+        let current = post(&mut pool, &bridge, 3, Some("local-8"));
+        from_bridge(
+            &bridge,
+            json!({"type": "error", "server": "s",
+            "error": {"kind": "process_gone", "pid": 7, "id": 3}}),
+        );
+        from_bridge(
+            &bridge,
+            json!({"type": "message", "server": "s",
+            "message": {"jsonrpc": "2.0", "id": 3, "result": {}}}),
+        );
+        pool.run_until_stalled();
+        let (status, first) = current.borrow_mut().take().expect("answered");
+        assert_eq!(status, 200);
+        assert!(first.is_some_and(|event| event.contains(r#""id":3"#)));
+        assert_eq!(fresh.borrow().as_ref().map(|(status, _)| *status), Some(200));
+    }
+
+    #[test]
+    fn the_host_hears_at_once_of_a_process_that_ended_on_its_own() {
+        let (bridge, _port) = bridge();
+        let heard: Rc<RefCell<Vec<(String, Problem)>>> = Rc::default();
+        let into = heard.clone();
+        bridge.on_exit(Box::new(move |server, problem| {
+            into.borrow_mut().push((server.to_owned(), problem.clone()))
+        }));
+        let mut pool = LocalPool::new();
+        started(&mut pool, &bridge, "s");
+        // A replaced process ending late, and a process the worker stopped, are no news.
+        for (pid, reason) in [(3, "crashed"), (7, "stopped")] {
+            from_bridge(
+                &bridge,
+                json!({"type": "exited", "server": "s", "pid": pid,
+                "reason": reason, "stderr_tail": ""}),
+            );
+        }
+        assert!(heard.borrow().is_empty(), "{:?}", heard.borrow());
+        for (code, reason) in [(2, "crashed"), (0, "exited")] {
+            from_bridge(
+                &bridge,
+                json!({"type": "started", "server": "s", "pid": 8, "restarts": 1}),
+            );
+            from_bridge(
+                &bridge,
+                json!({"type": "exited", "server": "s", "pid": 8, "code": code,
+                "reason": reason, "restart_in_ms": 500, "stderr_tail": "Traceback: boom\n"}),
+            );
+        }
+        let heard = heard.borrow();
+        assert_eq!(heard.len(), 2, "{heard:?}");
+        assert!(heard.iter().all(|(server, _)| server == "s"));
+        let said = heard[0].1.text().to_string();
+        assert!(said.contains("exit code 2") && said.contains("Traceback: boom"), "{said}");
+        assert_eq!(Some(heard[1].1.clone()), bridge.problem("s"));
     }
 
     #[test]

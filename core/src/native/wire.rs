@@ -20,8 +20,18 @@ pub enum ToBridge {
         #[serde(flatten)]
         spec: ServerSpec,
     },
-    /// One JSON-RPC message for the server's stdin. A stopped server is started first.
-    Send { server: String, message: Value },
+    /// One JSON-RPC message for the server's stdin. A stopped server is started first, unless
+    /// the message is meant for a process (`pid`) that is no longer the server's: such a message
+    /// never reaches another process (which would not know its session); a request is answered
+    /// with [`BridgeError::ProcessGone`], anything else is dropped.
+    Send {
+        server: String,
+        /// The process the message is meant for: the one its session (`local-<pid>`) was made
+        /// with. `None` outside a session (`initialize`): then whichever process runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pid: Option<u32>,
+        message: Value,
+    },
     /// Ends the server and forgets its command line.
     Stop { server: String },
     /// Asks for the server's stderr log.
@@ -155,6 +165,9 @@ pub enum BridgeError {
     LineTooLong { limit: usize },
     /// The server does not read its stdin fast enough; the message was dropped.
     ServerBusy,
+    /// The request `id` was meant for process `pid`, which has ended: it was not forwarded.
+    /// Its session is gone with the process; the worker's client starts a new one.
+    ProcessGone { pid: u32, id: Value },
     /// A message to the extension could not be encoded (it is dropped).
     Unencodable { message: String },
 }
@@ -187,6 +200,9 @@ impl fmt::Display for BridgeError {
             }
             BridgeError::ServerBusy => {
                 f.write_str("the server is not reading its input; a message was dropped")
+            }
+            BridgeError::ProcessGone { pid, .. } => {
+                write!(f, "the server's process {pid} has ended; a request for it was not sent")
             }
             BridgeError::Unencodable { message } => {
                 write!(f, "a message could not be encoded for the extension: {message}")
@@ -221,8 +237,16 @@ mod tests {
                        "env": {"KEY": "$KEY"}, "cwd": "/tmp"}),
             ),
             (
-                ToBridge::Send { server: "fs".into(), message: json!({"jsonrpc": "2.0"}) },
+                ToBridge::Send {
+                    server: "fs".into(),
+                    pid: None,
+                    message: json!({"jsonrpc": "2.0"}),
+                },
                 json!({"type": "send", "server": "fs", "message": {"jsonrpc": "2.0"}}),
+            ),
+            (
+                ToBridge::Send { server: "fs".into(), pid: Some(42), message: json!({"id": 1}) },
+                json!({"type": "send", "server": "fs", "pid": 42, "message": {"id": 1}}),
             ),
             (ToBridge::Stop { server: "fs".into() }, json!({"type": "stop", "server": "fs"})),
             (ToBridge::Log { server: "fs".into() }, json!({"type": "log", "server": "fs"})),
@@ -265,6 +289,14 @@ mod tests {
                 },
                 json!({"type": "error", "server": "fs", "error": {"kind": "spawn_failed",
                        "command": "nope", "message": "not found"}}),
+            ),
+            (
+                FromBridge::Error {
+                    server: Some("fs".into()),
+                    error: BridgeError::ProcessGone { pid: 42, id: json!(1) },
+                },
+                json!({"type": "error", "server": "fs",
+                       "error": {"kind": "process_gone", "pid": 42, "id": 1}}),
             ),
             (
                 FromBridge::Error { server: None, error: BridgeError::UnknownServer },

@@ -5,8 +5,10 @@
 //    React example (server-basic-react, a 400 KB single-file app) started from the tool
 //    browser; against the same HTML in one plain srcdoc frame answered by a minimal host
 //    (ui/initialize only), in a blank page of the same browser (a srcdoc frame of the side
-//    panel itself would inherit the extension's CSP, which forbids inline scripts). The two
-//    alternate run by run.
+//    panel itself would inherit the extension's CSP, which forbids inline scripts). Beside
+//    them, the floor that isolation alone sets: the document the panel prepared (the app's
+//    CSP first) in one sandboxed srcdoc frame of that blank page, with a sandboxed frame kept
+//    open there as the panel keeps its spare. The three alternate run by run.
 // 2. Typing: input-to-paint p95 while typing in the composer of a chat with 30 apps, against
 //    an empty chat (goal: ratio ≤ 1.5).
 //
@@ -47,7 +49,10 @@ try {
         super();
         const post = this.port1.postMessage.bind(this.port1);
         this.port1.postMessage = (message, ...rest) => {
-          if (message?.type === 'load') globalThis.__marks.load.push(performance.now());
+          if (message?.type === 'load') {
+            globalThis.__marks.load.push(performance.now());
+            globalThis.__prepared = message.document;
+          }
           return post(message, ...rest);
         };
         this.port1.addEventListener('message', (event) => {
@@ -119,8 +124,9 @@ try {
     return marks.initialized[0] - marks.result[0];
   };
   const blank = await browser.context.newPage();
-  const plain = async () => (await blank.bringToFront(), blank).evaluate((html) => new Promise((resolve, reject) => {
+  const plain = async (html, sandboxed) => (await blank.bringToFront(), blank).evaluate(({ html, sandboxed }) => new Promise((resolve, reject) => {
     const frame = document.createElement('iframe');
+    if (sandboxed) frame.setAttribute('sandbox', 'allow-scripts');
     const started = performance.now();
     const onMessage = (event) => {
       if (event.source !== frame.contentWindow) return;
@@ -140,21 +146,37 @@ try {
     setTimeout(() => reject(new Error('the plain frame never initialized')), 30_000);
     frame.srcdoc = html;
     document.body.append(frame);
-  }), appHtml);
-  const oursTimes = [];
-  const plainTimes = [];
+  }), { html, sandboxed });
+  // The floor that isolation sets: the very document the panel prepared (the app's CSP before
+  // its markup), in one sandboxed frame (a process of its own, opaque origin) of the blank page.
+  await ours();
+  const prepared = await page.evaluate(() => globalThis.__prepared);
+  // A sandboxed frame kept open, as the panel keeps its spare sandbox page.
+  await blank.evaluate(() => {
+    const warm = document.createElement('iframe');
+    warm.setAttribute('sandbox', 'allow-scripts');
+    warm.srcdoc = '<!doctype html><p>warm</p>';
+    document.body.append(warm);
+  });
+  const runs = {
+    ours: { run: ours, times: [] },
+    plain: { run: () => plain(appHtml, false), times: [] },
+    sandboxed: { run: () => plain(prepared, true), times: [] },
+  };
+  const order = Object.values(runs);
   for (let n = 0; n < LOADS + WARMUP; n++) {
-    const order = n % 2 === 0 ? [ours, plain] : [plain, ours];
-    for (const run of order) {
-      const ms = await run();
-      if (n >= WARMUP) (run === ours ? oursTimes : plainTimes).push(ms);
+    for (const entry of n % 2 === 0 ? order : [...order].reverse()) {
+      const ms = await entry.run();
+      if (n >= WARMUP) entry.times.push(ms);
     }
   }
-  const [oursP50, plainP50] = [p(oursTimes, 0.5), p(plainTimes, 0.5)];
-  console.log(`app load: ${oursTimes.length} runs each of a ${(appHtml.length / 1024).toFixed(0)} KB app`);
+  const [oursP50, plainP50, sandboxedP50] = [runs.ours, runs.plain, runs.sandboxed].map((r) => p(r.times, 0.5));
+  console.log(`app load: ${runs.ours.times.length} runs each of a ${(appHtml.length / 1024).toFixed(0)} KB app`);
   console.log(`app_load_p50_ms=${oursP50.toFixed(1)}`);
   console.log(`app_load_plain_srcdoc_p50_ms=${plainP50.toFixed(1)}`);
   console.log(`app_load_p50_ratio=${(oursP50 / plainP50).toFixed(2)}`);
+  console.log(`app_load_sandboxed_srcdoc_p50_ms=${sandboxedP50.toFixed(1)}`);
+  console.log(`app_load_isolation_floor_ratio=${(sandboxedP50 / plainP50).toFixed(2)}`);
   for (const [phase, times] of Object.entries(phases)) console.log(`app_load_${phase}_p50_ms=${p(times, 0.5).toFixed(1)}`);
 
   // --- 2. typing with thirty apps -----------------------------------------------------------

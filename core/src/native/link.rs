@@ -103,8 +103,11 @@ impl Problem {
             Problem::Exited { code, signal, stderr_tail } => {
                 let how = super::how_it_ended(*code, *signal);
                 let tail = last_lines(stderr_tail, 6);
-                let tail = if tail.is_empty() { "(nothing on stderr)".into() } else { tail };
-                Text::new("errLocalExited").arg(how).arg(tail)
+                if tail.is_empty() {
+                    Text::new("errLocalExitedSilent").arg(how)
+                } else {
+                    Text::new("errLocalExited").arg(how).arg(tail)
+                }
             }
         }
     }
@@ -843,6 +846,20 @@ mod tests {
         let refused = result.borrow_mut().take().unwrap().unwrap_err();
         assert!(matches!(refused, Problem::Refused(BridgeError::ProtocolMismatch { .. })));
         assert!(refused.text().to_string().contains("protocol 99"), "{}", refused.text());
+    }
+
+    #[test]
+    fn an_exit_says_so_when_the_server_wrote_nothing_to_stderr() {
+        let exited = |tail: &str| {
+            let stderr_tail = tail.to_owned();
+            Problem::Exited { code: Some(1), signal: None, stderr_tail }.text().to_string()
+        };
+        assert_eq!(
+            exited(" \n"),
+            "The local server stopped (exit code 1) without writing anything to stderr."
+        );
+        let said = exited("a\nb\nc\nd\ne\nf\ng\n");
+        assert!(said.ends_with("stderr:\nb\nc\nd\ne\nf\ng"), "the last six lines: {said}");
     }
 
     #[test]

@@ -75,7 +75,10 @@ pub fn ServerRow(props: &Props) -> Html {
                 { address(server) }
                 <div class={classes!("server-status", (state == "error").then_some("error"))}>
                     { status }
-                    if !tools.is_empty() { { " · " }<span data-testid="tool-count">{ tools }</span> }
+                    // Tools listed before an error would read as part of it (its stderr lines).
+                    if !tools.is_empty() && state != "error" {
+                        { " · " }<span data-testid="tool-count">{ tools }</span>
+                    }
                 </div>
                 if let ServerStatus::NeedsPermission { origin } = &server.status {
                     <button type="button" class="primary small" data-testid="allow-access"

@@ -123,6 +123,50 @@ test('after the worker is stopped, the very next one-shot message is answered by
   await page.close();
 });
 
+test('a stopped worker starts from its module kept in Cache Storage; a damaged or old copy costs nothing', async () => {
+  const page = await open('popup.html');
+  // The extension's pages share the worker's origin, and so its Cache Storage.
+  const keys = () => page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url));
+  const current = /^https:\/\/gemipanel\.invalid\/[0-9a-f]{16}\/background_bg\.wasm$/;
+  const restart = async () => {
+    await stopServiceWorkers(page);
+    const reply = await sendMessage(page, { id: 7, request: { type: 'status' } });
+    assert.equal(reply.response.type, 'status', JSON.stringify(reply));
+    const worker = await serviceWorker(browser.context);
+    return worker.evaluate(() => performance.getEntriesByName('gemipanel-wasm_cached').length > 0);
+  };
+  // The first start of this build keeps a copy.
+  await restart();
+  await page.waitForFunction(async () => (await (await caches.open('gemipanel-wasm')).keys()).length === 1);
+  const [key] = await keys();
+  assert.match(key, current);
+  assert.equal(await restart(), true, 'the next start reads the kept copy');
+
+  // A damaged copy: the worker starts from its file all the same, and keeps a good copy again.
+  await page.evaluate(async (url) => (await caches.open('gemipanel-wasm')).put(url,
+    new Response(new Uint8Array([0, 97, 115, 109, 9, 9]), { headers: { 'Content-Type': 'application/wasm' } })), key);
+  await restart();
+  await restart();
+  await page.waitForFunction(async (url) => {
+    const hit = await (await caches.open('gemipanel-wasm')).match(url);
+    return hit && (await hit.arrayBuffer()).byteLength > 1000;
+  }, key);
+  assert.equal(await restart(), true, 'started from the good copy');
+
+  // Another build's copy goes once this build's is kept.
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('gemipanel-wasm');
+    await cache.delete(url);
+    await cache.put('https://gemipanel.invalid/0123456789abcdef/background_bg.wasm', new Response('old build'));
+  }, key);
+  assert.equal(await restart(), false, 'another build is never started from');
+  await page.waitForFunction(async (url) => {
+    const urls = (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url);
+    return urls.length === 1 && urls[0] === url;
+  }, key);
+  await page.close();
+});
+
 test('a port opened right after a stop has its first message answered', async () => {
   const page = await open('popup.html');
   await stopServiceWorkers(page);

@@ -66,6 +66,7 @@ pub fn run() -> Result<Vec<WasmSize>> {
         let bytes = fs::read(&wasm).map_err(|e| format!("reading {}: {e}", wasm.display()))?;
         sizes.push(WasmSize { name, raw: bytes.len(), gzip: gzip_len(&bytes) });
     }
+    stamp_worker_build(&dist)?;
     check_contents(&dist)?;
     println!("dist/ ready: {}", dist.display());
     let mut over = Vec::new();
@@ -146,6 +147,21 @@ fn copy_dir(from: &Path, to: &Path) -> Result {
 }
 
 /// dist/ is what users install: no source maps, no node_modules, nothing but the extension.
+/// Writes the worker module's hash into `background.js`, which keeps the module in Cache Storage
+/// under it: a new build is never started from an old build's copy.
+fn stamp_worker_build(dist: &Path) -> Result {
+    const PLACEHOLDER: &str = "%WASM_BUILD%";
+    let module = fs::read(dist.join("wasm/background_bg.wasm"))
+        .map_err(|e| format!("reading the worker module: {e}"))?;
+    let entry = dist.join("background.js");
+    let script = fs::read_to_string(&entry).map_err(|e| format!("reading background.js: {e}"))?;
+    if script.matches(PLACEHOLDER).count() != 1 {
+        return Err(format!("background.js must name {PLACEHOLDER} once, for the module's hash"));
+    }
+    let stamped = script.replace(PLACEHOLDER, &util::sha256_hex(&module)[..16]);
+    fs::write(&entry, stamped).map_err(|e| format!("writing background.js: {e}"))
+}
+
 fn check_contents(dir: &Path) -> Result {
     for entry in fs::read_dir(dir).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();

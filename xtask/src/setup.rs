@@ -153,10 +153,9 @@ fn python_stamp() -> std::path::PathBuf {
 }
 
 fn requirements_hash() -> Result<String> {
-    use sha2::{Digest, Sha256};
     let requirements = std::fs::read(util::tests_dir().join("requirements.txt"))
         .map_err(|e| format!("reading tests/requirements.txt: {e}"))?;
-    Ok(Sha256::digest(&requirements).iter().map(|b| format!("{b:02x}")).collect())
+    Ok(util::sha256_hex(&requirements))
 }
 
 fn python_packages_current() -> bool {
@@ -171,10 +170,9 @@ fn npm_stamp() -> std::path::PathBuf {
 }
 
 fn lock_hash() -> Result<String> {
-    use sha2::{Digest, Sha256};
     let lock = std::fs::read(util::tests_dir().join("package-lock.json"))
         .map_err(|e| format!("reading tests/package-lock.json: {e}"))?;
-    Ok(Sha256::digest(&lock).iter().map(|b| format!("{b:02x}")).collect())
+    Ok(util::sha256_hex(&lock))
 }
 
 fn npm_packages_current() -> bool {

@@ -156,6 +156,12 @@ pub fn extension_id() -> Result<String> {
     Ok(id_from_public_key(&der))
 }
 
+/// Lowercase hex of the SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn id_from_public_key(der: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(der)

@@ -9,6 +9,7 @@
 // Fairness: both are warmed up first, then blocks of calls alternate between the two, the order
 // flipping every round, so a busy moment of the machine hits both alike. Prints `name=value`.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { launch } from '../e2e/harness.mjs';
@@ -19,6 +20,10 @@ const BLOCK = 25;
 const WARMUP = 50;
 const ID = 'srv_localbench00000';
 const everything = resolve(import.meta.dirname, '../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+// The protocol the bridge speaks, from its one definition.
+const PROTOCOL = Number(readFileSync(resolve(import.meta.dirname, '../../core/src/native.rs'), 'utf8')
+  .match(/PROTOCOL_VERSION: u32 = (\d+);/)[1]);
 
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -84,11 +89,11 @@ try {
   }, CALLS);
   // Chrome's native-messaging round trip alone: plain JavaScript in the worker, a `hello` to a
   // bridge of its own and back. With the hop above it is the floor of the browser's path.
-  const nativeMessaging = await browser.worker.evaluate(async (n) => {
+  const nativeMessaging = await browser.worker.evaluate(async ([n, protocol]) => {
     const port = chrome.runtime.connectNative('io.github.gemipanel.bridge');
     let answered;
     port.onMessage.addListener((m) => answered(m));
-    const hello = () => new Promise((r) => { answered = r; port.postMessage({ type: 'hello', protocol: 2 }); });
+    const hello = () => new Promise((r) => { answered = r; port.postMessage({ type: 'hello', protocol }); });
     for (let i = 0; i < 50; i++) await hello();
     const samples = [];
     for (let i = 0; i < n; i++) {
@@ -98,7 +103,7 @@ try {
     }
     port.disconnect();
     return samples;
-  }, CALLS);
+  }, [CALLS, PROTOCOL]);
   console.log(`local server echo over ${CALLS} calls each`);
   console.log(`local_echo_native_messaging_round_trip_p50_ms=${p50(nativeMessaging).toFixed(3)}`);
   console.log(`local_echo_page_to_worker_hop_p50_ms=${p50(hop).toFixed(3)}`);

@@ -10,29 +10,44 @@ performance.mark('gemipanel-evaluated');
 // read is most of what a stopped worker waits for before it can answer (`cargo xtask bench`,
 // worker_wasm_ready). A copy that fails to start is dropped, and the file used.
 const WASM_FILE = new URL('./wasm/background_bg.wasm', import.meta.url);
-const WASM_BUILD = '%WASM_BUILD%'; // the module's SHA-256, written by `cargo xtask dist`
+const WASM_BUILD = '%WASM_BUILD%'; // the start of the module's SHA-256, by `cargo xtask dist`
 const WASM_CACHE = 'gemipanel-wasm';
 // The Cache API keys by http(s) URL; `.invalid` never resolves.
 const WASM_KEY = `https://gemipanel.invalid/${WASM_BUILD}/background_bg.wasm`;
+// Storage that does not answer (a busy disk) must not hold the worker up longer than the file.
+const CACHE_PATIENCE_MS = 300;
+let fromCache = false;
 
-async function cachedWasm() {
-  const cache = await caches.open(WASM_CACHE);
-  const hit = await cache.match(WASM_KEY);
+async function keptCopy() {
+  return (await (await caches.open(WASM_CACHE)).match(WASM_KEY)) ?? null;
+}
+
+/** Keeps `response` for the next start; copies of other builds go. */
+function keep(response) {
+  caches.open(WASM_CACHE)
+    .then((cache) => cache.put(WASM_KEY, response)
+      .then(() => cache.keys())
+      .then((keys) => Promise.all(keys.filter((k) => k.url !== WASM_KEY).map((k) => cache.delete(k)))))
+    .catch(() => {});
+}
+
+async function wasmSource() {
+  const late = new Promise((resolve) => setTimeout(resolve, CACHE_PATIENCE_MS, null));
+  const hit = await Promise.race([keptCopy().catch(() => null), late]);
   if (hit) {
+    fromCache = true;
     performance.mark('gemipanel-wasm_cached');
     return hit;
   }
   const response = await fetch(WASM_FILE);
-  // For the next start; copies of other builds go.
-  cache.put(WASM_KEY, response.clone())
-    .then(() => cache.keys())
-    .then((keys) => Promise.all(keys.filter((k) => k.url !== WASM_KEY).map((k) => cache.delete(k))))
-    .catch(() => {});
+  keep(response.clone());
   return response;
 }
 
-const ready = init({ module_or_path: cachedWasm() })
-  .catch(() => {
+const ready = init({ module_or_path: wasmSource() })
+  .catch((err) => {
+    if (!fromCache) throw err;
+    console.warn('GemiPanel: the kept copy of the worker module did not start; using the file', err);
     caches.delete(WASM_CACHE).catch(() => {});
     return init({ module_or_path: WASM_FILE });
   })

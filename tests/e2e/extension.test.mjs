@@ -132,8 +132,16 @@ test('a stopped worker starts from its module kept in Cache Storage; a damaged o
     await stopServiceWorkers(page);
     const reply = await sendMessage(page, { id: 7, request: { type: 'status' } });
     assert.equal(reply.response.type, 'status', JSON.stringify(reply));
-    const worker = await serviceWorker(browser.context);
-    return worker.evaluate(() => performance.getEntriesByName('gemipanel-wasm_cached').length > 0);
+    // The handle of the stopped worker may linger a moment; the running one answers.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const worker = await serviceWorker(browser.context);
+        return await worker.evaluate(() => performance.getEntriesByName('gemipanel-wasm_cached').length > 0);
+      } catch (err) {
+        if (attempt === 20) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
   };
   // The first start of this build keeps a copy.
   await restart();

@@ -23,20 +23,20 @@ export function connectSandbox(iframe, onEvent) {
 // for a new process. And an app given this page (moved, not reloaded) does not wait for it to
 // load (about 30 ms before the app's document could be handed over, tests/bench/app_load.mjs).
 let spare = null;
-let spareLoaded = false;
 
 /** Keeps a spare sandbox page loading in the panel, unless one is there. */
 export function keepSpareSandbox() {
   if (spare?.isConnected) return;
-  spareLoaded = false;
-  spare = document.createElement('iframe');
-  spare.src = 'sandbox.html';
-  spare.dataset.warmSandbox = '';
-  spare.setAttribute('aria-hidden', 'true');
-  spare.tabIndex = -1;
-  spare.style.cssText = 'position:absolute;width:0;height:0;border:0;visibility:hidden';
-  spare.addEventListener('load', () => { spareLoaded = true; }, { once: true });
-  document.body.append(spare);
+  const frame = document.createElement('iframe');
+  frame.src = 'sandbox.html';
+  frame.dataset.warmSandbox = '';
+  frame.setAttribute('aria-hidden', 'true');
+  frame.tabIndex = -1;
+  frame.style.cssText = 'position:absolute;width:0;height:0;border:0;visibility:hidden';
+  // Only a loaded page can be handed over; a page that loads again is not ours to mark.
+  frame.addEventListener('load', () => { frame.dataset.loaded = ''; }, { once: true });
+  spare = frame;
+  document.body.append(frame);
 }
 
 /**
@@ -45,7 +45,7 @@ export function keepSpareSandbox() {
  * Chrome 133): then the caller loads a frame of its own.
  */
 export function adoptSpareSandbox(container) {
-  if (!spare || !spareLoaded || typeof container.moveBefore !== 'function') return null;
+  if (!spare?.hasAttribute('data-loaded') || typeof container.moveBefore !== 'function') return null;
   const frame = spare;
   try {
     container.moveBefore(frame, null);
@@ -54,6 +54,7 @@ export function adoptSpareSandbox(container) {
   }
   spare = null;
   delete frame.dataset.warmSandbox;
+  delete frame.dataset.loaded;
   frame.removeAttribute('aria-hidden');
   frame.removeAttribute('tabindex');
   frame.style.cssText = '';

@@ -260,8 +260,8 @@ test('the tool browser runs a tool by hand, from its form or raw JSON, and shows
   await raw.fill('{"start": 8}');
   // The panel keeps a sandbox page loaded for the next app; this run's app gets it, moved into
   // place without a reload, and runs there as in a fresh one.
-  const spare = await page.locator('iframe[data-warm-sandbox]').elementHandle();
-  await (await spare.contentFrame()).waitForLoadState('load');
+  const spare = page.locator('iframe[data-warm-sandbox][data-loaded]');
+  await spare.waitFor({ state: 'attached' });
   await spare.evaluate((frame) => { frame.dataset.spare = 'marked'; });
   await runner.getByTestId('tool-run').click();
   await runner.getByTestId('tool-card').first().and(page.locator('[data-state="done"]')).waitFor();

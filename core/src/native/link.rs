@@ -95,6 +95,11 @@ impl Problem {
             Problem::NotAllowed => {
                 Text::new("errBridgeForbidden").arg(super::EXTENSION_ID).arg(INSTALL_COMMAND)
             }
+            // An extension updated past the installed bridge, or the other way round: the
+            // person installs the bridge of this version.
+            Problem::Refused(BridgeError::ProtocolMismatch { bridge, worker }) => {
+                Text::new("errBridgeOutdated").arg(bridge).arg(worker).arg(INSTALL_COMMAND)
+            }
             Problem::Refused(error) => Text::new("errBridgeRefused").arg(error),
             Problem::BridgeEnded(reason) => Text::new("errBridgeEnded").arg(reason),
             Problem::SpawnFailed { command, message } => {
@@ -190,7 +195,8 @@ impl Bridge {
     }
 
     /// Sets what hears of a process that ended on its own (see [`OnExit`]). It is called while
-    /// a message from the port is handled, with nothing of the link borrowed.
+    /// a message from the port is handled, with none of the link's server state borrowed (it
+    /// may call the link, but not set another listener from within).
     pub fn on_exit(&self, listener: OnExit) {
         *self.on_exit.borrow_mut() = Some(listener);
     }
@@ -845,7 +851,8 @@ mod tests {
         pool.run_until_stalled();
         let refused = result.borrow_mut().take().unwrap().unwrap_err();
         assert!(matches!(refused, Problem::Refused(BridgeError::ProtocolMismatch { .. })));
-        assert!(refused.text().to_string().contains("protocol 99"), "{}", refused.text());
+        let said = refused.text().to_string();
+        assert!(said.contains("protocol 99") && said.contains(INSTALL_COMMAND), "{said}");
     }
 
     #[test]

@@ -146,9 +146,8 @@ fn copy_dir(from: &Path, to: &Path) -> Result {
     Ok(())
 }
 
-/// dist/ is what users install: no source maps, no node_modules, nothing but the extension.
-/// Writes the worker module's hash into `background.js`, which keeps the module in Cache Storage
-/// under it: a new build is never started from an old build's copy.
+/// Writes (the start of) the worker module's SHA-256 into `background.js`, which keeps the module
+/// in Cache Storage under it: a new build is never started from an old build's copy.
 fn stamp_worker_build(dist: &Path) -> Result {
     const PLACEHOLDER: &str = "%WASM_BUILD%";
     let module = fs::read(dist.join("wasm/background_bg.wasm"))
@@ -162,6 +161,7 @@ fn stamp_worker_build(dist: &Path) -> Result {
     fs::write(&entry, stamped).map_err(|e| format!("writing background.js: {e}"))
 }
 
+/// dist/ is what users install: no source maps, no node_modules, nothing but the extension.
 fn check_contents(dir: &Path) -> Result {
     for entry in fs::read_dir(dir).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();

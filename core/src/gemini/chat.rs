@@ -266,10 +266,10 @@ enum Phase {
     RunningTools { calls: Vec<ToolCall>, results: Vec<Option<ToolOutcome>> },
 }
 
-/// A conversation with Gemini. See the module documentation.
 /// Call ids are `call-1`, `call-2`, … in the order the model asked for them.
 const CALL_ID_PREFIX: &str = "call-";
 
+/// A conversation with Gemini. See the module documentation.
 #[derive(Debug)]
 pub struct Chat {
     config: ChatConfig,
@@ -324,7 +324,7 @@ impl Chat {
             .filter_map(|id| id.strip_prefix(CALL_ID_PREFIX)?.parse::<u64>().ok())
             .max()
             .unwrap_or(0);
-        self.next_call_id = self.next_call_id.max(highest + 1);
+        self.next_call_id = self.next_call_id.max(highest.saturating_add(1));
     }
 
     pub fn history(&self) -> &[Content] {

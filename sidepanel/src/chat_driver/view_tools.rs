@@ -5,6 +5,7 @@ use gemipanel_browser::app_frame::ViewToolCaller;
 use gemipanel_browser::chrome;
 use gemipanel_core::gemini::{ToolCall, ToolOutcome};
 use gemipanel_core::mcp::Tool;
+use gemipanel_core::text::Text;
 use gemipanel_core::tools::{ExposedTools, ViewToolRoute};
 
 use super::{now_ms, Driver};
@@ -102,13 +103,10 @@ impl Driver {
                     Err(why) => (ToolOutcome::Error(why.clone()), why, true),
                 },
                 // The model reads English; the person, their language.
-                None => (
-                    ToolOutcome::Error(
-                        "The app that offered this tool is no longer in the chat.".into(),
-                    ),
-                    chrome::message("panelViewToolGone", &[]),
-                    true,
-                ),
+                None => {
+                    let gone = Text::new("panelViewToolGone");
+                    (ToolOutcome::Error(gone.to_string()), chrome::word(&gone), true)
+                }
             };
             this.finish_tool_call(call_id, outcome, text, is_error);
         });

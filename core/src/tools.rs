@@ -178,6 +178,11 @@ impl ExposedTools {
         }
     }
 
+    /// Drops the apps' tools (to add them again as they are now).
+    pub fn clear_view_tools(&mut self) {
+        self.views.clear();
+    }
+
     fn view(&self, function_name: &str) -> Option<&ExposedViewTool> {
         self.views.iter().find(|t| t.declaration.name == function_name)
     }

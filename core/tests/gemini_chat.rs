@@ -197,6 +197,38 @@ fn a_reopened_chat_numbers_its_calls_after_those_it_already_shows() {
 }
 
 #[test]
+fn tools_offered_during_a_turn_are_declared_from_its_next_request() {
+    // An app shown by this turn's call offers tools of its own while the call finishes.
+    let mut chat = Chat::new(config(), Vec::new());
+    chat.send_text("Show the picker").unwrap();
+    let first = next_request(&mut chat);
+    stream(&mut chat, &first, &[calls_chunk(&[("fc-a", "mcp_s_echo", json!({}))])]);
+    let calls = next_calls(&mut chat);
+    let names = |request: &ModelRequest| -> Vec<String> {
+        let body = serde_json::to_value(&request.body).unwrap();
+        body["tools"][0]["functionDeclarations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(!names(&first).contains(&"app_1a2b3c_get_selection".to_owned()));
+    let mut declarations = config().declarations;
+    declarations.push(declaration("app_1a2b3c_get_selection"));
+    let titles = [("app_1a2b3c_get_selection".to_owned(), "get_selection".to_owned())].into();
+    chat.set_tools(declarations, titles);
+    chat.handle_tool_result(&calls[0].call_id, ToolOutcome::Output(json!("shown")));
+    let second = next_request(&mut chat);
+    assert!(
+        names(&second).contains(&"app_1a2b3c_get_selection".to_owned()),
+        "{:?}",
+        names(&second)
+    );
+    assert!(names(&second).contains(&"mcp_s_echo".to_owned()));
+}
+
+#[test]
 fn is_error_results_go_back_as_errors() {
     let mut chat = Chat::new(config(), Vec::new());
     chat.send_text("x").unwrap();

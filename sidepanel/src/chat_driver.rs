@@ -93,6 +93,8 @@ struct Inner {
     app_contexts: IndexMap<String, String>,
     /// The tools running apps offer of their own, by the call that showed the app.
     view_tools: IndexMap<String, view_tools::ViewToolSet>,
+    /// The running turn declares tools (no Google Search, a model that calls functions).
+    turn_declares_tools: bool,
     /// Calls of apps' own tools waiting for the person's decision.
     waiting_views: IndexMap<String, (ToolCall, gemipanel_core::tools::ViewToolRoute)>,
     /// Stop was pressed while the turn was still being prepared.
@@ -130,6 +132,7 @@ impl Driver {
             signing_in: IndexMap::new(),
             app_contexts: IndexMap::new(),
             view_tools: IndexMap::new(),
+            turn_declares_tools: false,
             waiting_views: IndexMap::new(),
             stop_requested: false,
             timer_generation: 0,
@@ -208,6 +211,7 @@ impl Driver {
                 config.titles = tools.titles();
                 config.google_search = setup.google_search;
                 inner.tools = tools;
+                inner.turn_declares_tools = tools_wanted;
                 inner.servers = facts;
                 let _ = inner.chat.set_config(config);
                 let parts = apps::with_app_context(&mut inner.app_contexts, text);

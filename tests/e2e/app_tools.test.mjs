@@ -122,3 +122,22 @@ test("a denied call of an app's tool never reaches the app", async () => {
   assert.match(JSON.stringify(turn), /denied/);
   assert.equal(await appFrame().locator('#calls li').count(), 0);
 });
+
+test("an app shown by a turn's call offers its tools to that same turn's next request", async () => {
+  const { fake } = chat;
+  await chat.reload();
+  fake.reset();
+  fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_apps_show_picker', args: {} }])] },
+    // The model takes its time over the next round: the app starts and offers its tool meanwhile.
+    { delayMs: 3000, chunks: [functionCallChunk([{ name: 'mcp_apps_show_picker', args: {} }])] },
+    { chunks: textChunks('Two pickers.') },
+  ]);
+  await chat.send('Show the picker, then another');
+  await chat.lastReply().filter({ hasText: 'Two pickers.' }).waitFor({ timeout: 30_000 });
+  const requests = chat.chatRequests();
+  assert.equal(requests.length, 3, 'one turn of three rounds');
+  const third = declared(requests[2]).map((d) => d.name);
+  assert.ok(third.some((n) => /^app_[0-9a-f]{6}_get_selection$/.test(n)), JSON.stringify(third));
+  assert.ok(third.includes('mcp_apps_show_picker'), 'the servers\' tools stay');
+});

@@ -338,6 +338,22 @@ impl Chat {
     /// Change model, tools or search for the next turn.
     pub fn set_config(&mut self, config: ChatConfig) -> Result<(), Busy> {
         self.ensure_idle()?;
+        self.apply_config(config);
+        Ok(())
+    }
+
+    /// The tools changed within a turn (an app it showed offers tools of its own, or its app
+    /// went): the turn's next request declares these. Model and search stay as they are.
+    pub fn set_tools(
+        &mut self,
+        declarations: Vec<FunctionDeclaration>,
+        titles: BTreeMap<String, String>,
+    ) {
+        let config = ChatConfig { declarations, titles, ..self.config.clone() };
+        self.apply_config(config);
+    }
+
+    fn apply_config(&mut self, config: ChatConfig) {
         if config.declarations != self.config.declarations {
             self.schema_fallback = false;
             self.restriction = Restriction::default();
@@ -349,7 +365,6 @@ impl Chat {
         if rebuild {
             self.catalog = self.config.catalog();
         }
-        Ok(())
     }
 
     pub fn is_busy(&self) -> bool {

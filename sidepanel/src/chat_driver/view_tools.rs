@@ -24,7 +24,7 @@ pub(super) struct ViewToolSet {
 
 impl Driver {
     /// The app of call `instance` offers `tools` (none: it stopped, or offers none). The next
-    /// model request declares them.
+    /// model request declares them, in this turn too.
     pub fn set_view_tools(
         &self,
         instance: &str,
@@ -47,6 +47,24 @@ impl Driver {
                 inner.view_tools.shift_remove(instance);
             }
         }
+        drop(inner);
+        self.redeclare_view_tools();
+    }
+
+    /// Within a turn, its next request declares the apps' tools as they are now: an app the
+    /// turn's call just showed can be asked without waiting for the person's next message.
+    fn redeclare_view_tools(&self) {
+        let mut inner = self.0.borrow_mut();
+        if !inner.chat.is_busy() || !inner.turn_declares_tools {
+            return;
+        }
+        let mut tools = std::mem::take(&mut inner.tools);
+        tools.clear_view_tools();
+        for (instance, set) in &inner.view_tools {
+            tools.add_view_tools(instance, &set.label, &set.tools);
+        }
+        inner.chat.set_tools(tools.declarations(), tools.titles());
+        inner.tools = tools;
     }
 
     /// Adds the running apps' tools to a turn's tools.

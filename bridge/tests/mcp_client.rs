@@ -10,7 +10,8 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use gemipanel_core::mcp::{
-    CallEvent, CallHandler, Client, ElicitRequest, ElicitResult, ServerConfig, Timer,
+    CallEvent, CallHandler, CallToolResult, Client, ElicitRequest, ElicitResult, Error as McpError,
+    ServerConfig, Timer,
 };
 use gemipanel_core::native::link::{Bridge, LocalTransport, Port, Problem};
 use gemipanel_core::native::wire::ServerSpec;
@@ -103,6 +104,25 @@ fn client(
     let mut config = ServerConfig::new(LocalTransport::<TokioTimer>::url(server));
     config.request_timeout = Duration::from_secs(30);
     Client::new(transport, config)
+}
+
+/// A long call of server-everything's, with `interrupt` done 300 ms into it; the call's end.
+async fn long_call_interrupted(
+    client: &Client<LocalTransport<TokioTimer>>,
+    seconds: u32,
+    interrupt: impl FnOnce(),
+) -> Result<CallToolResult, McpError> {
+    let call = client.call_tool(
+        "trigger-long-running-operation",
+        json!({"duration": seconds, "steps": seconds}),
+        &(),
+        None,
+    );
+    let interrupt = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        interrupt();
+    };
+    tokio::join!(call, interrupt).0
 }
 
 async fn local<F: std::future::Future>(test: F) -> F::Output {
@@ -215,17 +235,10 @@ async fn a_crashed_server_is_explained_and_the_next_call_starts_it_again() {
         // A call in flight when the server dies (SIGKILL, as a crash would end it) fails with
         // the reason. The bridge restarts the server soon after, which clears the problem, so
         // the reason is read from the failed call, not polled.
-        let slow = client.call_tool(
-            "trigger-long-running-operation",
-            json!({"duration": 10, "steps": 10}),
-            &(),
-            None,
-        );
-        let kill = async {
-            tokio::time::sleep(Duration::from_millis(300)).await;
+        let failed = long_call_interrupted(&client, 10, || {
             std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status().unwrap();
-        };
-        let (failed, ()) = tokio::join!(slow, kill);
+        })
+        .await;
         let said = failed.expect_err("the call dies with its server").to_string();
         assert!(said.contains("signal 9"), "{said}");
         // The old session belonged to the dead process: the client initializes again.
@@ -277,17 +290,9 @@ async fn when_the_bridge_ends_calls_fail_and_the_next_one_connects_again() {
         let (bridge, children) = link();
         let client = client(&bridge, "everything", everything());
         client.connect().await.expect("connects");
-        let slow = client.call_tool(
-            "trigger-long-running-operation",
-            json!({"duration": 5, "steps": 5}),
-            &(),
-            None,
-        );
-        let kill = async {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            children.borrow_mut()[0].start_kill().unwrap();
-        };
-        let (result, ()) = tokio::join!(slow, kill);
+        let result =
+            long_call_interrupted(&client, 5, || children.borrow_mut()[0].start_kill().unwrap())
+                .await;
         let err = result.expect_err("the call ends with the bridge");
         assert!(err.to_string().contains("Native host has exited"), "{err}");
         assert!(matches!(bridge.problem("everything"), Some(Problem::BridgeEnded(_))));

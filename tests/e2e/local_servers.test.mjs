@@ -24,6 +24,15 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
+/** The popup of a fresh browser (closed after the tests); `options` go to `launch`. */
+async function openPopup(options) {
+  const browser = await launch(options);
+  cleanups.push(() => browser.close());
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.url('popup.html'));
+  return popup;
+}
+
 /** A one-shot request to the worker from `page`; its response. */
 async function request(page, req) {
   const reply = await page.evaluate((m) => chrome.runtime.sendMessage(m), { id: Date.now(), request: req });
@@ -120,10 +129,7 @@ test('a Claude Desktop stdio server is imported, confirmed once and called from 
 });
 
 test('without the bridge installed, a local server says which command installs it', async () => {
-  const browser = await launch({ bridge: false });
-  cleanups.push(() => browser.close());
-  const popup = await browser.context.newPage();
-  await popup.goto(browser.url('popup.html'));
+  const popup = await openPopup({ bridge: false });
   const id = 'srv_0123456789abcdef';
   const local = { command: process.execPath, args: [filesystemServer, tmpdir()] };
   const added = await request(popup, {
@@ -146,10 +152,7 @@ test('without the bridge installed, a local server says which command installs i
 test('the popup adds a local server: the command line is previewed, tested, and saving allows it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gemipanel-form-'));
   writeFileSync(join(dir, 'notes.txt'), 'n');
-  const browser = await launch({ bridge: true, locale: 'ja' });
-  cleanups.push(() => browser.close());
-  const popup = await browser.context.newPage();
-  await popup.goto(browser.url('popup.html'));
+  const popup = await openPopup({ bridge: true, locale: 'ja' });
   await popup.getByTestId('add-server').click();
   await popup.getByTestId('server-kind-local').check();
   await popup.locator('#server-name').fill('notes');
@@ -185,10 +188,7 @@ async function addConfirmed(popup, id, name, local) {
 test('a local server that crashes shows it at once, with its stderr, and is ready after the next call', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gemipanel-crash-'));
   const pidFile = join(dir, 'pid');
-  const browser = await launch({ bridge: true });
-  cleanups.push(() => browser.close());
-  const popup = await browser.context.newPage();
-  await popup.goto(browser.url('popup.html'));
+  const popup = await openPopup({ bridge: true });
   const id = 'srv_00000000000c7a5e';
   // The shell leaves its pid (which `exec` keeps for the server) where the test can read it.
   const local = {
@@ -218,10 +218,7 @@ test('a local server that crashes shows it at once, with its stderr, and is read
 });
 
 test("a local server's errors name it, not an address the person never saw", async () => {
-  const browser = await launch({ bridge: true });
-  cleanups.push(() => browser.close());
-  const popup = await browser.context.newPage();
-  await popup.goto(browser.url('popup.html'));
+  const popup = await openPopup({ bridge: true });
   const id = 'srv_000000000000a11e';
   await addConfirmed(popup, id, 'my files', { command: process.execPath, args: [filesystemServer, tmpdir()] });
   // The filesystem server offers no resources: its answer is a JSON-RPC error.

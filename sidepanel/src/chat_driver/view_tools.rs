@@ -54,15 +54,16 @@ impl Driver {
     /// Within a turn, its next request declares the apps' tools as they are now: an app the
     /// turn's call just showed can be asked without waiting for the person's next message.
     fn redeclare_view_tools(&self) {
-        let mut inner = self.0.borrow_mut();
-        if !inner.chat.is_busy() || !inner.turn_declares_tools {
-            return;
-        }
-        let mut tools = std::mem::take(&mut inner.tools);
+        let mut tools = {
+            let mut inner = self.0.borrow_mut();
+            if !inner.chat.is_busy() || !inner.turn_declares_tools {
+                return;
+            }
+            std::mem::take(&mut inner.tools)
+        };
         tools.clear_view_tools();
-        for (instance, set) in &inner.view_tools {
-            tools.add_view_tools(instance, &set.label, &set.tools);
-        }
+        self.add_view_tools(&mut tools);
+        let mut inner = self.0.borrow_mut();
         inner.chat.set_tools(tools.declarations(), tools.titles());
         inner.tools = tools;
     }

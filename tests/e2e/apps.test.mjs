@@ -263,12 +263,16 @@ test('the tool browser runs a tool by hand, from its form or raw JSON, and shows
   const spare = page.locator('iframe[data-warm-sandbox][data-loaded]');
   await spare.waitFor({ state: 'attached' });
   await spare.evaluate((frame) => { frame.dataset.spare = 'marked'; });
+  // Its inner frame is already made, waiting for the app's document.
+  await spare.contentFrame().locator('iframe').evaluate((frame) => { frame.dataset.waiting = 'marked'; });
   await runner.getByTestId('tool-run').click();
   await runner.getByTestId('tool-card').first().and(page.locator('[data-state="done"]')).waitFor();
   assert.deepEqual(apps.calls().at(-1), { name: 'show_counter', arguments: { start: 8 } });
   await runner.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
   const adopted = runner.locator('[data-testid="app-iframe"][data-spare="marked"]');
   assert.equal(await adopted.count(), 1, 'the spare page was used');
+  assert.equal(await adopted.contentFrame().locator('iframe[data-waiting="marked"]').count(), 1,
+    'the app was written into the frame that was waiting for it');
   await adopted.contentFrame().frameLocator('iframe').locator('li[data-kind="tool-result"]')
     .filter({ hasText: '"value":8' }).waitFor();
   assert.equal(await page.locator('iframe[data-warm-sandbox]').count(), 1, 'a new spare is on its way');
@@ -328,9 +332,12 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     assert.match(outcomes['model-only tool'].text, /may not call secret/);
     assert.match(outcomes['other server tool'].text, /may not call only_elsewhere/);
     // Fire-and-forget attempts: judged by what they would have reached.
-    for (const name of ['form to top', 'forged relay control', 'forged to the panel']) {
+    for (const name of ['form to top', 'forged relay control', 'forged to the panel', 'forged document to a waiting frame']) {
       assert.ok(outcomes[name], `${name} was tried`);
     }
+    assert.doesNotMatch(outcomes['forged document to a waiting frame'].text, /to 0 frames/, 'a waiting frame was reachable');
+    // The spare page's waiting frame took nothing from the app: the next app is written there.
+    assert.equal(await page.frameLocator('iframe[data-warm-sandbox]').frameLocator('iframe').locator('#hijacked').count(), 0);
     assert.deepEqual(apps.trapHits(), [], 'no request reached an undeclared origin (fetch, image, popup, form, navigation)');
     assert.equal(page.url(), panelUrl, 'the side panel was not navigated');
     assert.equal(chat.browser.context.pages().length, pagesBefore, 'no window was opened');

@@ -62,8 +62,11 @@ export function adoptSpareSandbox(container) {
   return frame;
 }
 
-export function loadApp(port, html, allow) {
-  port.postMessage({ type: 'load', document: html, allow });
+/** Hands the app's document (UTF-8 `bytes`, a view into wasm memory) to the sandbox page. */
+export function loadApp(port, bytes, allow) {
+  // A copy the port can transfer, not clone: it reaches the app's frame without another copy.
+  const document = bytes.slice().buffer;
+  port.postMessage({ type: 'load', document, allow }, [document]);
 }
 
 export function postToApp(port, message) {

@@ -17,7 +17,7 @@ extern "C" {
         on_event: &Function,
     ) -> Result<MessagePort, JsValue>;
     #[wasm_bindgen(js_name = loadApp)]
-    fn load_app(port: &MessagePort, html: &str, allow: &str);
+    fn load_app(port: &MessagePort, html: &[u8], allow: &str);
     #[wasm_bindgen(catch, js_name = postToApp)]
     fn post_to_app(port: &MessagePort, message: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = unloadApp)]
@@ -74,7 +74,7 @@ impl Sandbox {
 
     /// Loads the app's document (made by `core::apps::document`) with the `allow` attribute.
     pub fn load(&self, document: &str, allow: &str) {
-        load_app(&self.port, document, allow);
+        load_app(&self.port, document.as_bytes(), allow);
     }
 
     pub fn post(&self, message: &serde_json::Value) {

@@ -51,7 +51,8 @@ try {
         this.port1.postMessage = (message, ...rest) => {
           if (message?.type === 'load') {
             globalThis.__marks.load.push(performance.now());
-            globalThis.__prepared = message.document;
+            // UTF-8 bytes, transferred away by this post: read (once) before it goes.
+            globalThis.__prepared ??= new TextDecoder().decode(message.document);
           }
           return post(message, ...rest);
         };

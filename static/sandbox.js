@@ -83,8 +83,16 @@
     document.body.appendChild(frame);
   }
 
+  let idleAsked = false;
   function loaded(event) {
-    if (event.target === frame) port.postMessage({ type: 'loaded' });
+    if (event.target !== frame) return;
+    port.postMessage({ type: 'loaded' });
+    // Every sandbox page's frames share one process: the panel makes its next spare page when
+    // that process has nothing to do, not while this app starts.
+    if (!idleAsked) {
+      idleAsked = true;
+      requestIdleCallback(() => port.postMessage({ type: 'idle' }), { timeout: 2000 });
+    }
   }
 
   function makeFrame(allow) {

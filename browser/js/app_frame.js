@@ -13,6 +13,7 @@ export function connectSandbox(iframe, onEvent) {
     const data = event.data;
     if (data?.type === 'app') onEvent('app', data.message);
     else if (data?.type === 'loaded') onEvent('loaded', undefined);
+    else if (data?.type === 'idle') keepSpareSandbox();
   };
   iframe.contentWindow.postMessage('gemipanel/connect', '*', [channel.port2]);
   return channel.port1;
@@ -58,7 +59,8 @@ export function adoptSpareSandbox(container) {
   frame.removeAttribute('aria-hidden');
   frame.removeAttribute('tabindex');
   frame.style.cssText = '';
-  keepSpareSandbox();
+  // The next spare is made once this app's process goes idle (the sandbox page says so): made
+  // now, its page and frame would take that process's thread from the app while it starts.
   return frame;
 }
 

@@ -275,7 +275,9 @@ test('the tool browser runs a tool by hand, from its form or raw JSON, and shows
     'the app was written into the frame that was waiting for it');
   await adopted.contentFrame().frameLocator('iframe').locator('li[data-kind="tool-result"]')
     .filter({ hasText: '"value":8' }).waitFor();
-  assert.equal(await page.locator('iframe[data-warm-sandbox]').count(), 1, 'a new spare is on its way');
+  // The next spare follows once the apps' process is idle.
+  await page.locator('iframe[data-warm-sandbox]').waitFor({ state: 'attached', timeout: 5_000 });
+  assert.equal(await page.locator('iframe[data-warm-sandbox]').count(), 1, 'one new spare');
   // An app-only tool is offered to its app, not to the person.
   await page.getByRole('button', { name: '← All tools' }).click();
   await browser.locator('[data-tool="bump"]').click();

@@ -208,6 +208,9 @@ test('a local server that crashes shows it at once, with its stderr, and is read
   const said = await row.innerText();
   assert.match(said, /fragile/, said);
   assert.match(said, /signal 9/, said);
+  // The row names the server already; its status does not say the name again.
+  const status = await row.locator('.server-status').innerText();
+  assert.doesNotMatch(status, /fragile/, status);
   assert.match(said, /running on stdio/, said);
   await screenshot(popup, 'local-crashed');
 

@@ -2,7 +2,7 @@
 
 use super::transport::TransportError;
 use crate::jsonrpc::ErrorObject;
-use crate::text::Text;
+use crate::text::{Arg, Text};
 use std::fmt;
 use std::time::Duration;
 
@@ -155,6 +155,24 @@ impl Error {
         self.worded(("errOnServer", "errOnServerMethod"), name)
     }
 
+    /// `text` (one of the two above, or the worker's `errOnServer` for what the bridge knows)
+    /// without the server it names, for a place that shows the server already, such as its own
+    /// row in the popup: "server X (method): detail" becomes "method: detail". Any other text
+    /// comes back as it is.
+    pub fn without_server(text: &Text) -> Text {
+        let detail = |arg: &Arg| match arg {
+            Arg::Text(text) => text.clone(),
+            Arg::Plain(plain) => Text::new("errDetail").arg(plain),
+        };
+        match (text.key.as_ref(), text.args.as_slice()) {
+            ("errMcpServer" | "errOnServer", [_, inner]) => detail(inner),
+            ("errMcpServerMethod" | "errOnServerMethod", [_, Arg::Plain(method), inner]) => {
+                Text::new("errMethodDetail").arg(method).with(detail(inner))
+            }
+            _ => text.clone(),
+        }
+    }
+
     /// `keys`: without the method and with it.
     fn worded(&self, keys: (&'static str, &'static str), server: &str) -> Text {
         let detail = self.kind.text();
@@ -235,6 +253,23 @@ pub fn redact_url(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_server_keeps_the_method_and_the_detail() {
+        let refused = Text::new("errMcpConnect").arg("refused");
+        let named =
+            Text::new("errOnServerMethod").arg("files").arg("tools/list").with(refused.clone());
+        let unnamed = Error::without_server(&named);
+        assert_eq!(unnamed.to_string(), "tools/list: could not connect: refused");
+        assert!(!unnamed.to_string().contains("files"));
+        let by_url = Text::new("errMcpServer").arg("https://mcp.example/").with(refused.clone());
+        assert_eq!(Error::without_server(&by_url), refused);
+        // A plain detail (the worker never makes one, a stored status might) is still said.
+        let plain = Text::new("errOnServer").arg("files").arg("gone");
+        assert_eq!(Error::without_server(&plain).to_string(), "gone");
+        // Anything else is not about a named server.
+        assert_eq!(Error::without_server(&refused), refused);
+    }
 
     #[test]
     fn display_names_the_server_without_secrets() {

@@ -2,6 +2,7 @@
 //! command line to allow, Edit and Remove.
 
 use gemipanel_browser::chrome::{counted_message, message, word};
+use gemipanel_core::mcp;
 use gemipanel_core::messages::{ServerStatus, ServerView, SignInOutcome, SignedInView};
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
@@ -47,8 +48,10 @@ pub fn status_parts(status: &ServerStatus) -> (&'static str, String, &'static st
         ServerStatus::NeedsConfirmation { .. } => {
             ("pending", message("popupStatusNeedsConfirmation", &[]), "needs-confirmation")
         }
+        // The row names the server already.
         ServerStatus::Error { error } => {
-            ("error", message("popupStatusError", &[&word(error)]), "error")
+            let error = word(&mcp::Error::without_server(error));
+            ("error", message("popupStatusError", &[&error]), "error")
         }
     }
 }

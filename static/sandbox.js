@@ -27,12 +27,8 @@
 
   let port = null;
   let frame = null;
-  // The loader frame, until an app is written into it; `ready` once its loader runs.
-  let warm = makeFrame('');
-  let warmReady = false;
-  warm.addEventListener('load', () => { warmReady = true; }, { once: true });
-  warm.srcdoc = LOADER;
-  document.body.appendChild(warm);
+  // The loader frame made as the page starts, until an app is written into it.
+  let warm = makeLoader('');
 
   window.addEventListener('message', (event) => {
     if (!port) {
@@ -63,29 +59,48 @@
   function load(bytes, allow) {
     frame?.remove();
     // A frame's `allow` list counts only from its next load, so an app that asks for browser
-    // features gets a frame made for it.
-    if (warm && !allow) {
-      frame = warm;
-      warm = null;
-      const write = () => {
-        frame.addEventListener('load', loaded);
-        frame.contentWindow.postMessage({ type: 'gemipanel/document', document: bytes }, '*', [bytes]);
-      };
-      if (warmReady) write();
-      else frame.addEventListener('load', write, { once: true });
-      return;
+    // features gets a loader frame made with it.
+    if (allow || !warm) {
+      warm?.remove();
+      warm = makeLoader(allow);
     }
-    warm?.remove();
+    frame = warm;
     warm = null;
-    frame = makeFrame(allow);
-    frame.addEventListener('load', loaded);
-    frame.srcdoc = new TextDecoder().decode(bytes);
-    document.body.appendChild(frame);
+    loads = 0;
+    const write = () => {
+      lockNavigation();
+      frame.addEventListener('load', loaded);
+      frame.contentWindow.postMessage({ type: 'gemipanel/document', document: bytes }, '*', [bytes]);
+    };
+    if ('ready' in frame.dataset) write();
+    else frame.addEventListener('load', write, { once: true });
+  }
+
+  // A frame may always navigate itself, sandboxed or not, and the URL alone would carry data
+  // out; whether it may load is for this page's policy to say, not the app's. So once the
+  // app's frame holds its loader (whose policy was copied from this page's as it loaded, and
+  // stays the app's), this page forbids any frame to load in it.
+  function lockNavigation() {
+    if (document.querySelector('meta[data-lock]')) return;
+    const meta = document.createElement('meta');
+    meta.httpEquiv = 'Content-Security-Policy';
+    meta.content = "frame-src 'none'";
+    meta.dataset.lock = '';
+    document.head.append(meta);
   }
 
   let idleAsked = false;
+  let loads = 0;
   function loaded(event) {
     if (event.target !== frame) return;
+    // The written document loads once; a second load is a page the app tried to go to (refused
+    // by the lock above, so the frame holds the browser's error page): the app is over.
+    if (++loads > 1) {
+      frame.remove();
+      frame = null;
+      port.postMessage({ type: 'left' });
+      return;
+    }
     port.postMessage({ type: 'loaded' });
     // Every sandbox page's frames share one process: the panel makes its next spare page when
     // that process has nothing to do, not while this app starts.
@@ -95,12 +110,15 @@
     }
   }
 
-  function makeFrame(allow) {
+  function makeLoader(allow) {
     const made = document.createElement('iframe');
     // Scripts only: no forms, popups, top navigation, downloads or same-origin access.
     made.setAttribute('sandbox', 'allow-scripts');
     if (allow) made.setAttribute('allow', allow);
     made.title = 'MCP App';
+    made.addEventListener('load', () => { made.dataset.ready = ''; }, { once: true });
+    made.srcdoc = LOADER;
+    document.body.appendChild(made);
     return made;
   }
 })();

@@ -302,6 +302,7 @@ impl View {
                 View::run(view, actions);
             }
             SandboxEvent::Unreadable => {}
+            SandboxEvent::Left => view.borrow_mut().stop_for_leaving(),
             SandboxEvent::Loaded => {
                 let me = view.borrow().me.clone();
                 gloo_timers::callback::Timeout::new(LEGACY_AFTER_MS, move || {
@@ -642,6 +643,18 @@ impl View {
         if let Some(iframe) = &self.ui.iframe {
             let _ = iframe.style().set_property("height", &format!("{}px", height.max(40)));
         }
+    }
+
+    /// The app tried to load another page in its frame (where nothing may load): it is gone,
+    /// and the person is told why; Reload starts it again.
+    fn stop_for_leaving(&mut self) {
+        self.close();
+        let notice = element("p", "app-error");
+        let _ = notice.set_attribute("role", "alert");
+        let _ = notice.set_attribute("data-testid", "app-error");
+        notice.set_text_content(Some(&message("panelAppLeft", &[])));
+        let _ = self.ui.body.append_child(&notice);
+        let _ = self.ui.root.set_attribute("data-state", "stopped");
     }
 
     fn close(&mut self) {

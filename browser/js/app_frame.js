@@ -4,7 +4,8 @@
 
 /**
  * Hands the sandbox page in `iframe` its port; `onEvent(kind, data)` is called with
- * ('app', message) for each message the app posts and ('loaded') when its document loaded.
+ * ('app', message) for each message the app posts, ('loaded') when its document loaded and
+ * ('left') when the app tried to load another page in its frame (which is then gone).
  * Returns the port to pass to the functions below.
  */
 export function connectSandbox(iframe, onEvent) {
@@ -13,6 +14,7 @@ export function connectSandbox(iframe, onEvent) {
     const data = event.data;
     if (data?.type === 'app') onEvent('app', data.message);
     else if (data?.type === 'loaded') onEvent('loaded', undefined);
+    else if (data?.type === 'left') onEvent('left', undefined);
     else if (data?.type === 'idle') keepSpareSandbox();
   };
   iframe.contentWindow.postMessage('gemipanel/connect', '*', [channel.port2]);

@@ -42,6 +42,8 @@ pub enum SandboxEvent {
     Unreadable,
     /// The app's document loaded.
     Loaded,
+    /// The app tried to load another page in its frame: the sandbox page removed the frame.
+    Left,
 }
 
 /// The control port of one sandbox frame; dropping it unloads the app.
@@ -61,6 +63,7 @@ impl Sandbox {
             Closure::<dyn FnMut(String, JsValue)>::new(move |kind: String, data: JsValue| {
                 on_event(match kind.as_str() {
                     "loaded" => SandboxEvent::Loaded,
+                    "left" => SandboxEvent::Left,
                     _ => match from_js(data) {
                         Ok(value) => SandboxEvent::App(value),
                         Err(_) => SandboxEvent::Unreadable,

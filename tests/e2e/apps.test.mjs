@@ -370,3 +370,33 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     await other.stop();
   }
 });
+
+test('an app that tries to load another page in its frame is stopped before anything leaves', async () => {
+  const page = chat.page;
+  await chat.reload();
+  await page.getByTestId('tools').click();
+  await page.getByTestId('tool-browser').locator('[data-server="Apps"] summary').click();
+  await page.locator('[data-tool="show_wanderer"]').click();
+  await page.getByTestId('tool-run').click();
+  // Its frame may always navigate itself, sandbox or not: the sandbox page's policy refuses
+  // the page, so the address (and what it carries) never reaches the server.
+  const frame = page.getByTestId('app-frame');
+  await frame.getByTestId('app-error').filter({ hasText: 'tried to load another page' }).waitFor({ timeout: 20_000 });
+  assert.deepEqual(apps.trapHits(), []);
+  assert.equal(await frame.locator('[data-testid="app-iframe"]').count(), 0, 'the app is gone');
+  await chat.shoot('app-left');
+});
+
+test('an app embeds pages of the domains it declared, and of no other', async () => {
+  const page = chat.page;
+  await chat.reload();
+  await page.getByTestId('tools').click();
+  await page.getByTestId('tool-browser').locator('[data-server="Apps"] summary').click();
+  await page.locator('[data-tool="show_embed"]').click();
+  await page.getByTestId('tool-run').click();
+  const app = page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
+  // The lock on the sandbox page's own frame does not reach the app's frames.
+  await app.frameLocator('#declared').locator('h1').filter({ hasText: 'Counter docs' }).waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(500);
+  assert.deepEqual(apps.trapHits(), [], 'the undeclared page was not fetched');
+});

@@ -406,7 +406,7 @@ impl View {
             Action::ReadResource { reply, uri } => {
                 View::work(view, reply, "read_resource", json!({ "uri": uri }))
             }
-            Action::OpenLink { reply, url } => match url_policy::link(&url) {
+            Action::OpenLink { reply, url } => match url_policy::app_link(&url) {
                 Ok(link) => View::ask_link(view, reply, link),
                 Err(reason) => {
                     view.borrow_mut().log("warning", &format!("ui/open-link refused: {reason}"));

@@ -5,8 +5,8 @@
 //!   `_meta.ui` (CSP, permissions, border), read from a `resources/read` result.
 //! * [`csp`]: the Content-Security-Policy an app runs under, made from what it declares; never
 //!   wider than the restrictive default plus the declared, well-formed origins.
-//! * [`document`]: the app's HTML with that policy (and a storage shim) placed before any of
-//!   its own markup.
+//! * [`document`]: the app's HTML with that policy (and a shim for the storage, cookies and
+//!   IndexedDB an opaque origin lacks) placed before any of its own markup.
 //! * [`protocol`]: one type per message of the protocol, both directions.
 //! * [`session`]: one app's conversation with the host (sans-IO): what to answer, what to ask
 //!   the person or the worker, what to send once the app has initialized.

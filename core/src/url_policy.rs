@@ -65,9 +65,9 @@ pub fn host_permission(url: &str) -> Option<String> {
     (!MANIFEST_HOST_PERMISSIONS.contains(&pattern.as_str())).then_some(pattern)
 }
 
-/// A link a server asks the person to open (URL-mode elicitation), checked: only https, or http
-/// to this computer. What to show before the person agrees: the host as the browser will reach
-/// it, and, for an internationalised name, the same name in its own script.
+/// A link a server (URL-mode elicitation) or an app (`ui/open-link`) asks the person to open,
+/// checked by [`link`] or [`app_link`]. What to show before the person agrees: the host as the
+/// browser will reach it, and, for an internationalised name, the same name in its own script.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
     pub href: String,
@@ -77,9 +77,9 @@ pub struct Link {
     pub host_unicode: Option<String>,
 }
 
-/// Checks a link before it is offered to the person. Anything but https (or http to this
-/// computer) is refused: `javascript:`, `data:`, `file:`, other extensions' pages, custom
-/// protocol handlers.
+/// Checks a link a server asks to open (URL-mode elicitation) before it is offered to the
+/// person. Anything but https (or http to this computer) is refused: `javascript:`, `data:`,
+/// `file:`, other extensions' pages, custom protocol handlers.
 pub fn link(input: &str) -> Result<Link, Text> {
     let url = web_url::parse(input.trim()).ok_or_else(|| Text::new("errLinkInvalid"))?;
     let host = url.host().ok_or_else(|| Text::new("errLinkScheme").arg(&url.scheme))?;
@@ -91,6 +91,25 @@ pub fn link(input: &str) -> Result<Link, Text> {
     if !allowed {
         return Err(Text::new("errLinkScheme").arg(&url.scheme));
     }
+    Ok(shown(&url))
+}
+
+/// Checks a link an MCP App asks to open (`ui/open-link`), which opens in a new tab once the
+/// person has seen it and agreed: http or https to any host. Every other scheme is refused, and
+/// so is a user name or password, which can make a link look as if it went to another host.
+pub fn app_link(input: &str) -> Result<Link, Text> {
+    let url = web_url::parse(input.trim()).ok_or_else(|| Text::new("errAppLinkInvalid"))?;
+    if !matches!(url.scheme.as_str(), "http" | "https") || url.host().is_none() {
+        return Err(Text::new("errAppLinkScheme").arg(&url.scheme));
+    }
+    if !url.username.is_empty() || !url.password.is_empty() {
+        return Err(Text::new("errAppLinkUserInfo"));
+    }
+    Ok(shown(&url))
+}
+
+/// A checked link with its host as the person should see it.
+fn shown(url: &WebUrl) -> Link {
     let port = url.port.map(|p| format!(":{p}")).unwrap_or_default();
     let name = url.hostname.clone();
     let unicode = name
@@ -99,11 +118,11 @@ pub fn link(input: &str) -> Result<Link, Text> {
         .then(|| unicode_name(&name))
         .flatten()
         .filter(|u| *u != name);
-    Ok(Link {
+    Link {
         href: url.as_str().to_owned(),
         host: format!("{name}{port}"),
         host_unicode: unicode.map(|u| format!("{u}{port}")),
-    })
+    }
 }
 
 /// A host name with its `xn--` labels decoded (punycode, RFC 3492).

@@ -246,3 +246,45 @@ fn links_a_server_asks_to_open_are_https_or_local_and_show_both_forms_of_a_name(
         assert!(error.key.starts_with("errLink"), "{refused}: {error}");
     }
 }
+
+#[test]
+fn links_an_app_asks_to_open_are_http_or_https_to_any_host_without_credentials() {
+    use gemipanel_core::url_policy::{app_link, link};
+    // The person confirms and sees the host first, so plain http is fine anywhere.
+    for (input, href, host) in [
+        ("http://example.com/a?b=1#c", "http://example.com/a?b=1#c", "example.com"),
+        ("https://EXAMPLE.com:8443/", "https://example.com:8443/", "example.com:8443"),
+        ("http://192.168.1.5:8080/", "http://192.168.1.5:8080/", "192.168.1.5:8080"),
+        ("http://localhost/cb", "http://localhost/cb", "localhost"),
+    ] {
+        let ok = app_link(input).expect(input);
+        assert_eq!((ok.href.as_str(), ok.host.as_str()), (href, host));
+    }
+    let idn = app_link("http://\u{430}pple.com/").unwrap();
+    assert_eq!(idn.host_unicode.as_deref(), Some("\u{430}pple.com"));
+    for refused in [
+        "javascript:alert(1)",
+        "JavaScript:alert(1)",
+        "data:text/html,hi",
+        "file:///etc/passwd",
+        "blob:https://example.com/0b7e4f5c-5a4c-4c1e-9a55-1c2f0e6a8b3d",
+        "chrome://settings",
+        "chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html",
+        "about:blank",
+        "ftp://example.com/",
+        "ws://example.com/",
+        "ms-officecmd:open",
+        "https://user:pass@example.com/",
+        "http://user@example.com/",
+        "https://:pass@example.com/",
+        "not a url",
+        "",
+    ] {
+        let error = app_link(refused).expect_err(refused);
+        assert!(error.key.starts_with("errAppLink"), "{refused}: {error}");
+        // Never the URL itself, whose user info may be a secret.
+        assert!(!error.to_string().contains("example.com"), "{refused}: {error}");
+    }
+    // A server's URL-mode elicitation keeps its own rule: http only to this computer.
+    assert!(link("http://example.com/").is_err());
+}

@@ -40,6 +40,8 @@ pub enum AppRequest {
     UpdateModelContext(ModelContextParams),
     RequestDisplayMode(DisplayModeParams),
     Ping,
+    /// `ui/log` sent as a request (answered `{}`); see [`LogParams::read`].
+    Log(LogParams),
 }
 
 /// A notification of the app, by method.
@@ -47,6 +49,8 @@ pub enum AppRequest {
 pub enum AppNotification {
     Initialized,
     SizeChanged(SizeParams),
+    /// `notifications/message`, or `ui/log`, which ext-apps 2.x does not have but some
+    /// 1.x-era apps send.
     Log(LogParams),
     RequestTeardown,
     /// The app's own tools changed (`notifications/tools/list_changed`).
@@ -78,6 +82,7 @@ impl AppRequest {
             "ui/update-model-context" => AppRequest::UpdateModelContext(params_of(params)?),
             "ui/request-display-mode" => AppRequest::RequestDisplayMode(params_of(params)?),
             "ping" => AppRequest::Ping,
+            "ui/log" => AppRequest::Log(LogParams::read(params)),
             _ => return Err(Unread::Method),
         })
     }
@@ -90,7 +95,7 @@ impl AppNotification {
             "ui/notifications/size-changed" => {
                 AppNotification::SizeChanged(serde_json::from_value(params).ok()?)
             }
-            "notifications/message" => AppNotification::Log(serde_json::from_value(params).ok()?),
+            "notifications/message" | "ui/log" => AppNotification::Log(LogParams::read(params)),
             "ui/notifications/request-teardown" => AppNotification::RequestTeardown,
             "notifications/tools/list_changed" => AppNotification::ToolsListChanged,
             _ => return None,
@@ -191,14 +196,48 @@ pub struct SizeParams {
     pub height: Option<f64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+/// A log entry of the app: the params of `notifications/message` (`level`, `logger`, `data`)
+/// or of the older `ui/log` (`level`, `message`).
+#[derive(Clone, Debug, PartialEq)]
 pub struct LogParams {
-    #[serde(default)]
-    pub level: Option<String>,
-    #[serde(default)]
+    /// One of the eight RFC 5424 names MCP uses; `None` when absent or not a level.
+    pub level: Option<&'static str>,
     pub logger: Option<String>,
-    #[serde(default)]
     pub data: Value,
+}
+
+impl LogParams {
+    /// Reads either shape, leniently: whatever the app sent is logged, a malformed entry as
+    /// well as it can be (a field of the wrong type is left out; without `data` or `message`
+    /// the params themselves are the entry).
+    pub fn read(params: Value) -> LogParams {
+        let Value::Object(mut fields) = params else {
+            return LogParams { level: None, logger: None, data: params };
+        };
+        let level = fields.get("level").and_then(Value::as_str).and_then(log_level);
+        let logger = fields.get("logger").and_then(Value::as_str).map(str::to_owned);
+        let data = match fields.remove("data").or_else(|| fields.remove("message")) {
+            Some(data) => data,
+            None => Value::Object(fields),
+        };
+        LogParams { level, logger, data }
+    }
+}
+
+/// A level as MCP names it (RFC 5424), from its name in any case or a console-style alias.
+fn log_level(name: &str) -> Option<&'static str> {
+    const LEVELS: [&str; 8] =
+        ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+    let name = name.to_ascii_lowercase();
+    let name = match name.as_str() {
+        "trace" => "debug",
+        "log" => "info",
+        "warn" => "warning",
+        "err" => "error",
+        "fatal" => "critical",
+        other => other,
+    };
+    LEVELS.into_iter().find(|level| *level == name)
 }
 
 /// One message from the app, read.

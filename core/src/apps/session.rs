@@ -189,6 +189,9 @@ impl AppSession {
                 return vec![self.initialize(id, params.protocol_version)];
             }
             AppRequest::Ping => return vec![Action::Post(protocol::response(id, Ok(empty())))],
+            AppRequest::Log(log) => {
+                return vec![log_action(log), Action::Post(protocol::response(id, Ok(empty())))];
+            }
             AppRequest::UpdateModelContext(params) => {
                 let text = context_text(&params.content, params.structured_content.as_ref());
                 return vec![
@@ -267,18 +270,7 @@ impl AppSession {
                 }
                 _ => Vec::new(),
             },
-            AppNotification::Log(log) => {
-                let text = match &log.data {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let text = match &log.logger {
-                    Some(logger) => format!("[{logger}] {text}"),
-                    None => text,
-                };
-                let level = log.level.unwrap_or_else(|| "info".into());
-                vec![Action::Log { level, text: text.chars().take(2000).collect() }]
-            }
+            AppNotification::Log(log) => vec![log_action(log)],
             AppNotification::RequestTeardown => vec![Action::TeardownRequested],
         }
     }
@@ -508,6 +500,20 @@ fn empty() -> Value {
 }
 
 /// The text blocks of content, joined by blank lines.
+/// An entry of the app log, from `notifications/message` or `ui/log`.
+fn log_action(log: protocol::LogParams) -> Action {
+    let text = match log.data {
+        Value::String(s) => s,
+        other => other.to_string(),
+    };
+    let text = match &log.logger {
+        Some(logger) => format!("[{logger}] {text}"),
+        None => text,
+    };
+    let level = log.level.unwrap_or("info").to_owned();
+    Action::Log { level, text: text.chars().take(2000).collect() }
+}
+
 fn texts(content: &[Value]) -> String {
     let parts: Vec<&str> = content
         .iter()
@@ -738,6 +744,66 @@ mod tests {
         assert_eq!(
             log,
             [Action::Log { level: "warning".into(), text: "[chart] {\"n\":1}".into() }]
+        );
+    }
+
+    #[test]
+    fn ui_log_goes_where_notifications_message_goes() {
+        let mut s = session();
+        initialize(&mut s);
+        let log = |level: &str, text: &str| Action::Log { level: level.into(), text: text.into() };
+        // The `notifications/message` shape and the plain `{level, message}` one, as a
+        // notification (what 1.x-era apps sent) and as a request, answered `{}`.
+        let mcp_shape = json!({"level": "error", "logger": "chart", "data": {"n": 1}});
+        assert_eq!(
+            receive(&mut s, json!({"jsonrpc": "2.0", "method": "ui/log", "params": mcp_shape})),
+            receive(
+                &mut s,
+                json!({"jsonrpc": "2.0", "method": "notifications/message", "params": mcp_shape})
+            )
+        );
+        assert_eq!(
+            receive(&mut s, json!({"jsonrpc": "2.0", "method": "ui/log", "params": mcp_shape})),
+            [log("error", "[chart] {\"n\":1}")]
+        );
+        assert_eq!(
+            receive(
+                &mut s,
+                json!({"jsonrpc": "2.0", "method": "ui/log",
+                       "params": {"level": "warn", "message": "slow render"}})
+            ),
+            [log("warning", "slow render")]
+        );
+        let asked = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 9, "method": "ui/log",
+                   "params": {"message": "ready"}}),
+        );
+        assert_eq!(asked[0], log("info", "ready"));
+        assert_eq!(posted(&asked), [json!({"jsonrpc": "2.0", "id": 9, "result": {}})]);
+        // Malformed params are logged as well as they can be, never refused or dropped; a
+        // level that is not one is `info` (it names a style in the panel).
+        for (params, expected) in [
+            (json!("just text"), log("info", "just text")),
+            (json!({"level": 3, "message": ["a", 1]}), log("info", "[\"a\",1]")),
+            (json!({"level": "x y", "logger": 7, "data": null}), log("info", "null")),
+            (json!([1, 2]), log("info", "[1,2]")),
+            (json!({"level": "ERROR"}), log("error", "{\"level\":\"ERROR\"}")),
+        ] {
+            let notified =
+                receive(&mut s, json!({"jsonrpc": "2.0", "method": "ui/log", "params": params}));
+            assert_eq!(notified.len(), 1, "{params}");
+            assert_eq!(notified[0], expected, "{params}");
+            let asked = receive(
+                &mut s,
+                json!({"jsonrpc": "2.0", "id": "l", "method": "ui/log", "params": params}),
+            );
+            assert_eq!(asked[0], expected, "{params}");
+            assert_eq!(posted(&asked)[0]["result"], json!({}), "{params}");
+        }
+        assert_eq!(
+            receive(&mut s, json!({"jsonrpc": "2.0", "method": "ui/log"})),
+            [log("info", "{}")]
         );
     }
 

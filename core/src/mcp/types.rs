@@ -148,11 +148,12 @@ impl Tool {
     }
 
     /// The `ui://` resource holding this tool's MCP App: `_meta.ui.resourceUri`, or the older
-    /// flat `_meta["ui/resourceUri"]`.
+    /// flat `_meta["ui/resourceUri"]`. `None` when the URI is not `ui://…`: the specification
+    /// allows no other scheme, and the host would otherwise read whatever URI a tool names.
     pub fn ui_resource_uri(&self) -> Option<&str> {
         let meta = self.meta.as_ref()?;
         let nested = meta.ui.as_ref().and_then(|ui| ui.resource_uri.as_deref());
-        nested.or(meta.ui_resource_uri.as_deref())
+        nested.or(meta.ui_resource_uri.as_deref()).filter(|uri| is_ui_uri(uri))
     }
 
     /// Whether `who` may see the tool, as the MCP Apps specification says: absent means
@@ -162,6 +163,11 @@ impl Tool {
             self.meta.as_ref().and_then(|m| m.ui.as_ref()).and_then(|ui| ui.visibility.as_ref());
         listed.is_none_or(|list| list.contains(&who))
     }
+}
+
+/// `ui://` and something after it; the scheme in any case (RFC 3986, 3.1).
+fn is_ui_uri(uri: &str) -> bool {
+    uri.get(..5).is_some_and(|scheme| scheme.eq_ignore_ascii_case("ui://")) && uri.len() > 5
 }
 
 /// A `tools/list` result page. A malformed entry costs only itself: the others are listed,
@@ -595,6 +601,30 @@ mod tests {
             serde_json::from_value(json!({"name": "t", "_meta": {"ui/resourceUri": "ui://old"}}))
                 .unwrap();
         assert_eq!(flat.ui_resource_uri(), Some("ui://old"));
+    }
+
+    #[test]
+    fn only_a_ui_resource_makes_an_app() {
+        let tool = |meta: Value| -> Tool {
+            serde_json::from_value(json!({"name": "t", "_meta": meta})).unwrap()
+        };
+        for (meta, app) in [
+            (json!({"ui": {"resourceUri": "ui://chart/app.html"}}), Some("ui://chart/app.html")),
+            (json!({"ui/resourceUri": "ui://old"}), Some("ui://old")),
+            (json!({"ui": {"resourceUri": "UI://Upper"}}), Some("UI://Upper")),
+            // Not an app: no resources/read of an arbitrary URI on the tool's say-so.
+            (json!({"ui": {"resourceUri": "https://example.com/app.html"}}), None),
+            (json!({"ui": {"resourceUri": "file:///etc/passwd"}}), None),
+            (json!({"ui/resourceUri": "data:text/html,<p>"}), None),
+            (json!({"ui": {"resourceUri": "ui:chart"}}), None),
+            (json!({"ui": {"resourceUri": "ui://"}}), None),
+            (json!({"ui": {"resourceUri": ""}}), None),
+            (json!({"ui": {"resourceUri": " ui://padded"}}), None),
+            // The nested form decides when present, as it does for a ui:// one.
+            (json!({"ui": {"resourceUri": "https://x"}, "ui/resourceUri": "ui://old"}), None),
+        ] {
+            assert_eq!(tool(meta.clone()).ui_resource_uri(), app, "{meta}");
+        }
     }
 
     #[test]

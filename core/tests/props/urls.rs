@@ -130,6 +130,9 @@ fn the_url_policy_takes_any_string_and_its_answer_is_stable() {
         if let Ok(link) = url_policy::link(&input) {
             prop_assert_eq!(url_policy::link(&link.href), Ok(link));
         }
+        if let Ok(link) = url_policy::app_link(&input) {
+            prop_assert_eq!(url_policy::app_link(&link.href), Ok(link));
+        }
         let _ = web_url::join(&input, &other);
         Ok(())
     });

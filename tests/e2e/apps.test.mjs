@@ -57,6 +57,10 @@ test('an App-class app initializes with the host context, then gets its input an
   assert.ok(['light', 'dark'].includes(connected.context.theme));
   assert.match(connected.context.styles.variables['--color-background-primary'], /\S/);
   assert.equal(connected.context.platform, 'web');
+  assert.equal(connected.context.locale, 'en-US');
+  assert.equal(connected.context.timeZone, Intl.DateTimeFormat().resolvedOptions().timeZone);
+  assert.deepEqual(connected.context.availableDisplayModes.filter((m) => m !== 'pip').sort(), ['fullscreen', 'inline']);
+  assert.ok(connected.capabilities.openLinks && connected.capabilities.serverTools, JSON.stringify(connected.capabilities));
   assert.deepEqual(await records('tool-input'), [{ arguments: { start: 3 } }]);
   const [result] = await records('tool-result');
   assert.equal(result.content[0].text, 'Counter at 3');
@@ -64,6 +68,11 @@ test('an App-class app initializes with the host context, then gets its input an
   // Storage works (in memory) in the opaque origin.
   await appFrame().locator('#storage').click();
   assert.deepEqual(await records('storage'), ['v']);
+  // And so do cookies; IndexedDB fails the way it reports failures, not by throwing.
+  await appFrame().locator('#cookie').click();
+  assert.deepEqual(await records('cookie'), ['b=2']);
+  await appFrame().locator('#idb').click();
+  assert.deepEqual(await records('idb'), ['SecurityError']);
   await chat.shoot('app-inline');
   assert.ok(await frame.isVisible());
 });

@@ -125,17 +125,17 @@ mod tests {
 
     /// Runs the shim under node against a window and document that throw as Chrome's do in an
     /// opaque origin (and, second, against ones that work, which it must leave alone), then
-    /// `checks`; skipped when node is not installed (the e2e suite runs it in Chromium).
+    /// `checks`. Node is part of the test toolchain (`cargo xtask setup` installs it).
     fn run_shim(checks: &str) {
         let script = STORAGE_SHIM.strip_prefix("<script>").unwrap().strip_suffix("</script>");
         let harness = format!(
             "const shim = {shim};\n{HARNESS}\n{checks}",
             shim = serde_json::to_string(script.unwrap()).unwrap()
         );
-        let output = match std::process::Command::new("node").arg("-e").arg(&harness).output() {
-            Ok(output) => output,
-            Err(e) => return eprintln!("skipped: node does not run ({e})"),
-        };
+        let output =
+            std::process::Command::new("node").arg("-e").arg(&harness).output().unwrap_or_else(
+                |e| panic!("node does not run ({e}): `cargo xtask setup` installs it"),
+            );
         assert!(
             output.status.success(),
             "{}{}",

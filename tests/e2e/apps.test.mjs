@@ -95,9 +95,11 @@ test('app requests: its own app-only tool runs, a model-only one is refused, lin
   await appFrame().locator('li[data-kind="link"]').waitFor();
   assert.deepEqual((await records('link'))[0], {});
 
+  // An app's message goes after what the person was typing, which stays.
+  await chat.page.getByTestId('input').fill('My own words');
   await appFrame().locator('#message').click();
   await appFrame().locator('li[data-kind="message"]').waitFor();
-  assert.equal(await chat.page.getByTestId('input').inputValue(), 'Bump it again');
+  assert.equal(await chat.page.getByTestId('input').inputValue(), 'My own words\n\nBump it again');
 
   await appFrame().locator('#context').click();
   await appFrame().locator('li[data-kind="context"]').waitFor();

@@ -33,6 +33,16 @@ pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 pub use mount::AppSetup;
 
+/// The composer's text once an app's `ui/message` is offered there: what the person was typing
+/// stays, and the app's text follows it after a blank line. Nothing the person typed is lost.
+pub fn composer_with_message(typed: &str, offered: &str) -> String {
+    let typed = typed.trim_end();
+    if typed.trim_start().is_empty() {
+        return offered.to_owned();
+    }
+    format!("{typed}\n\n{offered}")
+}
+
 mod mount {
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
@@ -56,5 +66,24 @@ mod mount {
         pub result: Option<CallToolResult>,
         #[serde(default)]
         pub cancelled: bool,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::composer_with_message;
+
+    #[test]
+    fn an_offered_message_follows_what_the_person_typed() {
+        let cases = [
+            ("", "Bump it again", "Bump it again"),
+            ("  \n", "Bump it again", "Bump it again"),
+            ("My words", "Bump it again", "My words\n\nBump it again"),
+            ("  indented\nlines\n\n", "Bump", "  indented\nlines\n\nBump"),
+            ("Twice", "a\n\nb", "Twice\n\na\n\nb"),
+        ];
+        for (typed, offered, composer) in cases {
+            assert_eq!(composer_with_message(typed, offered), composer, "{typed:?} + {offered:?}");
+        }
     }
 }

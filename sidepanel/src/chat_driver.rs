@@ -479,17 +479,24 @@ impl Driver {
             (card, !(trusted || allowed))
         };
         card.found_by_search = call.found_by_search;
-        card.app = self.app_card(&route, &call);
-        let app = card.app.as_ref().map(|a| (a.uri.clone(), a.tool.clone()));
         self.dispatch(Action::ToolAsked(card));
-        if let Some((uri, tool)) = app {
-            self.load_app(&call.call_id, &route.server_id, uri, tool);
-        }
         if ask {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));
         } else {
-            self.run_call(call, route, false);
+            self.run_allowed(call, route);
         }
+    }
+
+    /// Runs a call that may run (its server or tool is trusted, or the person allowed it). Its
+    /// app, if it has one, shows and its resource is read only now: nothing of an untrusted
+    /// server's app runs before the person agreed to the call.
+    fn run_allowed(&self, call: ToolCall, route: ToolRoute) {
+        if let Some(app) = self.app_card(&route, &call) {
+            let (uri, tool) = (app.uri.clone(), app.tool.clone());
+            self.dispatch(Action::AppShown { call_id: call.call_id.clone(), app });
+            self.load_app(&call.call_id, &route.server_id, uri, tool);
+        }
+        self.run_call(call, route, false);
     }
 
     /// The person answered on a tool card.
@@ -558,9 +565,9 @@ impl Driver {
                 }
             });
         }
-        self.run_call(call, route, false);
+        self.run_allowed(call, route);
         for (call, route) in also_run {
-            self.run_call(call, route, false);
+            self.run_allowed(call, route);
         }
     }
 

@@ -79,7 +79,9 @@ pub async fn save(chat: &SavedChat) -> Result<Vec<ChatSummary>, BrowserError> {
 }
 
 pub async fn load(id: &str) -> Result<SavedChat, BrowserError> {
-    read(&key(id)).await?.ok_or_else(|| BrowserError::new("this chat is no longer saved"))
+    let chat: Option<SavedChat> = read(&key(id)).await?;
+    let chat = chat.ok_or_else(|| BrowserError::new("this chat is no longer saved"))?;
+    Ok(chat.without_unagreed_apps())
 }
 
 /// Renames a saved chat; returns the new index.

@@ -15,8 +15,8 @@ use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
 pub use crate::transcript::{
-    ChatSummary, ElicitationCard, Entry, ErrorKind, ErrorView, ModelReply, Progress, SavedChat,
-    ToolCard, ToolStatus,
+    AppCard, ChatSummary, ElicitationCard, Entry, ErrorKind, ErrorView, ModelReply, Progress,
+    SavedChat, ToolCard, ToolStatus,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -274,6 +274,11 @@ pub enum Action {
         call_id: String,
         progress: Progress,
     },
+    /// The call may run (trusted, or the person allowed it): its card shows its app.
+    AppShown {
+        call_id: String,
+        app: AppCard,
+    },
     AppLoaded {
         call_id: String,
         resource: Rc<AppResource>,
@@ -400,6 +405,11 @@ pub fn reduce(state: &State, action: Action) -> State {
                 card.progress = Some(progress);
             }
         }
+        Action::AppShown { call_id, app } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                card.app = Some(app);
+            }
+        }
         Action::AppLoaded { call_id, resource } => {
             if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
                 app.resource = Some(resource);
@@ -511,7 +521,6 @@ impl Reducible for State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::AppCard;
 
     fn status(uptime_ms: u64) -> WorkerStatus {
         WorkerStatus { extension_version: "0.1.0".into(), uptime_ms, configured_servers: 1 }

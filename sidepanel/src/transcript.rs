@@ -274,6 +274,20 @@ impl SavedChat {
     pub fn summary(&self) -> ChatSummary {
         ChatSummary { id: self.id.clone(), title: self.title.clone(), updated_ms: self.updated_ms }
     }
+
+    /// The chat as it may be shown again: a call the person never agreed to (denied, or still
+    /// asking when the panel closed) has no app. Chats saved before an app waited for the
+    /// person's answer kept one there; reopened, it would be read and run again.
+    pub fn without_unagreed_apps(mut self) -> Self {
+        for entry in &mut self.entries {
+            if let Entry::Tool(card) = entry {
+                if matches!(card.status, ToolStatus::Confirm | ToolStatus::Denied) {
+                    card.app = None;
+                }
+            }
+        }
+        self
+    }
 }
 
 /// One line of the history list (the index under `chats`).
@@ -333,6 +347,51 @@ mod tests {
         let error = Error::from_http(429, body429);
         let view = ErrorView::from_error(&error, error.to_string());
         assert!(view.message.contains("Quota exceeded"), "{}", view.message);
+    }
+
+    #[test]
+    fn a_reopened_chat_has_no_app_for_a_call_the_person_never_agreed_to() {
+        let app = AppCard {
+            server_id: "s1".into(),
+            uri: "ui://a".into(),
+            tool: Rc::default(),
+            input: Map::new(),
+            resource: None,
+            error: None,
+            result: None,
+            cancelled: false,
+        };
+        let card = |id: &str, status: ToolStatus| {
+            let mut card = ToolCard::asked(id, "s1", "Apps", "show", "{}".into(), None, false);
+            card.status = status;
+            card.app = Some(app.clone());
+            Entry::Tool(card)
+        };
+        let saved = SavedChat {
+            entries: vec![
+                card("denied", ToolStatus::Denied),
+                card("asking", ToolStatus::Confirm),
+                card("done", ToolStatus::Done),
+                card("stopped", ToolStatus::Cancelled),
+            ],
+            ..serde_json::from_value(serde_json::json!({
+                "id": "c", "title": "c", "created_ms": 0, "updated_ms": 0, "history": [], "entries": []
+            }))
+            .unwrap()
+        };
+        let reopened = saved.without_unagreed_apps();
+        let shown: Vec<(&str, bool)> = reopened
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::Tool(card) => (card.call_id.as_str(), card.app.is_some()),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [("denied", false), ("asking", false), ("done", true), ("stopped", true)]
+        );
     }
 
     #[test]

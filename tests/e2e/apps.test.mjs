@@ -104,9 +104,11 @@ test('app requests: its own app-only tool runs, a model-only one is refused, lin
   await appFrame().locator('li[data-kind="link"]').waitFor();
   assert.deepEqual((await records('link'))[0], {});
 
+  // An app's message goes after what the person was typing, which stays.
+  await chat.page.getByTestId('input').fill('My own words');
   await appFrame().locator('#message').click();
   await appFrame().locator('li[data-kind="message"]').waitFor();
-  assert.equal(await chat.page.getByTestId('input').inputValue(), 'Bump it again');
+  assert.equal(await chat.page.getByTestId('input').inputValue(), 'My own words\n\nBump it again');
 
   await appFrame().locator('#context').click();
   await appFrame().locator('li[data-kind="context"]').waitFor();
@@ -408,4 +410,73 @@ test('an app embeds pages of the domains it declared, and of no other', async ()
   await app.frameLocator('#declared').locator('h1').filter({ hasText: 'Counter docs' }).waitFor({ timeout: 20_000 });
   await page.waitForTimeout(500);
   assert.deepEqual(apps.trapHits(), [], 'the undeclared page was not fetched');
+});
+
+test("an untrusted server's app is neither read nor shown until the person allows its call, and never for a denied one", async () => {
+  const page = chat.page;
+  const asks = await startAppsSmoke();
+  const asksId = `srv_${'c'.repeat(16)}`;
+  const added = await chat.request({ type: 'edit_settings', edit: { type: 'add_server', id: asksId, server: { name: 'Asks', url: asks.url } } });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  const frames = page.getByTestId('app-frame');
+  const quiet = async (what) => {
+    // What the panel did at once when asked had time to arrive.
+    await page.waitForTimeout(1500);
+    assert.deepEqual(asks.reads(), [], `${what}: nothing was read from the server`);
+    assert.equal(await frames.count(), 0, `${what}: no app frame`);
+    assert.equal(await page.locator('.app-slot').count(), 0, `${what}: no place for an app`);
+  };
+  try {
+    await chat.reload();
+    chat.fake.script([
+      { chunks: [functionCallChunk([{ name: 'mcp_asks_show_counter', args: { start: 11 } }])] },
+      { chunks: textChunks('You said no.') },
+    ]);
+    await chat.send('Show the counter, asking first');
+    const denied = page.getByTestId('tool-card').first();
+    await denied.and(page.locator('[data-state="confirm"]')).waitFor({ timeout: 20_000 });
+    await quiet('while the card asks');
+    await chat.shoot('app-consent-asking');
+    await denied.getByRole('button', { name: 'Deny' }).click();
+    await chat.lastReply().filter({ hasText: 'You said no.' }).waitFor();
+    assert.equal(await denied.getAttribute('data-state'), 'denied');
+    await quiet('once denied');
+    assert.deepEqual(asks.calls(), [], 'the denied tool never ran');
+
+    chat.fake.script([
+      { chunks: [functionCallChunk([{ name: 'mcp_asks_show_counter', args: { start: 12 } }])] },
+      { chunks: textChunks('Here it is.') },
+    ]);
+    await chat.send('Show it after all');
+    const allowed = page.getByTestId('tool-card').nth(1);
+    await allowed.and(page.locator('[data-state="confirm"]')).waitFor({ timeout: 20_000 });
+    await quiet('while the second card asks');
+    await allowed.getByRole('button', { name: 'Allow once' }).click();
+    await chat.lastReply().filter({ hasText: 'Here it is.' }).waitFor({ timeout: 20_000 });
+    await frames.and(page.locator('[data-state="ready"]')).last().waitFor({ timeout: 20_000 });
+    const app = page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
+    await app.locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+    const records = async (kind) => (await app.locator(`li[data-kind="${kind}"]`).allInnerTexts())
+      .map((t) => JSON.parse(t.slice(kind.length + 1)));
+    assert.deepEqual(await records('tool-input'), [{ arguments: { start: 12 } }]);
+    assert.deepEqual((await records('tool-result'))[0].structuredContent, { value: 12 });
+    assert.equal(await frames.count(), 1, 'only the allowed call shows an app');
+    assert.deepEqual(asks.reads(), ['ui://counter/app.html']);
+    assert.equal(await denied.getAttribute('data-state'), 'denied');
+    await chat.shoot('app-consent-allowed');
+
+    // Reopened, the chat still shows no app for the denied call.
+    await page.getByTestId('new-chat').click();
+    await page.locator('.empty').waitFor();
+    await page.getByTestId('history').click();
+    await page.getByTestId('saved-chat').filter({ hasText: 'asking first' }).first().locator('button.open').click();
+    await frames.and(page.locator('[data-state="ready"]')).last().waitFor({ timeout: 20_000 });
+    await page.waitForTimeout(500);
+    assert.equal(await frames.count(), 1, 'reopened: only the allowed call shows an app');
+    assert.equal(await page.locator('.app-slot').count(), 1);
+    assert.deepEqual(asks.reads(), ['ui://counter/app.html'], 'reopened: nothing read again');
+  } finally {
+    await chat.request({ type: 'edit_settings', edit: { type: 'remove_server', id: asksId } });
+    await asks.stop();
+  }
 });

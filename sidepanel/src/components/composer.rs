@@ -1,4 +1,5 @@
 use gemipanel_browser::chrome::message;
+use gemipanel_core::apps::composer_with_message;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
@@ -10,8 +11,8 @@ pub struct Props {
     /// The tools menu and toggles, shown above the input.
     #[prop_or_default]
     pub children: Html,
-    /// A message an app offered; put in the input (for the person to edit or send) each time
-    /// `draft_epoch` changes.
+    /// A message an app offered; put in the input (for the person to edit or send), after
+    /// what they were typing, each time `draft_epoch` changes.
     #[prop_or_default]
     pub draft: Option<String>,
     #[prop_or_default]
@@ -26,7 +27,7 @@ pub fn Composer(props: &Props) -> Html {
         let (input, draft) = (input.clone(), props.draft.clone());
         use_effect_with(props.draft_epoch, move |_| {
             if let (Some(area), Some(text)) = (input.cast::<HtmlTextAreaElement>(), draft) {
-                area.set_value(&text);
+                area.set_value(&composer_with_message(&area.value(), &text));
                 let _ = area.focus();
             }
         });

@@ -27,6 +27,26 @@ use view::View;
 #[wasm_bindgen]
 pub struct AppView(Rc<RefCell<View>>);
 
+thread_local! {
+    /// Every app shown, for [`depart_within`].
+    static SHOWN: RefCell<Vec<Weak<RefCell<View>>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The apps inside `container` are about to go with it (another chat is opened): each is
+/// asked to clean up, its frame moved aside to wait for the answer. The panel calls this
+/// before it changes the page, because a frame its removal took along is gone at once.
+#[wasm_bindgen(js_name = departWithin)]
+pub fn depart_within(container: &web_sys::Element) {
+    let shown: Vec<_> = SHOWN.with(|shown| {
+        let mut shown = shown.borrow_mut();
+        shown.retain(|view| view.strong_count() > 0);
+        shown.iter().filter_map(Weak::upgrade).collect()
+    });
+    for view in shown.iter().filter(|view| View::is_within(view, container)) {
+        View::depart(view);
+    }
+}
+
 #[wasm_bindgen]
 impl AppView {
     /// Shows the app `setup` (an `AppSetup`) in `container`; `host` carries the panel's
@@ -35,7 +55,9 @@ impl AppView {
     pub fn new(container: HtmlElement, setup: JsValue, host: JsValue) -> Result<AppView, JsValue> {
         let setup: AppSetup = from_js(setup).map_err(|e| JsValue::from_str(e.message()))?;
         let host = HostCallbacks::new(host)?;
-        Ok(AppView(View::mount(container, setup, host)))
+        let view = View::mount(container, setup, host);
+        SHOWN.with(|shown| shown.borrow_mut().push(Rc::downgrade(&view)));
+        Ok(AppView(view))
     }
 
     /// The tool call finished: its result, as the server sent it.

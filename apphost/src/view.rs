@@ -35,6 +35,8 @@ use crate::host::HostCallbacks;
 const MAX_LOG: usize = 200;
 /// How long an app may take to start the protocol before it counts as a legacy one.
 const LEGACY_AFTER_MS: u32 = 1500;
+/// How long a frame that goes waits for its app to answer `ui/resource-teardown`.
+const TEARDOWN_GRACE_MS: u32 = 1000;
 /// An app's height before it says how tall it is.
 const INITIAL_HEIGHT: u32 = 160;
 
@@ -592,8 +594,7 @@ impl View {
     fn reload(view: &Rc<RefCell<View>>) {
         {
             let mut this = view.borrow_mut();
-            this.sandbox = None;
-            this.view_tools_gone();
+            this.release_frame();
             let permitted = this.permitted == Some(true);
             this.session = new_session(&this.setup, this.mode, permitted, &this.ui.root);
             let _ = this.ui.root.set_attribute("data-state", "starting");
@@ -622,17 +623,18 @@ impl View {
         View::run(view, actions);
     }
 
+    pub fn is_within(view: &Rc<RefCell<View>>, container: &Element) -> bool {
+        container.contains(Some(&view.borrow().ui.root))
+    }
+
+    /// The app is about to go with its place: asked to clean up, its frame moved aside.
+    pub fn depart(view: &Rc<RefCell<View>>) {
+        view.borrow_mut().release_frame();
+    }
+
     pub fn destroy(view: &Rc<RefCell<View>>) {
         let mut this = view.borrow_mut();
-        // The frame goes with its place in the chat: the app is asked to clean up, without
-        // waiting for it.
-        for action in this.session.teardown() {
-            if let (Action::Post(message), Some(sandbox)) = (action, &this.sandbox) {
-                sandbox.post(&message);
-            }
-        }
-        this.view_tools_gone();
-        this.sandbox = None;
+        this.release_frame();
         this.listeners.clear();
         this._scheme = None;
         this._resize = None;
@@ -642,6 +644,23 @@ impl View {
     fn resize(&self, height: u32) {
         if let Some(iframe) = &self.ui.iframe {
             let _ = iframe.style().set_property("height", &format!("{}px", height.max(40)));
+        }
+    }
+
+    /// The app's frame goes (its place in the chat goes, or it reloads): the app is asked to
+    /// clean up (`ui/resource-teardown`), and its frame, out of the layout, waits for the answer
+    /// a moment. An app not yet running has nothing to clean up: its frame goes at once.
+    fn release_frame(&mut self) {
+        let teardown = self.session.teardown().into_iter().find_map(|action| match action {
+            Action::Post(message) => Some(message),
+            _ => None,
+        });
+        self.view_tools_gone();
+        let sandbox = self.sandbox.take();
+        if let (Some(sandbox), Some(iframe), Some(message)) =
+            (sandbox, self.ui.iframe.take(), teardown)
+        {
+            sandbox.depart(&iframe, &message, TEARDOWN_GRACE_MS);
         }
     }
 

@@ -82,6 +82,41 @@ export function unloadApp(port) {
   port.close();
 }
 
+// Frames whose apps are cleaning up: out of the layout, still running.
+let departing = null;
+
+/**
+ * Posts `message` (the app's `ui/resource-teardown` request) and removes the frame once the
+ * app answers it, or after `graceMs`. The frame is moved (not reloaded: `moveBefore`) out of
+ * the place it leaves; where it cannot be, it goes at once.
+ */
+export function departApp(port, iframe, message, graceMs) {
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    unloadApp(port);
+    iframe.remove();
+  };
+  if (!departing?.isConnected) {
+    departing = document.createElement('div');
+    departing.dataset.testid = 'app-departing';
+    departing.hidden = true;
+    document.body.append(departing);
+  }
+  try {
+    departing.moveBefore(iframe, null);
+  } catch {
+    return finish();
+  }
+  port.onmessage = (event) => {
+    const answer = event.data?.type === 'app' ? event.data.message : null;
+    if (answer && answer.id === message?.id && ('result' in answer || 'error' in answer)) finish();
+  };
+  port.postMessage({ type: 'post', message });
+  setTimeout(finish, graceMs);
+}
+
 // The spec's style variables, from the side panel's own (static/app.css).
 const VARIABLES = {
   '--color-background-primary': '--bg',

@@ -2,13 +2,20 @@
 import { keepSpareSandbox } from './app_frame.js';
 
 let loading = null;
+let loaded = null;
 
 function load() {
   loading ??= import(chrome.runtime.getURL('wasm/apphost.js')).then(async (module) => {
     await module.default();
+    loaded = module;
     return module;
   });
   return loading;
+}
+
+/** The apps inside `container` are about to go with it (see apphost's `departWithin`). */
+export function departWithin(container) {
+  loaded?.departWithin(container);
 }
 
 /** Gets ready for an app about to be shown: loads the module and a spare sandbox page. */

@@ -22,6 +22,8 @@ extern "C" {
     fn post_to_app(port: &MessagePort, message: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = unloadApp)]
     fn unload_app(port: &MessagePort);
+    #[wasm_bindgen(js_name = departApp)]
+    fn depart_app(port: &MessagePort, iframe: &HtmlIFrameElement, message: &JsValue, grace_ms: u32);
     #[wasm_bindgen(js_name = hostEnvironment)]
     fn host_environment(element: Option<&Element>) -> JsValue;
     #[wasm_bindgen(js_name = watchColorScheme)]
@@ -49,6 +51,8 @@ pub enum SandboxEvent {
 /// The control port of one sandbox frame; dropping it unloads the app.
 pub struct Sandbox {
     port: MessagePort,
+    /// Handed to `departApp`, which unloads it in its own time.
+    departed: bool,
     // Kept alive as long as the port delivers to it.
     _on_event: Closure<dyn FnMut(String, JsValue)>,
 }
@@ -72,7 +76,7 @@ impl Sandbox {
             });
         let port = connect_sandbox(iframe, closure.as_ref().unchecked_ref())
             .map_err(|e| BrowserError::from_js("connecting the app frame", e))?;
-        Ok(Sandbox { port, _on_event: closure })
+        Ok(Sandbox { port, departed: false, _on_event: closure })
     }
 
     /// Loads the app's document (made by `core::apps::document`) with the `allow` attribute.
@@ -87,9 +91,28 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// Posts `teardown` (the app's `ui/resource-teardown` request) and lets the app answer it
+    /// before its frame goes: `iframe` leaves the page's layout at once, still running, and is
+    /// removed when the app answers or after `grace_ms`. Nothing the app sends reaches the
+    /// caller any more.
+    pub fn depart(
+        mut self,
+        iframe: &HtmlIFrameElement,
+        teardown: &serde_json::Value,
+        grace_ms: u32,
+    ) {
+        let message = to_js(teardown).unwrap_or(JsValue::NULL);
+        depart_app(&self.port, iframe, &message, grace_ms);
+        self.departed = true;
+    }
+}
+
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        unload_app(&self.port);
+        if !self.departed {
+            unload_app(&self.port);
+        }
     }
 }
 
@@ -157,6 +180,11 @@ extern "C" {
     /// Loads the app host and keeps a sandbox process warm for the apps to come.
     #[wasm_bindgen(js_name = warmUp)]
     pub fn warm_up();
+    /// The apps shown inside `container` are about to go with it: each is asked to clean up
+    /// (`ui/resource-teardown`) and its frame moved aside to wait for the answer. Call it
+    /// before the page changes: a frame removed along with its place is gone at once.
+    #[wasm_bindgen(js_name = departWithin)]
+    pub fn depart_within(container: &Element);
     #[wasm_bindgen(catch, js_name = mountApp)]
     fn mount_app(
         container: &Element,

@@ -25,6 +25,16 @@ use crate::hooks::{
 use crate::shared::Shared;
 use crate::state::{Action, State, View};
 
+/// The chat's apps are asked to clean up before another chat takes their place (and their
+/// frames with it).
+fn depart_chat_apps() {
+    let document = web_sys::window().and_then(|window| window.document());
+    if let Some(transcript) = document.and_then(|d| d.query_selector(".transcript").ok().flatten())
+    {
+        gemipanel_browser::app_frame::depart_within(&transcript);
+    }
+}
+
 fn new_chat_id() -> String {
     format!(
         "{:x}{:06x}",
@@ -77,6 +87,7 @@ pub fn App() -> Html {
         let (driver, dispatcher) = (driver.clone(), dispatcher.clone());
         Callback::from(move |_| {
             driver.stop();
+            depart_chat_apps();
             driver.reset(Vec::new(), &[]);
             dispatcher.dispatch(Action::NewChat {
                 id: new_chat_id(),
@@ -93,6 +104,7 @@ pub fn App() -> Html {
                 match chats_store::load(&id).await {
                     Ok(saved) => {
                         let entries = saved.entries.clone();
+                        depart_chat_apps();
                         driver.reset(saved.history.clone(), &entries);
                         dispatcher.dispatch(Action::ChatOpened(Box::new(saved)));
                         driver.load_missing_apps(&entries);

@@ -480,3 +480,30 @@ test("an untrusted server's app is neither read nor shown until the person allow
     await asks.stop();
   }
 });
+
+test('an app is asked to clean up, and answers, before its frame goes: reloaded, and when the chat moves on', async () => {
+  const page = chat.page;
+  await chat.reload();
+  let tornDown = 0;
+  const onConsole = (message) => { if (message.text() === 'apps-smoke: torn down') tornDown += 1; };
+  page.on('console', onConsole);
+  const until = async (what, ok) => {
+    for (const started = Date.now(); !ok(); await page.waitForTimeout(50)) {
+      if (Date.now() - started > 10_000) throw new Error(`waited for ${what}`);
+    }
+  };
+  try {
+    const frame = await showCounter(4);
+    await frame.getByTestId('app-reload').click();
+    // The app's answer came 100 ms after the request: its frame was still there to send it.
+    await until('the reloaded app to answer its teardown', () => tornDown === 1);
+    await frame.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+    await appFrame().locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+    await page.getByTestId('new-chat').click();
+    await until('the app of the chat left to answer its teardown', () => tornDown === 2);
+    await page.waitForTimeout(200);
+    assert.equal(await page.locator('[data-testid="app-departing"] iframe').count(), 0, 'its frame is gone once it answered');
+  } finally {
+    page.off('console', onConsole);
+  }
+});

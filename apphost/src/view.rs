@@ -442,6 +442,10 @@ impl View {
                 View::run(view, actions);
             }
             Action::TornDown => view.borrow_mut().close(),
+            Action::Escape if view.borrow().mode != DisplayMode::Inline => {
+                View::set_mode(view, DisplayMode::Inline);
+            }
+            Action::Escape => {}
             Action::ViewTools(tools) => {
                 let this = view.borrow();
                 let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();

@@ -139,6 +139,11 @@ test('display mode, size and the app log', async () => {
   await chat.shoot('app-fullscreen');
   await frame.getByTestId('app-fullscreen').click();
   await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor();
+  // Escape leaves fullscreen, also when the key is pressed inside the app.
+  await appFrame().locator('#fullscreen').click();
+  await frame.and(chat.page.locator('[data-mode="fullscreen"]')).waitFor();
+  await appFrame().locator('#fullscreen').press('Escape');
+  await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor({ timeout: 5_000 });
   // A narrower side panel: the app hears of its new container width.
   const viewport = chat.page.viewportSize();
   const before = (await records('connected'))[0].context.containerDimensions.width;

@@ -59,7 +59,15 @@ const STORAGE_SHIM: &str = concat!(
     "})()</script>"
 );
 
-/// `html` with `policy` (a CSP header value) and the storage shim placed first.
+/// Tells the host of an Escape the app did not take (`defaultPrevented`): a key pressed in the
+/// app's frame never reaches the side panel, whose fullscreen and pip views close on Escape.
+const ESCAPE_RELAY: &str = concat!(
+    "<script>addEventListener('keydown',e=>{if(e.key==='Escape'&&!e.defaultPrevented)",
+    "parent.postMessage({jsonrpc:'2.0',method:'gemipanel/notifications/escape'},'*')})</script>"
+);
+
+/// `html` with `policy` (a CSP header value), the storage shim and the Escape relay placed
+/// first.
 pub fn prepare(html: &str, policy: &str) -> String {
     // The policy is ours; quotes are the only character that could end the attribute.
     let meta = format!(
@@ -67,10 +75,12 @@ pub fn prepare(html: &str, policy: &str) -> String {
         policy.replace('"', "&quot;")
     );
     let insert_at = doctype_end(html).unwrap_or(0);
-    let mut out = String::with_capacity(html.len() + meta.len() + STORAGE_SHIM.len());
+    let mut out =
+        String::with_capacity(html.len() + meta.len() + STORAGE_SHIM.len() + ESCAPE_RELAY.len());
     out.push_str(&html[..insert_at]);
     out.push_str(&meta);
     out.push_str(STORAGE_SHIM);
+    out.push_str(ESCAPE_RELAY);
     out.push_str(&html[insert_at..]);
     out
 }
@@ -106,6 +116,16 @@ mod tests {
         let meta = doc.find("<meta").unwrap();
         assert!(doc.find("<!DOCTYPE html>").unwrap() < meta);
         assert!(meta < doc.find("<html>").unwrap());
+    }
+
+    #[test]
+    fn the_escape_relay_comes_before_the_app_and_speaks_the_hosts_method() {
+        let doc = prepare("<!doctype html><script>app()</script>", "p");
+        let relay = doc.find(ESCAPE_RELAY).expect("the relay, whole");
+        assert!(relay < doc.find("app()").unwrap());
+        assert!(ESCAPE_RELAY.contains(super::super::protocol::ESCAPE_METHOD));
+        assert_eq!(ESCAPE_RELAY.matches("<script>").count(), 1);
+        assert_eq!(ESCAPE_RELAY.matches("</script").count(), 1);
     }
 
     #[test]

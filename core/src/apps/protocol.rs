@@ -55,7 +55,14 @@ pub enum AppNotification {
     RequestTeardown,
     /// The app's own tools changed (`notifications/tools/list_changed`).
     ToolsListChanged,
+    /// Escape was pressed in the app's frame and the app did not take it: the host's own
+    /// notification, sent by the script it puts in every app's document (see
+    /// [`super::document`]). An app could send it itself; all it does is leave fullscreen.
+    Escape,
 }
+
+/// The method of [`AppNotification::Escape`], in a namespace of the host's own.
+pub const ESCAPE_METHOD: &str = "gemipanel/notifications/escape";
 
 /// Why a request could not be read.
 enum Unread {
@@ -98,6 +105,7 @@ impl AppNotification {
             "notifications/message" | "ui/log" => AppNotification::Log(LogParams::read(params)),
             "ui/notifications/request-teardown" => AppNotification::RequestTeardown,
             "notifications/tools/list_changed" => AppNotification::ToolsListChanged,
+            ESCAPE_METHOD => AppNotification::Escape,
             _ => return None,
         })
     }

@@ -88,6 +88,8 @@ pub enum Action {
     Initialized,
     /// The app asks to be closed.
     TeardownRequested,
+    /// Escape was pressed in the app (and not taken by it): a fullscreen or pip view closes.
+    Escape,
     /// The app answered `ui/resource-teardown`: its frame may go.
     TornDown,
     /// The app's own tools, replacing those it offered before.
@@ -272,6 +274,7 @@ impl AppSession {
             },
             AppNotification::Log(log) => vec![log_action(log)],
             AppNotification::RequestTeardown => vec![Action::TeardownRequested],
+            AppNotification::Escape => vec![Action::Escape],
         }
     }
 
@@ -736,6 +739,12 @@ mod tests {
             json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"height": 1e12}}),
         );
         assert_eq!(size, [Action::Resize { height: MAX_HEIGHT }]);
+        // The Escape the host's script in the app's document relays.
+        let escape = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "method": crate::apps::protocol::ESCAPE_METHOD}),
+        );
+        assert_eq!(escape, [Action::Escape]);
         let log = receive(
             &mut s,
             json!({"jsonrpc": "2.0", "method": "notifications/message",

@@ -350,10 +350,12 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     assert.match(outcomes['model-only tool'].text, /may not call secret/);
     assert.match(outcomes['other server tool'].text, /may not call only_elsewhere/);
     // Fire-and-forget attempts: judged by what they would have reached.
-    for (const name of ['form to top', 'forged relay control', 'forged to the panel', 'forged document to a waiting frame']) {
+    for (const name of ['form to top', 'forged relay control', 'forged to the panel', 'forged document to a waiting frame',
+      'forged connect to other pages']) {
       assert.ok(outcomes[name], `${name} was tried`);
     }
     assert.doesNotMatch(outcomes['forged document to a waiting frame'].text, /to 0 frames/, 'a waiting frame was reachable');
+    assert.doesNotMatch(outcomes['forged connect to other pages'].text, /to 0 pages/, 'another sandbox page was reachable');
     // The spare page's waiting frame took nothing from the app: the next app is written there.
     assert.equal(await page.frameLocator('iframe[data-warm-sandbox]').frameLocator('iframe').locator('#hijacked').count(), 0);
     assert.deepEqual(apps.trapHits(), [], 'no request reached an undeclared origin (fetch, image, popup, form, navigation)');
@@ -381,6 +383,16 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     assert.ok(Date.now() - typed < 2_000, 'typing answers at once after the flood');
     await page.getByTestId('input').fill('');
     await chat.shoot('app-hostile');
+
+    // The spare page it offered a port and a document to is still the panel's: the next app
+    // runs there as always.
+    await page.getByRole('button', { name: '← All tools' }).click();
+    await browser.locator('[data-tool="show_counter"]').click();
+    await page.getByTestId('tool-run').click();
+    await page.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).last().waitFor({ timeout: 20_000 });
+    const next = page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
+    await next.locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+    assert.equal(await next.locator('#hijacked').count(), 0);
   } finally {
     await chat.request({ type: 'edit_settings', edit: { type: 'remove_server', id: otherId } });
     await other.stop();

@@ -19,10 +19,11 @@ export const bridgeBinary = process.env.GEMIPANEL_BRIDGE ?? join(target, 'debug'
 /**
  * Launches a fresh profile with the extension. `options.locale` sets the UI language,
  * `options.colorScheme` the theme, `options.bridge` installs the native bridge into the profile
- * (its `NativeMessagingHosts/`), as `gemipanel-bridge install` does for a person.
+ * (its `NativeMessagingHosts/`), as `gemipanel-bridge install` does for a person;
+ * `options.extension` loads another build of the extension than `dist` (a damaged copy).
  * Returns { context, worker, profile, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   if (bridge) {
@@ -36,8 +37,8 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
     viewport: { width: 420, height: 720 },
     ignoreDefaultArgs: ['--disable-extensions'],
     args: [
-      `--disable-extensions-except=${[dist, ...extraExtensions].join(',')}`,
-      `--load-extension=${[dist, ...extraExtensions].join(',')}`,
+      `--disable-extensions-except=${[extension, ...extraExtensions].join(',')}`,
+      `--load-extension=${[extension, ...extraExtensions].join(',')}`,
       `--lang=${locale}`,
       '--disable-gpu',
       '--no-first-run',

@@ -62,6 +62,8 @@ pub fn AppFrame(props: &Props) -> Html {
     let resource = props.app.resource.clone();
     let outer = use_node_ref();
     let near = use_state(|| true);
+    // Why the app host could not show the app (its module did not load, say).
+    let mount_error = use_state(|| None::<String>);
     // The height it had, kept by its placeholder while suspended.
     let height = use_mut_ref(|| 0);
     {
@@ -86,6 +88,7 @@ pub fn AppFrame(props: &Props) -> Html {
 
     {
         let (slot, mounted, latest) = (slot.clone(), mounted.clone(), latest.clone());
+        let mount_error = mount_error.clone();
         let key = resource.as_ref().map(|r| Rc::as_ptr(r) as usize);
         use_effect_with((key, *near), move |(key, near)| {
             let cleanup = mounted.clone();
@@ -113,7 +116,8 @@ pub fn AppFrame(props: &Props) -> Html {
                             }
                             *mounted.borrow_mut() = Some(Mounted { app, _callbacks: callbacks });
                         }
-                        Err(err) => web_sys::console::warn_1(&err.to_string().into()),
+                        Err(err) if still.get() => mount_error.set(Some(err.to_string())),
+                        Err(_) => {}
                     }
                 });
             }
@@ -138,7 +142,7 @@ pub fn AppFrame(props: &Props) -> Html {
         });
     }
 
-    let status = if let Some(error) = &props.app.error {
+    let status = if let Some(error) = props.app.error.as_ref().or(mount_error.as_ref()) {
         html! { <p class="app-error" role="alert" data-testid="app-error">{ message("panelAppFailed", &[error]) }</p> }
     } else if resource.is_none() {
         html! {

@@ -213,9 +213,10 @@ impl View {
                 return;
             }
             this.width = width;
-            let dimensions = ContainerDimensions { width, max_height: MAX_HEIGHT };
-            let change =
-                HostContext { container_dimensions: Some(dimensions), ..HostContext::default() };
+            let change = HostContext {
+                container_dimensions: Some(this.dimensions()),
+                ..HostContext::default()
+            };
             this.session.context_changed(change)
         };
         View::run(view, actions);
@@ -589,7 +590,11 @@ impl View {
             if mode == DisplayMode::Fullscreen {
                 let _ = this.ui.root.focus();
             }
-            let change = HostContext { display_mode: Some(mode), ..HostContext::default() };
+            let change = HostContext {
+                display_mode: Some(mode),
+                container_dimensions: Some(this.dimensions()),
+                ..HostContext::default()
+            };
             this.session.context_changed(change)
         };
         View::run(view, actions);
@@ -643,6 +648,18 @@ impl View {
         this._scheme = None;
         this._resize = None;
         this.ui.root.remove();
+    }
+
+    /// The room the app has in its display mode, as laid out now: inline it grows, fullscreen
+    /// and pip it fills a box of the panel's making.
+    fn dimensions(&self) -> ContainerDimensions {
+        let body = &self.ui.body;
+        match self.mode {
+            DisplayMode::Inline => ContainerDimensions::growing(self.width, MAX_HEIGHT),
+            _ => {
+                ContainerDimensions::fixed(body.client_width() as u32, body.client_height() as u32)
+            }
+        }
     }
 
     fn resize(&self, height: u32) {
@@ -846,10 +863,7 @@ fn looks_of(env: &gemipanel_browser::app_frame::Environment) -> HostContext {
     HostContext {
         theme: Some(if env.dark { Theme::Dark } else { Theme::Light }),
         styles: Some(HostStyles { variables: env.variables.clone() }),
-        container_dimensions: Some(ContainerDimensions {
-            width: env.width,
-            max_height: MAX_HEIGHT,
-        }),
+        container_dimensions: Some(ContainerDimensions::growing(env.width, MAX_HEIGHT)),
         ..HostContext::default()
     }
 }

@@ -135,7 +135,10 @@ test('display mode, size and the app log', async () => {
   await frame.and(chat.page.locator('[data-mode="fullscreen"]')).waitFor();
   assert.deepEqual((await records('fullscreen'))[0], { mode: 'fullscreen' });
   const changed = await records('context-changed');
-  assert.ok(changed.some((c) => c.displayMode === 'fullscreen'), JSON.stringify(changed));
+  // Fullscreen, the app fills a box of the panel's size: a fixed height, not a maximum.
+  const fullscreen = changed.find((c) => c.displayMode === 'fullscreen');
+  assert.ok(fullscreen?.containerDimensions?.height > 300, JSON.stringify(changed));
+  assert.equal(fullscreen.containerDimensions.maxHeight, undefined);
   await chat.shoot('app-fullscreen');
   await frame.getByTestId('app-fullscreen').click();
   await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor();

@@ -386,11 +386,26 @@ pub struct HostStyles {
     pub variables: std::collections::BTreeMap<String, String>,
 }
 
+/// The room the app has: inline, its width and how tall it may grow; fullscreen and pip, the
+/// fixed box it fills.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerDimensions {
     pub width: u32,
-    pub max_height: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_height: Option<u32>,
+}
+
+impl ContainerDimensions {
+    pub fn growing(width: u32, max_height: u32) -> Self {
+        ContainerDimensions { width, height: None, max_height: Some(max_height) }
+    }
+
+    pub fn fixed(width: u32, height: u32) -> Self {
+        ContainerDimensions { width, height: Some(height), max_height: None }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -439,6 +454,14 @@ pub struct SandboxGrant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn container_dimensions_say_growing_or_fixed_as_the_spec_has_them() {
+        let inline = serde_json::to_value(ContainerDimensions::growing(300, 4000)).unwrap();
+        assert_eq!(inline, json!({"width": 300, "maxHeight": 4000}));
+        let fullscreen = serde_json::to_value(ContainerDimensions::fixed(420, 610)).unwrap();
+        assert_eq!(fullscreen, json!({"width": 420, "height": 610}));
+    }
     use serde_json::json;
 
     #[test]

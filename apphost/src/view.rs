@@ -405,6 +405,7 @@ impl View {
                 json!({ "name": name, "arguments": arguments }),
             ),
             Action::ListTools { reply } => View::work(view, reply, "list_tools", json!({})),
+            Action::ListResources { reply } => View::work(view, reply, "list_resources", json!({})),
             Action::ReadResource { reply, uri } => {
                 View::work(view, reply, "read_resource", json!({ "uri": uri }))
             }

@@ -36,6 +36,7 @@ impl PartialEq for AppServices {
 pub enum Work {
     CallTool { name: String, arguments: Map<String, Value> },
     ListTools,
+    ListResources,
     ReadResource { uri: String },
 }
 
@@ -57,6 +58,7 @@ impl AppServices {
                 caller: Caller::App,
             },
             Work::ListTools => Request::ListTools { server_id, refresh: false },
+            Work::ListResources => Request::ListResources { server_id },
             Work::ReadResource { uri } => Request::ReadResource { server_id, uri },
         };
         match self.port.request(request).await {
@@ -66,6 +68,7 @@ impl AppServices {
             Ok(Response::Resource { result }) => {
                 Ok(serde_json::to_value(result).unwrap_or_default())
             }
+            Ok(Response::Resources { resources, .. }) => Ok(json!({ "resources": resources })),
             Ok(Response::Tools { tools, .. }) => {
                 let visible: Vec<_> =
                     tools.into_iter().filter(|t| t.is_visible_to(Visibility::App)).collect();

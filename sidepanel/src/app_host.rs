@@ -8,7 +8,7 @@ use futures_channel::oneshot;
 
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_browser::port::WorkerPort;
-use gemipanel_core::apps::resource::{app_resource, AppResource};
+use gemipanel_core::apps::resource::{app_resource, unreadable, AppResource};
 use gemipanel_core::jsonrpc::{code, ErrorObject};
 use gemipanel_core::mcp::Visibility;
 use gemipanel_core::messages::{Caller, Request, Response};
@@ -106,7 +106,9 @@ pub async fn read_app(
             }
             Err(error) => Err(word(&error)),
         },
-        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => Err(word(&error)),
+        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
+            Err(word(&unreadable(&error)))
+        }
         Ok(_) => Err(message("errWorkerUnexpectedAnswer", &[])),
         Err(err) => Err(err.to_string()),
     }

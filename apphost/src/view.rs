@@ -696,6 +696,10 @@ impl View {
         self.ui.collapse.set_inner_html(&icon);
         let _ = self.ui.collapse.set_attribute("title", &title);
         let _ = self.ui.collapse.set_attribute("aria-label", &title);
+        let _ = self
+            .ui
+            .collapse
+            .set_attribute("aria-expanded", if collapsed { "false" } else { "true" });
     }
 
     fn log(&mut self, level: &str, text: &str) {
@@ -742,6 +746,8 @@ impl Ui {
         let title = element("span", "app-title");
         title.set_text_content(Some(&setup.tool_name));
         let collapse = icon_button(&icons::expanded(), &message("panelAppCollapse", &[]));
+        let _ = collapse.set_attribute("data-testid", "app-collapse");
+        let _ = collapse.set_attribute("aria-expanded", "true");
         let fullscreen = icon_button(&icons::fullscreen(), &message("panelAppFullscreen", &[]));
         let _ = fullscreen.set_attribute("data-testid", "app-fullscreen");
         let reload = icon_button(&icons::reload(), &message("panelAppReload", &[]));

@@ -406,6 +406,7 @@ impl View {
                 json!({ "name": name, "arguments": arguments }),
             ),
             Action::ListTools { reply } => View::work(view, reply, "list_tools", json!({})),
+            Action::ListResources { reply } => View::work(view, reply, "list_resources", json!({})),
             Action::ReadResource { reply, uri } => {
                 View::work(view, reply, "read_resource", json!({ "uri": uri }))
             }
@@ -716,6 +717,10 @@ impl View {
         self.ui.collapse.set_inner_html(&icon);
         let _ = self.ui.collapse.set_attribute("title", &title);
         let _ = self.ui.collapse.set_attribute("aria-label", &title);
+        let _ = self
+            .ui
+            .collapse
+            .set_attribute("aria-expanded", if collapsed { "false" } else { "true" });
     }
 
     fn log(&mut self, level: &str, text: &str) {
@@ -762,6 +767,8 @@ impl Ui {
         let title = element("span", "app-title");
         title.set_text_content(Some(&setup.tool_name));
         let collapse = icon_button(&icons::expanded(), &message("panelAppCollapse", &[]));
+        let _ = collapse.set_attribute("data-testid", "app-collapse");
+        let _ = collapse.set_attribute("aria-expanded", "true");
         let fullscreen = icon_button(&icons::fullscreen(), &message("panelAppFullscreen", &[]));
         let _ = fullscreen.set_attribute("data-testid", "app-fullscreen");
         let reload = icon_button(&icons::reload(), &message("panelAppReload", &[]));

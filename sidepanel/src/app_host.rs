@@ -8,7 +8,7 @@ use futures_channel::oneshot;
 
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_browser::port::WorkerPort;
-use gemipanel_core::apps::resource::{app_resource, AppResource};
+use gemipanel_core::apps::resource::{app_resource, unreadable, AppResource};
 use gemipanel_core::jsonrpc::{code, ErrorObject};
 use gemipanel_core::mcp::Visibility;
 use gemipanel_core::messages::{Caller, Request, Response};
@@ -36,6 +36,7 @@ impl PartialEq for AppServices {
 pub enum Work {
     CallTool { name: String, arguments: Map<String, Value> },
     ListTools,
+    ListResources,
     ReadResource { uri: String },
 }
 
@@ -57,6 +58,7 @@ impl AppServices {
                 caller: Caller::App,
             },
             Work::ListTools => Request::ListTools { server_id, refresh: false },
+            Work::ListResources => Request::ListResources { server_id },
             Work::ReadResource { uri } => Request::ReadResource { server_id, uri },
         };
         match self.port.request(request).await {
@@ -66,6 +68,7 @@ impl AppServices {
             Ok(Response::Resource { result }) => {
                 Ok(serde_json::to_value(result).unwrap_or_default())
             }
+            Ok(Response::Resources { resources, .. }) => Ok(json!({ "resources": resources })),
             Ok(Response::Tools { tools, .. }) => {
                 let visible: Vec<_> =
                     tools.into_iter().filter(|t| t.is_visible_to(Visibility::App)).collect();
@@ -103,7 +106,9 @@ pub async fn read_app(
             }
             Err(error) => Err(word(&error)),
         },
-        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => Err(word(&error)),
+        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
+            Err(word(&unreadable(&error)))
+        }
         Ok(_) => Err(message("errWorkerUnexpectedAnswer", &[])),
         Err(err) => Err(err.to_string()),
     }

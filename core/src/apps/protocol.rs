@@ -34,6 +34,9 @@ pub enum AppRequest {
     Initialize(InitializeParams),
     CallTool(CallToolParams),
     ListTools,
+    /// `resources/list` of the app's own server; a `cursor` is not read (the host answers with
+    /// every page at once, so it never gives the app one).
+    ListResources,
     ReadResource(ReadResourceParams),
     OpenLink(OpenLinkParams),
     Message(MessageParams),
@@ -83,6 +86,7 @@ impl AppRequest {
             "ui/initialize" => AppRequest::Initialize(params_of(params)?),
             "tools/call" => AppRequest::CallTool(params_of(params)?),
             "tools/list" => AppRequest::ListTools,
+            "resources/list" => AppRequest::ListResources,
             "resources/read" => AppRequest::ReadResource(params_of(params)?),
             "ui/open-link" => AppRequest::OpenLink(params_of(params)?),
             "ui/message" => AppRequest::Message(params_of(params)?),
@@ -481,6 +485,19 @@ mod tests {
         assert!(matches!(
             read(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})),
             FromApp::Request { request: AppRequest::Ping, .. }
+        ));
+        // What `App.listServerResources()` sends, with a cursor or without params.
+        for params in [json!({"cursor": "next"}), json!({})] {
+            assert!(matches!(
+                read(
+                    json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list", "params": params})
+                ),
+                FromApp::Request { request: AppRequest::ListResources, .. }
+            ));
+        }
+        assert!(matches!(
+            read(json!({"jsonrpc": "2.0", "id": 6, "method": "resources/list"})),
+            FromApp::Request { request: AppRequest::ListResources, .. }
         ));
         assert!(matches!(
             read(json!({"jsonrpc": "2.0", "id": 2, "method": "ui/request-display-mode",

@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 
 use super::csp::DeclaredCsp;
 use super::MIME_TYPE;
-use crate::mcp::{ReadResourceResult, ResourceContents};
-use crate::text::Text;
+use crate::mcp::{Error, ReadResourceResult, ResourceContents};
+use crate::text::{Arg, Text};
 
 /// The largest app HTML accepted (the published React examples are about 400 KB).
 pub const MAX_HTML_BYTES: usize = 8 * 1024 * 1024;
@@ -80,11 +80,27 @@ pub fn app_resource(uri: &str, result: &ReadResourceResult) -> Result<AppResourc
         .ok_or_else(|| Text::new("errAppNoContents").arg(uri))?;
     let mime = contents.mime_type.as_deref().unwrap_or("");
     if !is_app_mime(mime) {
-        return Err(Text::new("errAppMimeType").arg(uri).arg(mime).arg(MIME_TYPE));
+        return Err(Text::new("errAppWrongType").arg(mime).arg(MIME_TYPE));
     }
     let html = html_of(uri, contents)?;
     let meta = ui_meta(contents.meta.as_ref()).unwrap_or_default();
     Ok(AppResource { uri: uri.to_owned(), html, meta })
+}
+
+/// Why the app's resource could not be read, for the place under its tool card, which names
+/// the server already: what the server said when it answered with an error; otherwise the
+/// failure, without the server's address and the protocol method.
+pub fn unreadable(error: &Text) -> Text {
+    let mut detail = Error::without_server(error);
+    if detail.key == "errMethodDetail" {
+        if let [_, Arg::Text(inner)] = detail.args.as_slice() {
+            detail = inner.clone();
+        }
+    }
+    match (detail.key.as_ref(), detail.args.as_slice()) {
+        ("errMcpRpc", [_, Arg::Plain(said)]) => Text::new("errAppServerSaid").arg(said),
+        _ => detail,
+    }
 }
 
 impl UiResourceMeta {
@@ -169,7 +185,36 @@ mod tests {
         }
         let plain = read(json!({"uri": "ui://a", "mimeType": "text/html", "text": "<p>"}));
         let error = app_resource("ui://a", &plain).unwrap_err();
-        assert_eq!(error.key, "errAppMimeType");
+        assert_eq!(
+            error.to_string(),
+            format!("the server sent “text/html”, which is not an app page ({MIME_TYPE}).")
+        );
+    }
+
+    #[test]
+    fn a_read_that_failed_says_what_the_server_said_without_its_address() {
+        let rpc = Text::new("errMcpServerMethod")
+            .arg("http://127.0.0.1:4000/mcp")
+            .arg("resources/read")
+            .with(Text::new("errMcpRpc").arg(-32002).arg("Resource not found: ui://a"));
+        assert_eq!(
+            unreadable(&rpc).to_string(),
+            "the server answered “Resource not found: ui://a”."
+        );
+        // Named by the worker (a local server) and without a method: the same.
+        let named = Text::new("errOnServer")
+            .arg("Files")
+            .with(Text::new("errMcpRpc").arg(-32603).arg("disk on fire"));
+        assert_eq!(unreadable(&named).to_string(), "the server answered “disk on fire”.");
+        // Other failures keep their words, not the address or the method.
+        let refused = Text::new("errMcpServerMethod")
+            .arg("http://127.0.0.1:4000/mcp")
+            .arg("resources/read")
+            .with(Text::new("errMcpTimeout").arg(30));
+        assert_eq!(unreadable(&refused), Text::new("errMcpTimeout").arg(30));
+        // A text of the worker's own passes as it is.
+        let gone = Text::new("errServerGone").arg("Files");
+        assert_eq!(unreadable(&gone), gone);
     }
 
     #[test]

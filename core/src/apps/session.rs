@@ -54,6 +54,10 @@ pub enum Action {
     ListTools {
         reply: Reply,
     },
+    /// The resources of the app's own server (`{resources}`, every page).
+    ListResources {
+        reply: Reply,
+    },
     /// Read a resource of the app's own server.
     ReadResource {
         reply: Reply,
@@ -216,6 +220,7 @@ impl AppSession {
                 Action::CallTool { reply, name: p.name, arguments: p.arguments }
             }
             AppRequest::ListTools => Action::ListTools { reply },
+            AppRequest::ListResources => Action::ListResources { reply },
             AppRequest::ReadResource(p) => Action::ReadResource { reply, uri: p.uri },
             AppRequest::OpenLink(p) => Action::OpenLink { reply, url: p.url },
             AppRequest::RequestDisplayMode(p) => Action::DisplayMode { reply, mode: p.mode },
@@ -681,6 +686,29 @@ mod tests {
             panic!()
         };
         assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "c1", "result": {"content": []}}));
+    }
+
+    #[test]
+    fn the_own_server_resources_are_listed_and_read_as_the_capability_says() {
+        let mut s = session();
+        let init = initialize(&mut s);
+        let answer = posted(&init).into_iter().find(|m| m["id"] == 1).unwrap();
+        assert!(answer["result"]["hostCapabilities"]["serverResources"].is_object());
+        let list =
+            receive(&mut s, json!({"jsonrpc": "2.0", "id": "l", "method": "resources/list"}));
+        let [Action::ListResources { reply }] = list.as_slice() else { panic!("{list:?}") };
+        let listed = json!({"resources": [{"uri": "memo://a", "name": "a"}]});
+        let Action::Post(answer) = s.answer(reply.clone(), Ok(listed.clone())) else { panic!() };
+        assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "l", "result": listed}));
+        let read = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": "r", "method": "resources/read",
+                   "params": {"uri": "memo://a"}}),
+        );
+        assert!(
+            matches!(&read[..], [Action::ReadResource { uri, .. }] if uri == "memo://a"),
+            "{read:?}"
+        );
     }
 
     #[test]

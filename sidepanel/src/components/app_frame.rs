@@ -260,6 +260,7 @@ fn work_of(kind: &str, payload: Value) -> Option<Work> {
                 .unwrap_or_else(Map::new),
         },
         "list_tools" => Work::ListTools,
+        "list_resources" => Work::ListResources,
         "read_resource" => Work::ReadResource { uri: text("uri")? },
         _ => return None,
     })

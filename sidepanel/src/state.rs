@@ -424,8 +424,10 @@ pub fn reduce(state: &State, action: Action) -> State {
             chat.save_if_idle();
         }
         Action::AppResult { call_id, result } => {
-            if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
-                app.result = Some(result);
+            // A result that comes after the person stopped the call is not the app's.
+            match chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
+                Some(app) if !app.cancelled => app.result = Some(result),
+                _ => {}
             }
         }
         Action::OfferDraft(text) => {
@@ -597,6 +599,33 @@ mod tests {
         let during =
             reduce(&busy, Action::AppFailed { call_id: "call-1".into(), error: "gone".into() });
         assert_eq!(during.chat.save_epoch, busy.chat.save_epoch);
+    }
+
+    #[test]
+    fn a_result_after_the_person_stopped_the_call_is_not_the_apps() {
+        let mut card = ToolCard::asked("call-1", "s1", "Apps", "show", "{}".into(), None, true);
+        card.status = ToolStatus::Running;
+        card.app = Some(AppCard {
+            server_id: "s1".into(),
+            uri: "ui://a".into(),
+            tool: Rc::default(),
+            input: Default::default(),
+            resource: None,
+            error: None,
+            result: None,
+            cancelled: false,
+        });
+        let late: CallToolResult =
+            serde_json::from_value(serde_json::json!({"content": []})).unwrap();
+        let state = run(vec![
+            sent("show"),
+            Action::ToolAsked(card),
+            Action::ToolCancelled { call_id: "call-1".into() },
+            Action::AppResult { call_id: "call-1".into(), result: Rc::new(late) },
+        ]);
+        let app = state.chat.tool("call-1").and_then(|c| c.app.clone()).unwrap();
+        assert!(app.cancelled);
+        assert!(app.result.is_none());
     }
 
     #[test]

@@ -399,7 +399,11 @@ impl AppSession {
         self.flush()
     }
 
+    /// The call's result; one that comes after the person stopped the call is not the app's.
     pub fn tool_result(&mut self, result: CallToolResult) -> Vec<Action> {
+        if self.cancelled.is_some() {
+            return Vec::new();
+        }
         self.result = Some(result);
         if self.phase == Phase::Legacy {
             return self.legacy_result();
@@ -407,7 +411,11 @@ impl AppSession {
         self.flush()
     }
 
+    /// The person stopped the call; a stop that comes after its result changes nothing.
     pub fn tool_cancelled(&mut self, reason: &str) -> Vec<Action> {
+        if self.result.is_some() {
+            return Vec::new();
+        }
         self.cancelled = Some(reason.to_owned());
         self.flush()
     }
@@ -667,6 +675,31 @@ mod tests {
         let actions = s.tool_cancelled("user action");
         assert_eq!(methods(&actions), ["ui/notifications/tool-cancelled"]);
         assert_eq!(posted(&actions)[0]["params"]["reason"], "user action");
+    }
+
+    #[test]
+    fn what_ended_the_call_first_is_what_the_app_hears_even_before_it_started() {
+        let result: CallToolResult = serde_json::from_value(json!({"content": []})).unwrap();
+        // Stopped, then a late result: the app, starting only now, hears of the stop alone.
+        let mut s = session();
+        s.tool_input(Map::new());
+        assert!(s.tool_cancelled("user action").is_empty());
+        assert!(s.tool_result(result.clone()).is_empty());
+        let actions = initialize(&mut s);
+        assert_eq!(
+            methods(&actions),
+            ["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]
+        );
+        // Finished, then a stop that came too late: the result stands.
+        let mut s = session();
+        s.tool_input(Map::new());
+        s.tool_result(result);
+        assert!(s.tool_cancelled("user action").is_empty());
+        let actions = initialize(&mut s);
+        assert_eq!(
+            methods(&actions),
+            ["ui/notifications/tool-input", "ui/notifications/tool-result"]
+        );
     }
 
     #[test]

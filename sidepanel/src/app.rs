@@ -25,14 +25,25 @@ use crate::hooks::{
 use crate::shared::Shared;
 use crate::state::{Action, State, View};
 
-/// The chat's apps are asked to clean up before another chat takes their place (and their
-/// frames with it).
-fn depart_chat_apps() {
-    let document = web_sys::window().and_then(|window| window.document());
-    if let Some(transcript) = document.and_then(|d| d.query_selector(".transcript").ok().flatten())
-    {
-        gemipanel_browser::app_frame::depart_within(&transcript);
+/// The apps shown in `main` are asked to clean up before what replaces its content (another
+/// chat, the history, the tool browser) takes their frames along.
+fn depart_apps_in(main: &NodeRef) {
+    if let Some(main) = main.cast::<web_sys::Element>() {
+        gemipanel_browser::app_frame::depart_within(&main);
     }
+}
+
+/// Like [`emit`], for an action that replaces the content of `main`.
+fn emit_leaving<T: 'static>(
+    dispatcher: &UseReducerDispatcher<State>,
+    make: fn(T) -> Action,
+    main: &NodeRef,
+) -> Callback<T> {
+    let (dispatcher, main) = (dispatcher.clone(), main.clone());
+    Callback::from(move |value| {
+        depart_apps_in(&main);
+        dispatcher.dispatch(make(value))
+    })
 }
 
 fn new_chat_id() -> String {
@@ -84,10 +95,10 @@ pub fn App() -> Html {
         Callback::from(move |_| driver.stop())
     };
     let on_new_chat = {
-        let (driver, dispatcher) = (driver.clone(), dispatcher.clone());
+        let (driver, dispatcher, main) = (driver.clone(), dispatcher.clone(), main_ref.clone());
         Callback::from(move |_| {
             driver.stop();
-            depart_chat_apps();
+            depart_apps_in(&main);
             driver.reset(Vec::new(), &[]);
             dispatcher.dispatch(Action::NewChat {
                 id: new_chat_id(),
@@ -103,8 +114,8 @@ pub fn App() -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 match chats_store::load(&id).await {
                     Ok(saved) => {
+                        // (The chat's apps went when the history was shown.)
                         let entries = saved.entries.clone();
-                        depart_chat_apps();
                         driver.reset(saved.history.clone(), &entries);
                         dispatcher.dispatch(Action::ChatOpened(Box::new(saved)));
                         driver.load_missing_apps(&entries);
@@ -208,10 +219,10 @@ pub fn App() -> Html {
             <TopBar models={state.models.clone()} model={model.clone()}
                 history_open={state.view == View::History}
                 tools_open={state.view == View::Tools}
-                on_tools={emit(&dispatcher, Action::ShowTools)}
+                on_tools={emit_leaving(&dispatcher, Action::ShowTools, &main_ref)}
                 on_model={emit(&dispatcher, Action::SetModel)}
                 on_new_chat={on_new_chat}
-                on_history={emit(&dispatcher, Action::ShowHistory)} />
+                on_history={emit_leaving(&dispatcher, Action::ShowHistory, &main_ref)} />
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>

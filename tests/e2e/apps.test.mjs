@@ -501,7 +501,7 @@ test("an untrusted server's app is neither read nor shown until the person allow
   }
 });
 
-test('an app is asked to clean up, and answers, before its frame goes: reloaded, and when the chat moves on', async () => {
+test('an app is asked to clean up, and answers, before its frame goes: reloaded, a new chat, the tool browser', async () => {
   const page = chat.page;
   await chat.reload();
   let tornDown = 0;
@@ -523,6 +523,18 @@ test('an app is asked to clean up, and answers, before its frame goes: reloaded,
     await until('the app of the chat left to answer its teardown', () => tornDown === 2);
     await page.waitForTimeout(200);
     assert.equal(await page.locator('[data-testid="app-departing"] iframe').count(), 0, 'its frame is gone once it answered');
+    // The chat's view gives way to the tool browser.
+    await showCounter(5);
+    await page.getByTestId('tools').click();
+    await until('the chat app to answer as the tool browser opened', () => tornDown === 3);
+    // The tool browser's runner goes back to the list.
+    await page.getByTestId('tool-browser').locator('[data-server="Apps"] summary').click();
+    await page.locator('[data-tool="show_counter"]').click();
+    await page.getByTestId('tool-run').click();
+    await appFrame().locator('li[data-kind="tool-result"]').waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: '← All tools' }).click();
+    await until('the runner app to answer as the runner closed', () => tornDown === 4);
+    await page.getByTestId('tools').click();
   } finally {
     page.off('console', onConsole);
   }

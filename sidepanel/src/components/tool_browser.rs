@@ -93,7 +93,16 @@ pub fn ToolBrowser(props: &Props) -> Html {
     if let Some((server, tool)) = &*selected {
         let back = {
             let selected = selected.clone();
-            Callback::from(move |_: MouseEvent| selected.set(None))
+            Callback::from(move |event: MouseEvent| {
+                // The runner's app goes with it: asked to clean up first.
+                let browser = event
+                    .target_dyn_into::<web_sys::Element>()
+                    .and_then(|button| button.closest(".tool-browser").ok().flatten());
+                if let Some(browser) = browser {
+                    gemipanel_browser::app_frame::depart_within(&browser);
+                }
+                selected.set(None)
+            })
         };
         return html! {
             <section class="tool-browser" data-testid="tool-browser">

@@ -287,7 +287,9 @@ test('the tool browser runs a tool by hand, from its form or raw JSON, and shows
   await runner.getByTestId('tool-run').click();
   await runner.getByTestId('tool-card').first().and(page.locator('[data-state="done"]')).waitFor();
   assert.deepEqual(apps.calls().at(-1), { name: 'show_counter', arguments: { start: 8 } });
-  await runner.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  // The runner keeps every run, newest first: the first run's app is still there below.
+  assert.equal(await runner.getByTestId('app-frame').count(), 2);
+  await runner.getByTestId('app-frame').first().and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
   const adopted = runner.locator('[data-testid="app-iframe"][data-spare="marked"]');
   assert.equal(await adopted.count(), 1, 'the spare page was used');
   assert.equal(await adopted.contentFrame().locator('iframe[data-waiting="marked"]').count(), 1,

@@ -311,6 +311,10 @@ impl View {
                 gloo_timers::callback::Timeout::new(LEGACY_AFTER_MS, move || {
                     if let Some(view) = me.upgrade() {
                         let actions = view.borrow_mut().session.loaded_without_initialize();
+                        if view.borrow().session.is_legacy() {
+                            // It runs, if not the protocol's way: as ready as it will be.
+                            let _ = view.borrow().ui.root.set_attribute("data-state", "ready");
+                        }
                         View::run(&view, actions);
                     }
                 })

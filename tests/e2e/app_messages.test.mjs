@@ -165,6 +165,8 @@ test('an app that never initializes gets its result the GemiHub way, and its mes
   assert.ok(result.received >= 1400, `the result came ${result.received} ms after the app started`);
   assert.equal(result.message.result.content[0].text, 'show_legacy done');
   assert.deepEqual(await records('other'), [], 'nothing but GemiHub messages');
+  // Running, if not the protocol's way: its frame is as ready as it will be.
+  await page.getByTestId('app-frame').last().and(page.locator('[data-state="ready"]')).waitFor({ timeout: 5_000 });
 
   const calls = apps.calls().length;
   await appFrame().locator('#call').click();

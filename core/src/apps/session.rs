@@ -155,6 +155,11 @@ impl AppSession {
         self.phase == Phase::Ready
     }
 
+    /// The app runs without the protocol, spoken to the GemiHub way.
+    pub fn is_legacy(&self) -> bool {
+        self.phase == Phase::Legacy
+    }
+
     /// One message the app posted, at `now` (ms).
     pub fn receive(&mut self, message: Value, now: u64) -> Vec<Action> {
         if let Some(legacy) = LegacyFromApp::read(&message) {

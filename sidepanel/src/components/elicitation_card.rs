@@ -1,12 +1,12 @@
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::mcp::ElicitResult;
 use gemipanel_core::messages::ElicitationPrompt;
+use gemipanel_core::tools::form::{fields, missing};
 use gemipanel_core::url_policy;
 use serde_json::Map;
 use yew::prelude::*;
 
 use super::form_field::{form_field, Values};
-use crate::elicitation_form::{fields, missing};
 use crate::state::ElicitationCard;
 
 #[derive(Properties, PartialEq)]

@@ -1,4 +1,4 @@
-//! One input of a form made from a JSON Schema (see `elicitation_form`): an elicitation's or a
+//! One input of a form made from a JSON Schema (see `core::tools::form`): an elicitation's or a
 //! tool's in the tool browser.
 
 use std::cell::RefCell;
@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::elicitation_form::{parse_input, Field, FieldKind};
+use gemipanel_core::tools::form::{parse_input, Field, FieldKind};
 
 /// The values typed so far, by field name.
 pub type Values = Rc<RefCell<Map<String, Value>>>;

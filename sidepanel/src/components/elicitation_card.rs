@@ -1,7 +1,7 @@
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::mcp::ElicitResult;
 use gemipanel_core::messages::ElicitationPrompt;
-use gemipanel_core::tools::form::{fields, missing};
+use gemipanel_core::tools::form::{fields, missing, FLAT};
 use gemipanel_core::url_policy;
 use serde_json::Map;
 use yew::prelude::*;
@@ -25,7 +25,7 @@ pub fn ElicitationCardView(props: &Props) -> Html {
     let problem = use_state(|| None::<String>);
     let (text, form) = match &props.card.prompt {
         ElicitationPrompt::Form { message, requested_schema, .. } => {
-            (message.clone(), fields(requested_schema))
+            (message.clone(), fields(requested_schema, FLAT))
         }
         ElicitationPrompt::Url { message, .. } => (message.clone(), Vec::new()),
     };

@@ -9,7 +9,7 @@ use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::mcp::elicitation::schema_defaults;
 use gemipanel_core::mcp::{Resource, Tool, Visibility};
 use gemipanel_core::messages::{Caller, Request, Response};
-use gemipanel_core::tools::form::{fields, missing};
+use gemipanel_core::tools::form::{fields, missing, FLAT};
 use serde_json::{Map, Value};
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
@@ -276,7 +276,7 @@ fn ToolRunner(props: &RunnerProps) -> Html {
     let problem = use_state(|| None::<String>);
     let runs: Rc<RefCell<Vec<ToolCard>>> = use_mut_ref(Vec::new);
     let redraw = use_force_update();
-    let form = fields(&props.tool.input_schema);
+    let form = fields(&props.tool.input_schema, FLAT);
     let runnable = props.tool.is_visible_to(Visibility::Model);
     // A tool with an app: its resource and the app host get ready while the person fills in
     // the form, so Run shows the app sooner.

@@ -288,19 +288,16 @@ pub enum Problem {
     TooMany(String, usize),
 }
 
-/// The arguments the values make: empty optional fields, groups and items left out, required
-/// ones checked at every level (a group left empty and optional is not looked into).
+/// The arguments the values make (empty optional fields, groups and items left out) and what
+/// keeps them from being sent: required fields missing at any level (a group left empty and
+/// optional is not looked into), lists with too few or too many items.
 pub fn collect(
     fields: &[Field],
     values: &Map<String, Value>,
-) -> Result<Map<String, Value>, Vec<Problem>> {
+) -> (Map<String, Value>, Vec<Problem>) {
     let mut problems = Vec::new();
     let arguments = collect_group(fields, values, "", &mut problems);
-    if problems.is_empty() {
-        Ok(arguments)
-    } else {
-        Err(problems)
-    }
+    (arguments, problems)
 }
 
 fn collect_group(
@@ -309,10 +306,13 @@ fn collect_group(
     prefix: &str,
     problems: &mut Vec<Problem>,
 ) -> Map<String, Value> {
-    let mut out = Map::new();
+    let (mut out, empty) = (Map::new(), Value::Object(Map::new()));
     for field in fields {
         let path = format!("{prefix}{}", field.name);
-        let value = values.get(&field.name).filter(|v| !v.is_null());
+        // A required group is looked into even when nothing was typed in it.
+        let value = values.get(&field.name).filter(|v| !v.is_null()).or_else(|| {
+            (field.required && matches!(field.kind, FieldKind::Group(_))).then_some(&empty)
+        });
         match value.and_then(|v| collect_value(&field.kind, v, &path, field.required, problems)) {
             Some(value) => drop(out.insert(field.name.clone(), value)),
             None if field.required => problems.push(Problem::Required(path)),
@@ -347,7 +347,8 @@ fn collect_value(
                     collect_value(&list.item, item, &format!("{path}[{}]", i + 1), false, problems)
                 })
                 .collect();
-            if items.is_empty() && !required {
+            // Empty: left out, or missing when it must have items.
+            if items.is_empty() && (!required || list.min > 0) {
                 return None;
             }
             if items.len() < list.min {
@@ -411,6 +412,14 @@ fn fits_value(kind: &FieldKind, value: &Value, path: &str) -> Result<(), String>
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The arguments, or what keeps them from being sent.
+    fn checked(fields: &[Field], values: &Map<String, Value>) -> Result<Value, Vec<Problem>> {
+        match collect(fields, values) {
+            (arguments, problems) if problems.is_empty() => Ok(Value::Object(arguments)),
+            (_, problems) => Err(problems),
+        }
+    }
 
     fn object(value: Value) -> Map<String, Value> {
         let Value::Object(map) = value else { panic!("not an object: {value}") };
@@ -595,14 +604,14 @@ mod tests {
         set(&mut values, &at(&["gift", "paper"]), None);
         assert_eq!(get(&values, &at(&["lines", "0", "sku"])), Some(&json!("A-1")));
         assert_eq!(
-            collect(&form, &values),
+            checked(&form, &values),
             Err(vec![Problem::Required("gift.paper".into())]),
             "{values:?}"
         );
         set(&mut values, &at(&["gift", "card"]), None);
         // The empty tag in the middle is left out; numbers are numbers.
         assert_eq!(
-            collect(&form, &values).map(Value::Object),
+            checked(&form, &values),
             Ok(json!({
                 "address": {"city": "Kyoto", "zip": 6008216},
                 "tags": ["fragile", "gift"],
@@ -617,8 +626,8 @@ mod tests {
     fn missing_values_are_named_by_their_path() {
         let form = fields(&order(), MAX_DEPTH);
         assert_eq!(
-            collect(&form, &Map::new()),
-            Err(vec![Problem::Required("address".into()), Problem::Required("lines".into())])
+            checked(&form, &Map::new()),
+            Err(vec![Problem::Required("address.city".into()), Problem::Required("lines".into())])
         );
         let values = object(json!({
             "address": {"zip": 1},
@@ -626,16 +635,22 @@ mod tests {
             "tags": ["a", "b", "c", "d"],
         }));
         assert_eq!(
-            collect(&form, &values),
+            checked(&form, &values),
             Err(vec![
                 Problem::Required("address.city".into()),
                 Problem::TooMany("tags".into(), 3),
                 Problem::Required("lines[1].sku".into()),
             ])
         );
+        // What can be sent is still made (the raw JSON view shows it): empty items left out.
+        assert_eq!(
+            Value::Object(collect(&form, &values).0),
+            json!({"address": {"zip": 1}, "tags": ["a", "b", "c", "d"],
+                "lines": [{"qty": 1}, {"sku": "B"}]})
+        );
         // A required group with nothing in it is still looked into.
         let values = object(json!({"address": {}, "lines": [{"sku": "x"}]}));
-        assert_eq!(collect(&form, &values), Err(vec![Problem::Required("address.city".into())]));
+        assert_eq!(checked(&form, &values), Err(vec![Problem::Required("address.city".into())]));
         // A list below its minimum, once anything is in it or it is required.
         let form = fields(
             &json!({"required": ["two"], "properties": {
@@ -650,11 +665,15 @@ mod tests {
             json!({"two": [null, null], "opt": [false, false]})
         );
         assert_eq!(
-            collect(&form, &object(json!({"two": [null, 7], "opt": [true]}))),
+            checked(&form, &object(json!({"two": [null, 7], "opt": [true]}))),
             Err(vec![Problem::TooFew("two".into(), 2), Problem::TooFew("opt".into(), 2)])
         );
         assert_eq!(
-            collect(&form, &object(json!({"two": [1, 2], "opt": []}))).map(Value::Object),
+            checked(&form, &object(json!({"two": [null, null], "opt": [false]}))),
+            Err(vec![Problem::Required("two".into()), Problem::TooFew("opt".into(), 2)])
+        );
+        assert_eq!(
+            checked(&form, &object(json!({"two": [1, 2], "opt": []}))),
             Ok(json!({"two": [1, 2]}))
         );
     }
@@ -669,7 +688,7 @@ mod tests {
             "meta": {"anything": [1, {"goes": true}]},
         }));
         assert_eq!(fits(&form, &fitting), Ok(()));
-        assert_eq!(collect(&form, &fitting).map(Value::Object), Ok(Value::Object(fitting)));
+        assert_eq!(checked(&form, &fitting), Ok(Value::Object(fitting)));
         for (value, path) in [
             (json!({"address": {"city": "Nara", "zip": 6.5}}), "address.zip"),
             (json!({"address": {"city": 1}}), "address.city"),

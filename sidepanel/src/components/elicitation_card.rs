@@ -93,7 +93,7 @@ pub fn ElicitationCardView(props: &Props) -> Html {
             }
             <p>{ text }</p>
             { link }
-            { for form.iter().map(|f| form_field(f, &values)) }
+            { for form.iter().map(|f| form_field(f, &[], &values, &Callback::noop())) }
             if let Some(answer) = &props.card.answer {
                 <p class="badge">{ answer }</p>
             } else {

@@ -5,6 +5,7 @@
 //! `tools/list` entry.
 
 pub mod budget;
+pub mod form;
 pub mod naming;
 pub mod schema;
 pub mod view;

@@ -9,7 +9,6 @@ mod app_host;
 mod chat_driver;
 mod chats_store;
 mod components;
-mod elicitation_form;
 mod hooks;
 mod markdown;
 mod markdown_nesting;

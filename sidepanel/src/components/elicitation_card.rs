@@ -1,12 +1,12 @@
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::mcp::ElicitResult;
 use gemipanel_core::messages::ElicitationPrompt;
+use gemipanel_core::tools::form::{fields, missing, FLAT};
 use gemipanel_core::url_policy;
 use serde_json::Map;
 use yew::prelude::*;
 
 use super::form_field::{form_field, Values};
-use crate::elicitation_form::{fields, missing};
 use crate::state::ElicitationCard;
 
 #[derive(Properties, PartialEq)]
@@ -25,7 +25,7 @@ pub fn ElicitationCardView(props: &Props) -> Html {
     let problem = use_state(|| None::<String>);
     let (text, form) = match &props.card.prompt {
         ElicitationPrompt::Form { message, requested_schema, .. } => {
-            (message.clone(), fields(requested_schema))
+            (message.clone(), fields(requested_schema, FLAT))
         }
         ElicitationPrompt::Url { message, .. } => (message.clone(), Vec::new()),
     };
@@ -93,7 +93,7 @@ pub fn ElicitationCardView(props: &Props) -> Html {
             }
             <p>{ text }</p>
             { link }
-            { for form.iter().map(|f| form_field(f, &values)) }
+            { for form.iter().map(|f| form_field(f, &[], &values, &Callback::noop())) }
             if let Some(answer) = &props.card.answer {
                 <p class="badge">{ answer }</p>
             } else {

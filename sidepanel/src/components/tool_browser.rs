@@ -6,9 +6,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::{message, word};
-use gemipanel_core::mcp::elicitation::schema_defaults;
 use gemipanel_core::mcp::{Resource, Tool, Visibility};
 use gemipanel_core::messages::{Caller, Request, Response};
+use gemipanel_core::tools::form::{collect, fields, fits, initial, Problem, MAX_DEPTH};
 use serde_json::{Map, Value};
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
@@ -17,7 +17,6 @@ use super::form_field::{form_field, Values};
 use super::tool_card::ToolCardView;
 use crate::app_host::{read_app, AppServices, Prefetch};
 use crate::chat_driver::server_id;
-use crate::elicitation_form::{fields, missing};
 use crate::state::{ToolCard, ToolStatus};
 use crate::tool_text::result_text;
 use crate::transcript::AppCard;
@@ -200,6 +199,24 @@ struct ResourceProps {
     resource: Rc<Resource>,
 }
 
+/// What keeps a form from being sent, in words: the missing fields by path, then the lists.
+fn words(problems: &[Problem]) -> String {
+    let missing: Vec<&str> = problems
+        .iter()
+        .filter_map(|p| match p {
+            Problem::Required(path) => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
+    let lists = problems.iter().filter_map(|p| match p {
+        Problem::TooFew(path, n) => Some(message("panelFormTooFew", &[path, &n.to_string()])),
+        Problem::TooMany(path, n) => Some(message("panelFormTooMany", &[path, &n.to_string()])),
+        Problem::Required(_) => None,
+    });
+    let required = (!missing.is_empty()).then(|| message("panelRequired", &[&missing.join(", ")]));
+    required.into_iter().chain(lists).collect::<Vec<_>>().join(" ")
+}
+
 /// The most of a resource's text shown in place; the rest is cut with a note.
 const SHOWN_CHARS: usize = 20_000;
 
@@ -275,17 +292,18 @@ struct RunnerProps {
 #[function_component]
 fn ToolRunner(props: &RunnerProps) -> Html {
     let services = use_context::<AppServices>();
+    let form = use_memo(props.tool.clone(), |tool| fields(&tool.input_schema, MAX_DEPTH));
     // The schema's defaults fill the form, as in an elicitation.
     let values: Values = {
-        let schema = props.tool.input_schema.clone();
-        use_mut_ref(move || schema_defaults(&schema))
+        let form = form.clone();
+        use_mut_ref(move || initial(&form))
     };
     let raw = use_state(|| false);
-    let raw_text = use_node_ref();
+    // The raw JSON as typed: a redraw (a problem shown, a run) keeps it.
+    let raw_text = use_mut_ref(String::new);
     let problem = use_state(|| None::<String>);
     let runs: Rc<RefCell<Vec<ToolCard>>> = use_mut_ref(Vec::new);
     let redraw = use_force_update();
-    let form = fields(&props.tool.input_schema);
     let runnable = props.tool.is_visible_to(Visibility::Model);
     // A tool with an app: its resource and the app host get ready while the person fills in
     // the form, so Run shows the app sooner.
@@ -320,20 +338,17 @@ fn ToolRunner(props: &RunnerProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let Some(services) = services.clone() else { return };
             let arguments = if *raw {
-                let text =
-                    raw_text.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
-                match serde_json::from_str::<Map<String, Value>>(&text) {
+                match serde_json::from_str::<Map<String, Value>>(&raw_text.borrow()) {
                     Ok(arguments) => arguments,
                     Err(e) => {
                         return problem.set(Some(message("panelToolsBadJson", &[&e.to_string()])))
                     }
                 }
             } else {
-                let arguments = values.borrow().clone();
-                if let names @ [_, ..] = missing(&form, &arguments).as_slice() {
-                    return problem.set(Some(message("panelRequired", &[&names.join(", ")])));
+                match collect(&form, &values.borrow()) {
+                    (arguments, problems) if problems.is_empty() => arguments,
+                    (_, problems) => return problem.set(Some(words(&problems))),
                 }
-                arguments
             };
             problem.set(None);
             let call_id = format!("browser-{}", js_sys::Date::now() as u64);
@@ -423,11 +438,38 @@ fn ToolRunner(props: &RunnerProps) -> Html {
             });
         })
     };
+    // Raw JSON goes back into the form only when the form can show all of it.
     let toggle_raw = {
-        let raw = raw.clone();
-        Callback::from(move |_: MouseEvent| raw.set(!*raw))
+        let (raw, raw_text, values, problem, form) =
+            (raw.clone(), raw_text.clone(), values.clone(), problem.clone(), form.clone());
+        Callback::from(move |_: MouseEvent| {
+            if !*raw {
+                let arguments = collect(&form, &values.borrow()).0;
+                *raw_text.borrow_mut() =
+                    serde_json::to_string_pretty(&arguments).unwrap_or_default();
+            } else {
+                let parsed = serde_json::from_str::<Map<String, Value>>(&raw_text.borrow())
+                    .map_err(|e| message("panelToolsBadJson", &[&e.to_string()]))
+                    .and_then(|arguments| match fits(&form, &arguments) {
+                        Ok(()) => Ok(arguments),
+                        Err(path) => Err(message("panelToolsNoFit", &[&path])),
+                    });
+                match parsed {
+                    Ok(arguments) => *values.borrow_mut() = arguments,
+                    Err(error) => return problem.set(Some(error)),
+                }
+            }
+            problem.set(None);
+            raw.set(!*raw);
+        })
     };
-    let json = serde_json::to_string_pretty(&*values.borrow()).unwrap_or_default();
+    let redraw_form = Callback::from(move |()| redraw.force_update());
+    let edit_raw = {
+        let raw_text = raw_text.clone();
+        Callback::from(move |e: InputEvent| {
+            *raw_text.borrow_mut() = e.target_unchecked_into::<HtmlTextAreaElement>().value();
+        })
+    };
     html! {
         <div class="tool-runner" data-testid="tool-runner">
             <h2><span class="tool-name">{ &props.tool.name }</span>
@@ -436,11 +478,11 @@ fn ToolRunner(props: &RunnerProps) -> Html {
             if *raw {
                 <label class="field">
                     <span>{ message("panelToolsArguments", &[]) }</span>
-                    <textarea ref={raw_text} class="json" rows="6" spellcheck="false"
-                        data-testid="tool-raw" value={json} />
+                    <textarea class="json" rows="6" spellcheck="false" data-testid="tool-raw"
+                        value={raw_text.borrow().clone()} oninput={edit_raw} />
                 </label>
             } else {
-                { for form.iter().map(|f| form_field(f, &values)) }
+                { for form.iter().map(|f| form_field(f, &[], &values, &redraw_form)) }
             }
             if let Some(problem) = &*problem { <p class="hint error" role="alert">{ problem }</p> }
             <div class="confirm">

@@ -147,6 +147,20 @@ test('display mode, size and the app log', async () => {
   await frame.and(chat.page.locator('[data-mode="fullscreen"]')).waitFor();
   await appFrame().locator('#fullscreen').press('Escape');
   await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor({ timeout: 5_000 });
+  // Picture in picture: a small box over the chat, which stays usable; Escape brings it back.
+  await appFrame().locator('#pip').click();
+  await frame.and(chat.page.locator('[data-mode="pip"]')).waitFor();
+  assert.deepEqual((await records('pip'))[0], { mode: 'pip' });
+  const pip = (await records('context-changed')).findLast((c) => c.displayMode === 'pip');
+  const box = await frame.boundingBox();
+  assert.ok(pip?.containerDimensions?.height > 0 && pip.containerDimensions.width <= box.width, JSON.stringify(pip));
+  assert.ok(box.width <= chat.page.viewportSize().width, 'it fits in the panel');
+  await chat.page.getByTestId('input').fill('typing beside it');
+  assert.equal(await chat.page.getByTestId('input').inputValue(), 'typing beside it');
+  await chat.page.getByTestId('input').fill('');
+  await chat.shoot('app-pip');
+  await appFrame().locator('#pip').press('Escape');
+  await frame.and(chat.page.locator('[data-mode="inline"]')).waitFor({ timeout: 5_000 });
   // A narrower side panel: the app hears of its new container width.
   const viewport = chat.page.viewportSize();
   const before = (await records('connected'))[0].context.containerDimensions.width;

@@ -27,7 +27,11 @@
 
   let port = null;
   let frame = null;
-  // The loader frame made as the page starts, until an app is written into it.
+  // One app per page: the panel makes a page for each app it shows (reload included).
+  let used = false;
+  let loads = 0;
+  let idleAsked = false;
+  // The loader frame made as the page starts, until the app is written into it.
   let warm = makeLoader('');
 
   window.addEventListener('message', (event) => {
@@ -57,23 +61,25 @@
   }
 
   function load(bytes, allow) {
-    frame?.remove();
+    if (used) return;
+    used = true;
     // A frame's `allow` list counts only from its next load, so an app that asks for browser
-    // features gets a loader frame made with it.
-    if (allow || !warm) {
-      warm?.remove();
+    // features gets a loader frame made with it (before the lock below, as the first one).
+    if (allow) {
+      warm.remove();
       warm = makeLoader(allow);
     }
-    frame = warm;
+    const target = warm;
+    frame = target;
     warm = null;
-    loads = 0;
     const write = () => {
+      if (frame !== target) return; // unloaded meanwhile
       lockNavigation();
-      frame.addEventListener('load', loaded);
-      frame.contentWindow.postMessage({ type: 'gemipanel/document', document: bytes }, '*', [bytes]);
+      target.addEventListener('load', loaded);
+      target.contentWindow.postMessage({ type: 'gemipanel/document', document: bytes }, '*', [bytes]);
     };
-    if ('ready' in frame.dataset) write();
-    else frame.addEventListener('load', write, { once: true });
+    if ('ready' in target.dataset) write();
+    else target.addEventListener('load', write, { once: true });
   }
 
   // A frame may always navigate itself, sandboxed or not, and the URL alone would carry data
@@ -89,8 +95,6 @@
     document.head.append(meta);
   }
 
-  let idleAsked = false;
-  let loads = 0;
   function loaded(event) {
     if (event.target !== frame) return;
     // The written document loads once; a second load is a page the app tried to go to (refused

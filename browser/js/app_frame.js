@@ -43,7 +43,8 @@ export function keepSpareSandbox() {
 }
 
 /**
- * Moves the loaded spare sandbox page into `container` for an app, and starts the next spare.
+ * Moves the loaded spare sandbox page into `container` for an app (the next spare is made
+ * when the apps' process goes idle: see connectSandbox).
  * Null when none is loaded yet, or the browser would reload a moved frame (`moveBefore`,
  * Chrome 133): then the caller loads a frame of its own.
  */
@@ -110,6 +111,7 @@ export function departApp(port, iframe, message, graceMs) {
     return finish();
   }
   port.onmessage = (event) => {
+    if (event.data?.type === 'idle') keepSpareSandbox();
     const answer = event.data?.type === 'app' ? event.data.message : null;
     if (answer && answer.id === message?.id && ('result' in answer || 'error' in answer)) finish();
   };

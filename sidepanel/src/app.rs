@@ -80,8 +80,12 @@ pub fn App() -> Html {
     let (main_ref, on_scroll) = use_stick_to_bottom((state.chat.entries.len(), last));
 
     let on_send = {
-        let (driver, state) = (driver.clone(), state.clone());
+        let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
         Callback::from(move |text: String| {
+            // Sending from the history or the tool browser shows the chat in their place.
+            if state.view != View::Chat {
+                depart_apps_in(&main);
+            }
             let setup = TurnSetup {
                 model: state.model(),
                 servers: state.enabled_servers(),

@@ -59,11 +59,13 @@ const STORAGE_SHIM: &str = concat!(
     "})()</script>"
 );
 
-/// Tells the host of an Escape the app did not take (`defaultPrevented`): a key pressed in the
-/// app's frame never reaches the side panel, whose fullscreen and pip views close on Escape.
+/// Tells the host of an Escape the app did not take (`defaultPrevented`, judged once the event
+/// has been through every listener of the app, which may come after this one): a key pressed
+/// in the app's frame never reaches the side panel, whose fullscreen and pip views close on it.
 const ESCAPE_RELAY: &str = concat!(
-    "<script>addEventListener('keydown',e=>{if(e.key==='Escape'&&!e.defaultPrevented)",
-    "parent.postMessage({jsonrpc:'2.0',method:'gemipanel/notifications/escape'},'*')})</script>"
+    "<script>addEventListener('keydown',e=>{if(e.key==='Escape')setTimeout(()=>{",
+    "if(!e.defaultPrevented)parent.postMessage(",
+    "{jsonrpc:'2.0',method:'gemipanel/notifications/escape'},'*')})})</script>"
 );
 
 /// `html` with `policy` (a CSP header value), the storage shim and the Escape relay placed

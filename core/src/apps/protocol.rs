@@ -458,6 +458,7 @@ pub struct SandboxGrant {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn container_dimensions_say_growing_or_fixed_as_the_spec_has_them() {
@@ -466,7 +467,6 @@ mod tests {
         let fullscreen = serde_json::to_value(ContainerDimensions::fixed(420, 610)).unwrap();
         assert_eq!(fullscreen, json!({"width": 420, "height": 610}));
     }
-    use serde_json::json;
 
     #[test]
     fn requests_are_read_by_method_with_typed_params() {

@@ -520,7 +520,6 @@ fn empty() -> Value {
     Value::Object(Map::new())
 }
 
-/// The text blocks of content, joined by blank lines.
 /// An entry of the app log, from `notifications/message` or `ui/log`.
 fn log_action(log: protocol::LogParams) -> Action {
     let text = match log.data {
@@ -535,6 +534,7 @@ fn log_action(log: protocol::LogParams) -> Action {
     Action::Log { level, text: text.chars().take(2000).collect() }
 }
 
+/// The text blocks of content, joined by blank lines.
 fn texts(content: &[Value]) -> String {
     let parts: Vec<&str> = content
         .iter()

@@ -55,6 +55,7 @@ pub fn ToolBrowser(props: &Props) -> Html {
     let services = use_context::<AppServices>();
     let listings = use_state(Vec::<(String, Listing)>::new);
     let selected = use_state(|| None::<(ServerEntry, Tool)>);
+    let runner_ref = use_node_ref();
 
     let load = {
         let (listings, services) = (listings.clone(), services.clone());
@@ -91,20 +92,17 @@ pub fn ToolBrowser(props: &Props) -> Html {
 
     if let Some((server, tool)) = &*selected {
         let back = {
-            let selected = selected.clone();
-            Callback::from(move |event: MouseEvent| {
+            let (selected, runner) = (selected.clone(), runner_ref.clone());
+            Callback::from(move |_: MouseEvent| {
                 // The runner's app goes with it: asked to clean up first.
-                let browser = event
-                    .target_dyn_into::<web_sys::Element>()
-                    .and_then(|button| button.closest(".tool-browser").ok().flatten());
-                if let Some(browser) = browser {
-                    gemipanel_browser::app_frame::depart_within(&browser);
+                if let Some(runner) = runner.cast::<web_sys::Element>() {
+                    gemipanel_browser::app_frame::depart_within(&runner);
                 }
                 selected.set(None)
             })
         };
         return html! {
-            <section class="tool-browser" data-testid="tool-browser">
+            <section class="tool-browser" data-testid="tool-browser" ref={runner_ref}>
                 <button type="button" class="link back" onclick={back}>{ message("panelToolsBack", &[]) }</button>
                 <ToolRunner server={server.clone()} tool={Rc::new(tool.clone())} />
             </section>

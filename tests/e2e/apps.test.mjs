@@ -552,6 +552,15 @@ test('an app is asked to clean up, and answers, before its frame goes: reloaded,
     await page.getByRole('button', { name: '← All tools' }).click();
     await until('the runner app to answer as the runner closed', () => tornDown === 4);
     await page.getByTestId('tools').click();
+
+    // An app that never answers: its frame waits aside a moment, then goes all the same.
+    await showCounter(6);
+    await appFrame().locator('body').evaluate(() => { window.neverAnswerTeardown = true; });
+    await page.getByTestId('app-frame').last().getByTestId('app-reload').click();
+    const departing = page.locator('[data-testid="app-departing"] iframe');
+    await departing.waitFor({ state: 'attached', timeout: 500 });
+    await departing.waitFor({ state: 'detached', timeout: 3_000 });
+    assert.equal(tornDown, 4, 'it never answered');
   } finally {
     page.off('console', onConsole);
   }

@@ -566,10 +566,9 @@ mod tests {
         assert!(!reply.streaming && !reply.incomplete);
     }
 
-    #[test]
-    fn an_app_that_arrives_after_the_turn_is_saved_with_the_chat() {
-        let mut card = ToolCard::asked("call-1", "s1", "Apps", "show", "{}".into(), None, false);
-        card.app = Some(AppCard {
+    /// An app of `ui://a` on server `s1`, its resource not read yet.
+    fn app_card() -> AppCard {
+        AppCard {
             server_id: "s1".into(),
             uri: "ui://a".into(),
             tool: Rc::default(),
@@ -578,7 +577,13 @@ mod tests {
             error: None,
             result: None,
             cancelled: false,
-        });
+        }
+    }
+
+    #[test]
+    fn an_app_that_arrives_after_the_turn_is_saved_with_the_chat() {
+        let mut card = ToolCard::asked("call-1", "s1", "Apps", "show", "{}".into(), None, false);
+        card.app = Some(app_card());
         let state = run(vec![
             sent("show"),
             Action::ToolAsked(card),
@@ -605,16 +610,7 @@ mod tests {
     fn a_result_after_the_person_stopped_the_call_is_not_the_apps() {
         let mut card = ToolCard::asked("call-1", "s1", "Apps", "show", "{}".into(), None, true);
         card.status = ToolStatus::Running;
-        card.app = Some(AppCard {
-            server_id: "s1".into(),
-            uri: "ui://a".into(),
-            tool: Rc::default(),
-            input: Default::default(),
-            resource: None,
-            error: None,
-            result: None,
-            cancelled: false,
-        });
+        card.app = Some(app_card());
         let late: CallToolResult =
             serde_json::from_value(serde_json::json!({"content": []})).unwrap();
         let state = run(vec![

@@ -4,7 +4,7 @@
 // context, and what a person sees around its frame (collapse, loading, errors).
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { openChat } from './chat_page.mjs';
+import { appRecords, lastAppFrame, openChat } from './chat_page.mjs';
 import { startAppsSmoke } from '../fixtures/apps-smoke/server.mjs';
 import { textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
 
@@ -38,9 +38,8 @@ beforeEach(async () => {
 });
 
 /** The last app's own frame, inside the sandbox page's. */
-const appFrame = () => chat.page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
-const records = async (kind) => (await appFrame().locator(`li[data-kind="${kind}"]`).allInnerTexts())
-  .map((t) => JSON.parse(t.slice(kind.length + 1)));
+const appFrame = () => lastAppFrame(chat.page);
+const records = (kind) => appRecords(appFrame(), kind);
 const readyFrame = () => chat.page.getByTestId('app-frame').and(chat.page.locator('[data-state="ready"]')).last();
 
 /** The model calls `tool` with `args`; the panel shows its app. */

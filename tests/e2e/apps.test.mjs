@@ -2,7 +2,7 @@
 // frame, gets its input and result, and each of its requests does what the host promises.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { openChat } from './chat_page.mjs';
+import { appRecords, lastAppFrame, openChat } from './chat_page.mjs';
 import { startAppsSmoke } from '../fixtures/apps-smoke/server.mjs';
 import { textChunks, functionCallChunk } from '../fixtures/fake-gemini/server.mjs';
 
@@ -31,9 +31,8 @@ beforeEach(async () => {
 });
 
 /** The app's own frame, inside the sandbox page's. */
-const appFrame = () => chat.page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
-const records = async (kind) => (await appFrame().locator(`li[data-kind="${kind}"]`).allInnerTexts())
-  .map((t) => JSON.parse(t.slice(kind.length + 1)));
+const appFrame = () => lastAppFrame(chat.page);
+const records = (kind) => appRecords(appFrame(), kind);
 
 async function showCounter(start) {
   chat.fake.script([
@@ -493,8 +492,7 @@ test("an untrusted server's app is neither read nor shown until the person allow
     await frames.and(page.locator('[data-state="ready"]')).last().waitFor({ timeout: 20_000 });
     const app = page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
     await app.locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
-    const records = async (kind) => (await app.locator(`li[data-kind="${kind}"]`).allInnerTexts())
-      .map((t) => JSON.parse(t.slice(kind.length + 1)));
+    const records = (kind) => appRecords(app, kind);
     assert.deepEqual(await records('tool-input'), [{ arguments: { start: 12 } }]);
     assert.deepEqual((await records('tool-result'))[0].structuredContent, { value: 12 });
     assert.equal(await frames.count(), 1, 'only the allowed call shows an app');

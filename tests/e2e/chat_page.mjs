@@ -8,6 +8,13 @@ import { startFakeGemini } from '../fixtures/fake-gemini/server.mjs';
 
 export const API_KEY = 'test-key';
 
+/** The last MCP App's own frame in `page`, inside its sandbox page's frame. */
+export const lastAppFrame = (page) => page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
+
+/** What a test app in `frame` recorded of `kind`: its `<li data-kind>` entries, as JSON. */
+export const appRecords = async (frame, kind) => (await frame.locator(`li[data-kind="${kind}"]`).allInnerTexts())
+  .map((t) => JSON.parse(t.slice(kind.length + 1)));
+
 export async function openChat({ locale } = {}) {
   const fake = await startFakeGemini({ apiKey: API_KEY });
   const everything = await startEverything();

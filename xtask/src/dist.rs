@@ -33,8 +33,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// (495 to 508); the app host grew 122 to 149, most of it path-tracked decoding of the tool
 /// lists apps send (`serde_path_to_error` over `mcp::Tool`, about 17 KB raw), which keeps a
 /// hostile app's bad entry named in the app log.
+/// The side panel's went from 520 to 530 when it stopped waiting for dead servers (issue 22):
+/// asking every server at once, when the panel opens too, with the gathering rule and the
+/// per-server backoff took it from 517.2 to 525.0 KB.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 370.0), ("sidepanel", 520.0), ("popup", 350.0), ("apphost", 170.0)];
+    [("background", 370.0), ("sidepanel", 530.0), ("popup", 350.0), ("apphost", 170.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

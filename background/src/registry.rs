@@ -249,6 +249,16 @@ pub fn live_tools(id: &ServerId) -> Option<Rc<Listed>> {
     with_entry(id, |e| e.tools.clone()).flatten()
 }
 
+/// The live list while it may be reused without asking the server (a 2026-07-28 server's
+/// `ttlMs`).
+pub fn fresh_tools(id: &ServerId) -> Option<Rc<Listed>> {
+    with_entry(id, |entry| {
+        let fresh = entry.freshness.is_fresh(entry.tools_at_ms, now_ms());
+        entry.tools.clone().filter(|_| fresh)
+    })
+    .flatten()
+}
+
 /// Records a status and tells the pages when it changed.
 pub fn set_status(id: &ServerId, status: ServerStatus) {
     let changed = with_entry(id, |entry| {
@@ -415,12 +425,7 @@ fn listing_deadline(server: &Server) -> Duration {
 /// a stale one again fails. A fresh list is stored as the server's cached tools.
 pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Rc<Listed>, Text> {
     let client = client(server).await;
-    let fresh = with_entry(&server.id, |entry| {
-        let fresh = entry.freshness.is_fresh(entry.tools_at_ms, now_ms());
-        entry.tools.clone().filter(|_| fresh && !refresh)
-    })
-    .flatten();
-    if let Some(listed) = fresh {
+    if let Some(listed) = fresh_tools(&server.id).filter(|_| !refresh) {
         return Ok(listed);
     }
     let Some(listing) = with_entry(&server.id, |e| e.listing.clone()) else {

@@ -131,14 +131,21 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
     let live = registry::live_tools(&server.id).is_some();
     if !refresh && !live {
         if let Some(tools) = registry::cached_tools(server).await {
-            return Response::Tools { server_id, tools, invalid: Vec::new() };
+            return Response::Tools { server_id, tools, invalid: Vec::new(), fetched: false };
         }
     }
-    match registry::fetch_tools(server, refresh || !live).await {
+    let known = registry::fresh_tools(&server.id).filter(|_| !refresh && live);
+    let fetched = known.is_none();
+    let listed = match known {
+        Some(listed) => Ok(listed),
+        None => registry::fetch_tools(server, refresh || !live).await,
+    };
+    match listed {
         Ok(listed) => Response::Tools {
             server_id,
             tools: listed.tools.clone(),
             invalid: listed.invalid.clone(),
+            fetched,
         },
         Err(error) => Response::Error { error },
     }

@@ -184,6 +184,10 @@ pub enum Response {
         /// Tools the server listed that could not be read, and why.
         #[serde(default)]
         invalid: Vec<InvalidTool>,
+        /// The server was asked just now; `false`: the worker answered from memory or from
+        /// its stored copy (the side panel times only real listings, `tools::gathering`).
+        #[serde(default)]
+        fetched: bool,
     },
     Exported {
         export: Export,

@@ -6,6 +6,7 @@
 
 pub mod budget;
 pub mod form;
+pub mod gathering;
 pub mod naming;
 pub mod schema;
 pub mod view;

@@ -79,6 +79,17 @@ pub fn App() -> Html {
     let last = state.chat.entries.last().map_or(0, |e| Rc::as_ptr(e) as usize);
     let (main_ref, on_scroll) = use_stick_to_bottom((state.chat.entries.len(), last));
 
+    // The tools are asked for as soon as the settings say which servers are on, so that the
+    // first message usually finds them.
+    {
+        let driver = driver.clone();
+        let wanted = (state.settings.clone(), state.enabled_servers());
+        use_effect_with(wanted, move |(settings, servers)| {
+            if let Some(settings) = settings {
+                driver.prefetch_tools(settings, servers);
+            }
+        });
+    }
     let on_send = {
         let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
         Callback::from(move |text: String| {

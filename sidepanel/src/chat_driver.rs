@@ -17,7 +17,7 @@ use gemipanel_core::gemini::{
 use gemipanel_core::messages::{Caller, Request};
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
 use gemipanel_core::sse;
-use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
+use gemipanel_core::tools::{ExposedTools, ToolRoute};
 use serde::Deserialize;
 use serde_json::Value;
 use yew::Callback;
@@ -38,7 +38,10 @@ pub struct TurnSetup {
 
 mod apps;
 mod sign_in;
+mod tool_lists;
 mod view_tools;
+
+use tool_lists::{ToolLists, WaitingTurn};
 
 /// The person's answer on a tool card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +87,10 @@ struct Inner {
     base_url: String,
     tools: ExposedTools,
     servers: HashMap<String, ServerFacts>,
+    /// The servers' tool lists this page knows, and the turn waiting for them.
+    lists: ToolLists,
+    /// The settings and servers of the running turn, to declare tools that arrive late.
+    turn_servers: Option<(Rc<Settings>, IndexSet<String>)>,
     requests: HashMap<u64, Rc<Abort>>,
     /// Calls waiting for the person's decision.
     waiting: IndexMap<String, (ToolCall, ToolRoute)>,
@@ -127,6 +134,8 @@ impl Driver {
             base_url: String::new(),
             tools: ExposedTools::default(),
             servers: HashMap::new(),
+            lists: ToolLists::default(),
+            turn_servers: None,
             requests: HashMap::new(),
             waiting: IndexMap::new(),
             signing_in: IndexMap::new(),
@@ -194,34 +203,72 @@ impl Driver {
             };
             let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
-            let (mut tools, facts) = this.load_tools(&port, &settings, &servers).await;
-            if tools_wanted {
-                this.add_view_tools(&mut tools);
-            }
             if this.0.borrow().stop_requested {
                 return this.end_setup();
             }
-            let sent = {
-                let mut inner = this.0.borrow_mut();
-                inner.api_key = key.expose().to_owned();
-                inner.base_url = settings.gemini.api_base().to_owned();
-                let mut config = inner.chat.config().clone();
-                config.model = setup.model.clone();
-                config.declarations = tools.declarations();
-                config.titles = tools.titles();
-                config.google_search = setup.google_search;
-                inner.tools = tools;
-                inner.turn_declares_tools = tools_wanted;
-                inner.servers = facts;
-                let _ = inner.chat.set_config(config);
-                let parts = apps::with_app_context(&mut inner.app_contexts, text);
-                inner.chat.send_message(parts)
-            };
-            if let Err(busy) = sent {
-                this.dispatch(Action::Notice(word(&busy.text())));
-            }
-            this.pump();
+            this.gather_tools(WaitingTurn {
+                text,
+                setup,
+                key: key.expose().to_owned(),
+                settings: Rc::new(settings),
+                servers,
+                declares_tools: tools_wanted,
+            });
         });
+    }
+
+    /// Sends a turn whose tools are gathered.
+    fn send_turn(&self, turn: WaitingTurn) {
+        if self.0.borrow().stop_requested {
+            return self.end_setup();
+        }
+        let (mut tools, facts) = self.known_tools(&turn.settings, &turn.servers);
+        if turn.declares_tools {
+            self.add_view_tools(&mut tools);
+        }
+        let sent = {
+            let mut inner = self.0.borrow_mut();
+            inner.api_key = turn.key;
+            inner.base_url = turn.settings.gemini.api_base().to_owned();
+            let mut config = inner.chat.config().clone();
+            config.model = turn.setup.model.clone();
+            config.declarations = tools.declarations();
+            config.titles = tools.titles();
+            config.google_search = turn.setup.google_search;
+            inner.tools = tools;
+            inner.turn_declares_tools = turn.declares_tools;
+            inner.servers = facts;
+            inner.turn_servers = Some((turn.settings, turn.servers));
+            let _ = inner.chat.set_config(config);
+            let parts = apps::with_app_context(&mut inner.app_contexts, turn.text);
+            inner.chat.send_message(parts)
+        };
+        if let Err(busy) = sent {
+            self.dispatch(Action::Notice(word(&busy.text())));
+        }
+        self.pump();
+    }
+
+    /// Within a turn, its next request declares the tools as they are now: a server's list
+    /// that came late, an app the turn's call just showed. Facts of servers already in the
+    /// turn stay (the person may have allowed a tool meanwhile).
+    fn redeclare_tools(&self) {
+        let turn_servers = {
+            let inner = self.0.borrow();
+            if !inner.chat.is_busy() || !inner.turn_declares_tools {
+                return;
+            }
+            inner.turn_servers.clone()
+        };
+        let Some((settings, servers)) = turn_servers else { return };
+        let (mut tools, facts) = self.known_tools(&settings, &servers);
+        self.add_view_tools(&mut tools);
+        let mut inner = self.0.borrow_mut();
+        for (id, server_facts) in facts {
+            inner.servers.entry(id).or_insert(server_facts);
+        }
+        inner.chat.set_tools(tools.declarations(), tools.titles());
+        inner.tools = tools;
     }
 
     fn fail_setup(&self, message: String) {
@@ -235,70 +282,11 @@ impl Driver {
         self.dispatch(Action::TurnOver { history, now_ms: now_ms() });
     }
 
-    async fn load_tools(
-        &self,
-        port: &WorkerPort,
-        settings: &Settings,
-        enabled: &IndexSet<String>,
-    ) -> (ExposedTools, HashMap<String, ServerFacts>) {
-        let mut descriptors = Vec::new();
-        let mut filters = IndexMap::new();
-        let mut facts = HashMap::new();
-        for server in settings.servers.iter().filter(|s| enabled.contains(s.id.as_str())) {
-            let id = server.id.as_str().to_owned();
-            let request = Request::ListTools { server_id: server.id.clone(), refresh: false };
-            let tools = match port.request(request).await {
-                Ok(Response::Tools { tools, .. }) => tools,
-                Ok(Response::Error { error }) => {
-                    self.notice_tools_unavailable(&server.name, &word(&error));
-                    continue;
-                }
-                Ok(_) => {
-                    self.notice_tools_unavailable(&server.name, "unexpected answer");
-                    continue;
-                }
-                Err(err) => {
-                    self.notice_tools_unavailable(&server.name, err.message());
-                    continue;
-                }
-            };
-            let mut read_only = HashMap::new();
-            let mut apps = HashMap::new();
-            for tool in &tools {
-                read_only.insert(tool.name.clone(), tool.read_only());
-                if let Some(uri) = tool.ui_resource_uri() {
-                    let definition = serde_json::to_value(tool).unwrap_or_default();
-                    apps.insert(tool.name.clone(), (uri.to_owned(), Rc::new(definition)));
-                }
-                descriptors.push(ToolDescriptor::from_mcp(&id, &server.name, tool));
-            }
-            filters.insert(
-                id.clone(),
-                ToolFilter {
-                    include: server.include_tools.clone(),
-                    exclude: server.exclude_tools.clone(),
-                },
-            );
-            facts.insert(
-                id,
-                ServerFacts {
-                    name: server.name.clone(),
-                    trust: server.trust,
-                    allowed: server.allowed_tools.clone(),
-                    read_only,
-                    apps,
-                },
-            );
-        }
-        (ExposedTools::build(&descriptors, &filters), facts)
-    }
-
-    fn notice_tools_unavailable(&self, server: &str, why: &str) {
-        self.dispatch(Action::Notice(chrome::message("panelToolsUnavailable", &[server, why])));
-    }
-
     /// Stop: aborts the stream, cancels pending calls, keeps what arrived.
     pub fn stop(&self) {
+        if self.drop_waiting_turn() {
+            return self.end_setup();
+        }
         let busy = {
             let mut inner = self.0.borrow_mut();
             inner.stop_requested = true;

@@ -273,3 +273,22 @@ export async function startDemo() {
     },
   };
 }
+
+/**
+ * A server that takes every HTTP request and never answers it, as a hung process behind an
+ * open port does. `open()` counts the requests it holds right now.
+ */
+export async function startHangingServer() {
+  const held = new Set();
+  const server = http.createServer((req, res) => {
+    held.add(res);
+    res.on('close', () => held.delete(res));
+  });
+  await new Promise((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    open: () => held.size,
+    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}

@@ -26,6 +26,8 @@ pub fn run() -> Result {
     figures.extend(browser_bench("stream_render.mjs", &[])?);
     figures.extend(browser_bench("cold_start.mjs", &[])?);
     figures.extend(browser_bench("app_load.mjs", &[])?);
+    // Twenty servers, seven of them dead or hanging, against twenty healthy (issue 22).
+    figures.extend(browser_bench("dead_servers.mjs", &[])?);
     // Local servers through the bridge, the whole way from a page (issue 14).
     cargo().args(["build", "-p", "gemipanel-bridge"]).run()?;
     figures.extend(browser_bench("local_echo.mjs", &[])?);

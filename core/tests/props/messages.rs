@@ -91,8 +91,14 @@ fn worker_message() -> impl Strategy<Value = WorkerMessage> {
     let invalid = (maybe(text()), said()).prop_map(|(name, reason)| InvalidTool { name, reason });
     let response = prop_oneof![
         crate::settings::valid_settings().prop_map(|settings| Response::Settings { settings }),
-        (server_id(), vec(crate::mcp::tool(), 0..2), vec(invalid, 0..2))
-            .prop_map(|(server_id, tools, invalid)| Response::Tools { server_id, tools, invalid }),
+        (server_id(), vec(crate::mcp::tool(), 0..2), vec(invalid, 0..2), any::<bool>()).prop_map(
+            |(server_id, tools, invalid, fetched)| Response::Tools {
+                server_id,
+                tools,
+                invalid,
+                fetched,
+            }
+        ),
         crate::mcp::call_result().prop_map(|result| Response::ToolResult { result }),
         crate::mcp::read_result().prop_map(|result| Response::Resource { result }),
         Just(Response::Ok),

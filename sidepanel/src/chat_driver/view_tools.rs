@@ -48,24 +48,9 @@ impl Driver {
             }
         }
         drop(inner);
-        self.redeclare_view_tools();
-    }
-
-    /// Within a turn, its next request declares the apps' tools as they are now: an app the
-    /// turn's call just showed can be asked without waiting for the person's next message.
-    fn redeclare_view_tools(&self) {
-        let mut tools = {
-            let mut inner = self.0.borrow_mut();
-            if !inner.chat.is_busy() || !inner.turn_declares_tools {
-                return;
-            }
-            std::mem::take(&mut inner.tools)
-        };
-        tools.clear_view_tools();
-        self.add_view_tools(&mut tools);
-        let mut inner = self.0.borrow_mut();
-        inner.chat.set_tools(tools.declarations(), tools.titles());
-        inner.tools = tools;
+        // An app the turn's call just showed can be asked without waiting for the person's
+        // next message.
+        self.redeclare_tools();
     }
 
     /// Adds the running apps' tools to a turn's tools.

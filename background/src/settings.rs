@@ -47,9 +47,9 @@ pub async fn export(include_secrets: bool) -> Response {
 
 pub async fn recover(action: Recovery) -> Response {
     match store::recover(action).await {
-        Ok(Some(text)) => {
-            Response::Exported { export: Export { text, urls_shortened: Vec::new() } }
-        }
+        Ok(Some(text)) => Response::Exported {
+            export: Export { text, urls_shortened: Vec::new(), args_blanked: Vec::new() },
+        },
         Ok(None) => match store::read().await {
             Ok(settings) => Response::Settings { settings: settings.for_pages() },
             Err(error) => Response::Error { error },

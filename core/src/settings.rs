@@ -19,6 +19,7 @@ mod load;
 mod local;
 mod migrate;
 mod secret;
+mod secret_args;
 mod validate;
 
 pub use document::{

@@ -324,3 +324,23 @@ fn comments_are_stripped_but_not_inside_strings() {
     let preview = preview_import(text, &Settings::default(), SEED).unwrap();
     assert_eq!(preview.added[0].url, "https://a.example/x//y");
 }
+
+#[test]
+fn export_without_secrets_blanks_arguments_that_look_like_secrets() {
+    let file = r#"{"mcpServers": {
+        "remote": {"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/sse",
+            "--header", "Authorization: Bearer FAKE-bearer-1"]},
+        "gh": {"command": "gh-mcp", "args": ["--token", "FAKE-token-2", "--repo", "a/b"]},
+        "by-env": {"command": "npx", "args": ["mcp-remote", "--header", "Authorization: Bearer ${AUTH}"]}
+    }}"#;
+    let preview = preview_import(file, &Settings::default(), SEED).unwrap();
+    let doc = apply(&Settings::default(), &preview.into_edit()).unwrap();
+    let plain = export(&doc, ExportOptions::default());
+    assert!(!plain.text.contains("FAKE"), "{}", plain.text);
+    assert!(plain.text.contains("Authorization: Bearer ${AUTH}"), "a reference is kept");
+    assert!(plain.text.contains("--repo"));
+    assert_eq!(plain.args_blanked, ["remote: --header Authorization", "gh: --token"]);
+    let full = export(&doc, ExportOptions { include_secrets: true });
+    assert!(full.text.contains("FAKE-bearer-1") && full.text.contains("FAKE-token-2"));
+    assert!(full.args_blanked.is_empty());
+}

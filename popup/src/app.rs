@@ -128,6 +128,7 @@ pub fn App() -> Html {
                     export_error={state.export_error.clone()} on_file={on_file} on_paste={on_paste}
                     on_apply={on_apply_import} on_cancel={act(|| Action::ImportCancel)}
                     on_export={on_export} export_shortened={state.export_shortened.clone()}
+                    export_blanked={state.export_blanked.clone()}
                     on_include_secrets={dispatch_with(&dispatch, Action::IncludeSecrets)} />
             </main>
             <StatusBar worker={state.worker.clone()} on_refresh={act(|| Action::RefreshStatus)} />

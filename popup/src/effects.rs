@@ -324,7 +324,10 @@ pub fn export(dispatch: Dispatch, include_secrets: bool) {
         dispatch.dispatch(match ask(Request::ExportSettings { include_secrets }).await {
             Ok(Response::Exported { export }) => {
                 match crate::download::save_text("gemipanel-settings.json", &export.text) {
-                    Ok(()) => Action::Exported(export.urls_shortened),
+                    Ok(()) => Action::Exported {
+                        shortened: export.urls_shortened,
+                        blanked: export.args_blanked,
+                    },
                     Err(message) => Action::ExportFailed(message),
                 }
             }

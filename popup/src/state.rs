@@ -84,6 +84,7 @@ pub struct State {
     pub export_error: Option<String>,
     /// Servers whose URL query was left out of the last export (it may carry a key).
     pub export_shortened: Vec<String>,
+    pub export_blanked: Vec<String>,
     /// The last Sign in clicked, and how it went.
     pub sign_in: Option<(ServerId, Pending<SignInOutcome>)>,
     /// The last "Allow to run" of a local server's command line, and how it went.
@@ -164,7 +165,11 @@ pub enum Action {
     ImportApplied(Settings),
 
     IncludeSecrets(bool),
-    Exported(Vec<String>),
+    /// Saved; what was left out: shortened URLs and blanked arguments, by server.
+    Exported {
+        shortened: Vec<String>,
+        blanked: Vec<String>,
+    },
     ExportFailed(String),
 }
 
@@ -313,9 +318,10 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
 
         Action::IncludeSecrets(include) => next.include_secrets = include,
-        Action::Exported(shortened) => {
+        Action::Exported { shortened, blanked } => {
             next.export_error = None;
             next.export_shortened = shortened;
+            next.export_blanked = blanked;
         }
         Action::ExportFailed(message) => next.export_error = Some(message),
     }

@@ -258,11 +258,26 @@ test('export downloads the settings without secrets unless asked', async () => {
     assert.equal(download.suggestedFilename(), 'gemipanel-settings.json');
     return readFileSync(await download.path(), 'utf8');
   };
+  // A local server whose command line carries a token.
+  const added = await page.evaluate(() => chrome.runtime.sendMessage({ id: 77, request: { type: 'edit_settings', edit: {
+    type: 'add_server', id: 'srv_0000000000000077',
+    server: { name: 'Tokened', url: '', local: { command: 'gh-mcp', args: ['--token', 'ghp_FAKE77', '--repo', 'a/b'] } },
+  } } }));
+  assert.equal(added?.response?.type, 'settings', JSON.stringify(added));
   const plain = await exported();
   assert.doesNotMatch(plain, /AIzaTestKey123/);
+  assert.doesNotMatch(plain, /ghp_FAKE77/);
   assert.match(plain, /Everything/);
+  assert.equal(await page.getByTestId('export-blanked').innerText(),
+    'These arguments looked like secrets and were left blank: Tokened: --token. Fill them in after importing.');
+  await screenshot(page, 'popup-export-blanked');
   await page.getByLabel(/Include secrets/).check();
-  assert.match(await exported(), /AIzaTestKey123/);
+  const full = await exported();
+  assert.match(full, /AIzaTestKey123/);
+  assert.match(full, /ghp_FAKE77/);
+  assert.equal(await page.getByTestId('export-blanked').count(), 0, 'nothing was blanked');
+  await page.evaluate(() => chrome.runtime.sendMessage({ id: 78, request: { type: 'edit_settings', edit: {
+    type: 'remove_server', id: 'srv_0000000000000077' } } }));
   await page.close();
 });
 

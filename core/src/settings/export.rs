@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::document::Settings;
 use super::secret::Secret;
+use super::secret_args::blank_secret_args;
 use crate::web_url;
 
 /// The `format` field of an exported file, which import recognises.
@@ -26,14 +27,20 @@ pub struct Export {
     /// left out; the person adds it again after importing.
     #[serde(default)]
     pub urls_shortened: Vec<String>,
+    /// Arguments of local servers that looked like secrets and were blanked, as
+    /// `server: --flag`; the person fills them in after importing.
+    #[serde(default)]
+    pub args_blanked: Vec<String>,
 }
 
 /// `doc` in the export format; "always allow" choices are kept. Without secrets, the API key
 /// header and environment values are blanked (names kept, so the person importing sees what to fill in),
-/// and a server URL's query string is left out.
+/// a server URL's query string is left out, and so are arguments that look like secrets
+/// (`secret_args`).
 pub fn export(doc: &Settings, options: ExportOptions) -> Export {
     let mut doc = doc.clone();
     let mut urls_shortened = Vec::new();
+    let mut args_blanked = Vec::new();
     // A confirmation is this computer's decision, never a file's: an import asks again.
     doc.servers.iter_mut().for_each(|server| server.confirmed_command = None);
     if !options.include_secrets {
@@ -45,6 +52,9 @@ pub fn export(doc: &Settings, options: ExportOptions) -> Export {
             }
             if let Some(local) = &mut server.local {
                 *local = local.for_pages();
+                let blanked = blank_secret_args(&mut local.args);
+                args_blanked
+                    .extend(blanked.into_iter().map(|arg| format!("{}: {arg}", server.name)));
             }
             if let Some(url) = web_url::parse(&server.url).filter(|u| u.query.is_some()) {
                 server.url = url.without_secrets();
@@ -56,5 +66,6 @@ pub fn export(doc: &Settings, options: ExportOptions) -> Export {
     if let Value::Object(map) = &mut value {
         map.insert("format".into(), Value::String(EXPORT_FORMAT.into()));
     }
-    Export { text: serde_json::to_string_pretty(&value).unwrap_or_default(), urls_shortened }
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    Export { text, urls_shortened, args_blanked }
 }

@@ -15,6 +15,7 @@ pub struct Props {
     pub export_error: Option<String>,
     /// Servers whose URL query the last export left out.
     pub export_shortened: Vec<String>,
+    pub export_blanked: Vec<String>,
     pub on_file: Callback<web_sys::File>,
     pub on_paste: Callback<String>,
     pub on_apply: Callback<SettingsEdit>,
@@ -94,6 +95,10 @@ pub fn ImportExport(props: &Props) -> Html {
             if !props.export_shortened.is_empty() {
                 <p class="note warn" data-testid="export-shortened">
                     { message("popupExportShortened", &[&props.export_shortened.join(", ")]) }</p>
+            }
+            if !props.export_blanked.is_empty() {
+                <p class="note warn" data-testid="export-blanked">
+                    { message("popupExportBlanked", &[&props.export_blanked.join(", ")]) }</p>
             }
             <div class="actions">
                 <button type="button" class="secondary" data-testid="export"

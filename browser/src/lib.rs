@@ -6,6 +6,7 @@
 pub mod app_frame;
 pub mod channel;
 pub mod chrome;
+pub mod early;
 mod error;
 pub mod gemini_http;
 pub mod gemini_models;

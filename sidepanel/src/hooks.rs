@@ -5,6 +5,7 @@ use std::rc::Rc;
 use gemipanel_core::messages::{Event, Request, Response};
 use yew::prelude::*;
 
+use gemipanel_browser::early;
 use gemipanel_browser::gemini_models::list_models;
 
 use crate::chat_driver::Driver;
@@ -54,14 +55,23 @@ pub fn use_worker_status(
 ) {
     use_effect_with(epoch, move |_| {
         wasm_bindgen_futures::spawn_local(async move {
-            let action = match port.request(Request::Status).await {
+            // On the first run, what the page asked before its module ran (static/early.js).
+            let status = match early::take("status").await {
+                Some(answer) => Ok(answer),
+                None => port.request(Request::Status).await,
+            };
+            let action = match status {
                 Ok(Response::Status(status)) => Action::StatusLoaded(status),
                 Ok(Response::Error { error }) => Action::StatusFailed(word(&error)),
                 Ok(_) => Action::StatusFailed("unexpected answer".into()),
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
-            let settings = match port.request(Request::GetSettings).await {
+            let settings = match early::take("settings").await {
+                Some(answer) => Ok(answer),
+                None => port.request(Request::GetSettings).await,
+            };
+            let settings = match settings {
                 Ok(Response::Settings { settings }) => settings,
                 Ok(Response::Error { error }) => {
                     return dispatcher.dispatch(Action::SettingsFailed(word(&error)));

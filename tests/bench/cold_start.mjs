@@ -67,9 +67,10 @@ try {
   const oursP50 = p50(oursTimes);
   const refP50 = p50(refTimes);
   console.log(`cold start over ${WAKES} wakes each`);
-  console.log(`worker_cold_start_p50_ms=${oursP50.toFixed(2)}`);
-  console.log(`reference_js_cold_start_p50_ms=${refP50.toFixed(2)}`);
-  console.log(`worker_cold_start_ratio=${(oursP50 / refP50).toFixed(2)}`);
+  console.log(`worker_wake_p50_ms=${oursP50.toFixed(2)}`);
+  console.log(`reference_js_wake_p50_ms=${refP50.toFixed(2)}`);
+  // Part of the panel's open (panel_open.mjs); issue 24 asks ≤ 2.0, for information.
+  console.log(`worker_wake_ratio=${(oursP50 / refP50).toFixed(2)}`);
   // Since the worker's time origin: its script evaluated, wasm instantiated, first answer sent.
   for (const [phase, list] of Object.entries(phases)) {
     if (list.length) console.log(`worker_${phase}_p50_ms=${p50(list).toFixed(2)}`);

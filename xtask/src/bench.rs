@@ -25,6 +25,8 @@ pub fn run() -> Result {
     figures.extend(browser_bench("mcp_latency.mjs", &[("GEMIPANEL_BENCH_CLIENT", &client)])?);
     figures.extend(browser_bench("stream_render.mjs", &[])?);
     figures.extend(browser_bench("cold_start.mjs", &[])?);
+    // Opening the side panel with both workers asleep, against a plain-JS panel (issue 24).
+    figures.extend(browser_bench("panel_open.mjs", &[])?);
     figures.extend(browser_bench("app_load.mjs", &[])?);
     // Twenty servers, seven of them dead or hanging, against twenty healthy (issue 22).
     figures.extend(browser_bench("dead_servers.mjs", &[])?);

@@ -1,0 +1,89 @@
+// Benchmark (issue 24): opening the side panel after the worker went to sleep, the figure a
+// person feels many times a day. From navigation to "ready": the composer takes typing and the
+// status line shows the worker's answer (for GemiPanel: the Yew app mounted and the wasm
+// worker answered). The reference is a side panel and a worker in plain JavaScript with the
+// same HTML shell and CSS that read the same storage key and show the same status text
+// (tests/bench/js-panel). Both workers are stopped before each open; the two alternate open by
+// open. Prints p50 and p90 of each and `panel_open_ratio=` (p50 over p50, goal ≤ 1.25).
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { launch, stopServiceWorkers, dist } from '../e2e/harness.mjs';
+
+const OPENS = Number(process.env.GEMIPANEL_BENCH_OPENS ?? 20);
+const WARMUP = 3;
+
+// The reference gets GemiPanel's own style sheets, so both draw the same shell.
+const reference = mkdtempSync(join(tmpdir(), 'gemipanel-js-panel-'));
+cpSync(resolve(import.meta.dirname, 'js-panel'), reference, { recursive: true });
+for (const sheet of ['app.css', 'sidepanel.css']) cpSync(join(dist, sheet), join(reference, sheet));
+
+const SETTINGS = {
+  version: 5,
+  gemini: { api_key: 'AIza-bench', model: 'gemini-2.5-flash' },
+  servers: Array.from({ length: 5 }, (_, i) => ({
+    id: `srv_${String(i).padStart(16, '0')}`, name: `server ${i}`, url: `https://mcp${i}.example.com/mcp`,
+    headers: { Authorization: 'Bearer x' }, timeout_ms: 30000, trust: false, exclude_tools: [],
+    enabled_by_default: false, local_network: false, allowed_tools: [],
+  })),
+};
+
+const browser = await launch({ extraExtensions: [reference] });
+try {
+  const referenceId = await new Promise((done, fail) => {
+    const find = () => browser.context.serviceWorkers()
+      .map((w) => new URL(w.url()).host).find((host) => host !== process.env.GEMIPANEL_EXTENSION_ID);
+    const found = find();
+    if (found) return done(found);
+    browser.context.on('serviceworker', () => { if (find()) done(find()); });
+    setTimeout(() => fail(new Error('the reference worker did not start')), 15_000);
+  });
+  const urls = {
+    ours: browser.url('sidepanel.html'),
+    reference: `chrome-extension://${referenceId}/sidepanel.html`,
+  };
+  // "Ready", seen from inside the page against its own navigation start.
+  await browser.context.addInitScript(() => {
+    const ready = () => document.querySelector('[data-testid="worker-status"][data-state="ok"]')
+      && document.querySelector('[data-testid="input"]');
+    const watch = new MutationObserver(() => {
+      if (globalThis.__readyAt === undefined && ready()) {
+        globalThis.__readyAt = performance.now();
+        watch.disconnect();
+      }
+    });
+    watch.observe(document, { subtree: true, childList: true, attributes: true });
+  });
+  const page = await browser.context.newPage();
+  for (const url of Object.values(urls)) {
+    await page.goto(url);
+    await page.evaluate((settings) => chrome.storage.local.set({ settings }), SETTINGS);
+  }
+
+  const open = async (url) => {
+    await page.goto('about:blank');
+    await stopServiceWorkers(page);
+    await new Promise((r) => setTimeout(r, 50));
+    await page.goto(url);
+    await page.waitForFunction(() => globalThis.__readyAt !== undefined, null, { timeout: 30_000 });
+    return page.evaluate(() => globalThis.__readyAt);
+  };
+  const times = { ours: [], reference: [] };
+  for (let n = 0; n < OPENS + WARMUP; n++) {
+    const order = n % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours'];
+    for (const which of order) {
+      const ms = await open(urls[which]);
+      if (n >= WARMUP) times[which].push(ms);
+    }
+  }
+  const pick = (list, q) => { const s = [...list].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * q))]; };
+  console.log(`panel open over ${OPENS} opens each, workers stopped before each`);
+  for (const which of ['ours', 'reference']) {
+    const name = which === 'ours' ? 'panel_open' : 'reference_panel_open';
+    console.log(`${name}_p50_ms=${pick(times[which], 0.5).toFixed(1)}`);
+    console.log(`${name}_p90_ms=${pick(times[which], 0.9).toFixed(1)}`);
+  }
+  console.log(`panel_open_ratio=${(pick(times.ours, 0.5) / pick(times.reference, 0.5)).toFixed(2)}`);
+} finally {
+  await browser.close();
+}

@@ -21,6 +21,7 @@ pub fn run() -> Result {
             format!("{:.1}", size.gzip as f64 / 1024.0),
         ));
     }
+    print_contributors()?;
     let client = bench_client()?;
     figures.extend(browser_bench("mcp_latency.mjs", &[("GEMIPANEL_BENCH_CLIENT", &client)])?);
     figures.extend(browser_bench("stream_render.mjs", &[])?);
@@ -36,6 +37,29 @@ pub fn run() -> Result {
     println!("\nfigures:");
     for (name, value) in &figures {
         println!("  {name} = {value}");
+    }
+    Ok(())
+}
+
+/// The ten biggest functions and crates of each wasm module (issue 24), from the modules
+/// `dist` just built, before wasm-opt (which drops the names; its -Oz shrinks all alike).
+fn print_contributors() -> Result {
+    let release = util::target_dir().join("wasm32-unknown-unknown").join("release");
+    for (krate, name) in dist::WASM_CRATES {
+        let module = release.join(format!("{}.wasm", krate.replace('-', "_")));
+        let found = crate::wasm_size::contributors(&module)?;
+        let kb = |bytes: u64| bytes as f64 / 1024.0;
+        println!(
+            "\n{name}: the ten biggest crates (KB of code before wasm-opt; data is its segments)"
+        );
+        for (krate, bytes) in found.crates.iter().take(10) {
+            println!("  {:>8.1}  {krate}", kb(*bytes));
+        }
+        println!("{name}: the ten biggest functions");
+        for (function, bytes) in found.functions.iter().take(10) {
+            let shown: String = function.chars().take(140).collect();
+            println!("  {:>8.1}  {shown}", kb(*bytes));
+        }
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ mod setup;
 mod test;
 mod tidy;
 mod util;
+mod wasm_size;
 
 use std::process::ExitCode;
 

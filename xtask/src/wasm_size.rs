@@ -37,7 +37,7 @@ fn read(bytes: &[u8]) -> std::result::Result<Contributors, wasmparser::BinaryRea
             }
             Payload::CodeSectionEntry(body) => {
                 let range = body.range();
-                bodies.push((range.end - range.start) as u64);
+                bodies.push(range.end - range.start);
             }
             Payload::DataSection(reader) => {
                 for segment in reader {

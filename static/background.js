@@ -51,7 +51,10 @@ const ready = init({ module_or_path: wasmSource() })
     caches.delete(WASM_CACHE).catch(() => {});
     return init({ module_or_path: WASM_FILE });
   })
-  .then(() => {
+  .then((exports) => {
+    // For `cargo xtask bench` (memory.mjs): a service worker's wasm memory is not among the
+    // heap figures DevTools reports. Only this worker's own code can reach its global.
+    self.gemipanelMemory = exports.memory;
     worker.start();
     performance.mark('gemipanel-wasm_ready');
   });

@@ -28,6 +28,8 @@ pub fn run() -> Result {
     figures.extend(browser_bench("cold_start.mjs", &[])?);
     // Opening the side panel with both workers asleep, against a plain-JS panel (issue 24).
     figures.extend(browser_bench("panel_open.mjs", &[])?);
+    // Memory after a 200-turn chat with ten apps, and after 200 more in a new chat (issue 24).
+    figures.extend(browser_bench("memory.mjs", &[])?);
     figures.extend(browser_bench("app_load.mjs", &[])?);
     // Twenty servers, seven of them dead or hanging, against twenty healthy (issue 22).
     figures.extend(browser_bench("dead_servers.mjs", &[])?);

@@ -1,4 +1,5 @@
-//! `fetch` and the shared timer ([`crate::timers`]) behind core's [`HttpTransport`] and [`Timer`].
+//! `fetch` (through gloo-net) and the shared timer ([`crate::timers`]) behind core's
+//! [`HttpTransport`] and [`Timer`].
 //!
 //! Works in pages and in the service worker alike: `fetch` and the timer functions are looked up
 //! on the global object, never through `window` (which a worker does not have). Every exchange
@@ -11,33 +12,15 @@ use gemipanel_core::mcp::{
     is_header_name, is_header_value, HttpRequest, HttpResponse, HttpTransport, ResponseBody, Timer,
     TransportError,
 };
-use js_sys::{Array, Promise, Uint8Array};
+use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, ReadableStreamDefaultReader};
+use web_sys::{
+    AbortController, ReadableStreamDefaultReader, RequestCredentials, RequestInit, RequestRedirect,
+    ResponseType,
+};
 
 use crate::timers;
-
-// One call per exchange instead of one per header and field: see the module's JavaScript.
-#[wasm_bindgen(module = "/js/http.js")]
-extern "C" {
-    // `catch`: a throwing import inside wasm would leave the caller's promise unsettled.
-    #[wasm_bindgen(catch, js_name = fetchExchange)]
-    fn fetch_exchange(
-        url: &str,
-        method: &str,
-        headers: &str,
-        body: Option<String>,
-        controller: &AbortController,
-    ) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(js_name = readChunk)]
-    fn read_chunk(reader: &ReadableStreamDefaultReader) -> Promise;
-    #[wasm_bindgen(catch, js_name = abortSoon)]
-    fn abort_soon(controller: &AbortController) -> Result<(), JsValue>;
-}
-
-/// Separates header names and values on their way through JavaScript; HTTP allows it in neither.
-const NUL: char = '\0';
 
 /// The browser's HTTP stack and clock. Stateless: clone it freely.
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,68 +48,69 @@ impl Drop for AbortOnDrop {
         if let Some(controller) = self.0.take() {
             // Once the current turn is over: the client drops a body as soon as the reply it
             // waited for is in, and aborting costs Blink ~0.3 ms that the page would otherwise
-            // wait for. A microtask runs after the reply is posted, and needs no timer.
-            if abort_soon(&controller).is_err() {
-                controller.abort();
-            }
+            // wait for. A spawned future runs as a microtask, after the reply is posted.
+            wasm_bindgen_futures::spawn_local(async move { controller.abort() });
         }
     }
 }
 
-/// Sends one request with `fetch`; resolves when the response head is in.
+/// Sends one request with `fetch` through gloo-net; resolves when the response head is in.
+///
+/// The request is built as a `web_sys::Request` and handed to gloo-net as it is: gloo-net's
+/// builder rewrites the URL's query (it appends `&` to a URL that has one), and the URL a
+/// server is configured with must reach it unchanged.
 pub async fn send(request: HttpRequest) -> Result<HttpResponse<FetchBody>, TransportError> {
     let connect_error = |e: JsValue| TransportError::connect(fetch_failure(&e));
-    let headers = joined_headers(&request.headers)?;
-    let controller = AbortController::new().map_err(connect_error)?;
-    let mut guard = AbortOnDrop(Some(controller.clone()));
-    let promise =
-        fetch_exchange(&request.url, request.method.as_str(), &headers, request.body, &controller)
-            .map_err(connect_error)?;
-    let head: Array = JsFuture::from(promise).await.map_err(connect_error)?.unchecked_into();
-    if head.get(3).as_bool() == Some(true) {
-        return Err(TransportError::redirect());
-    }
-    let status = head.get(0).as_f64().unwrap_or_default() as u16;
-    let headers = split_headers(&head.get(1).as_string().unwrap_or_default());
-    let reader = head.get(2).dyn_into::<ReadableStreamDefaultReader>().ok();
-    let abort = guard.0.take();
-    Ok(HttpResponse { status, headers, body: FetchBody { reader, abort: AbortOnDrop(abort) } })
-}
-
-/// The request's headers as one string for the JavaScript half, checked as `Headers.append`
-/// would (a NUL can then only be the separator).
-fn joined_headers(headers: &[(String, String)]) -> Result<String, TransportError> {
-    let mut joined = String::new();
-    for (name, value) in headers {
+    let headers = gloo_net::http::Headers::new();
+    for (name, value) in &request.headers {
         if !is_header_name(name) || !is_header_value(value) {
             // The error names the header only: its value may be a token.
             return Err(TransportError::connect(format!(
                 "the header \"{name}\" has a value HTTP cannot carry"
             )));
         }
-        if !joined.is_empty() {
-            joined.push(NUL);
-        }
-        joined.push_str(name);
-        joined.push(NUL);
-        joined.push_str(value);
+        headers.append(name, value);
     }
-    Ok(joined)
+    let controller = AbortController::new().map_err(connect_error)?;
+    let mut guard = AbortOnDrop(Some(controller.clone()));
+    let init = RequestInit::new();
+    init.set_method(request.method.as_str());
+    init.set_headers(&headers.into_raw());
+    if let Some(body) = &request.body {
+        init.set_body(&JsValue::from_str(body));
+    }
+    init.set_signal(Some(&controller.signal()));
+    // Extension service workers keep no cookies of their own; credentials would be the person's
+    // browsing cookies for that site, which an MCP server must not receive implicitly.
+    init.set_credentials(RequestCredentials::Omit);
+    // Never followed: a redirect would carry the request's headers (keys, tokens) wherever it
+    // points. The browser hides such a redirect's status and target.
+    init.set_redirect(RequestRedirect::Manual);
+    let raw =
+        web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(connect_error)?;
+    let response = gloo_net::http::Request::from(raw).send().await.map_err(|e| {
+        let message = match e {
+            gloo_net::Error::JsError(js) => js.message,
+            other => other.to_string(),
+        };
+        TransportError::connect(format!("{message} (is the server running and the address right?)"))
+    })?;
+    if response.type_() == ResponseType::Opaqueredirect {
+        return Err(TransportError::redirect());
+    }
+    let headers = response.headers().entries().collect();
+    let reader = response.body().and_then(|stream| stream.get_reader().dyn_into().ok());
+    let abort = guard.0.take();
+    Ok(HttpResponse {
+        status: response.status(),
+        headers,
+        body: FetchBody { reader, abort: AbortOnDrop(abort) },
+    })
 }
 
-/// The response's headers from the JavaScript half's "name\0value\0…".
-fn split_headers(joined: &str) -> Vec<(String, String)> {
-    let mut parts = joined.split(NUL);
-    let mut headers = Vec::new();
-    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
-        headers.push((name.to_owned(), value.to_owned()));
-    }
-    headers
-}
-
-/// The words for a rejected `fetch`. Chrome says only "Failed to fetch" for a refused
-/// connection, an unknown host and a missing host permission alike; the caller, which knows the
-/// permissions, says more when access is missing (the URL is named by the caller too).
+/// The words for a `fetch` that could not start. Chrome says only "Failed to fetch" for a
+/// refused connection, an unknown host and a missing host permission alike; the caller, which
+/// knows the permissions, says more when access is missing (the URL is named by the caller too).
 fn fetch_failure(err: &JsValue) -> String {
     format!("{} (is the server running and the address right?)", describe(err))
 }
@@ -149,16 +133,18 @@ impl ResponseBody for FetchBody {
         let Some(reader) = &self.reader else {
             return Ok(None);
         };
-        let chunk = JsFuture::from(read_chunk(reader))
+        let chunk = JsFuture::from(reader.read())
             .await
             .map_err(|e| TransportError::io(format!("reading the reply: {}", describe(&e))))?;
-        if chunk.is_null() {
+        let done = js_sys::Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool());
+        if done != Some(false) {
             self.reader = None;
             // A body read to its end has nothing left to abort.
             self.abort.0 = None;
             return Ok(None);
         }
-        match chunk.dyn_into::<Uint8Array>() {
+        let value = js_sys::Reflect::get(&chunk, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+        match value.dyn_into::<Uint8Array>() {
             Ok(bytes) => Ok(Some(bytes.to_vec())),
             Err(_) => Err(TransportError::io("the reply stream gave something other than bytes")),
         }
@@ -211,15 +197,6 @@ mod tests {
         }
         let err = send(get("data:,x", &[("Bad Name", "v")])).await.err().unwrap();
         assert!(err.to_string().contains("\"Bad Name\""), "{err}");
-    }
-
-    #[wasm_bindgen_test]
-    fn headers_cross_as_one_string_and_come_back_as_pairs() {
-        let headers = [("A".to_owned(), "one".to_owned()), ("B".to_owned(), String::new())];
-        let joined = joined_headers(&headers).unwrap();
-        assert_eq!(joined, "A\0one\0B\0");
-        assert_eq!(split_headers(&format!("{joined}\0")), headers);
-        assert_eq!(split_headers(""), Vec::new());
     }
 
     #[wasm_bindgen_test]

@@ -33,8 +33,14 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// (495 to 508); the app host grew 122 to 149, most of it path-tracked decoding of the tool
 /// lists apps send (`serde_path_to_error` over `mcp::Tool`, about 17 KB raw), which keeps a
 /// hostile app's bad entry named in the app log.
+/// The side panel's went from 520 to 545 and the popup's from 350 to 360 with today's Gemini
+/// (issue 21): the model list kept in storage and read back (serde of `KnownModels`), the
+/// automatic default, model families and routings, the picker's groups and the replacement offer
+/// in both pages; in the side panel also the thinking choice and the folded thought summaries,
+/// the signature bookkeeping (saved turns with their author) and media in function responses.
+/// Measured: side panel 517 to 537.8 KB, popup 344 to 354.8 KB.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 370.0), ("sidepanel", 520.0), ("popup", 350.0), ("apphost", 170.0)];
+    [("background", 370.0), ("sidepanel", 545.0), ("popup", 360.0), ("apphost", 170.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -9,7 +9,9 @@
 mod backoff;
 mod chat;
 mod error;
+pub mod family;
 mod models;
+pub mod routing;
 mod stream;
 mod tool_result;
 mod wire;
@@ -20,9 +22,11 @@ pub use chat::{
     ToolsOff, DEFAULT_MAX_ROUNDS,
 };
 pub use error::{parse_proto_duration, ApiErrorBody, ApiStatus, Error};
+pub use family::Family;
 pub use models::{
-    chat_models, list_error, model_id, supports_function_calling, ListModelsResponse, Model,
-    ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
+    automatic_model, availability, chat_models, default_model, list_error, model_id,
+    supports_function_calling, token_count_label, Availability, KnownModels, ListModelsResponse,
+    Model, ModelInfo, Stage, FALLBACK_MODEL, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
 pub use tool_result::ToolOutcome;

@@ -12,10 +12,10 @@ use std::rc::Rc;
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
     Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ToolCall,
-    ToolOutcome, ToolsOff,
+    ToolOutcome, ToolsOff, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
-use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
+use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames};
 use gemipanel_core::sse;
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
 use serde::Deserialize;
@@ -120,7 +120,8 @@ fn now_ms() -> u64 {
 impl Driver {
     pub fn new(port: WorkerPort, dispatch: Callback<Action>) -> Self {
         Self(Rc::new(RefCell::new(Inner {
-            chat: Chat::new(ChatConfig::new(DEFAULT_MODEL), Vec::new()),
+            // Replaced by the chat's model before anything is sent.
+            chat: Chat::new(ChatConfig::new(FALLBACK_MODEL), Vec::new()),
             port,
             dispatch,
             api_key: String::new(),

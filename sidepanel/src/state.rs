@@ -7,10 +7,10 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{Content, ModelInfo};
+use gemipanel_core::gemini::{automatic_model, Content, ModelInfo};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
-use gemipanel_core::settings::{Settings, DEFAULT_MODEL};
+use gemipanel_core::settings::Settings;
 use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
@@ -166,8 +166,9 @@ pub struct State {
     pub status_epoch: u32,
     pub settings: Option<Rc<Settings>>,
     pub settings_error: Option<String>,
-    // Shared: the state is copied on every chunk of a reply.
-    pub models: Rc<Vec<ModelInfo>>,
+    /// The last model list (kept from an earlier visit until the live one arrives); `None`
+    /// before any. Shared: the state is copied on every chunk of a reply.
+    pub models: Option<Rc<Vec<ModelInfo>>>,
     pub chat: ChatView,
     pub saved: Rc<Vec<ChatSummary>>,
     pub view: View,
@@ -183,7 +184,7 @@ impl Default for State {
             status_epoch: 0,
             settings: None,
             settings_error: None,
-            models: Rc::default(),
+            models: None,
             chat: ChatView::default(),
             saved: Rc::default(),
             view: View::Chat,
@@ -194,14 +195,24 @@ impl Default for State {
 }
 
 impl State {
-    /// The chat's model, else the default from the settings.
+    /// The chat's model, else the settings' choice, else the automatic default.
     pub fn model(&self) -> String {
         self.chat
             .model
             .clone()
-            .or_else(|| self.settings.as_ref().map(|s| s.gemini.model.clone()))
             .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
+            .or_else(|| self.settings_model().map(str::to_owned))
+            .unwrap_or_else(|| self.automatic_model().to_owned())
+    }
+
+    /// The model the settings chose, if they chose one.
+    pub fn settings_model(&self) -> Option<&str> {
+        self.settings.as_ref().and_then(|s| s.gemini.chosen_model())
+    }
+
+    /// What the automatic default stands for now.
+    pub fn automatic_model(&self) -> &str {
+        automatic_model(self.models.as_deref().map(Vec::as_slice))
     }
 
     /// Ids of the servers whose tools this chat offers.
@@ -236,6 +247,7 @@ pub enum Action {
     SettingsFailed(String),
     ModelsLoaded(Vec<ModelInfo>),
 
+    /// The chat's model; empty: the settings' default.
     SetModel(String),
     ToggleServer(String),
     SetGoogleSearch(bool),
@@ -343,9 +355,9 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.settings_error = None;
         }
         Action::SettingsFailed(message) => next.settings_error = Some(message),
-        Action::ModelsLoaded(models) => next.models = Rc::new(models),
+        Action::ModelsLoaded(models) => next.models = Some(Rc::new(models)),
 
-        Action::SetModel(model) => chat.model = Some(model),
+        Action::SetModel(model) => chat.model = Some(model).filter(|m| !m.is_empty()),
         Action::ToggleServer(id) => {
             let mut servers = state.enabled_servers();
             if !servers.shift_remove(&id) {
@@ -724,6 +736,30 @@ mod tests {
         assert_eq!(reopened.chat.entries, state.chat.entries);
         assert_eq!(reopened.chat.history, state.chat.history);
         assert_eq!(reopened.chat.title, "Tell me");
+    }
+
+    #[test]
+    fn the_model_is_the_chats_else_the_settings_else_the_automatic_default() {
+        use gemipanel_core::gemini::{Stage, FALLBACK_MODEL};
+        let info = |id: &str| ModelInfo {
+            id: id.into(),
+            display_name: id.into(),
+            stage: Stage::Stable,
+            input_token_limit: None,
+            thinking: None,
+        };
+        let state = State::default();
+        assert_eq!(state.model(), FALLBACK_MODEL, "before any list");
+        let listed = reduce(&state, Action::ModelsLoaded(vec![info("gemini-9-flash")]));
+        assert_eq!(listed.model(), "gemini-9-flash", "the list's newest stable Flash");
+        let mut settings = Settings::default();
+        settings.gemini.model = Some("gemini-4-argon".into());
+        let set = reduce(&listed, Action::SettingsLoaded(Rc::new(settings)));
+        assert_eq!(set.model(), "gemini-4-argon");
+        let chosen = reduce(&set, Action::SetModel("gemini-3.6-flash".into()));
+        assert_eq!(chosen.model(), "gemini-3.6-flash");
+        let back = reduce(&chosen, Action::SetModel(String::new()));
+        assert_eq!((back.chat.model.clone(), back.model()), (None, "gemini-4-argon".to_owned()));
     }
 
     #[test]

@@ -169,11 +169,13 @@ fn model() -> impl Strategy<Value = Model> {
                 output_token_limit,
             )| Model {
                 name,
+                version: String::new(),
                 display_name,
                 description,
                 supported_generation_methods,
                 input_token_limit,
                 output_token_limit,
+                thinking: None,
             },
         )
 }

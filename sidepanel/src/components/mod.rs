@@ -7,6 +7,8 @@ pub mod error_card;
 pub mod form_field;
 pub mod history_list;
 pub mod markdown;
+pub mod model_offer;
+pub mod model_options;
 pub mod model_reply;
 pub mod status_bar;
 pub mod tool_browser;

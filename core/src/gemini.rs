@@ -13,6 +13,7 @@ pub mod family;
 mod models;
 pub mod routing;
 mod stream;
+pub mod thinking;
 mod tool_result;
 mod wire;
 
@@ -29,6 +30,7 @@ pub use models::{
     Model, ModelInfo, Stage, FALLBACK_MODEL, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
+pub use thinking::ThinkingChoice;
 pub use tool_result::ToolOutcome;
 pub use wire::{
     Blob, Candidate, Content, FinishReason, FunctionCall, FunctionDeclaration, FunctionResponse,

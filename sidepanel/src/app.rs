@@ -1,7 +1,7 @@
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::word;
-use gemipanel_core::gemini::{availability, ToolsOff};
+use gemipanel_core::gemini::{availability, Family, ToolsOff};
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use gemipanel_core::settings::SettingsEdit;
@@ -16,6 +16,7 @@ use crate::components::{
     history_list::HistoryList,
     model_offer::ModelOffer,
     status_bar::StatusBar,
+    thinking_picker::ThinkingPicker,
     tool_browser::{ServerEntry, ToolBrowser},
     tools_menu::{ServerChoice, ToolsMenu},
     top_bar::TopBar,
@@ -88,8 +89,11 @@ pub fn App() -> Html {
             if state.view != View::Chat {
                 depart_apps_in(&main);
             }
+            let model = state.model();
             let setup = TurnSetup {
-                model: state.model(),
+                model_thinks: state.model_info(&model).and_then(|m| m.thinking),
+                thinking: state.chat.thinking,
+                model,
                 servers: state.enabled_servers(),
                 google_search: state.chat.google_search,
             };
@@ -204,6 +208,7 @@ pub fn App() -> Html {
             },
         )
     };
+    let family = Family::of_listed(&model, state.model_info(&model).and_then(|m| m.thinking));
     let default_model =
         state.settings_model().map_or_else(|| state.automatic_model().to_owned(), str::to_owned);
     let enabled = state.enabled_servers();
@@ -264,7 +269,10 @@ pub fn App() -> Html {
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
                     sent={state.chat.tools_sent}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}
-                    on_search={emit(&dispatcher, Action::SetGoogleSearch)} />
+                    on_search={emit(&dispatcher, Action::SetGoogleSearch)}>
+                    <ThinkingPicker {family} choice={state.chat.thinking}
+                        on_change={emit(&dispatcher, Action::SetThinking)} />
+                </ToolsMenu>
             </Composer>
             <StatusBar worker={state.worker.clone()} on_refresh={emit(&dispatcher, |()| Action::RefreshStatus)} />
         </div>

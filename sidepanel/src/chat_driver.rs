@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
-    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ToolCall,
-    ToolOutcome, ToolsOff, FALLBACK_MODEL,
+    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ThinkingChoice,
+    ToolCall, ToolOutcome, ToolsOff, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames};
@@ -32,6 +32,9 @@ use gemipanel_core::messages::Response;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnSetup {
     pub model: String,
+    /// What the model list says of its thinking, when the list has it.
+    pub model_thinks: Option<bool>,
+    pub thinking: ThinkingChoice,
     pub servers: IndexSet<String>,
     pub google_search: bool,
 }
@@ -208,6 +211,8 @@ impl Driver {
                 inner.base_url = settings.gemini.api_base().to_owned();
                 let mut config = inner.chat.config().clone();
                 config.model = setup.model.clone();
+                config.model_thinks = setup.model_thinks;
+                config.thinking = setup.thinking;
                 config.declarations = tools.declarations();
                 config.titles = tools.titles();
                 config.google_search = setup.google_search;

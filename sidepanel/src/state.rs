@@ -7,7 +7,7 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{automatic_model, Content, ModelInfo};
+use gemipanel_core::gemini::{automatic_model, Content, ModelInfo, ThinkingChoice};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::Settings;
@@ -47,6 +47,7 @@ pub struct ChatView {
     /// Server ids whose tools are on; `None`: each server's `enabled_by_default`.
     pub servers: Option<IndexSet<String>>,
     pub google_search: bool,
+    pub thinking: ThinkingChoice,
     pub entries: Vec<Rc<Entry>>,
     pub busy: bool,
     /// The conversation as Gemini sees it, as of the last finished turn.
@@ -71,6 +72,7 @@ impl ChatView {
             model: self.model.clone(),
             servers: self.servers.clone(),
             google_search: self.google_search,
+            thinking: self.thinking,
             history: (*self.history).clone(),
             entries: self
                 .entries
@@ -90,6 +92,7 @@ impl ChatView {
             model: saved.model,
             servers: saved.servers,
             google_search: saved.google_search,
+            thinking: saved.thinking,
             entries: saved.entries.into_iter().map(Rc::new).collect(),
             busy: false,
             history: Rc::new(saved.history),
@@ -215,6 +218,11 @@ impl State {
         automatic_model(self.models.as_deref().map(Vec::as_slice))
     }
 
+    /// The list's entry for a model, when the list has it.
+    pub fn model_info(&self, id: &str) -> Option<&ModelInfo> {
+        self.models.as_deref()?.iter().find(|m| m.id == id)
+    }
+
     /// Ids of the servers whose tools this chat offers.
     pub fn enabled_servers(&self) -> IndexSet<String> {
         if let Some(chosen) = &self.chat.servers {
@@ -249,6 +257,7 @@ pub enum Action {
 
     /// The chat's model; empty: the settings' default.
     SetModel(String),
+    SetThinking(ThinkingChoice),
     ToggleServer(String),
     SetGoogleSearch(bool),
     ShowHistory(bool),
@@ -358,6 +367,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::ModelsLoaded(models) => next.models = Some(Rc::new(models)),
 
         Action::SetModel(model) => chat.model = Some(model).filter(|m| !m.is_empty()),
+        Action::SetThinking(choice) => chat.thinking = choice,
         Action::ToggleServer(id) => {
             let mut servers = state.enabled_servers();
             if !servers.shift_remove(&id) {
@@ -379,7 +389,7 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.view = View::Chat;
         }
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
-        Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push_str(&text),
+        Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push(&text),
         Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
         Action::Retrying { seconds, message } => {
             chat.end_streaming(false);
@@ -726,9 +736,14 @@ mod tests {
     fn a_saved_chat_reopens_as_it_was() {
         let state = run(vec![
             sent("Tell me"),
+            Action::SetThinking(ThinkingChoice::High),
+            Action::ThoughtDelta("**Planning** the answer.".into()),
             Action::TextDelta("# Title\n\nBody".into()),
             Action::TurnOver { history: Rc::new(vec![Content::user_text("Tell me")]), now_ms: 5 },
         ]);
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert_eq!(reply.thoughts.text(), "**Planning** the answer.");
+        assert_eq!(reply.doc.text(), "# Title\n\nBody", "thoughts are never the answer");
         let saved = state.chat.to_saved();
         let json = serde_json::to_string(&saved).unwrap();
         let back: SavedChat = serde_json::from_str(&json).unwrap();
@@ -736,6 +751,7 @@ mod tests {
         assert_eq!(reopened.chat.entries, state.chat.entries);
         assert_eq!(reopened.chat.history, state.chat.history);
         assert_eq!(reopened.chat.title, "Tell me");
+        assert_eq!(reopened.chat.thinking, ThinkingChoice::High);
     }
 
     #[test]

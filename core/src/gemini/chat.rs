@@ -14,8 +14,10 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::backoff::RetryPolicy;
+use super::family::Family;
 use super::models::{model_id, supports_function_calling};
 use super::stream::{StreamAccumulator, StreamEvent, StreamOutcome};
+use super::thinking::{generation_config, ThinkingChoice};
 use super::tool_result::{convert, ToolOutcome};
 use super::wire::{
     Content, FinishReason, FunctionDeclaration, FunctionResponse, GenerateContentRequest,
@@ -33,10 +35,16 @@ pub const DEFAULT_MAX_ROUNDS: u32 = 10;
 /// What a chat sends with every request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatConfig {
-    /// `gemini-2.5-flash` or `models/gemini-2.5-flash`.
+    /// `gemini-3.8-flash` or `models/gemini-3.8-flash`.
     pub model: String,
+    /// What the model list says of the model's thinking (`Model::thinking`), when known.
+    pub model_thinks: Option<bool>,
     pub system_instruction: Option<String>,
+    /// What the chat would like in `generationConfig`; each request carries only what the
+    /// model's family takes (`thinking::generation_config`).
     pub generation_config: Option<GenerationConfig>,
+    /// The chat's thinking choice, mapped to what the model takes.
+    pub thinking: ThinkingChoice,
     /// Every enabled MCP tool, named and converted by `core::tools`, with
     /// `parametersJsonSchema`. Each request carries those the budget allows
     /// (`core::tools::budget`).
@@ -54,8 +62,10 @@ impl ChatConfig {
     pub fn new(model: impl Into<String>) -> Self {
         Self {
             model: model.into(),
+            model_thinks: None,
             system_instruction: None,
             generation_config: None,
+            thinking: ThinkingChoice::Default,
             declarations: Vec::new(),
             titles: BTreeMap::new(),
             budget: Budget::default(),
@@ -63,6 +73,11 @@ impl ChatConfig {
             max_rounds: DEFAULT_MAX_ROUNDS,
             retry: RetryPolicy::default(),
         }
+    }
+
+    /// What the model takes, from its family and the list's word on thinking.
+    pub fn family(&self) -> Family {
+        Family::of_listed(&self.model, self.model_thinks)
     }
 
     /// Why the MCP tools will not be sent, if they will not.
@@ -565,14 +580,19 @@ impl Chat {
             }
             tools.push(Tool::functions(declarations));
         }
+        let model = model_id(&self.config.model).to_owned();
+        let family = self.config.family();
         let body = GenerateContentRequest {
             contents: self.history.clone(),
             tools,
             system_instruction: self.config.system_instruction.clone().map(Content::system),
-            generation_config: self.config.generation_config.clone(),
+            generation_config: generation_config(
+                &family,
+                self.config.generation_config.as_ref(),
+                self.config.thinking,
+            ),
             ..GenerateContentRequest::default()
         };
-        let model = model_id(&self.config.model).to_owned();
         self.actions.push_back(Action::Send(Box::new(ModelRequest {
             id,
             model,

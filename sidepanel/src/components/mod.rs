@@ -11,6 +11,7 @@ pub mod model_offer;
 pub mod model_options;
 pub mod model_reply;
 pub mod status_bar;
+pub mod thinking_picker;
 pub mod tool_browser;
 pub mod tool_card;
 pub mod tools_menu;

@@ -12,6 +12,7 @@ mod error;
 pub mod family;
 mod models;
 pub mod routing;
+pub mod signatures;
 mod stream;
 pub mod thinking;
 mod tool_result;
@@ -29,6 +30,7 @@ pub use models::{
     supports_function_calling, token_count_label, Availability, KnownModels, ListModelsResponse,
     Model, ModelInfo, Stage, FALLBACK_MODEL, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
+pub use signatures::Turn;
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
 pub use thinking::ThinkingChoice;
 pub use tool_result::ToolOutcome;

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
     Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ThinkingChoice,
-    ToolCall, ToolOutcome, ToolsOff, FALLBACK_MODEL,
+    ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames};
@@ -151,11 +151,11 @@ impl Driver {
 
     /// Replaces the conversation (a new chat, or a saved one reopened with what it showed);
     /// anything running stops.
-    pub fn reset(&self, history: Vec<gemipanel_core::gemini::Content>, shown: &[Entry]) {
+    pub fn reset(&self, history: Vec<Turn>, shown: &[Entry]) {
         self.abort_everything();
         let mut inner = self.0.borrow_mut();
         let config = inner.chat.config().clone();
-        inner.chat = Chat::new(config, history);
+        inner.chat = Chat::from_turns(config, history);
         // New calls must not take the ids of the restored cards (and their apps).
         inner.chat.continue_call_ids_after(shown.iter().filter_map(|entry| match entry {
             Entry::Tool(card) => Some(card.call_id.as_str()),
@@ -237,7 +237,7 @@ impl Driver {
     }
 
     fn end_setup(&self) {
-        let history = Rc::new(self.0.borrow().chat.history().to_vec());
+        let history = Rc::new(self.0.borrow().chat.turns());
         self.dispatch(Action::TurnOver { history, now_ms: now_ms() });
     }
 
@@ -366,7 +366,7 @@ impl Driver {
                     Action::Failed(ErrorView::from_error(&error, message))
                 }
                 ChatEvent::Idle => {
-                    let history = Rc::new(self.0.borrow().chat.history().to_vec());
+                    let history = Rc::new(self.0.borrow().chat.turns());
                     Action::TurnOver { history, now_ms: now_ms() }
                 }
             };

@@ -7,7 +7,7 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{automatic_model, Content, ModelInfo, ThinkingChoice};
+use gemipanel_core::gemini::{automatic_model, ModelInfo, ThinkingChoice, Turn};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::Settings;
@@ -51,7 +51,7 @@ pub struct ChatView {
     pub entries: Vec<Rc<Entry>>,
     pub busy: bool,
     /// The conversation as Gemini sees it, as of the last finished turn.
-    pub history: Rc<Vec<Content>>,
+    pub history: Rc<Vec<Turn>>,
     /// Bumped when the chat should be saved.
     pub save_epoch: u32,
     /// What the last model request of this chat declared (not saved: it is about this visit).
@@ -282,7 +282,7 @@ pub enum Action {
     Failed(ErrorView),
     /// The turn is over; `history` is what to save.
     TurnOver {
-        history: Rc<Vec<Content>>,
+        history: Rc<Vec<Turn>>,
         now_ms: u64,
     },
 
@@ -734,12 +734,13 @@ mod tests {
 
     #[test]
     fn a_saved_chat_reopens_as_it_was() {
+        let turn = Turn::new(gemipanel_core::gemini::Content::user_text("Tell me"), None);
         let state = run(vec![
             sent("Tell me"),
             Action::SetThinking(ThinkingChoice::High),
             Action::ThoughtDelta("**Planning** the answer.".into()),
             Action::TextDelta("# Title\n\nBody".into()),
-            Action::TurnOver { history: Rc::new(vec![Content::user_text("Tell me")]), now_ms: 5 },
+            Action::TurnOver { history: Rc::new(vec![turn]), now_ms: 5 },
         ]);
         let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
         assert_eq!(reply.thoughts.text(), "**Planning** the answer.");

@@ -6,7 +6,7 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{Content, Error, ThinkingChoice};
+use gemipanel_core::gemini::{Error, ThinkingChoice, Turn};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
 use serde::{Deserialize, Serialize};
@@ -267,8 +267,9 @@ pub struct SavedChat {
     pub google_search: bool,
     #[serde(default)]
     pub thinking: ThinkingChoice,
-    /// The conversation as Gemini sees it, to continue it.
-    pub history: Vec<Content>,
+    /// The conversation as Gemini sees it, each model turn with the model that wrote it, to
+    /// continue it (chats saved before authors were kept read as turns without one).
+    pub history: Vec<Turn>,
     /// The conversation as the person saw it.
     pub entries: Vec<Entry>,
 }

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use super::backoff::RetryPolicy;
 use super::family::Family;
 use super::models::{model_id, supports_function_calling};
+use super::signatures::{contents_for, Turn};
 use super::stream::{StreamAccumulator, StreamEvent, StreamOutcome};
 use super::thinking::{generation_config, ThinkingChoice};
 use super::tool_result::{convert, ToolOutcome};
@@ -289,6 +290,9 @@ const CALL_ID_PREFIX: &str = "call-";
 pub struct Chat {
     config: ChatConfig,
     history: Vec<Content>,
+    /// The model that wrote each content of `history` (`None` for the person's and for turns
+    /// saved without one): signatures are that model's (`signatures`).
+    authors: Vec<Option<String>>,
     phase: Phase,
     actions: VecDeque<Action>,
     events: VecDeque<ChatEvent>,
@@ -311,10 +315,17 @@ pub struct Chat {
 }
 
 impl Chat {
-    /// A chat over a saved history (empty for a new chat).
+    /// A chat over a history whose authors are unknown (empty for a new chat).
     pub fn new(config: ChatConfig, history: Vec<Content>) -> Self {
+        Self::from_turns(config, history.into_iter().map(|c| Turn::new(c, None)).collect())
+    }
+
+    /// A chat over a saved history.
+    pub fn from_turns(config: ChatConfig, turns: Vec<Turn>) -> Self {
+        let (history, authors) = turns.into_iter().map(Turn::into_parts).unzip();
         Self {
             history,
+            authors,
             phase: Phase::Idle,
             actions: VecDeque::new(),
             events: VecDeque::new(),
@@ -344,6 +355,15 @@ impl Chat {
 
     pub fn history(&self) -> &[Content] {
         &self.history
+    }
+
+    /// The history as it is saved: each content with its author.
+    pub fn turns(&self) -> Vec<Turn> {
+        self.history
+            .iter()
+            .zip(&self.authors)
+            .map(|(content, author)| Turn::new(content.clone(), author.clone()))
+            .collect()
     }
 
     pub fn config(&self) -> &ChatConfig {
@@ -583,7 +603,7 @@ impl Chat {
         let model = model_id(&self.config.model).to_owned();
         let family = self.config.family();
         let body = GenerateContentRequest {
-            contents: self.history.clone(),
+            contents: contents_for(&self.history, &self.authors, &model, &family),
             tools,
             system_instruction: self.config.system_instruction.clone().map(Content::system),
             generation_config: generation_config(
@@ -623,7 +643,7 @@ impl Chat {
         let calls = outcome.function_calls();
         let finish_reason = outcome.finish_reason.clone();
         if !outcome.content.parts.is_empty() {
-            self.history.push(outcome.content);
+            self.push_model(outcome.content);
         }
         self.events.push_back(ChatEvent::ModelTurn {
             incomplete: false,
@@ -756,7 +776,7 @@ impl Chat {
         let has_text =
             content.parts.iter().any(|p| p.text.as_deref().is_some_and(|t| !t.is_empty()));
         if has_text {
-            self.history.push(content);
+            self.push_model(content);
             self.events.push_back(ChatEvent::ModelTurn { incomplete: true, finish_reason });
             self.events.push_back(ChatEvent::Notice(Notice::Incomplete));
         }
@@ -777,6 +797,13 @@ impl Chat {
         }
         parts.extend(attachments);
         self.history.push(Content { role: Some(ROLE_USER.into()), parts });
+        self.authors.push(None);
+    }
+
+    /// A model turn, written by the chat's model.
+    fn push_model(&mut self, content: Content) {
+        self.history.push(content);
+        self.authors.push(Some(model_id(&self.config.model).to_owned()));
     }
 
     /// A new user message joins a trailing user turn (left by an error or a stop) instead of
@@ -784,7 +811,10 @@ impl Chat {
     fn push_user_parts(&mut self, parts: Vec<Part>) {
         match self.history.last_mut() {
             Some(last) if last.role.as_deref() == Some(ROLE_USER) => last.parts.extend(parts),
-            _ => self.history.push(Content { role: Some(ROLE_USER.into()), parts }),
+            _ => {
+                self.history.push(Content { role: Some(ROLE_USER.into()), parts });
+                self.authors.push(None);
+            }
         }
     }
 }

@@ -36,8 +36,8 @@ pub use thinking::ThinkingChoice;
 pub use tool_result::ToolOutcome;
 pub use wire::{
     Blob, Candidate, Content, FinishReason, FunctionCall, FunctionDeclaration, FunctionResponse,
-    GenerateContentRequest, GenerateContentResponse, GenerationConfig, Part, PromptFeedback,
-    ThinkingConfig, Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
+    FunctionResponsePart, GenerateContentRequest, GenerateContentResponse, GenerationConfig, Part,
+    PromptFeedback, ThinkingConfig, Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
 };
 
 /// The public endpoint; tests point the driver elsewhere.

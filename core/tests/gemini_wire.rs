@@ -142,6 +142,7 @@ fn function_response_request() -> GenerateContentRequest {
                     id: Some("fc-1".into()),
                     name: "mcp_weather_get_forecast".into(),
                     response: json!({"output": {"temperature": 21, "sky": "clear"}}),
+                    parts: Vec::new(),
                 })],
             },
         ],

@@ -487,7 +487,7 @@ impl Chat {
         if results[index].is_some() {
             return;
         }
-        let response = convert(&outcome).response;
+        let response = convert(&outcome, self.config.family().media_in_function_responses).response;
         results[index] = Some(outcome);
         self.events.push_back(ChatEvent::ToolDone { call_id: call_id.to_owned(), response });
         self.finish_round_if_complete();
@@ -782,28 +782,31 @@ impl Chat {
         }
     }
 
-    /// One user turn: every function response in call order, then attachments (images).
+    /// A model turn, written by the chat's model.
+    fn push_model(&mut self, content: Content) {
+        self.history.push(content);
+        self.authors.push(Some(model_id(&self.config.model).to_owned()));
+    }
+
+    /// One user turn: every function response in call order (media inside where the model
+    /// takes it), then the media that go beside them.
     fn push_function_responses(&mut self, calls: &[ToolCall], outcomes: &[ToolOutcome]) {
+        let media_inside = self.config.family().media_in_function_responses;
         let mut parts = Vec::with_capacity(calls.len());
         let mut attachments = Vec::new();
         for (call, outcome) in calls.iter().zip(outcomes) {
-            let converted = convert(outcome);
+            let converted = convert(outcome, media_inside);
             parts.push(Part::function_response(FunctionResponse {
                 id: call.api_id.clone(),
                 name: call.name.clone(),
                 response: converted.response,
+                parts: converted.media,
             }));
             attachments.extend(converted.attachments);
         }
         parts.extend(attachments);
         self.history.push(Content { role: Some(ROLE_USER.into()), parts });
         self.authors.push(None);
-    }
-
-    /// A model turn, written by the chat's model.
-    fn push_model(&mut self, content: Content) {
-        self.history.push(content);
-        self.authors.push(Some(model_id(&self.config.model).to_owned()));
     }
 
     /// A new user message joins a trailing user turn (left by an error or a stop) instead of

@@ -1,15 +1,18 @@
-//! `GET /v1beta/models` for the pages' model pickers, all pages of it.
+//! `GET /v1beta/models` for the pages' model pickers, all pages of it, and the last list kept in
+//! `chrome.storage.local` (`KnownModels`) so the pickers and the automatic default work offline.
+//! Both pages write it, with the same content for the same address.
 
 use std::time::Duration;
 
 use gemipanel_core::gemini::{
-    chat_models, list_error, list_models_path, ListModelsResponse, ModelInfo, MAX_LIST_BYTES,
-    MAX_LIST_PAGES,
+    chat_models, list_error, list_models_path, token_count_label, KnownModels, ListModelsResponse,
+    ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
 use gemipanel_core::mcp::{HttpRequest, Method, ResponseBody};
 use gemipanel_core::settings::{GeminiSettings, Secret};
+use wasm_bindgen::JsValue;
 
-use crate::{http, timers};
+use crate::{chrome, http, timers};
 use gemipanel_core::sync::within;
 
 /// For all pages together.
@@ -29,6 +32,32 @@ pub async fn list_models(
     });
     // Never echo the key, even if a server put it in its message.
     listed.map_err(|message| message.replace(key.expose(), "…"))
+}
+
+/// The last list kept for the API address `gemini` points at.
+pub async fn known_models(gemini: &GeminiSettings) -> Option<Vec<ModelInfo>> {
+    let text = chrome::local_get(KnownModels::STORAGE_KEY).await.ok()?.as_string()?;
+    // A kept list that no longer reads is as good as none: the next list replaces it.
+    serde_json::from_str::<KnownModels>(&text).ok()?.for_base(gemini.api_base())
+}
+
+/// Keeps `models`, listed from the address `gemini` points at, for the next time.
+pub async fn keep_models(gemini: &GeminiSettings, models: &[ModelInfo]) {
+    let known = KnownModels {
+        api_base: gemini.api_base().to_owned(),
+        listed_ms: http::now_ms(),
+        models: models.to_vec(),
+    };
+    if let Ok(text) = serde_json::to_string(&known) {
+        let _ = chrome::local_set(KnownModels::STORAGE_KEY, &JsValue::from_str(&text)).await;
+    }
+}
+
+/// Lists the models and keeps the list; `None` when the list could not be had.
+pub async fn refresh_models(gemini: &GeminiSettings) -> Option<Vec<ModelInfo>> {
+    let models = list_models(gemini, None).await.ok()?;
+    keep_models(gemini, &models).await;
+    Some(models)
 }
 
 async fn fetch_all(base: &str, key: &Secret) -> Result<Vec<ModelInfo>, String> {
@@ -74,4 +103,14 @@ async fn fetch_page(url: &str, key: &Secret) -> Result<ListModelsResponse, Strin
     }
     serde_json::from_slice(&body)
         .map_err(|e| format!("the Gemini API sent an unreadable model list: {e}"))
+}
+
+/// A model as a picker's option shows it: "Gemini 3.8 Flash · 1M tokens".
+pub fn option_label(model: &ModelInfo) -> String {
+    match model.input_token_limit {
+        Some(limit) => {
+            chrome::message("modelOption", &[&model.display_name, &token_count_label(limit)])
+        }
+        None => model.display_name.clone(),
+    }
 }

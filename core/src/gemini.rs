@@ -9,8 +9,12 @@
 mod backoff;
 mod chat;
 mod error;
+pub mod family;
 mod models;
+pub mod routing;
+pub mod signatures;
 mod stream;
+pub mod thinking;
 mod tool_result;
 mod wire;
 
@@ -20,16 +24,20 @@ pub use chat::{
     ToolsOff, DEFAULT_MAX_ROUNDS,
 };
 pub use error::{parse_proto_duration, ApiErrorBody, ApiStatus, Error};
+pub use family::Family;
 pub use models::{
-    chat_models, list_error, model_id, supports_function_calling, ListModelsResponse, Model,
-    ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
+    automatic_model, availability, chat_models, default_model, list_error, model_id,
+    supports_function_calling, token_count_label, Availability, KnownModels, ListModelsResponse,
+    Model, ModelInfo, Stage, FALLBACK_MODEL, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
+pub use signatures::Turn;
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
+pub use thinking::ThinkingChoice;
 pub use tool_result::ToolOutcome;
 pub use wire::{
     Blob, Candidate, Content, FinishReason, FunctionCall, FunctionDeclaration, FunctionResponse,
-    GenerateContentRequest, GenerateContentResponse, GenerationConfig, Part, PromptFeedback,
-    ThinkingConfig, Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
+    FunctionResponsePart, GenerateContentRequest, GenerateContentResponse, GenerationConfig, Part,
+    PromptFeedback, ThinkingConfig, Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
 };
 
 /// The public endpoint; tests point the driver elsewhere.

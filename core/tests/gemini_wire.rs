@@ -55,12 +55,24 @@ fn model_list_filters_chat_models_and_function_calling() {
     let list: ListModelsResponse =
         serde_json::from_str(&std::fs::read_to_string(data("models.json")).unwrap()).unwrap();
     let chat: Vec<&str> = chat_models(&list.models).map(|m| m.id()).collect();
-    assert_eq!(chat, ["gemini-2.5-flash", "gemini-3-flash-preview", "gemma-3-27b-it"]);
-    let with_tools: Vec<&str> = chat_models(&list.models)
-        .filter(|m| m.supports_function_calling())
+    assert_eq!(
+        chat,
+        [
+            "gemini-4-argon",
+            "gemini-3.8-flash",
+            "gemini-3.6-flash",
+            "gemini-3.5-flash-lite",
+            "gemini-3.1-flash-lite",
+            "gemini-3-flash-preview",
+            "gemini-flash-latest",
+            "gemma-3-27b-it"
+        ]
+    );
+    let without_tools: Vec<&str> = chat_models(&list.models)
+        .filter(|m| !m.supports_function_calling())
         .map(|m| m.id())
         .collect();
-    assert_eq!(with_tools, ["gemini-2.5-flash", "gemini-3-flash-preview"]);
+    assert_eq!(without_tools, ["gemma-3-27b-it"]);
     assert!(!supports_function_calling("models/Gemma-2-9b"));
     assert!(supports_function_calling("gemini-2.5-pro"));
 }
@@ -74,7 +86,7 @@ fn the_pickers_show_the_id_and_a_name() {
     };
     let info = ModelInfo::from(&named);
     assert_eq!((info.id.as_str(), info.display_name.as_str()), ("gemma-3-27b-it", "Gemma 3"));
-    assert!(!info.supports_function_calling);
+    assert!(!info.supports_function_calling());
     let unnamed = Model { name: "models/gemini-x".into(), ..Default::default() };
     assert_eq!(ModelInfo::from(&unnamed).display_name, "gemini-x");
 }
@@ -130,6 +142,7 @@ fn function_response_request() -> GenerateContentRequest {
                     id: Some("fc-1".into()),
                     name: "mcp_weather_get_forecast".into(),
                     response: json!({"output": {"temperature": 21, "sky": "clear"}}),
+                    parts: Vec::new(),
                 })],
             },
         ],

@@ -46,7 +46,7 @@ fn bad_edits_are_refused_with_the_field_to_blame_and_change_nothing() {
         (SettingsEdit::AddServer { id: id(9), server: ServerDraft { headers: Some([("Mcp-Session-Id".into(), Secret::new("FAKE-2"))].into()), ..ServerDraft::new("h", "https://a.example/") } }, Field::Headers, "set by the browser or the MCP client"),
         (SettingsEdit::UpdateServer { id: id(2), changes: ServerPatch { name: Some("everything".into()), ..ServerPatch::default() } }, Field::Name, "already exists"),
         (SettingsEdit::SetLocalNetwork { id: id(3), local_network: false }, Field::Url, "tick “local network server”"),
-        (SettingsEdit::SetModel { model: "gemini 2.5".into() }, Field::Model, "may only contain"),
+        (SettingsEdit::SetModel { model: Some("gemini 2.5".into()) }, Field::Model, "may only contain"),
         (SettingsEdit::SetApiKey { api_key: Some(Secret::new("FAKE key with spaces")) }, Field::ApiKey, "printable ASCII"),
         (SettingsEdit::AllowTool { id: id(1), tool: String::new() }, Field::AllowedTools, "not a valid tool name"),
         (SettingsEdit::SetToolFilters { id: id(1), include_tools: Some(vec!["a\u{0}".into()]), exclude_tools: vec![] }, Field::ToolFilters, "not a valid tool name"),
@@ -196,7 +196,8 @@ fn every_edit_travels_as_tagged_json_and_reads_back() {
     let edits = [
         SettingsEdit::SetApiKey { api_key: Some(Secret::new("k")) },
         SettingsEdit::SetApiKey { api_key: None },
-        SettingsEdit::SetModel { model: "gemini-2.5-flash".into() },
+        SettingsEdit::SetModel { model: Some("gemini-3.8-flash".into()) },
+        SettingsEdit::SetModel { model: None },
         SettingsEdit::AddServer { id: id(1), server: draft.clone() },
         SettingsEdit::UpdateServer {
             id: id(1),
@@ -410,4 +411,25 @@ fn a_client_secret_is_never_shown_to_the_pages_and_survives_a_form_that_did_not_
     let err =
         update(&doc, 1, ServerPatch { oauth: Some(bad), ..ServerPatch::default() }).unwrap_err();
     assert_eq!(err.field(), Field::SignIn);
+}
+
+#[test]
+fn the_model_is_chosen_or_left_to_the_automatic_default() {
+    let chosen = apply(
+        &Settings::default(),
+        &SettingsEdit::SetModel { model: Some(" gemini-4-argon ".into()) },
+    )
+    .unwrap();
+    assert_eq!(chosen.gemini.model.as_deref(), Some("gemini-4-argon"));
+    // Absent, null or blank: back to the automatic default, which the document stores as no model.
+    for edit in [
+        serde_json::json!({"type": "set_model"}),
+        serde_json::json!({"type": "set_model", "model": null}),
+        serde_json::json!({"type": "set_model", "model": "  "}),
+    ] {
+        let edit: SettingsEdit = serde_json::from_value(edit).unwrap();
+        let automatic = apply(&chosen, &edit).unwrap();
+        assert_eq!(automatic.gemini.model, None);
+        assert!(serde_json::to_value(&automatic).unwrap()["gemini"].get("model").is_none());
+    }
 }

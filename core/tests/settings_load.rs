@@ -6,7 +6,7 @@ use std::path::Path;
 use gemipanel_core::settings::{
     load, Field, LoadFailure, MigrationError, Secret, ServerId, Settings, CURRENT_VERSION,
 };
-use serde_json::Value;
+use serde_json::{json, Value};
 
 enum Expect {
     /// Loads; `from` is the version it was migrated from, `servers` how many it has.
@@ -29,7 +29,8 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("v2_full.json",               Loads { from: Some(2), servers: 2 }),
         ("v3_full.json",               Loads { from: Some(3), servers: 3 }),
         ("v4_full.json",               Loads { from: Some(4), servers: 3 }),
-        ("v5_full.json",               Loads { from: None, servers: 4 }),
+        ("v5_full.json",               Loads { from: Some(5), servers: 4 }),
+        ("v6_full.json",               Loads { from: None, servers: 4 }),
         ("v1_remote_http.json",        Fails { says: "http is only allowed for loopback", check: |f| invalid(Field::Url)(f) }),
         ("v1_key_not_a_string.json",   Fails { says: "must be a string", check: |f| matches!(f, LoadFailure::Shape(_)) }),
         ("v1_server_without_url.json", Fails { says: "missing field `url`", check: |f| matches!(f, LoadFailure::Migration(MigrationError::Step { from: 1, .. })) }),
@@ -40,7 +41,7 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("v2_private_without_tick.json", Fails { says: "tick “local network server”", check: |f| invalid(Field::Url)(f) }),
         ("v2_header_not_a_string.json", Fails { says: "servers[0].headers.X-Api-Key: a secret (API key or header value) must be a string", check: |f| matches!(f, LoadFailure::Shape(_)) }),
         ("v2_userinfo_url.json",       Fails { says: "user name or password", check: |f| invalid(Field::Url)(f) }),
-        ("v6_future.json",             Fails { says: "newer GemiPanel", check: |f| matches!(f, LoadFailure::Migration(MigrationError::Newer(6))) }),
+        ("v7_future.json",             Fails { says: "newer GemiPanel", check: |f| matches!(f, LoadFailure::Migration(MigrationError::Newer(7))) }),
         ("version_zero.json",          Fails { says: "invalid version", check: |f| matches!(f, LoadFailure::Migration(MigrationError::BadVersion)) }),
         ("not_an_object.json",         Fails { says: "not a JSON object", check: |f| matches!(f, LoadFailure::Migration(MigrationError::NotAnObject)) }),
     ]
@@ -98,7 +99,7 @@ fn version_1_becomes_version_2_with_the_same_content() {
     let loaded = load(&fixture("v1_prototype.json")).unwrap();
     let s = &loaded.settings;
     assert_eq!(s.gemini.api_key, Some(Secret::new("AIzaSyFAKE-prototype-key-0001")));
-    assert_eq!(s.gemini.model, "gemini-2.0-flash");
+    assert_eq!(s.gemini.model.as_deref(), Some("gemini-2.0-flash"));
     let names: Vec<_> = s.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["everything", "github", "nas"]);
     let github = s.server_by_name("github").unwrap();
@@ -123,10 +124,31 @@ fn migration_is_deterministic_and_ids_are_stable() {
 fn a_migrated_document_stores_and_reloads_as_the_current_version() {
     let migrated = load(&fixture("v1_prototype.json")).unwrap().settings;
     let stored = serde_json::to_value(&migrated).unwrap();
-    assert_eq!(stored["version"], 5);
+    assert_eq!(stored["version"], 6);
     let again = load(&stored).unwrap();
     assert_eq!(again.migrated_from, None);
     assert_eq!(again.settings, migrated);
+}
+
+#[test]
+fn the_old_default_model_becomes_the_automatic_default_and_a_chosen_one_stays() {
+    let v5 = |model: Value| {
+        let mut doc = fixture("v5_full.json");
+        doc["gemini"]["model"] = model;
+        load(&doc).unwrap().settings.gemini.model
+    };
+    // Every document of versions 2 to 5 was created with gemini-2.5-flash: only the old default.
+    assert_eq!(v5(json!("gemini-2.5-flash")), None);
+    assert_eq!(v5(json!("")), None);
+    assert_eq!(v5(json!("gemini-2.5-pro")).as_deref(), Some("gemini-2.5-pro"));
+    assert_eq!(v5(json!("gemini-3.7-flash")).as_deref(), Some("gemini-3.7-flash"));
+    assert_eq!(load(&fixture("v1_empty.json")).unwrap().settings.gemini.model, None);
+    assert_eq!(
+        load(&fixture("v2_full.json")).unwrap().settings.gemini.model.as_deref(),
+        Some("gemini-2.5-pro")
+    );
+    // A fresh document has none: the automatic default.
+    assert_eq!(Settings::default().gemini.model, None);
 }
 
 #[test]

@@ -101,7 +101,7 @@ fn the_document_with_every_field_filled_stores_and_loads() {
         version: gemipanel_core::settings::CURRENT_VERSION,
         gemini: GeminiSettings {
             api_key: Some(Secret::new("AIzaKey")),
-            model: "gemini-2.5-pro".into(),
+            model: Some("gemini-2.5-pro".into()),
             base_url: Some("https://gemini.example.com".into()),
         },
         servers: vec![server(), local_server()],
@@ -134,7 +134,7 @@ fn every_edit_with_every_field_filled_round_trips() {
     round_trip(&patch);
     for edit in [
         SettingsEdit::SetApiKey { api_key: Some(Secret::new("k")) },
-        SettingsEdit::SetModel { model: "m".into() },
+        SettingsEdit::SetModel { model: Some("m".into()) },
         SettingsEdit::AddServer { id: id.clone(), server: draft() },
         SettingsEdit::UpdateServer { id: id.clone(), changes: patch.clone() },
         SettingsEdit::RemoveServer { id: id.clone() },

@@ -258,7 +258,7 @@ fn the_fake_gemini_server_enforces_these_limits() {
 fn the_budgeted_request_fixture_is_what_the_chat_sends() {
     let corpus = corpus();
     let exposed = exposed(&corpus);
-    let mut config = ChatConfig::new("gemini-2.5-flash");
+    let mut config = ChatConfig::new("gemini-3.8-flash");
     config.declarations = exposed.declarations();
     config.titles = exposed.titles();
     let mut chat = Chat::new(config, Vec::new());

@@ -42,6 +42,15 @@ pub fn App() -> Html {
             }
         })
     };
+    let on_use_model = {
+        let (d, settings, form) = (dispatch.clone(), state.settings.clone(), state.gemini.clone());
+        Callback::from(move |model: String| {
+            d.dispatch(Action::ModelInput(model.clone()));
+            if let Some(settings) = settings.clone() {
+                effects::save_gemini(d.clone(), settings, form.api_key.clone(), model);
+            }
+        })
+    };
     let server_form = state.form.clone().map(|form| {
         let on_test = {
             let (d, form) = (dispatch.clone(), form.clone());
@@ -108,7 +117,7 @@ pub fn App() -> Html {
                 <GeminiCard form={state.gemini.clone()} loaded={state.settings.is_some()}
                     on_key={dispatch_with(&dispatch, Action::ApiKeyInput)}
                     on_model={dispatch_with(&dispatch, Action::ModelInput)}
-                    on_check={on_check} on_save={on_save_gemini} />
+                    {on_use_model} on_check={on_check} on_save={on_save_gemini} />
                 <ServerList servers={state.servers.clone()} confirm_remove={state.confirm_remove.clone()}
                     error={state.list_error.clone().or_else(|| state.servers_error.clone())}
                     form_open={state.form.is_some()}

@@ -4,7 +4,7 @@
 //! shown next to whatever the person clicked.
 
 use gemipanel_browser::chrome;
-use gemipanel_browser::gemini_models::list_models;
+use gemipanel_browser::gemini_models::{keep_models, known_models, list_models, refresh_models};
 use gemipanel_browser::messaging::request_once;
 use gemipanel_core::messages::{Recovery, Request, Response};
 use gemipanel_core::settings::{self, Secret, ServerDraft, ServerId, Settings, SettingsEdit};
@@ -47,11 +47,20 @@ pub fn load_status(dispatch: Dispatch) {
 
 pub fn load_settings(dispatch: Dispatch) {
     spawn_local(async move {
-        dispatch.dispatch(match ask(Request::GetSettings).await {
-            Ok(Response::Settings { settings }) => Action::SettingsLoaded(settings),
-            Ok(other) => Action::SettingsFailed(unexpected(&other)),
-            Err(message) => Action::SettingsFailed(message),
-        });
+        let settings = match ask(Request::GetSettings).await {
+            Ok(Response::Settings { settings }) => settings,
+            Ok(other) => return dispatch.dispatch(Action::SettingsFailed(unexpected(&other))),
+            Err(message) => return dispatch.dispatch(Action::SettingsFailed(message)),
+        };
+        let gemini = settings.gemini.clone();
+        dispatch.dispatch(Action::SettingsLoaded(settings));
+        // The models kept from before at once (offline too), then the live list.
+        if let Some(models) = known_models(&gemini).await {
+            dispatch.dispatch(Action::KnownModels(models));
+        }
+        if let Some(models) = refresh_models(&gemini).await {
+            dispatch.dispatch(Action::KnownModels(models));
+        }
     });
 }
 
@@ -72,7 +81,9 @@ pub fn check_models(dispatch: Dispatch, api_key: String) {
     spawn_local(async move {
         let models = async {
             let settings = current_settings().await?;
-            list_models(&settings.gemini, api_key).await
+            let models = list_models(&settings.gemini, api_key).await?;
+            keep_models(&settings.gemini, &models).await;
+            Ok::<_, String>(models)
         };
         dispatch.dispatch(match models.await {
             Ok(models) => Action::ModelsLoaded(models),
@@ -86,7 +97,8 @@ pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model:
     dispatch.dispatch(Action::GeminiSaving);
     spawn_local(async move {
         let api_key = Some(api_key.trim().to_string()).filter(|k| !k.is_empty()).map(Secret::new);
-        let model = model.trim().to_string();
+        // Empty: the automatic default.
+        let model = Some(model.trim().to_string()).filter(|m| !m.is_empty());
         let mut latest = stored.clone();
         if api_key != stored.gemini.api_key {
             match edit(SettingsEdit::SetApiKey { api_key }).await {
@@ -94,7 +106,7 @@ pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model:
                 Err(message) => return dispatch.dispatch(Action::GeminiSaveFailed(message)),
             }
         }
-        if model != stored.gemini.model {
+        if model.as_deref() != stored.gemini.chosen_model() {
             match edit(SettingsEdit::SetModel { model }).await {
                 Ok(settings) => latest = settings,
                 Err(message) => return dispatch.dispatch(Action::GeminiSaveFailed(message)),

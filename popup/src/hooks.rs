@@ -81,3 +81,19 @@ pub fn use_shortcut(name: &'static str) -> Option<String> {
     }
     (*shortcut).clone()
 }
+
+/// A `<select>` showing `value`: its options' `selected` attributes stop counting once the person
+/// picked an option, so the value is set on the element after each render that changes it.
+#[hook]
+pub fn use_select_value(value: String) -> NodeRef {
+    let node = use_node_ref();
+    {
+        let node = node.clone();
+        use_effect_with(value, move |value| {
+            if let Some(select) = node.cast::<web_sys::HtmlSelectElement>() {
+                select.set_value(value);
+            }
+        });
+    }
+    node
+}

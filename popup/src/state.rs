@@ -40,7 +40,11 @@ impl<T> Pending<T> {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GeminiForm {
     pub api_key: String,
+    /// Empty: the automatic default.
     pub model: String,
+    /// The models to choose from: the list kept from before, then the live one (or the
+    /// last Check's); `None` before any.
+    pub models: Option<Vec<ModelInfo>>,
     pub dirty: bool,
     /// `Done(())` shows "Saved".
     pub save: Pending<()>,
@@ -128,7 +132,10 @@ pub enum Action {
     GeminiSaved(Settings),
     GeminiSaveFailed(String),
     CheckStarted,
+    /// The list of a Check.
     ModelsLoaded(Vec<ModelInfo>),
+    /// A list kept from before, or the one listed when the popup opened.
+    KnownModels(Vec<ModelInfo>),
     ModelsFailed(String),
 
     RefreshServers,
@@ -235,7 +242,11 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::GeminiSaveFailed(message) => next.gemini.save = Pending::Failed(message),
         Action::CheckStarted => next.gemini.check = Pending::Running,
-        Action::ModelsLoaded(models) => next.gemini.check = Pending::Done(models),
+        Action::ModelsLoaded(models) => {
+            next.gemini.models = Some(models.clone());
+            next.gemini.check = Pending::Done(models);
+        }
+        Action::KnownModels(models) => next.gemini.models = Some(models),
         Action::ModelsFailed(message) => next.gemini.check = Pending::Failed(message),
 
         Action::RefreshServers => next.servers_epoch += 1,
@@ -339,7 +350,7 @@ impl State {
                 .as_ref()
                 .map(|k| k.expose().to_string())
                 .unwrap_or_default();
-            gemini.model = settings.gemini.model.clone();
+            gemini.model = settings.gemini.chosen_model().unwrap_or_default().to_owned();
         }
         // Another page removed the server being edited or confirmed.
         if let Some(id) = self.form.as_ref().and_then(|f| f.editing.as_ref()) {
@@ -424,7 +435,10 @@ mod tests {
         settings.gemini.api_key = Some(Secret::new("AIza-stored"));
         let state = run(vec![Action::SettingsLoaded(settings.clone())]);
         assert_eq!(state.gemini.api_key, "AIza-stored");
-        assert_eq!(state.gemini.model, settings.gemini.model);
+        assert_eq!(state.gemini.model, "", "no model chosen: automatic");
+        settings.gemini.model = Some("gemini-4-argon".into());
+        let chosen = run(vec![Action::SettingsLoaded(settings.clone())]);
+        assert_eq!(chosen.gemini.model, "gemini-4-argon");
 
         let typing = run(vec![
             Action::SettingsLoaded(settings.clone()),
@@ -455,12 +469,15 @@ mod tests {
         let failed = reduce(&state, Action::ModelsFailed("API key not valid".into()));
         assert_eq!(failed.gemini.check, Pending::Failed("API key not valid".into()));
         let model = ModelInfo {
-            id: "gemini-2.5-flash".into(),
-            display_name: "Gemini 2.5 Flash".into(),
-            supports_function_calling: true,
+            id: "gemini-3.8-flash".into(),
+            display_name: "Gemini 3.8 Flash".into(),
+            stage: gemipanel_core::gemini::Stage::Stable,
+            input_token_limit: Some(1_048_576),
+            thinking: Some(true),
         };
         let done = reduce(&state, Action::ModelsLoaded(vec![model.clone()]));
-        assert_eq!(done.gemini.check, Pending::Done(vec![model]));
+        assert_eq!(done.gemini.check, Pending::Done(vec![model.clone()]));
+        assert_eq!(done.gemini.models, Some(vec![model]));
     }
 
     #[test]

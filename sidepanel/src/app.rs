@@ -1,9 +1,10 @@
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::word;
-use gemipanel_core::gemini::ToolsOff;
+use gemipanel_core::gemini::{availability, Family, ToolsOff};
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
+use gemipanel_core::settings::SettingsEdit;
 use yew::prelude::*;
 
 use crate::app_host::AppServices;
@@ -13,7 +14,9 @@ use crate::components::{
     composer::Composer,
     empty_chat::EmptyChat,
     history_list::HistoryList,
+    model_offer::ModelOffer,
     status_bar::StatusBar,
+    thinking_picker::ThinkingPicker,
     tool_browser::{ServerEntry, ToolBrowser},
     tools_menu::{ServerChoice, ToolsMenu},
     top_bar::TopBar,
@@ -97,8 +100,11 @@ pub fn App() -> Html {
             if state.view != View::Chat {
                 depart_apps_in(&main);
             }
+            let model = state.model();
             let setup = TurnSetup {
-                model: state.model(),
+                model_thinks: state.model_info(&model).and_then(|m| m.thinking),
+                thinking: state.chat.thinking,
+                model,
                 servers: state.enabled_servers(),
                 google_search: state.chat.google_search,
             };
@@ -187,6 +193,35 @@ pub fn App() -> Html {
         })
     };
 
+    // A model the API no longer offers as it is: this chat's own choice is replaced in the
+    // chat, the settings' choice in the settings (every chat that follows them).
+    let offer = {
+        let listed = state.models.as_deref().map(Vec::as_slice);
+        let automatic = state.automatic_model().to_owned();
+        let chosen = state.chat.model.clone().or_else(|| state.settings_model().map(str::to_owned));
+        chosen.map(|chosen| (availability(&chosen, listed), chosen)).map(
+            |(availability, chosen)| {
+                let in_chat = state.chat.model.is_some();
+                let (dispatcher, port) = (dispatcher.clone(), port.clone());
+                let on_use = Callback::from(move |to: String| {
+                    if in_chat {
+                        return dispatcher.dispatch(Action::SetModel(to));
+                    }
+                    let model = (to != automatic).then_some(to);
+                    let port = port.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let edit = SettingsEdit::SetModel { model };
+                        let _ = port.request(Request::EditSettings { edit }).await;
+                    });
+                });
+                let models = state.models.as_deref().cloned().unwrap_or_default();
+                html! { <ModelOffer model={chosen} {availability} {models} {on_use} /> }
+            },
+        )
+    };
+    let family = Family::of_listed(&model, state.model_info(&model).and_then(|m| m.thinking));
+    let default_model =
+        state.settings_model().map_or_else(|| state.automatic_model().to_owned(), str::to_owned);
     let enabled = state.enabled_servers();
     let servers: Vec<ServerChoice> = state
         .settings
@@ -231,20 +266,24 @@ pub fn App() -> Html {
     html! {
         <ContextProvider<AppServices> context={(*services).clone()}>
         <div class="page sidepanel">
-            <TopBar models={state.models.clone()} model={model.clone()}
+            <TopBar models={state.models.clone()} chosen={state.chat.model.clone()} {default_model}
                 history_open={state.view == View::History}
                 tools_open={state.view == View::Tools}
                 on_tools={emit_leaving(&dispatcher, Action::ShowTools, &main_ref)}
                 on_model={emit(&dispatcher, Action::SetModel)}
                 on_new_chat={on_new_chat}
                 on_history={emit_leaving(&dispatcher, Action::ShowHistory, &main_ref)} />
+            { for offer }
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
                     sent={state.chat.tools_sent}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}
-                    on_search={emit(&dispatcher, Action::SetGoogleSearch)} />
+                    on_search={emit(&dispatcher, Action::SetGoogleSearch)}>
+                    <ThinkingPicker {family} choice={state.chat.thinking}
+                        on_change={emit(&dispatcher, Action::SetThinking)} />
+                </ToolsMenu>
             </Composer>
             <StatusBar worker={state.worker.clone()} on_refresh={emit(&dispatcher, |()| Action::RefreshStatus)} />
         </div>

@@ -11,11 +11,11 @@ use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
-    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ToolCall,
-    ToolOutcome, ToolsOff,
+    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ThinkingChoice,
+    ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
-use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
+use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames};
 use gemipanel_core::sse;
 use gemipanel_core::tools::{ExposedTools, ToolRoute};
 use serde::Deserialize;
@@ -32,6 +32,9 @@ use gemipanel_core::messages::Response;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnSetup {
     pub model: String,
+    /// What the model list says of its thinking, when the list has it.
+    pub model_thinks: Option<bool>,
+    pub thinking: ThinkingChoice,
     pub servers: IndexSet<String>,
     pub google_search: bool,
 }
@@ -127,7 +130,8 @@ fn now_ms() -> u64 {
 impl Driver {
     pub fn new(port: WorkerPort, dispatch: Callback<Action>) -> Self {
         Self(Rc::new(RefCell::new(Inner {
-            chat: Chat::new(ChatConfig::new(DEFAULT_MODEL), Vec::new()),
+            // Replaced by the chat's model before anything is sent.
+            chat: Chat::new(ChatConfig::new(FALLBACK_MODEL), Vec::new()),
             port,
             dispatch,
             api_key: String::new(),
@@ -156,11 +160,11 @@ impl Driver {
 
     /// Replaces the conversation (a new chat, or a saved one reopened with what it showed);
     /// anything running stops.
-    pub fn reset(&self, history: Vec<gemipanel_core::gemini::Content>, shown: &[Entry]) {
+    pub fn reset(&self, history: Vec<Turn>, shown: &[Entry]) {
         self.abort_everything();
         let mut inner = self.0.borrow_mut();
         let config = inner.chat.config().clone();
-        inner.chat = Chat::new(config, history);
+        inner.chat = Chat::from_turns(config, history);
         // New calls must not take the ids of the restored cards (and their apps).
         inner.chat.continue_call_ids_after(shown.iter().filter_map(|entry| match entry {
             Entry::Tool(card) => Some(card.call_id.as_str()),
@@ -232,6 +236,8 @@ impl Driver {
             inner.base_url = turn.settings.gemini.api_base().to_owned();
             let mut config = inner.chat.config().clone();
             config.model = turn.setup.model.clone();
+            config.model_thinks = turn.setup.model_thinks;
+            config.thinking = turn.setup.thinking;
             config.declarations = tools.declarations();
             config.titles = tools.titles();
             config.google_search = turn.setup.google_search;
@@ -278,7 +284,7 @@ impl Driver {
     }
 
     fn end_setup(&self) {
-        let history = Rc::new(self.0.borrow().chat.history().to_vec());
+        let history = Rc::new(self.0.borrow().chat.turns());
         self.dispatch(Action::TurnOver { history, now_ms: now_ms() });
     }
 
@@ -348,7 +354,7 @@ impl Driver {
                     Action::Failed(ErrorView::from_error(&error, message))
                 }
                 ChatEvent::Idle => {
-                    let history = Rc::new(self.0.borrow().chat.history().to_vec());
+                    let history = Rc::new(self.0.borrow().chat.turns());
                     Action::TurnOver { history, now_ms: now_ms() }
                 }
             };

@@ -6,7 +6,7 @@ use gemipanel_core::messages::{Event, Request, Response};
 use yew::prelude::*;
 
 use gemipanel_browser::early;
-use gemipanel_browser::gemini_models::list_models;
+use gemipanel_browser::gemini_models::{known_models, refresh_models};
 
 use crate::chat_driver::Driver;
 use crate::chats_store;
@@ -81,8 +81,12 @@ pub fn use_worker_status(
             };
             let gemini = settings.gemini.clone();
             dispatcher.dispatch(Action::SettingsLoaded(Rc::new(settings)));
-            // Without a key or an answer from the API, the picker offers the default only.
-            if let Ok(models) = list_models(&gemini, None).await {
+            // The list kept from last time first (offline, or until the API answers), then
+            // the live one; without either the automatic default is the documented fallback.
+            if let Some(models) = known_models(&gemini).await {
+                dispatcher.dispatch(Action::ModelsLoaded(models));
+            }
+            if let Some(models) = refresh_models(&gemini).await {
                 dispatcher.dispatch(Action::ModelsLoaded(models));
             }
         });
@@ -161,4 +165,20 @@ pub fn use_stick_to_bottom(change: (usize, usize)) -> (NodeRef, Callback<yew::Ev
         });
     }
     (node, on_scroll)
+}
+
+/// A `<select>` showing `value`: its options' `selected` attributes stop counting once the person
+/// picked an option, so the value is set on the element after each render that changes it.
+#[hook]
+pub fn use_select_value(value: String) -> NodeRef {
+    let node = use_node_ref();
+    {
+        let node = node.clone();
+        use_effect_with(value, move |value| {
+            if let Some(select) = node.cast::<web_sys::HtmlSelectElement>() {
+                select.set_value(value);
+            }
+        });
+    }
+    node
 }

@@ -7,10 +7,10 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{Content, ModelInfo};
+use gemipanel_core::gemini::{automatic_model, ModelInfo, ThinkingChoice, Turn};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
-use gemipanel_core::settings::{Settings, DEFAULT_MODEL};
+use gemipanel_core::settings::Settings;
 use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
@@ -47,10 +47,11 @@ pub struct ChatView {
     /// Server ids whose tools are on; `None`: each server's `enabled_by_default`.
     pub servers: Option<IndexSet<String>>,
     pub google_search: bool,
+    pub thinking: ThinkingChoice,
     pub entries: Vec<Rc<Entry>>,
     pub busy: bool,
     /// The conversation as Gemini sees it, as of the last finished turn.
-    pub history: Rc<Vec<Content>>,
+    pub history: Rc<Vec<Turn>>,
     /// Bumped when the chat should be saved.
     pub save_epoch: u32,
     /// What the last model request of this chat declared (not saved: it is about this visit).
@@ -71,6 +72,7 @@ impl ChatView {
             model: self.model.clone(),
             servers: self.servers.clone(),
             google_search: self.google_search,
+            thinking: self.thinking,
             history: (*self.history).clone(),
             entries: self
                 .entries
@@ -90,6 +92,7 @@ impl ChatView {
             model: saved.model,
             servers: saved.servers,
             google_search: saved.google_search,
+            thinking: saved.thinking,
             entries: saved.entries.into_iter().map(Rc::new).collect(),
             busy: false,
             history: Rc::new(saved.history),
@@ -166,8 +169,9 @@ pub struct State {
     pub status_epoch: u32,
     pub settings: Option<Rc<Settings>>,
     pub settings_error: Option<String>,
-    // Shared: the state is copied on every chunk of a reply.
-    pub models: Rc<Vec<ModelInfo>>,
+    /// The last model list (kept from an earlier visit until the live one arrives); `None`
+    /// before any. Shared: the state is copied on every chunk of a reply.
+    pub models: Option<Rc<Vec<ModelInfo>>>,
     pub chat: ChatView,
     pub saved: Rc<Vec<ChatSummary>>,
     pub view: View,
@@ -183,7 +187,7 @@ impl Default for State {
             status_epoch: 0,
             settings: None,
             settings_error: None,
-            models: Rc::default(),
+            models: None,
             chat: ChatView::default(),
             saved: Rc::default(),
             view: View::Chat,
@@ -194,14 +198,29 @@ impl Default for State {
 }
 
 impl State {
-    /// The chat's model, else the default from the settings.
+    /// The chat's model, else the settings' choice, else the automatic default.
     pub fn model(&self) -> String {
         self.chat
             .model
             .clone()
-            .or_else(|| self.settings.as_ref().map(|s| s.gemini.model.clone()))
             .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
+            .or_else(|| self.settings_model().map(str::to_owned))
+            .unwrap_or_else(|| self.automatic_model().to_owned())
+    }
+
+    /// The model the settings chose, if they chose one.
+    pub fn settings_model(&self) -> Option<&str> {
+        self.settings.as_ref().and_then(|s| s.gemini.chosen_model())
+    }
+
+    /// What the automatic default stands for now.
+    pub fn automatic_model(&self) -> &str {
+        automatic_model(self.models.as_deref().map(Vec::as_slice))
+    }
+
+    /// The list's entry for a model, when the list has it.
+    pub fn model_info(&self, id: &str) -> Option<&ModelInfo> {
+        self.models.as_deref()?.iter().find(|m| m.id == id)
     }
 
     /// Ids of the servers whose tools this chat offers.
@@ -236,7 +255,9 @@ pub enum Action {
     SettingsFailed(String),
     ModelsLoaded(Vec<ModelInfo>),
 
+    /// The chat's model; empty: the settings' default.
     SetModel(String),
+    SetThinking(ThinkingChoice),
     ToggleServer(String),
     SetGoogleSearch(bool),
     ShowHistory(bool),
@@ -261,7 +282,7 @@ pub enum Action {
     Failed(ErrorView),
     /// The turn is over; `history` is what to save.
     TurnOver {
-        history: Rc<Vec<Content>>,
+        history: Rc<Vec<Turn>>,
         now_ms: u64,
     },
 
@@ -343,9 +364,10 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.settings_error = None;
         }
         Action::SettingsFailed(message) => next.settings_error = Some(message),
-        Action::ModelsLoaded(models) => next.models = Rc::new(models),
+        Action::ModelsLoaded(models) => next.models = Some(Rc::new(models)),
 
-        Action::SetModel(model) => chat.model = Some(model),
+        Action::SetModel(model) => chat.model = Some(model).filter(|m| !m.is_empty()),
+        Action::SetThinking(choice) => chat.thinking = choice,
         Action::ToggleServer(id) => {
             let mut servers = state.enabled_servers();
             if !servers.shift_remove(&id) {
@@ -367,7 +389,7 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.view = View::Chat;
         }
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
-        Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push_str(&text),
+        Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push(&text),
         Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
         Action::Retrying { seconds, message } => {
             chat.end_streaming(false);
@@ -712,11 +734,17 @@ mod tests {
 
     #[test]
     fn a_saved_chat_reopens_as_it_was() {
+        let turn = Turn::new(gemipanel_core::gemini::Content::user_text("Tell me"), None);
         let state = run(vec![
             sent("Tell me"),
+            Action::SetThinking(ThinkingChoice::High),
+            Action::ThoughtDelta("**Planning** the answer.".into()),
             Action::TextDelta("# Title\n\nBody".into()),
-            Action::TurnOver { history: Rc::new(vec![Content::user_text("Tell me")]), now_ms: 5 },
+            Action::TurnOver { history: Rc::new(vec![turn]), now_ms: 5 },
         ]);
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert_eq!(reply.thoughts.text(), "**Planning** the answer.");
+        assert_eq!(reply.doc.text(), "# Title\n\nBody", "thoughts are never the answer");
         let saved = state.chat.to_saved();
         let json = serde_json::to_string(&saved).unwrap();
         let back: SavedChat = serde_json::from_str(&json).unwrap();
@@ -724,6 +752,31 @@ mod tests {
         assert_eq!(reopened.chat.entries, state.chat.entries);
         assert_eq!(reopened.chat.history, state.chat.history);
         assert_eq!(reopened.chat.title, "Tell me");
+        assert_eq!(reopened.chat.thinking, ThinkingChoice::High);
+    }
+
+    #[test]
+    fn the_model_is_the_chats_else_the_settings_else_the_automatic_default() {
+        use gemipanel_core::gemini::{Stage, FALLBACK_MODEL};
+        let info = |id: &str| ModelInfo {
+            id: id.into(),
+            display_name: id.into(),
+            stage: Stage::Stable,
+            input_token_limit: None,
+            thinking: None,
+        };
+        let state = State::default();
+        assert_eq!(state.model(), FALLBACK_MODEL, "before any list");
+        let listed = reduce(&state, Action::ModelsLoaded(vec![info("gemini-9-flash")]));
+        assert_eq!(listed.model(), "gemini-9-flash", "the list's newest stable Flash");
+        let mut settings = Settings::default();
+        settings.gemini.model = Some("gemini-4-argon".into());
+        let set = reduce(&listed, Action::SettingsLoaded(Rc::new(settings)));
+        assert_eq!(set.model(), "gemini-4-argon");
+        let chosen = reduce(&set, Action::SetModel("gemini-3.6-flash".into()));
+        assert_eq!(chosen.model(), "gemini-3.6-flash");
+        let back = reduce(&chosen, Action::SetModel(String::new()));
+        assert_eq!((back.chat.model.clone(), back.model()), (None, "gemini-4-argon".to_owned()));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{Content, Error};
+use gemipanel_core::gemini::{Error, ThinkingChoice, Turn};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
 use serde::{Deserialize, Serialize};
@@ -54,8 +54,9 @@ impl Entry {
 pub struct ModelReply {
     #[serde(with = "doc_as_text")]
     pub doc: MdDoc,
-    #[serde(default)]
-    pub thoughts: String,
+    /// The model's thought summaries: shown folded above the reply, never as the reply.
+    #[serde(default, with = "doc_as_text")]
+    pub thoughts: MdDoc,
     /// Still arriving (never saved as such).
     #[serde(skip)]
     pub streaming: bool,
@@ -264,8 +265,11 @@ pub struct SavedChat {
     pub servers: Option<IndexSet<String>>,
     #[serde(default)]
     pub google_search: bool,
-    /// The conversation as Gemini sees it, to continue it.
-    pub history: Vec<Content>,
+    #[serde(default)]
+    pub thinking: ThinkingChoice,
+    /// The conversation as Gemini sees it, each model turn with the model that wrote it, to
+    /// continue it (chats saved before authors were kept read as turns without one).
+    pub history: Vec<Turn>,
     /// The conversation as the person saw it.
     pub entries: Vec<Entry>,
 }

@@ -85,7 +85,7 @@ try {
   const page = await browser.context.newPage();
   await page.goto(browser.url('sidepanel.html'));
   await page.evaluate(({ key, base }) => chrome.storage.local.set({
-    settings: { version: 2, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
+    settings: { version: 6, gemini: { api_key: key, base_url: base }, servers: [] },
   }), { key: API_KEY, base: fake.url });
   await page.reload();
   for (const [id, name, url] of [['srv_reactbench', 'basic-react', react.url], ['srv_appsbench', 'Apps', smoke.url]]) {

@@ -27,7 +27,7 @@ try {
   await ref.goto(`${refOrigin}/page.html`);
   // A realistic document: a key, a model and a few servers.
   await ours.evaluate(() => chrome.storage.local.set({ settings: {
-    version: 3, gemini: { api_key: 'AIza-bench', model: 'gemini-2.5-flash' },
+    version: 6, gemini: { api_key: 'AIza-bench', model: 'gemini-3.8-flash' },
     servers: Array.from({ length: 5 }, (_, i) => ({
       id: `srv_${String(i).padStart(16, '0')}`, name: `server ${i}`, url: `https://mcp${i}.example.com/mcp`,
       headers: { Authorization: 'Bearer x' }, timeout_ms: 30000, trust: false, exclude_tools: [],

@@ -50,7 +50,7 @@ try {
   let nextId = 1;
   const request = (req) => page.evaluate((m) => chrome.runtime.sendMessage(m), { id: nextId++, request: req });
   await page.evaluate(({ key, base }) => chrome.storage.local.set({
-    settings: { version: 5, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
+    settings: { version: 6, gemini: { api_key: key, base_url: base }, servers: [] },
   }), { key: API_KEY, base: fake.url });
 
   // Every server once; a round enables those of its configuration.

@@ -19,8 +19,8 @@ cpSync(resolve(import.meta.dirname, 'js-panel'), reference, { recursive: true })
 for (const sheet of ['app.css', 'sidepanel.css']) cpSync(join(dist, sheet), join(reference, sheet));
 
 const SETTINGS = {
-  version: 5,
-  gemini: { api_key: 'AIza-bench', model: 'gemini-2.5-flash' },
+  version: 6,
+  gemini: { api_key: 'AIza-bench', model: 'gemini-3.8-flash' },
   servers: Array.from({ length: 5 }, (_, i) => ({
     id: `srv_${String(i).padStart(16, '0')}`, name: `server ${i}`, url: `https://mcp${i}.example.com/mcp`,
     headers: { Authorization: 'Bearer x' }, timeout_ms: 30000, trust: false, exclude_tools: [],

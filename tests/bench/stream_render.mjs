@@ -47,7 +47,7 @@ try {
   const page = await browser.context.newPage();
   await page.goto(browser.url('sidepanel.html'));
   await page.evaluate(({ key, base }) => chrome.storage.local.set({
-    settings: { version: 2, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
+    settings: { version: 6, gemini: { api_key: key, base_url: base }, servers: [] },
   }), { key: API_KEY, base: fake.url });
   await page.reload();
   await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();

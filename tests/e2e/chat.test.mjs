@@ -45,7 +45,7 @@ test('a streamed reply is rendered as markdown, raw HTML as text', async () => {
   assert.match(await reply.innerText(), /<img src=x onerror=alert\(1\)>/);
 
   const [req] = chatRequests();
-  assert.equal(req.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+  assert.equal(req.path, '/v1beta/models/gemini-3.8-flash:streamGenerateContent?alt=sse');
   assert.equal(req.headers['x-goog-api-key'], API_KEY);
   assert.deepEqual(req.body.contents, [{ role: 'user', parts: [{ text: 'Show me markdown' }] }]);
   await shoot('markdown');

@@ -85,7 +85,8 @@ export async function openChat({ locale } = {}) {
   await page.goto(browser.url('sidepanel.html'));
   // The settings document as the worker stores it, pointing Gemini at the fake.
   await page.evaluate(({ key, base }) => chrome.storage.local.set({
-    settings: { version: 2, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
+    // No model: the automatic default, the newest stable Flash of the fake's (today's) list.
+    settings: { version: 6, gemini: { api_key: key, base_url: base }, servers: [] },
   }), { key: API_KEY, base: fake.url });
   const settings = await chat.request({ type: 'get_settings' });
   assert.equal(settings.settings?.gemini?.base_url, fake.url, JSON.stringify(settings));

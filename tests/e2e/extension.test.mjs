@@ -48,7 +48,7 @@ test('the count of configured servers comes from storage', async () => {
   const page = await open('popup.html');
   const server = (id, name) => ({ id, name, url: `http://127.0.0.1:9/${name}`, timeout_ms: 60000 });
   await page.evaluate((servers) => chrome.storage.local.set({
-    settings: { version: 2, gemini: { model: 'gemini-2.5-flash' }, servers },
+    settings: { version: 6, gemini: {}, servers },
   }), [server('srv_a', 'a'), server('srv_b', 'b')]);
   const reply = await sendMessage(page, { id: 3, request: { type: 'status' } });
   assert.equal(reply.response.configured_servers, 2);
@@ -61,7 +61,7 @@ test('the count of configured servers comes from storage', async () => {
   };
   assert.match(await statusLine(), /· 2 MCP servers/);
   await page.evaluate((servers) => chrome.storage.local.set({
-    settings: { version: 2, gemini: { model: 'gemini-2.5-flash' }, servers },
+    settings: { version: 6, gemini: {}, servers },
   }), [server('srv_a', 'a')]);
   assert.match(await statusLine(), /· 1 MCP server(?!s)/);
   await page.evaluate(() => chrome.storage.local.remove('settings'));

@@ -68,7 +68,7 @@ test('a Claude Desktop stdio server is imported, confirmed once and called from 
   const popup = await browser.context.newPage();
   await popup.goto(browser.url('popup.html'));
   await popup.evaluate(({ key, base }) => chrome.storage.local.set({
-    settings: { version: 5, gemini: { api_key: key, model: 'gemini-2.5-flash', base_url: base }, servers: [] },
+    settings: { version: 6, gemini: { api_key: key, base_url: base }, servers: [] },
   }), { key: API_KEY, base: fake.url });
   await popup.reload();
   await popup.getByTestId('import-file').setInputFiles(claudeConfig(dir));

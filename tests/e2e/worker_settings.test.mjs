@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { english, launch } from './harness.mjs';
 import { startSlowServer } from './servers.mjs';
-import { startFakeGemini } from '../fixtures/fake-gemini/server.mjs';
+import { startFakeGemini, defaultModels } from '../fixtures/fake-gemini/server.mjs';
 
 let browser;
 let pageA;
@@ -195,7 +195,7 @@ test('a stored document that fails to load is kept aside, reported, and never re
   const after = await pageA.evaluate(() => chrome.storage.local.get(null));
   assert.equal(after.settings_problem, undefined);
   assert.equal(after[problem.kept_under], undefined);
-  assert.equal(after.settings.version, 5, "defaults are written at the current version (core::settings::CURRENT_VERSION)");
+  assert.equal(after.settings.version, 6, "defaults are written at the current version (core::settings::CURRENT_VERSION)");
   assert.equal((await edit(pageA, { type: 'set_model', model: 'gemini-2.5-pro' })).gemini.model, 'gemini-2.5-pro');
 });
 
@@ -246,20 +246,28 @@ test('the popup lists the models of the Gemini API the settings point at, all pa
   await reset(pageA);
   const fake = await startFakeGemini({ apiKey: 'test-key', modelsPageSize: 1 });
   try {
+    // A document of version 2 with the old default: it becomes the automatic default.
     await pageA.evaluate((url) => chrome.storage.local.set({ settings: {
       version: 2, gemini: { model: 'gemini-2.5-flash', api_key: 'test-key', base_url: url }, servers: [],
     } }), fake.url);
     await pageA.reload();
+    // The popup lists the models as it opens (and keeps them): a picker, automatic chosen.
+    const picker = pageA.locator('select#model');
+    await picker.waitFor();
+    assert.equal(await picker.inputValue(), '');
+    const all = defaultModels().length;
     const key = pageA.getByLabel('API key', { exact: true });
     await key.fill('');
+    fake.reset();
     // An empty box checks the stored key.
     await pageA.getByTestId('check-key').click();
-    await pageA.getByTestId('check-result').getByText('The key works: 3 models available.').waitFor();
-    // Four models on four pages; the embedding model cannot chat.
-    const options = await pageA.locator('select#model option').evaluateAll((os) => os.map((o) => o.value));
-    assert.deepEqual(options, ['gemini-2.5-flash', 'gemini-3-flash-preview', 'gemma-3-27b-it']);
+    await pageA.getByTestId('check-result').getByText('The key works: 8 models available.').waitFor();
+    // Every model on a page of its own; speech, image, live and embedding models cannot chat.
+    const options = await picker.locator('option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(options, ['', 'gemini-4-argon', 'gemini-3.8-flash', 'gemini-3.6-flash', 'gemini-3.5-flash-lite',
+      'gemini-3.1-flash-lite', 'gemma-3-27b-it', 'gemini-3-flash-preview', 'gemini-flash-latest']);
     const asked = fake.requests().filter((r) => r.path.startsWith('/v1beta/models'));
-    assert.equal(asked.length, 4, JSON.stringify(asked.map((r) => r.path)));
+    assert.equal(asked.length, all, JSON.stringify(asked.map((r) => r.path)));
     assert.equal(asked[0].headers['x-goog-api-key'], 'test-key');
 
     await key.fill('wrong-key-123');

@@ -14,8 +14,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::backoff::RetryPolicy;
+use super::family::Family;
 use super::models::{model_id, supports_function_calling};
+use super::signatures::{contents_for, Turn};
 use super::stream::{StreamAccumulator, StreamEvent, StreamOutcome};
+use super::thinking::{generation_config, ThinkingChoice};
 use super::tool_result::{convert, ToolOutcome};
 use super::wire::{
     Content, FinishReason, FunctionDeclaration, FunctionResponse, GenerateContentRequest,
@@ -33,10 +36,16 @@ pub const DEFAULT_MAX_ROUNDS: u32 = 10;
 /// What a chat sends with every request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatConfig {
-    /// `gemini-2.5-flash` or `models/gemini-2.5-flash`.
+    /// `gemini-3.8-flash` or `models/gemini-3.8-flash`.
     pub model: String,
+    /// What the model list says of the model's thinking (`Model::thinking`), when known.
+    pub model_thinks: Option<bool>,
     pub system_instruction: Option<String>,
+    /// What the chat would like in `generationConfig`; each request carries only what the
+    /// model's family takes (`thinking::generation_config`).
     pub generation_config: Option<GenerationConfig>,
+    /// The chat's thinking choice, mapped to what the model takes.
+    pub thinking: ThinkingChoice,
     /// Every enabled MCP tool, named and converted by `core::tools`, with
     /// `parametersJsonSchema`. Each request carries those the budget allows
     /// (`core::tools::budget`).
@@ -54,8 +63,10 @@ impl ChatConfig {
     pub fn new(model: impl Into<String>) -> Self {
         Self {
             model: model.into(),
+            model_thinks: None,
             system_instruction: None,
             generation_config: None,
+            thinking: ThinkingChoice::Default,
             declarations: Vec::new(),
             titles: BTreeMap::new(),
             budget: Budget::default(),
@@ -63,6 +74,11 @@ impl ChatConfig {
             max_rounds: DEFAULT_MAX_ROUNDS,
             retry: RetryPolicy::default(),
         }
+    }
+
+    /// What the model takes, from its family and the list's word on thinking.
+    pub fn family(&self) -> Family {
+        Family::of_listed(&self.model, self.model_thinks)
     }
 
     /// Why the MCP tools will not be sent, if they will not.
@@ -274,6 +290,9 @@ const CALL_ID_PREFIX: &str = "call-";
 pub struct Chat {
     config: ChatConfig,
     history: Vec<Content>,
+    /// The model that wrote each content of `history` (`None` for the person's and for turns
+    /// saved without one): signatures are that model's (`signatures`).
+    authors: Vec<Option<String>>,
     phase: Phase,
     actions: VecDeque<Action>,
     events: VecDeque<ChatEvent>,
@@ -296,10 +315,17 @@ pub struct Chat {
 }
 
 impl Chat {
-    /// A chat over a saved history (empty for a new chat).
+    /// A chat over a history whose authors are unknown (empty for a new chat).
     pub fn new(config: ChatConfig, history: Vec<Content>) -> Self {
+        Self::from_turns(config, history.into_iter().map(|c| Turn::new(c, None)).collect())
+    }
+
+    /// A chat over a saved history.
+    pub fn from_turns(config: ChatConfig, turns: Vec<Turn>) -> Self {
+        let (history, authors) = turns.into_iter().map(Turn::into_parts).unzip();
         Self {
             history,
+            authors,
             phase: Phase::Idle,
             actions: VecDeque::new(),
             events: VecDeque::new(),
@@ -329,6 +355,15 @@ impl Chat {
 
     pub fn history(&self) -> &[Content] {
         &self.history
+    }
+
+    /// The history as it is saved: each content with its author.
+    pub fn turns(&self) -> Vec<Turn> {
+        self.history
+            .iter()
+            .zip(&self.authors)
+            .map(|(content, author)| Turn::new(content.clone(), author.clone()))
+            .collect()
     }
 
     pub fn config(&self) -> &ChatConfig {
@@ -452,7 +487,7 @@ impl Chat {
         if results[index].is_some() {
             return;
         }
-        let response = convert(&outcome).response;
+        let response = convert(&outcome, self.config.family().media_in_function_responses).response;
         results[index] = Some(outcome);
         self.events.push_back(ChatEvent::ToolDone { call_id: call_id.to_owned(), response });
         self.finish_round_if_complete();
@@ -565,14 +600,19 @@ impl Chat {
             }
             tools.push(Tool::functions(declarations));
         }
+        let model = model_id(&self.config.model).to_owned();
+        let family = self.config.family();
         let body = GenerateContentRequest {
-            contents: self.history.clone(),
+            contents: contents_for(&self.history, &self.authors, &model, &family),
             tools,
             system_instruction: self.config.system_instruction.clone().map(Content::system),
-            generation_config: self.config.generation_config.clone(),
+            generation_config: generation_config(
+                &family,
+                self.config.generation_config.as_ref(),
+                self.config.thinking,
+            ),
             ..GenerateContentRequest::default()
         };
-        let model = model_id(&self.config.model).to_owned();
         self.actions.push_back(Action::Send(Box::new(ModelRequest {
             id,
             model,
@@ -603,7 +643,7 @@ impl Chat {
         let calls = outcome.function_calls();
         let finish_reason = outcome.finish_reason.clone();
         if !outcome.content.parts.is_empty() {
-            self.history.push(outcome.content);
+            self.push_model(outcome.content);
         }
         self.events.push_back(ChatEvent::ModelTurn {
             incomplete: false,
@@ -736,27 +776,37 @@ impl Chat {
         let has_text =
             content.parts.iter().any(|p| p.text.as_deref().is_some_and(|t| !t.is_empty()));
         if has_text {
-            self.history.push(content);
+            self.push_model(content);
             self.events.push_back(ChatEvent::ModelTurn { incomplete: true, finish_reason });
             self.events.push_back(ChatEvent::Notice(Notice::Incomplete));
         }
     }
 
-    /// One user turn: every function response in call order, then attachments (images).
+    /// A model turn, written by the chat's model.
+    fn push_model(&mut self, content: Content) {
+        self.history.push(content);
+        self.authors.push(Some(model_id(&self.config.model).to_owned()));
+    }
+
+    /// One user turn: every function response in call order (media inside where the model
+    /// takes it), then the media that go beside them.
     fn push_function_responses(&mut self, calls: &[ToolCall], outcomes: &[ToolOutcome]) {
+        let media_inside = self.config.family().media_in_function_responses;
         let mut parts = Vec::with_capacity(calls.len());
         let mut attachments = Vec::new();
         for (call, outcome) in calls.iter().zip(outcomes) {
-            let converted = convert(outcome);
+            let converted = convert(outcome, media_inside);
             parts.push(Part::function_response(FunctionResponse {
                 id: call.api_id.clone(),
                 name: call.name.clone(),
                 response: converted.response,
+                parts: converted.media,
             }));
             attachments.extend(converted.attachments);
         }
         parts.extend(attachments);
         self.history.push(Content { role: Some(ROLE_USER.into()), parts });
+        self.authors.push(None);
     }
 
     /// A new user message joins a trailing user turn (left by an error or a stop) instead of
@@ -764,7 +814,10 @@ impl Chat {
     fn push_user_parts(&mut self, parts: Vec<Part>) {
         match self.history.last_mut() {
             Some(last) if last.role.as_deref() == Some(ROLE_USER) => last.parts.extend(parts),
-            _ => self.history.push(Content { role: Some(ROLE_USER.into()), parts }),
+            _ => {
+                self.history.push(Content { role: Some(ROLE_USER.into()), parts });
+                self.authors.push(None);
+            }
         }
     }
 }

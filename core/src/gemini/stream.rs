@@ -128,7 +128,19 @@ impl StreamAccumulator {
         events
     }
 
-    fn append(&mut self, part: Part) {
+    fn append(&mut self, mut part: Part) {
+        if is_bare_signature(&part) {
+            // A signature streamed on its own closes the part before it (typically the last
+            // chunk, with the finish reason): it goes back on that part, as a whole reply
+            // would have carried it. A part without data would be refused when sent back.
+            match self.parts.last_mut().filter(|p| p.thought_signature.is_none()) {
+                Some(last) => {
+                    last.thought_signature = part.thought_signature;
+                    return;
+                }
+                None => part.text = Some(String::new()),
+            }
+        }
         if let Some(last) = self.parts.last_mut() {
             if mergeable(last) && mergeable(&part) && last.thought == part.thought {
                 if let (Some(text), Some(more)) = (last.text.as_mut(), part.text.as_deref()) {
@@ -154,6 +166,17 @@ fn part_events(part: &Part) -> Vec<StreamEvent> {
         events.push(StreamEvent::FunctionCall(call.clone()));
     }
     events
+}
+
+/// A part carrying only a signature: no text (not even empty), no data, nothing else.
+fn is_bare_signature(part: &Part) -> bool {
+    part.thought_signature.is_some()
+        && part.text.is_none()
+        && part.thought.is_none()
+        && part.inline_data.is_none()
+        && part.function_call.is_none()
+        && part.function_response.is_none()
+        && part.extra.is_empty()
 }
 
 /// A plain text part with nothing attached that must stay with it.

@@ -1,12 +1,17 @@
 //! What a tool call returns, turned into the `functionResponse` the model reads.
 //!
 //! The API's convention: `response` is `{"output": …}` on success and `{"error": …}` on failure.
-//! Images (and audio) cannot live inside `response`, so they travel as `inlineData` parts next to
-//! the function responses, in the same user turn.
+//! Images and audio reach the model as media, never as base64 text:
+//! - Gemini 3 and later take images, PDFs and plain text inside the function response
+//!   (`functionResponse.parts`, each named by a `displayName` that `response` refers to with
+//!   `{"$ref": …}`: https://ai.google.dev/gemini-api/docs/function-calling#multimodal);
+//! - everything else the model can read (audio, and every medium for older models) travels as
+//!   `inlineData` parts after the function responses, in the same user turn;
+//! - a type no model reads is named in the text instead.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-use super::wire::Part;
+use super::wire::{Blob, FunctionResponsePart, Part};
 use crate::mcp::CallToolResult;
 
 /// The result of running one [`super::ToolCall`], as the driver reports it.
@@ -20,74 +25,158 @@ pub enum ToolOutcome {
     Error(String),
 }
 
-/// `response` plus the parts that go after the function responses.
+/// `response`, the media inside it, and the parts that go after the function responses.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ConvertedOutcome {
     pub response: Value,
+    pub media: Vec<FunctionResponsePart>,
     pub attachments: Vec<Part>,
 }
 
-pub(crate) fn convert(outcome: &ToolOutcome) -> ConvertedOutcome {
+/// Media types a function response may carry inside it (function-calling docs, "Multimodal
+/// function responses").
+const INSIDE_RESPONSE: &[&str] =
+    &["image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain"];
+
+/// Media types the model reads as `inlineData` (https://ai.google.dev/gemini-api/docs/files,
+/// supported formats: image, audio and document understanding).
+const INLINE: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "image/webp",
+    "image/heic",
+    "image/heif",
+    "audio/wav",
+    "audio/x-wav",
+    "audio/mp3",
+    "audio/mpeg",
+    "audio/aiff",
+    "audio/aac",
+    "audio/ogg",
+    "audio/flac",
+    "application/pdf",
+    "text/plain",
+];
+
+/// `media_inside`: the model takes media inside function responses (its family says).
+pub(crate) fn convert(outcome: &ToolOutcome, media_inside: bool) -> ConvertedOutcome {
     match outcome {
         ToolOutcome::Output(value) => plain(json!({ "output": value })),
         ToolOutcome::Error(message) => plain(json!({ "error": message })),
-        ToolOutcome::Mcp(result) => convert_mcp(result),
+        ToolOutcome::Mcp(result) => convert_mcp(result, media_inside),
     }
 }
 
 fn plain(response: Value) -> ConvertedOutcome {
-    ConvertedOutcome { response, attachments: Vec::new() }
+    ConvertedOutcome { response, media: Vec::new(), attachments: Vec::new() }
 }
 
-fn convert_mcp(result: &CallToolResult) -> ConvertedOutcome {
-    let mut texts = Vec::new();
-    let mut attachments = Vec::new();
-    for block in &result.content {
-        read_block(&block.0, &mut texts, &mut attachments);
+/// What the blocks of a result come to.
+#[derive(Default)]
+struct Read {
+    texts: Vec<String>,
+    media: Vec<FunctionResponsePart>,
+    attachments: Vec<Part>,
+    media_inside: bool,
+}
+
+impl Read {
+    /// Base64 `data` of type `mime` (from a content block or a resource's blob).
+    fn medium(&mut self, mime: String, data: String) {
+        let mime = mime.trim().to_ascii_lowercase();
+        let essence = mime.split(';').next().unwrap_or_default().trim().to_owned();
+        if self.media_inside && INSIDE_RESPONSE.contains(&essence.as_str()) {
+            let kind = essence.split('/').next().unwrap_or("file");
+            let extension = essence.rsplit('/').next().unwrap_or("bin");
+            let name = format!("{kind}_{}.{extension}", self.media.len() + 1);
+            self.media.push(FunctionResponsePart {
+                inline_data: Blob { display_name: Some(name), ..Blob::new(essence, data) },
+            });
+        } else if INLINE.contains(&essence.as_str()) {
+            self.attachments.push(Part::inline_data(essence, data));
+        } else {
+            self.texts.push(format!("[{mime} content left out: the model cannot read this type]"));
+        }
     }
+}
+
+fn convert_mcp(result: &CallToolResult, media_inside: bool) -> ConvertedOutcome {
+    let mut read = Read { media_inside, ..Read::default() };
+    for block in &result.content {
+        read_block(&block.0, &mut read);
+    }
+    let Read { texts, media, attachments, .. } = read;
     let text = texts.join("\n\n");
-    let response = if result.is_error() {
+    let mut response = if result.is_error() {
         let message = if text.is_empty() { "The tool reported an error.".into() } else { text };
         json!({ "error": message })
     } else if let Some(structured) = result.structured_content.as_ref().filter(|v| !v.is_null()) {
         // The text block of a structured result is a serialisation of the same object.
         json!({ "output": structured })
-    } else if text.is_empty() && !attachments.is_empty() {
-        json!({ "output": format!("{} attachment(s) follow.", attachments.len()) })
+    } else if text.is_empty() && !(attachments.is_empty() && media.is_empty()) {
+        let count = attachments.len() + media.len();
+        json!({ "output": format!("{count} attachment(s) follow.") })
     } else {
         json!({ "output": text })
     };
-    ConvertedOutcome { response, attachments }
+    if let Some(fields) = response.as_object_mut() {
+        for part in &media {
+            if let Some(name) = &part.inline_data.display_name {
+                let key = name.split('.').next().unwrap_or(name).to_owned();
+                fields.insert(key, json!({ "$ref": name }));
+            }
+        }
+    }
+    ConvertedOutcome { response, media, attachments }
 }
 
-fn read_block(block: &Value, texts: &mut Vec<String>, attachments: &mut Vec<Part>) {
+fn read_block(block: &Value, read: &mut Read) {
     let str_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
     match block.get("type").and_then(Value::as_str) {
-        Some("text") => texts.extend(str_of(block, "text")),
+        Some("text") => read.texts.extend(str_of(block, "text")),
         Some("image" | "audio") => match (str_of(block, "mimeType"), str_of(block, "data")) {
-            (Some(mime), Some(data)) => attachments.push(Part::inline_data(mime, data)),
-            _ => texts.push("[an attachment without data was dropped]".into()),
+            (Some(mime), Some(data)) => read.medium(mime, data),
+            _ => read.texts.push("[an attachment without data was dropped]".into()),
         },
         Some("resource") => {
             let resource = block.get("resource").unwrap_or(&Value::Null);
             let uri = str_of(resource, "uri").unwrap_or_default();
             if let Some(text) = str_of(resource, "text") {
-                texts.push(format!("Resource {uri}:\n{text}"));
+                read.texts.push(format!("Resource {uri}:\n{text}"));
             } else if let (Some(mime), Some(blob)) =
                 (str_of(resource, "mimeType"), str_of(resource, "blob"))
             {
-                if mime.starts_with("image/") {
-                    attachments.push(Part::inline_data(mime, blob));
-                } else {
-                    texts.push(format!("Resource {uri} ({mime}, binary, not shown)"));
-                }
+                read.texts.push(format!("Resource {uri} ({mime}):"));
+                read.medium(mime, blob);
             }
         }
         Some("resource_link") => {
             let uri = str_of(block, "uri").unwrap_or_default();
             let name = str_of(block, "name").unwrap_or_default();
-            texts.push(format!("Resource link {name} {uri}").trim_end().to_owned());
+            read.texts.push(format!("Resource link {name} {uri}").trim_end().to_owned());
         }
-        _ => texts.push(block.to_string()),
+        // A block type of a newer protocol: its fields as JSON, but never its bytes.
+        _ => read.texts.push(without_payload(block).to_string()),
+    }
+}
+
+/// The block with base64 fields (`data`, `blob`, at any depth) replaced by their size.
+fn without_payload(value: &Value) -> Value {
+    match value {
+        Value::Object(fields) => {
+            let mut out = Map::new();
+            for (key, field) in fields {
+                let replaced = match (key.as_str(), field) {
+                    ("data" | "blob", Value::String(s)) => {
+                        json!(format!("[{} base64 characters]", s.len()))
+                    }
+                    _ => without_payload(field),
+                };
+                out.insert(key.clone(), replaced);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(without_payload).collect()),
+        other => other.clone(),
     }
 }

@@ -97,10 +97,7 @@ impl Part {
     }
 
     pub fn inline_data(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
-        Self {
-            inline_data: Some(Blob { mime_type: mime_type.into(), data: data.into() }),
-            ..Self::default()
-        }
+        Self { inline_data: Some(Blob::new(mime_type, data)), ..Self::default() }
     }
 
     pub fn function_response(response: FunctionResponse) -> Self {
@@ -118,6 +115,15 @@ impl Part {
 pub struct Blob {
     pub mime_type: String,
     pub data: String,
+    /// Names media inside a function response, for its `{"$ref": …}` in `response`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+}
+
+impl Blob {
+    pub fn new(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
+        Self { mime_type: mime_type.into(), data: data.into(), display_name: None }
+    }
 }
 
 /// A call the model asks for. `id` is set by some backends (and needed back in the response);
@@ -135,7 +141,8 @@ pub struct FunctionCall {
 }
 
 /// The result of a call. `response` is an object: `{"output": …}` or `{"error": …}` by the
-/// API's convention.
+/// API's convention. On Gemini 3 and later `parts` may carry media the response refers to
+/// with `{"$ref": "<displayName>"}` (https://ai.google.dev/gemini-api/docs/function-calling#multimodal).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionResponse {
@@ -143,6 +150,15 @@ pub struct FunctionResponse {
     pub id: Option<String>,
     pub name: String,
     pub response: Value,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<FunctionResponsePart>,
+}
+
+/// Media inside a [`FunctionResponse`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionResponsePart {
+    pub inline_data: Blob,
 }
 
 /// An entry of `tools`: function declarations or a built-in tool.

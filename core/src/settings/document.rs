@@ -9,9 +9,7 @@ use super::local::LocalCommand;
 use super::secret::Secret;
 
 /// The schema version this build writes. Older documents are migrated on load (`migrate.rs`).
-pub const CURRENT_VERSION: u64 = 5;
-/// Model used until the user picks another.
-pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
+pub const CURRENT_VERSION: u64 = 6;
 /// Timeout for one request to an MCP server when the user sets none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
@@ -67,12 +65,15 @@ pub fn same_name(a: &str, b: &str) -> bool {
     a.trim().eq_ignore_ascii_case(b.trim())
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeminiSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<Secret>,
-    pub model: String,
+    /// The model the person chose; `None` (absent) is the automatic default, the newest stable
+    /// Flash of the model list (`gemini::automatic_model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Where the Gemini API is; `None` is Google's. Set for tests (a fake API on loopback) and
     /// proxies; https, or http on loopback only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,6 +81,11 @@ pub struct GeminiSettings {
 }
 
 impl GeminiSettings {
+    /// The model the person chose, if they chose one.
+    pub fn chosen_model(&self) -> Option<&str> {
+        self.model.as_deref().map(str::trim).filter(|m| !m.is_empty())
+    }
+
     /// Where requests go: `base_url` without a trailing slash, or Google's endpoint.
     pub fn api_base(&self) -> &str {
         self.base_url
@@ -88,12 +94,6 @@ impl GeminiSettings {
             .filter(|u| !u.is_empty())
             .unwrap_or(crate::gemini::DEFAULT_BASE_URL)
             .trim_end_matches('/')
-    }
-}
-
-impl Default for GeminiSettings {
-    fn default() -> Self {
-        GeminiSettings { api_key: None, model: DEFAULT_MODEL.to_string(), base_url: None }
     }
 }
 

@@ -27,8 +27,10 @@ pub enum SettingsEdit {
     SetApiKey {
         api_key: Option<Secret>,
     },
+    /// `None` (or empty): the automatic default.
     SetModel {
-        model: String,
+        #[serde(default)]
+        model: Option<String>,
     },
     /// The caller makes the id (`ServerId::generate` with random bytes).
     AddServer {
@@ -300,7 +302,10 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
         SettingsEdit::SetApiKey { api_key } => {
             doc.gemini.api_key = api_key.clone().filter(|k| !k.is_empty());
         }
-        SettingsEdit::SetModel { model } => doc.gemini.model = model.trim().to_string(),
+        SettingsEdit::SetModel { model } => {
+            doc.gemini.model =
+                model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(str::to_owned);
+        }
         SettingsEdit::AddServer { id, server } => {
             if doc.server_by_name(&server.name).is_some() {
                 return Err(duplicate_name(&server.name).into());
@@ -357,7 +362,7 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
                 doc.gemini.api_key = Some(key.clone());
             }
             if let Some(model) = model {
-                doc.gemini.model = model.clone();
+                doc.gemini.model = Some(model.clone());
             }
         }
     }

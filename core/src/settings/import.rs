@@ -287,7 +287,8 @@ impl<'a> Builder<'a> {
             self.preview.api_key = Some(key);
         }
         if let Some(model) = doc.gemini.model {
-            if model != self.current.gemini.model && validate_model(&model).is_ok() {
+            if Some(&model) != self.current.gemini.model.as_ref() && validate_model(&model).is_ok()
+            {
                 self.preview.model = Some(model);
             }
         }

@@ -7,7 +7,11 @@
 //!
 //! Version 3 moved the cached tool lists (`cached_tools`) out of the document: the worker keeps
 //! them under keys of their own, bounded in size. Version 4 added a server's sign-in client,
-//! version 5 local (stdio) servers.
+//! version 5 local (stdio) servers. Version 6 made the model optional: absent is the automatic
+//! default (the newest stable Flash of the model list); every new document used to be written
+//! with `gemini-2.5-flash`, the old default, which the API has since closed to new users, so a
+//! stored `gemini-2.5-flash` becomes the automatic default. Another model the person chose
+//! stays (the pages offer its replacement when the API no longer lists it).
 //!
 //! Version 1 is what the prototype stored, gemini-cli style, with servers keyed by name:
 //! `{ "geminiApiKey": "…", "model": "…", "mcpServers": { "<name>": { "url": "…", "headers": {…} } } }`
@@ -17,7 +21,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::document::{ServerId, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS};
+use super::document::{ServerId, CURRENT_VERSION, DEFAULT_TIMEOUT_MS};
 use crate::text::Text;
 use crate::url_policy;
 use crate::web_url;
@@ -25,7 +29,10 @@ use crate::web_url;
 type Step = fn(Value) -> Result<Value, String>;
 
 /// `STEPS[i]` turns version `i + 1` into version `i + 2`.
-const STEPS: [Step; 4] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5];
+const STEPS: [Step; 5] = [v1_to_v2, v2_to_v3, v3_to_v4, v4_to_v5, v5_to_v6];
+
+/// The model every document of versions 2 to 5 was created with.
+const OLD_DEFAULT_MODEL: &str = "gemini-2.5-flash";
 
 // A step per version below the current one, checked at compile time.
 const _: () = assert!(STEPS.len() as u64 == CURRENT_VERSION - 1);
@@ -140,7 +147,7 @@ fn v1_to_v2(doc: Value) -> Result<Value, String> {
         gemini.insert("api_key".into(), key);
     }
     let model = doc.model.filter(|m| !m.trim().is_empty());
-    gemini.insert("model".into(), model.unwrap_or_else(|| DEFAULT_MODEL.to_owned()).into());
+    gemini.insert("model".into(), model.unwrap_or_else(|| OLD_DEFAULT_MODEL.to_owned()).into());
     Ok(json!({"version": 2, "gemini": gemini, "servers": servers}))
 }
 
@@ -157,6 +164,22 @@ fn v3_to_v4(mut doc: Value) -> Result<Value, String> {
 fn v4_to_v5(mut doc: Value) -> Result<Value, String> {
     if let Some(fields) = doc.as_object_mut() {
         fields.insert("version".into(), 5.into());
+    }
+    Ok(doc)
+}
+
+/// Version 6: the old default model (or none) becomes the automatic default (no `model`).
+fn v5_to_v6(mut doc: Value) -> Result<Value, String> {
+    if let Some(gemini) = doc.get_mut("gemini").and_then(Value::as_object_mut) {
+        let model = gemini.get("model").and_then(Value::as_str).map(str::trim);
+        if matches!(model, Some("") | Some(OLD_DEFAULT_MODEL))
+            || gemini.get("model") == Some(&Value::Null)
+        {
+            gemini.shift_remove("model");
+        }
+    }
+    if let Some(fields) = doc.as_object_mut() {
+        fields.insert("version".into(), 6.into());
     }
     Ok(doc)
 }

@@ -73,7 +73,9 @@ const MAX_TOOL_NAME_CHARS: usize = 128;
 
 /// Checks the whole document: each server, and that ids and names are unique.
 pub fn validate(doc: &Settings) -> Result<(), Invalid> {
-    validate_model(&doc.gemini.model)?;
+    if let Some(model) = &doc.gemini.model {
+        validate_model(model)?;
+    }
     if let Some(key) = &doc.gemini.api_key {
         validate_api_key(key)?;
     }

@@ -27,13 +27,14 @@ fn function_response() -> impl Strategy<Value = FunctionResponse> {
         id,
         name,
         response,
+        parts: Vec::new(),
     })
 }
 
 fn part() -> impl Strategy<Value = Part> {
     const KNOWN: &[&str] =
         &["text", "thought", "thoughtSignature", "inlineData", "functionCall", "functionResponse"];
-    let blob = (text(), text()).prop_map(|(mime_type, data)| Blob { mime_type, data });
+    let blob = (text(), text()).prop_map(|(mime_type, data)| Blob::new(mime_type, data));
     (
         (maybe(text()), maybe(any::<bool>()), maybe(text())),
         (maybe(blob), maybe(function_call()), maybe(function_response())),
@@ -169,11 +170,13 @@ fn model() -> impl Strategy<Value = Model> {
                 output_token_limit,
             )| Model {
                 name,
+                version: String::new(),
                 display_name,
                 description,
                 supported_generation_methods,
                 input_token_limit,
                 output_token_limit,
+                thinking: None,
             },
         )
 }

@@ -160,8 +160,8 @@ fn valid_server(n: u8) -> impl Strategy<Value = Server> {
         )
 }
 
-fn model() -> impl Strategy<Value = String> {
-    prop_oneof![Just("gemini-2.5-flash".to_owned()), re("[a-z0-9.-]{1,20}")]
+fn model() -> impl Strategy<Value = Option<String>> {
+    maybe(prop_oneof![Just("gemini-3.8-flash".to_owned()), re("[a-z0-9.-]{1,20}")])
 }
 
 /// A document `validate` accepts.
@@ -226,7 +226,7 @@ fn local_command() -> impl Strategy<Value = LocalCommand> {
 
 /// A document with anything in its fields (what serde reads, not what `validate` accepts).
 fn any_settings() -> impl Strategy<Value = Settings> {
-    (any::<u64>(), maybe(secret()), text(), maybe(url()), vec(any_server(), 0..3)).prop_map(
+    (any::<u64>(), maybe(secret()), maybe(text()), maybe(url()), vec(any_server(), 0..3)).prop_map(
         |(version, api_key, model, base_url, servers)| Settings {
             version,
             gemini: GeminiSettings { api_key, model, base_url },
@@ -296,7 +296,7 @@ pub fn edit() -> BoxedStrategy<SettingsEdit> {
     prop_oneof![
         maybe(prop_oneof![secret(), text().prop_map(Secret::new)])
             .prop_map(|api_key| SettingsEdit::SetApiKey { api_key }),
-        prop_oneof![model(), text()].prop_map(|model| SettingsEdit::SetModel { model }),
+        prop_oneof![model(), maybe(text())].prop_map(|model| SettingsEdit::SetModel { model }),
         (prop_oneof![(0u8..8).prop_map(id), any_id()], draft())
             .prop_map(|(id, server)| SettingsEdit::AddServer { id, server }),
         (target(), patch()).prop_map(|(id, changes)| SettingsEdit::UpdateServer { id, changes }),
@@ -321,7 +321,7 @@ pub fn edit() -> BoxedStrategy<SettingsEdit> {
                 0..3
             ),
             maybe(secret()),
-            maybe(prop_oneof![model(), text()])
+            prop_oneof![model(), maybe(text())]
         )
             .prop_map(|(servers, api_key, model)| SettingsEdit::Import {
                 servers,

@@ -15,6 +15,8 @@ pub struct Props {
     pub loaded: bool,
     pub on_key: Callback<String>,
     pub on_model: Callback<String>,
+    /// Saves this model at once (the replacement of one no longer offered).
+    pub on_use_model: Callback<String>,
     pub on_check: Callback<()>,
     pub on_save: Callback<()>,
 }
@@ -22,10 +24,6 @@ pub struct Props {
 #[function_component]
 pub fn GeminiCard(props: &Props) -> Html {
     let form = &props.form;
-    let models = match &form.check {
-        Pending::Done(models) => Some(models.clone()),
-        _ => None,
-    };
     let onsubmit = props.on_save.reform(|e: SubmitEvent| e.prevent_default());
     let (error, hint) = match &form.save {
         Pending::Failed(error) => (Some(error.clone()), None),
@@ -38,8 +36,8 @@ pub fn GeminiCard(props: &Props) -> Html {
             <form {onsubmit}>
                 <ApiKeyField value={form.api_key.clone()} check={form.check.clone()}
                     oninput={props.on_key.clone()} oncheck={props.on_check.clone()} />
-                <ModelField value={form.model.clone()} {models}
-                    onchange={props.on_model.clone()} />
+                <ModelField value={form.model.clone()} models={form.models.clone()}
+                    onchange={props.on_model.clone()} on_use={props.on_use_model.clone()} />
                 <div class="actions">
                     <div class="grow" aria-live="polite" data-testid="gemini-save-result">
                         <Note id="gemini-save-note" {error} {hint} />

@@ -9,15 +9,21 @@ pub struct Props {
     pub reply: ModelReply,
 }
 
-/// A reply from Gemini: thoughts folded away, the text as markdown, a mark when cut short.
+/// A reply from Gemini: its thought summaries in a folded "Thinking" section above it (while
+/// they stream and after), the text as markdown, a mark when cut short.
 #[function_component]
 pub fn ModelReplyView(props: &Props) -> Html {
     let reply = &props.reply;
+    // Thoughts arrive before the answer: until its first words, the section says it goes on.
+    let thinking_now = reply.streaming && reply.doc.is_empty();
     let thoughts = (!reply.thoughts.is_empty()).then(|| {
         html! {
-            <details class="thoughts">
-                <summary>{ message("panelThoughts", &[]) }</summary>
-                <p>{ reply.thoughts.clone() }</p>
+            <details class="thoughts" data-testid="thoughts">
+                <summary>
+                    { message("panelThoughts", &[]) }
+                    if thinking_now { <span class="typing" aria-hidden="true"></span> }
+                </summary>
+                <div class="thoughts-body"><Markdown doc={reply.thoughts.clone()} /></div>
             </details>
         }
     });
@@ -31,8 +37,8 @@ pub fn ModelReplyView(props: &Props) -> Html {
     html! {
         <article class={classes!("reply", state)} data-testid="reply" data-state={state}>
             { for thoughts }
-            <Markdown doc={reply.doc.clone()} />
-            if reply.streaming && reply.doc.is_empty() {
+            <div class="answer" data-testid="answer"><Markdown doc={reply.doc.clone()} /></div>
+            if thinking_now && reply.thoughts.is_empty() {
                 <span class="typing" aria-label={message("panelThinking", &[])}></span>
             }
             if reply.incomplete {

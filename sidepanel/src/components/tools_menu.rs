@@ -21,6 +21,9 @@ pub struct Props {
     pub sent: Option<ToolsSent>,
     pub on_toggle: Callback<String>,
     pub on_search: Callback<bool>,
+    /// More per-chat choices on the same row (the thinking picker).
+    #[prop_or_default]
+    pub children: Html,
 }
 
 /// Per-chat choices: which servers' tools to offer, and Google Search grounding.
@@ -56,6 +59,7 @@ pub fn ToolsMenu(props: &Props) -> Html {
                     data-testid="google-search" />
                 <span>{ message("panelGoogleSearch", &[]) }</span>
             </label>
+            { props.children.clone() }
             if let Some(sent) = props.sent.filter(|s| s.enabled > 0 && props.tools_off.is_none()) {
                 <span class="tools-sent hint" data-testid="tools-sent"
                     data-enabled={sent.enabled.to_string()} data-sent={sent.sent.to_string()}

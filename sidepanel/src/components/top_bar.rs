@@ -5,12 +5,19 @@ use gemipanel_core::gemini::ModelInfo;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+use super::model_options::ModelOptions;
+use crate::hooks::use_select_value;
+
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub models: Rc<Vec<ModelInfo>>,
-    pub model: String,
+    pub models: Option<Rc<Vec<ModelInfo>>>,
+    /// The chat's own choice; `None` follows the default.
+    pub chosen: Option<String>,
+    /// What the default stands for now (the settings' model or the automatic one).
+    pub default_model: String,
     pub history_open: bool,
     pub tools_open: bool,
+    /// The chat's model; empty: the default.
     pub on_model: Callback<String>,
     pub on_new_chat: Callback<()>,
     pub on_history: Callback<bool>,
@@ -20,14 +27,6 @@ pub struct Props {
 /// Title, model picker, new chat and history.
 #[function_component]
 pub fn TopBar(props: &Props) -> Html {
-    let mut options: Vec<(String, String)> =
-        props.models.iter().map(|m| (m.id.clone(), m.display_name.clone())).collect();
-    if !options.iter().any(|(id, _)| *id == props.model) {
-        options.insert(0, (props.model.clone(), props.model.clone()));
-    }
-    let options = options.into_iter().map(|(id, name)| {
-        html! { <option value={id.clone()} selected={id == props.model}>{ name }</option> }
-    });
     let on_model =
         props.on_model.reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
     let on_new = props.on_new_chat.reform(|_: MouseEvent| ());
@@ -35,12 +34,16 @@ pub fn TopBar(props: &Props) -> Html {
     let on_history = props.on_history.reform(move |_: MouseEvent| !open);
     let tools_open = props.tools_open;
     let on_tools = props.on_tools.reform(move |_: MouseEvent| !tools_open);
+    let models = props.models.as_deref().map(Vec::as_slice).unwrap_or_default();
+    let value = props.chosen.clone().unwrap_or_default();
+    let select = use_select_value(value.clone());
     html! {
         <header class="topbar">
             <img class="logo" src="icons/icon32.png" alt="" />
             <h1>{ message("appTitle", &[]) }</h1>
-            <select class="model-picker" onchange={on_model} data-testid="model" aria-label={message("panelModel", &[])}>
-                { for options }
+            <select ref={select} class="model-picker" onchange={on_model} data-testid="model" aria-label={message("panelModel", &[])}>
+                <ModelOptions models={models.to_vec()} value={value}
+                    default_label={message("panelModelDefault", &[&name_of(models, &props.default_model)])} />
             </select>
             <button type="button" class={classes!("icon-button", tools_open.then_some("active"))} onclick={on_tools}
                 data-testid="tools" title={message("panelToolsTitle", &[])} aria-label={message("panelToolsTitle", &[])}>{ "⚒" }</button>
@@ -50,4 +53,9 @@ pub fn TopBar(props: &Props) -> Html {
                 title={message("panelNewChat", &[])} aria-label={message("panelNewChat", &[])}>{ "＋" }</button>
         </header>
     }
+}
+
+/// A model's display name from the list, else its id.
+pub fn name_of(models: &[ModelInfo], id: &str) -> String {
+    models.iter().find(|m| m.id == id).map_or_else(|| id.to_owned(), |m| m.display_name.clone())
 }

@@ -38,14 +38,14 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// per-server backoff took it from 517.2 to 525.0 KB.
 /// The app host's went from 170 to 158 when ceilings came within 5 % of their modules (issue
 /// 24; 151.3 KB then).
-/// The side panel's went on to 545 and the popup's from 350 to 360 with today's Gemini
+/// The side panel's went on by another 25 (to 555 with the 10 above) and the popup's from 350 to 360 with today's Gemini
 /// (issue 21): the model list kept in storage and read back (serde of `KnownModels`), the
 /// automatic default, model families and routings, the picker's groups and the replacement offer
 /// in both pages; in the side panel also the thinking choice and the folded thought summaries,
 /// the signature bookkeeping (saved turns with their author) and media in function responses.
 /// Measured: side panel 517 to 537.8 KB, popup 344 to 354.8 KB.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 370.0), ("sidepanel", 560.0), ("popup", 360.0), ("apphost", 158.0)];
+    [("background", 370.0), ("sidepanel", 555.0), ("popup", 360.0), ("apphost", 158.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

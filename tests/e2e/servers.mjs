@@ -276,11 +276,13 @@ export async function startDemo() {
 
 /**
  * A server that takes every HTTP request and never answers it, as a hung process behind an
- * open port does. `open()` counts the requests it holds right now.
+ * open port does. `open()` counts the requests it holds right now, `received()` all it got.
  */
 export async function startHangingServer() {
   const held = new Set();
+  let received = 0;
   const server = http.createServer((req, res) => {
+    received += 1;
     held.add(res);
     res.on('close', () => held.delete(res));
   });
@@ -289,6 +291,7 @@ export async function startHangingServer() {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     open: () => held.size,
+    received: () => received,
     stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

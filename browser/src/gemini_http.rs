@@ -4,22 +4,16 @@
 //! Only the side panel calls this (the worker never talks to Gemini). Nothing here parses the
 //! answer; errors say which step failed and never contain the key.
 
-use js_sys::{Promise, Uint8Array};
+use gloo_net::http::Response;
+use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, Headers, ReadableStreamDefaultReader, RequestInit, RequestRedirect, Response,
-    ResponseType,
+    AbortController, Headers, ReadableStreamDefaultReader, RequestCredentials, RequestInit,
+    RequestRedirect, ResponseType,
 };
 
 use crate::BrowserError;
-
-#[wasm_bindgen]
-extern "C" {
-    // `catch`: a throwing import would leave the caller's future pending forever.
-    #[wasm_bindgen(catch, js_name = fetch)]
-    fn global_fetch(url: &str, init: &RequestInit) -> Result<Promise, JsValue>;
-}
 
 /// Cancels one request (and its body stream) when asked or dropped.
 pub struct Abort {
@@ -73,12 +67,18 @@ pub async fn post_stream(
     // Never followed: the key would go wherever a redirect points.
     init.set_redirect(RequestRedirect::Manual);
 
-    let promise = global_fetch(url, &init).map_err(|e| network("connecting to Gemini", e))?;
-    let response: JsValue =
-        JsFuture::from(promise).await.map_err(|e| network("connecting to Gemini", e))?;
-    let response: Response = response
-        .dyn_into()
-        .map_err(|_| BrowserError::new("fetch answered with something that is not a Response"))?;
+    init.set_credentials(RequestCredentials::Omit);
+    // Built here and sent by gloo-net as it is: its builder would append `&` to `?alt=sse`.
+    let request = web_sys::Request::new_with_str_and_init(url, &init)
+        .map_err(|e| network("connecting to Gemini", e))?;
+    let response = gloo_net::http::Request::from(request).send().await.map_err(|e| match e {
+        gloo_net::Error::JsError(js) if js.name == "AbortError" => BrowserError::new(ABORTED),
+        gloo_net::Error::JsError(js) if js.name == "TypeError" => BrowserError::new(format!(
+            "connecting to Gemini: {} (offline, or the server is unreachable)",
+            js.message
+        )),
+        other => BrowserError::new(format!("connecting to Gemini: {other}")),
+    })?;
 
     if response.type_() == ResponseType::Opaqueredirect {
         return Err(BrowserError::new(
@@ -112,9 +112,7 @@ pub async fn post_stream(
 }
 
 async fn read_text(response: &Response) -> Option<String> {
-    let promise = response.text().ok()?;
-    let text: JsValue = JsFuture::from(promise).await.ok()?;
-    text.as_string()
+    response.text().await.ok()
 }
 
 /// Fetch rejects with a bare `TypeError: Failed to fetch`; say what that usually means.

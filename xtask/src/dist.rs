@@ -44,8 +44,14 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// in both pages; in the side panel also the thinking choice and the folded thought summaries,
 /// the signature bookkeeping (saved turns with their author) and media in function responses.
 /// Measured: side panel 517 to 537.8 KB, popup 344 to 354.8 KB.
+/// The side panel's went from 555 to 575 and the app host's from 158 to 174 with
+/// serde-wasm-bindgen (issue 22, item 15: the design names it for JS values that are no JSON
+/// documents, and its measured cost is accepted): the records the panel and the app host hand
+/// each other (`AppSetup`, `HostWork`, the page's environment) took the panel from 549.9 to
+/// 568.1 KB and the app host from 151.6 to 166.4 KB, most of it serde-wasm-bindgen's own
+/// (de)serializer, which the JSON path had not needed.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 370.0), ("sidepanel", 555.0), ("popup", 360.0), ("apphost", 158.0)];
+    [("background", 370.0), ("sidepanel", 575.0), ("popup", 360.0), ("apphost", 174.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

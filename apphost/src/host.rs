@@ -1,8 +1,8 @@
 //! The side panel's callbacks, as the app host calls them.
 //!
-//! The panel passes a plain object: `work(kind, payload)` returns a promise of the worker's
-//! answer (`kind` is `call_tool`, `list_tools` or `read_resource`; it rejects with an error
-//! message), `offer(text)` puts a message in the composer, `context(label, text)` keeps an app's
+//! The panel passes a plain object: `work(work)` returns a promise of the worker's answer to a
+//! `core::apps::frame_wire::HostWork` (the MCP result the app is given; it rejects with an
+//! error message), `offer(text)` puts a message in the composer, `context(label, text)` keeps an app's
 //! context for the next model request, `tools(list, caller)` says which tools the app offers
 //! of its own (MCP `Tool`s; `caller.call_tool(name, arguments)` runs one).
 
@@ -11,7 +11,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_browser::messaging::{from_js, to_js, to_object};
+use gemipanel_core::apps::frame_wire::HostWork;
 
 #[derive(Clone)]
 pub struct HostCallbacks {
@@ -36,15 +37,15 @@ impl HostCallbacks {
         })
     }
 
-    /// The worker's answer to `kind` with `payload`, or the reason it failed.
-    pub async fn work(&self, kind: &str, payload: &Value) -> Result<Value, String> {
-        let payload = to_js(payload).map_err(|e| e.to_string())?;
-        let promise: Promise = self
-            .work
-            .call2(&JsValue::NULL, &kind.into(), &payload)
-            .map_err(reason)?
-            .dyn_into()
-            .map_err(|_| "the side panel did not answer with a promise".to_owned())?;
+    /// The worker's answer to `work` (an MCP result document), or the reason it failed.
+    pub async fn work(&self, work: &HostWork) -> Result<Value, String> {
+        let work = to_object(work).map_err(|e| e.to_string())?;
+        let promise: Promise =
+            self.work
+                .call1(&JsValue::NULL, &work)
+                .map_err(reason)?
+                .dyn_into()
+                .map_err(|_| "the side panel did not answer with a promise".to_owned())?;
         let answer = JsFuture::from(promise).await.map_err(reason)?;
         from_js(answer).map_err(|e| e.to_string())
     }

@@ -13,7 +13,7 @@ mod view;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use gemipanel_browser::messaging::from_js;
+use gemipanel_browser::messaging::{from_js, from_object};
 use gemipanel_core::apps::AppSetup;
 use gemipanel_core::mcp::CallToolResult;
 use serde_json::{Map, Value};
@@ -53,7 +53,7 @@ impl AppView {
     /// callbacks.
     #[wasm_bindgen(constructor)]
     pub fn new(container: HtmlElement, setup: JsValue, host: JsValue) -> Result<AppView, JsValue> {
-        let setup: AppSetup = from_js(setup).map_err(|e| JsValue::from_str(e.message()))?;
+        let setup: AppSetup = from_object(setup).map_err(|e| JsValue::from_str(e.message()))?;
         let host = HostCallbacks::new(host)?;
         let view = View::mount(container, setup, host);
         SHOWN.with(|shown| shown.borrow_mut().push(Rc::downgrade(&view)));

@@ -13,6 +13,7 @@ use gemipanel_browser::app_frame::{
 };
 use gemipanel_browser::chrome::{extension_version, message, ui_language};
 use gemipanel_browser::messaging::to_js;
+use gemipanel_core::apps::frame_wire::HostWork;
 use gemipanel_core::apps::protocol::{
     ContainerDimensions, DeviceCapabilities, DisplayMode, HostCapabilities, HostContext, HostInfo,
     HostStyles, SandboxGrant, Theme, ToolInfo,
@@ -403,16 +404,13 @@ impl View {
                     sandbox.post(&message);
                 }
             }
-            Action::CallTool { reply, name, arguments } => View::work(
-                view,
-                reply,
-                "call_tool",
-                json!({ "name": name, "arguments": arguments }),
-            ),
-            Action::ListTools { reply } => View::work(view, reply, "list_tools", json!({})),
-            Action::ListResources { reply } => View::work(view, reply, "list_resources", json!({})),
+            Action::CallTool { reply, name, arguments } => {
+                View::work(view, reply, HostWork::CallTool { name, arguments })
+            }
+            Action::ListTools { reply } => View::work(view, reply, HostWork::ListTools),
+            Action::ListResources { reply } => View::work(view, reply, HostWork::ListResources),
             Action::ReadResource { reply, uri } => {
-                View::work(view, reply, "read_resource", json!({ "uri": uri }))
+                View::work(view, reply, HostWork::ReadResource { uri })
             }
             Action::OpenLink { reply, url } => match url_policy::app_link(&url) {
                 Ok(link) => View::ask_link(view, reply, link),
@@ -465,14 +463,14 @@ impl View {
         }
     }
 
-    /// Hands `payload` to the panel, which asks the worker; the answer goes back to the app.
-    fn work(view: &Rc<RefCell<View>>, reply: Reply, kind: &'static str, payload: Value) {
+    /// Hands `work` to the panel, which asks the worker; the answer goes back to the app.
+    fn work(view: &Rc<RefCell<View>>, reply: Reply, work: HostWork) {
         let me = view.borrow().me.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let Some(view) = me.upgrade() else { return };
             // Cloned out, so no borrow of the view is held across the wait.
             let host = view.borrow().host.clone();
-            let outcome = host.work(kind, &payload).await;
+            let outcome = host.work(&work).await;
             let outcome =
                 outcome.map_err(|message| ErrorObject::new(code::INTERNAL_ERROR, message));
             View::answer(&view, reply, outcome);

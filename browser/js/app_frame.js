@@ -2,20 +2,19 @@
 // One MessageChannel per frame carries every control message, so an app (which can post to
 // any window) can never write one.
 
+// The control messages are core::apps::frame_wire's types (ToSandbox, FromSandbox); their
+// names here are checked against core by xtask's tidy tests.
+
 /**
- * Hands the sandbox page in `iframe` its port; `onEvent(kind, data)` is called with
- * ('app', message) for each message the app posts, ('loaded') when its document loaded and
- * ('left') when the app tried to load another page in its frame (which is then gone).
- * Returns the port to pass to the functions below.
+ * Hands the sandbox page in `iframe` its port; `onEvent(message)` is called with each of its
+ * messages (a FromSandbox) but `idle`, which this module answers itself. Returns the port to
+ * pass to the functions below.
  */
 export function connectSandbox(iframe, onEvent) {
   const channel = new MessageChannel();
   channel.port1.onmessage = (event) => {
-    const data = event.data;
-    if (data?.type === 'app') onEvent('app', data.message);
-    else if (data?.type === 'loaded') onEvent('loaded', undefined);
-    else if (data?.type === 'left') onEvent('left', undefined);
-    else if (data?.type === 'idle') keepSpareSandbox();
+    if (event.data?.type === 'idle') keepSpareSandbox();
+    else onEvent(event.data);
   };
   iframe.contentWindow.postMessage('gemipanel/connect', '*', [channel.port2]);
   return channel.port1;
@@ -67,19 +66,24 @@ export function adoptSpareSandbox(container) {
   return frame;
 }
 
-/** Hands the app's document (UTF-8 `bytes`, a view into wasm memory) to the sandbox page. */
-export function loadApp(port, bytes, allow) {
+/**
+ * Posts `load` (a ToSandbox `load`) with the app's document (UTF-8 `bytes`, a view into wasm
+ * memory) beside it as `document`.
+ */
+export function loadApp(port, load, bytes) {
   // A copy the port can transfer, not clone: it reaches the app's frame without another copy.
   const document = bytes.slice().buffer;
-  port.postMessage({ type: 'load', document, allow }, [document]);
+  port.postMessage({ ...load, document }, [document]);
 }
 
-export function postToApp(port, message) {
-  port.postMessage({ type: 'post', message });
+/** Posts a ToSandbox message. */
+export function postControl(port, message) {
+  port.postMessage(message);
 }
 
-export function unloadApp(port) {
-  port.postMessage({ type: 'unload' });
+/** Posts `unload` (a ToSandbox `unload`) and closes the port. */
+export function unloadApp(port, unload) {
+  port.postMessage(unload);
   port.close();
 }
 
@@ -87,16 +91,18 @@ export function unloadApp(port) {
 let departing = null;
 
 /**
- * Posts `message` (the app's `ui/resource-teardown` request) and removes the frame once the
- * app answers it, or after `graceMs`. The frame is moved (not reloaded: `moveBefore`) out of
- * the place it leaves; where it cannot be, it goes at once.
+ * Posts `post` (a ToSandbox `post` of the app's `ui/resource-teardown` request) and removes the
+ * frame once the app answers it, or after `graceMs` (posting `unload` first). The frame is
+ * moved (not reloaded: `moveBefore`) out of the place it leaves; where it cannot be, it goes at
+ * once.
  */
-export function departApp(port, iframe, message, graceMs) {
+export function departApp(port, iframe, post, unload, graceMs) {
+  const message = post.message;
   let done = false;
   const finish = () => {
     if (done) return;
     done = true;
-    unloadApp(port);
+    unloadApp(port, unload);
     iframe.remove();
   };
   if (!departing?.isConnected) {
@@ -115,7 +121,7 @@ export function departApp(port, iframe, message, graceMs) {
     const answer = event.data?.type === 'app' ? event.data.message : null;
     if (answer && answer.id === message?.id && ('result' in answer || 'error' in answer)) finish();
   };
-  port.postMessage({ type: 'post', message });
+  port.postMessage(post);
   setTimeout(finish, graceMs);
 }
 

@@ -1,12 +1,13 @@
 //! An MCP App's frame, from the side panel: the sandbox page's port (see `js/app_frame.js` and
 //! `static/sandbox.js`) and what the app's host context says about the page.
 
+use gemipanel_core::apps::frame_wire::{FromSandbox, ToSandbox};
 use js_sys::Function;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlIFrameElement, MessagePort};
 
-use crate::messaging::{from_js, to_js};
+use crate::messaging::{from_js, from_object, to_js, to_object};
 use crate::BrowserError;
 
 #[wasm_bindgen(module = "/js/app_frame.js")]
@@ -17,13 +18,19 @@ extern "C" {
         on_event: &Function,
     ) -> Result<MessagePort, JsValue>;
     #[wasm_bindgen(js_name = loadApp)]
-    fn load_app(port: &MessagePort, html: &[u8], allow: &str);
-    #[wasm_bindgen(catch, js_name = postToApp)]
-    fn post_to_app(port: &MessagePort, message: &JsValue) -> Result<(), JsValue>;
+    fn load_app(port: &MessagePort, load: &JsValue, html: &[u8]);
+    #[wasm_bindgen(catch, js_name = postControl)]
+    fn post_control(port: &MessagePort, message: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = unloadApp)]
-    fn unload_app(port: &MessagePort);
+    fn unload_app(port: &MessagePort, unload: &JsValue);
     #[wasm_bindgen(js_name = departApp)]
-    fn depart_app(port: &MessagePort, iframe: &HtmlIFrameElement, message: &JsValue, grace_ms: u32);
+    fn depart_app(
+        port: &MessagePort,
+        iframe: &HtmlIFrameElement,
+        post: &JsValue,
+        unload: &JsValue,
+        grace_ms: u32,
+    );
     #[wasm_bindgen(js_name = hostEnvironment)]
     fn host_environment(element: Option<&Element>) -> JsValue;
     #[wasm_bindgen(js_name = watchColorScheme)]
@@ -40,7 +47,8 @@ extern "C" {
 pub enum SandboxEvent {
     /// A message the app posted (any JSON; the session decides what it is).
     App(serde_json::Value),
-    /// A message that was not JSON (a transferable, a cycle): dropped.
+    /// A message that was not JSON (a transferable, a cycle), or not one of the sandbox
+    /// page's: dropped.
     Unreadable,
     /// The app's document loaded.
     Loaded,
@@ -54,7 +62,7 @@ pub struct Sandbox {
     /// Handed to `departApp`, which unloads it in its own time.
     departed: bool,
     // Kept alive as long as the port delivers to it.
-    _on_event: Closure<dyn FnMut(String, JsValue)>,
+    _on_event: Closure<dyn FnMut(JsValue)>,
 }
 
 impl Sandbox {
@@ -63,17 +71,16 @@ impl Sandbox {
         iframe: &HtmlIFrameElement,
         mut on_event: impl FnMut(SandboxEvent) + 'static,
     ) -> Result<Sandbox, BrowserError> {
-        let closure =
-            Closure::<dyn FnMut(String, JsValue)>::new(move |kind: String, data: JsValue| {
-                on_event(match kind.as_str() {
-                    "loaded" => SandboxEvent::Loaded,
-                    "left" => SandboxEvent::Left,
-                    _ => match from_js(data) {
-                        Ok(value) => SandboxEvent::App(value),
-                        Err(_) => SandboxEvent::Unreadable,
-                    },
-                })
-            });
+        // The whole message through JSON: the app's part is a JSON-RPC document.
+        let closure = Closure::<dyn FnMut(JsValue)>::new(move |data: JsValue| {
+            on_event(match from_js(data) {
+                Ok(FromSandbox::App { message }) => SandboxEvent::App(message),
+                Ok(FromSandbox::Loaded) => SandboxEvent::Loaded,
+                Ok(FromSandbox::Left) => SandboxEvent::Left,
+                // Answered by browser/js/app_frame.js.
+                Ok(FromSandbox::Idle) | Err(_) => SandboxEvent::Unreadable,
+            })
+        });
         let port = connect_sandbox(iframe, closure.as_ref().unchecked_ref())
             .map_err(|e| BrowserError::from_js("connecting the app frame", e))?;
         Ok(Sandbox { port, departed: false, _on_event: closure })
@@ -81,12 +88,14 @@ impl Sandbox {
 
     /// Loads the app's document (made by `core::apps::document`) with the `allow` attribute.
     pub fn load(&self, document: &str, allow: &str) {
-        load_app(&self.port, document.as_bytes(), allow);
+        if let Ok(load) = to_js(&ToSandbox::Load { allow: allow.to_owned() }) {
+            load_app(&self.port, &load, document.as_bytes());
+        }
     }
 
     pub fn post(&self, message: &serde_json::Value) {
-        if let Ok(value) = to_js(message) {
-            let _ = post_to_app(&self.port, &value);
+        if let Ok(value) = to_js(&ToSandbox::Post { message }) {
+            let _ = post_control(&self.port, &value);
         }
     }
 }
@@ -102,8 +111,8 @@ impl Sandbox {
         teardown: &serde_json::Value,
         grace_ms: u32,
     ) {
-        let message = to_js(teardown).unwrap_or(JsValue::NULL);
-        depart_app(&self.port, iframe, &message, grace_ms);
+        let post = to_js(&ToSandbox::Post { message: teardown }).unwrap_or(JsValue::NULL);
+        depart_app(&self.port, iframe, &post, &unload(), grace_ms);
         self.departed = true;
     }
 }
@@ -111,9 +120,13 @@ impl Sandbox {
 impl Drop for Sandbox {
     fn drop(&mut self) {
         if !self.departed {
-            unload_app(&self.port);
+            unload_app(&self.port, &unload());
         }
     }
+}
+
+fn unload() -> JsValue {
+    to_js(&ToSandbox::Unload).unwrap_or(JsValue::NULL)
 }
 
 /// The page as an app's host context describes it.
@@ -131,7 +144,7 @@ pub struct Environment {
 
 /// Reads the environment, the width being `element`'s.
 pub fn environment(element: Option<&Element>) -> Environment {
-    from_js(host_environment(element)).unwrap_or_default()
+    from_object(host_environment(element)).unwrap_or_default()
 }
 
 /// Calls `on_change` when the colour scheme changes, until the guard drops.
@@ -204,7 +217,7 @@ impl MountedApp {
         setup: &gemipanel_core::apps::AppSetup,
         host: &JsValue,
     ) -> Result<MountedApp, BrowserError> {
-        let setup = to_js(setup)?;
+        let setup = to_object(setup)?;
         let promise = mount_app(container, &setup, host)
             .map_err(|e| BrowserError::from_js("loading the app host", e))?;
         let view = wasm_bindgen_futures::JsFuture::from(promise)

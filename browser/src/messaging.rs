@@ -31,6 +31,22 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, BrowserError> {
         .map_err(|e| BrowserError::new(format!("decoding a message: {e}")))
 }
 
+/// A record for JavaScript that is no JSON document (options of a browser API, what the side
+/// panel and the app host module hand each other), made by serde-wasm-bindgen directly, maps as
+/// plain objects. JSON documents (messages, storage, MCP results) go through [`to_js`], so that
+/// what crosses is exactly what JSON would carry.
+pub fn to_object<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, BrowserError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| BrowserError::new(format!("encoding a record: {e}")))
+}
+
+/// The inverse of [`to_object`].
+pub fn from_object<T: DeserializeOwned>(value: JsValue) -> Result<T, BrowserError> {
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| BrowserError::new(format!("decoding a record: {e}")))
+}
+
 /// Decodes a message that came as JSON text (a page's fast lane, see [`crate::channel`]) or as
 /// a JS object (a runtime port). Text skips building and walking a JS object on both sides.
 pub fn from_text_or_js<T: DeserializeOwned>(value: JsValue) -> Result<T, BrowserError> {

@@ -13,9 +13,11 @@
 //! * [`view_tools`]: the app's own tools, which the host lists and calls (`tools/list`,
 //!   `tools/call` to the app).
 //! * [`legacy`]: the older GemiHub messages, for apps that never initialize.
+//! * [`frame_wire`]: the panel's messages with the sandbox page and the app host module.
 
 pub mod csp;
 pub mod document;
+pub mod frame_wire;
 pub mod legacy;
 pub mod protocol;
 pub mod resource;

@@ -8,11 +8,13 @@ use futures_channel::oneshot;
 
 use gemipanel_browser::chrome::{message, word};
 use gemipanel_browser::port::WorkerPort;
+use gemipanel_core::apps::frame_wire::HostWork;
 use gemipanel_core::apps::resource::{app_resource, unreadable, AppResource};
+use gemipanel_core::decode::Lenient;
 use gemipanel_core::jsonrpc::{code, ErrorObject};
-use gemipanel_core::mcp::Visibility;
+use gemipanel_core::mcp::{ListResourcesResult, ListToolsResult, Visibility};
 use gemipanel_core::messages::{Caller, Request, Response};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use yew::Callback;
 
 use crate::chat_driver::Driver;
@@ -32,34 +34,26 @@ impl PartialEq for AppServices {
     }
 }
 
-/// An app's request, as the worker answers it.
-pub enum Work {
-    CallTool { name: String, arguments: Map<String, Value> },
-    ListTools,
-    ListResources,
-    ReadResource { uri: String },
-}
-
 impl AppServices {
     /// Carries out `work` on `server_id` for the app of call `call_id`.
     pub async fn run(
         &self,
         call_id: &str,
         server_id: &str,
-        work: Work,
+        work: HostWork,
     ) -> Result<Value, ErrorObject> {
         let server_id = crate::chat_driver::server_id(server_id);
         let request = match work {
-            Work::CallTool { name, arguments } => Request::CallTool {
+            HostWork::CallTool { name, arguments } => Request::CallTool {
                 call_id: format!("{call_id}/app/{}", js_sys::Math::random().to_bits()),
                 server_id,
                 tool: name,
                 arguments: Value::Object(arguments),
                 caller: Caller::App,
             },
-            Work::ListTools => Request::ListTools { server_id, refresh: false },
-            Work::ListResources => Request::ListResources { server_id },
-            Work::ReadResource { uri } => Request::ReadResource { server_id, uri },
+            HostWork::ListTools => Request::ListTools { server_id, refresh: false },
+            HostWork::ListResources => Request::ListResources { server_id },
+            HostWork::ReadResource { uri } => Request::ReadResource { server_id, uri },
         };
         match self.port.request(request).await {
             Ok(Response::ToolResult { result }) => {
@@ -68,11 +62,15 @@ impl AppServices {
             Ok(Response::Resource { result }) => {
                 Ok(serde_json::to_value(result).unwrap_or_default())
             }
-            Ok(Response::Resources { resources, .. }) => Ok(json!({ "resources": resources })),
+            Ok(Response::Resources { resources, .. }) => {
+                let page = ListResourcesResult { resources, next_cursor: None };
+                Ok(serde_json::to_value(page).unwrap_or_default())
+            }
             Ok(Response::Tools { tools, .. }) => {
-                let visible: Vec<_> =
-                    tools.into_iter().filter(|t| t.is_visible_to(Visibility::App)).collect();
-                Ok(json!({ "tools": visible }))
+                let visible = tools.into_iter().filter(|t| t.is_visible_to(Visibility::App));
+                let tools = visible.map(Lenient::Valid).collect();
+                let page = ListToolsResult { tools, next_cursor: None, ttl_ms: None };
+                Ok(serde_json::to_value(page).unwrap_or_default())
             }
             // The app reads English, as the model does.
             Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {

@@ -214,3 +214,67 @@ fn every_locale_uses_the_same_placeholders() {
     }
     assert!(different.is_empty(), "placeholders differ between en and ja: {different:?}");
 }
+
+/// The names the sandbox page's JavaScript uses for its control messages
+/// (`core::apps::frame_wire`): `type === 'x'`, `type: 'x'` and the `'gemipanel/…'` markers.
+fn sandbox_names_in(file: &str) -> std::collections::BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    for pattern in ["type === '", "type !== '", "type: '", "'gemipanel/"] {
+        for (at, _) in text.match_indices(pattern) {
+            let start = at + pattern.len();
+            let rest = &text[start..];
+            let name = &rest[..rest.find('\'').unwrap_or(0)];
+            let name =
+                if pattern == "'gemipanel/" { format!("gemipanel/{name}") } else { name.into() };
+            names.insert(name);
+        }
+    }
+    names
+}
+
+#[test]
+fn sandbox_messages_match_core() {
+    use gemipanel_core::apps::frame_wire::{FromSandbox, ToSandbox, CONNECT, DOCUMENT};
+    let message = serde_json::Value::Null;
+    let to = [
+        ToSandbox::Load { allow: String::new() },
+        ToSandbox::Post { message: &message },
+        ToSandbox::Unload,
+    ];
+    let from = [
+        FromSandbox::App { message: message.clone() },
+        FromSandbox::Loaded,
+        FromSandbox::Left,
+        FromSandbox::Idle,
+    ];
+    // Exhaustive: a variant added in core but not listed above does not compile.
+    for m in &to {
+        match m {
+            ToSandbox::Load { .. } | ToSandbox::Post { .. } | ToSandbox::Unload => {}
+        }
+    }
+    for m in &from {
+        match m {
+            FromSandbox::App { .. }
+            | FromSandbox::Loaded
+            | FromSandbox::Left
+            | FromSandbox::Idle => {}
+        }
+    }
+    let tag = |v: serde_json::Value| v["type"].as_str().unwrap().to_owned();
+    let mut core: std::collections::BTreeSet<String> = to
+        .iter()
+        .map(|m| tag(serde_json::to_value(m).unwrap()))
+        .chain(from.iter().map(|m| tag(serde_json::to_value(m).unwrap())))
+        .collect();
+    core.insert(CONNECT.into());
+    core.insert(DOCUMENT.into());
+    let mut javascript = sandbox_names_in("static/sandbox.js");
+    javascript.extend(sandbox_names_in("browser/js/app_frame.js"));
+    assert_eq!(
+        javascript, core,
+        "static/sandbox.js and browser/js/app_frame.js must use exactly the message names of \
+         core::apps::frame_wire (ToSandbox, FromSandbox, CONNECT, DOCUMENT)"
+    );
+}

@@ -5,13 +5,13 @@ use std::rc::Rc;
 
 use gemipanel_browser::app_frame::{MountedApp, NearnessWatch, ViewToolCaller};
 use gemipanel_browser::chrome::message;
-use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_browser::messaging::{from_js, from_object, to_js};
+use gemipanel_core::apps::frame_wire::HostWork;
 use gemipanel_core::apps::AppSetup;
-use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
-use crate::app_host::{AppServices, Work};
+use crate::app_host::AppServices;
 use crate::transcript::AppCard;
 
 #[derive(Properties, Clone)]
@@ -179,7 +179,7 @@ fn setup_of(props: &Props) -> Option<AppSetup> {
     })
 }
 
-type WorkFn = dyn FnMut(String, JsValue) -> js_sys::Promise;
+type WorkFn = dyn FnMut(JsValue) -> js_sys::Promise;
 
 /// The object of callbacks the app host calls (see apphost/src/host.rs), and the closures
 /// behind it.
@@ -196,12 +196,12 @@ impl Callbacks {
         let (call_id, server_id) = (props.call_id.to_string(), props.app.server_id.clone());
         let work = {
             let services = services.clone();
-            Closure::<WorkFn>::new(move |kind: String, payload: JsValue| {
-                let payload: Value = from_js(payload).unwrap_or_default();
+            Closure::<WorkFn>::new(move |work: JsValue| {
+                let work = from_object::<HostWork>(work);
                 let (services, call_id, server_id) =
                     (services.clone(), call_id.clone(), server_id.clone());
                 wasm_bindgen_futures::future_to_promise(async move {
-                    let work = work_of(&kind, payload).ok_or("unknown work")?;
+                    let work = work.map_err(|_| "unknown work")?;
                     match services.run(&call_id, &server_id, work).await {
                         Ok(value) => to_js(&value).map_err(|e| JsValue::from_str(e.message())),
                         Err(error) => Err(JsValue::from_str(&error.message)),
@@ -246,22 +246,4 @@ impl Callbacks {
             _tools: tools,
         }
     }
-}
-
-fn work_of(kind: &str, payload: Value) -> Option<Work> {
-    let text = |name: &str| payload.get(name).and_then(Value::as_str).map(str::to_owned);
-    Some(match kind {
-        "call_tool" => Work::CallTool {
-            name: text("name")?,
-            arguments: payload
-                .get("arguments")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_else(Map::new),
-        },
-        "list_tools" => Work::ListTools,
-        "list_resources" => Work::ListResources,
-        "read_resource" => Work::ReadResource { uri: text("uri")? },
-        _ => return None,
-    })
 }

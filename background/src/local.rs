@@ -20,7 +20,10 @@ use gemipanel_core::settings::Server;
 
 thread_local! {
     static BRIDGE: Rc<Bridge> = {
-        let bridge = Bridge::new(Box::new(connect));
+        // Sessions of a worker Chrome stopped are in `chrome.storage.session`: a new seed
+        // keeps them from naming a process of this worker's bridge.
+        let seed = chrome::random_bytes().map(u64::from_le_bytes).unwrap_or_default();
+        let bridge = Bridge::new(Box::new(connect), seed);
         bridge.on_exit(Box::new(crate::registry::process_ended));
         Rc::new(bridge)
     };

@@ -65,7 +65,7 @@ fn three_servers_run_at_once_and_replies_reach_the_right_one() {
             .push(response["result"]["serverInfo"]["name"].as_str().unwrap_or_default().to_owned());
         bridge.send(&ToBridge::Send {
             server: server.into(),
-            pid: None,
+            generation: None,
             message: json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         });
     }
@@ -90,7 +90,7 @@ fn three_servers_run_at_once_and_replies_reach_the_right_one() {
 #[test]
 fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
     let mut bridge = Bridge::start();
-    let pid = bridge.start_server("everything", everything());
+    let old = bridge.start_server("everything", everything());
     bridge.initialize("everything");
     let long = json!({"name": "trigger-long-running-operation", "arguments": {"duration": 30, "steps": 30},
                       "_meta": {"progressToken": "p"}});
@@ -102,7 +102,7 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
         }
         _ => None,
     });
-    std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+    std::process::Command::new("kill").args(["-9", &old.pid.to_string()]).status().unwrap();
     let failed = bridge.response("everything", &json!(7));
     let error = &failed["error"];
     assert_eq!(error["code"], -32000, "{failed}");
@@ -115,8 +115,8 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
     assert_eq!(exit.signal, Some(9));
     assert_eq!(exit.restart_in_ms, Some(500));
     let restarts = bridge.recv_until(|m| match m {
-        FromBridge::Started { restarts, pid: new_pid, .. } => {
-            assert_ne!(*new_pid, pid);
+        FromBridge::Started { restarts, generation, .. } => {
+            assert_eq!(*generation, old.generation + 1, "the next generation");
             Some(*restarts)
         }
         _ => None,
@@ -132,9 +132,11 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
     assert_eq!(tool_text(&echo), "Echo: back");
 }
 
-/// A `send` the worker meant for process `pid` (its session `local-<pid>`), as JSON.
-fn send_to_process(bridge: &mut Bridge, server: &str, pid: u32, message: serde_json::Value) {
-    let send = json!({"type": "send", "server": server, "pid": pid, "message": message});
+/// A `send` the worker meant for process `generation` (the one its session was made with), as
+/// JSON.
+fn send_to_process(bridge: &mut Bridge, server: &str, generation: u64, message: serde_json::Value) {
+    let send =
+        json!({"type": "send", "server": server, "generation": generation, "message": message});
     bridge.write(&frame(send.to_string().as_bytes()));
 }
 
@@ -157,32 +159,32 @@ fn a_message_for_a_process_that_ended_never_reaches_its_successor() {
     let mut bridge = Bridge::start();
     let old = bridge.start_server("everything", everything());
     bridge.initialize("everything");
-    std::process::Command::new("kill").args(["-9", &old.to_string()]).status().unwrap();
+    std::process::Command::new("kill").args(["-9", &old.pid.to_string()]).status().unwrap();
     let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { exit, .. } => Some(exit.clone()),
         _ => None,
     });
-    assert_eq!((exit.pid, exit.restart_in_ms), (old, Some(500)));
+    assert_eq!((exit.generation, exit.restart_in_ms), (old.generation, Some(500)));
     // Sent before the worker learned of the exit: no process runs, none is started for it.
     let echo = |id: u32| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                "params": {"name": "echo", "arguments": {"message": "lost"}}})
     };
-    send_to_process(&mut bridge, "everything", old, echo(1));
+    send_to_process(&mut bridge, "everything", old.generation, echo(1));
     let gone = gone_answer(&bridge, "everything", &json!(1));
-    assert_eq!(gone, json!({"kind": "process_gone", "pid": old, "id": 1}));
+    assert_eq!(gone, json!({"kind": "process_gone", "generation": old.generation, "id": 1}));
     // Its successor, restarted after the backoff, is not the process it was meant for either.
     let new = bridge.recv_until(|m| match m {
-        FromBridge::Started { pid, restarts: 1, .. } => Some(*pid),
+        FromBridge::Started { generation, restarts: 1, .. } => Some(*generation),
         FromBridge::Started { .. } => panic!("a process was started for the stale request"),
         _ => None,
     });
-    send_to_process(&mut bridge, "everything", old, echo(2));
+    send_to_process(&mut bridge, "everything", old.generation, echo(2));
     let gone = gone_answer(&bridge, "everything", &json!(2));
-    assert_eq!(gone, json!({"kind": "process_gone", "pid": old, "id": 2}));
+    assert_eq!(gone, json!({"kind": "process_gone", "generation": old.generation, "id": 2}));
     // A notification for the old process is dropped without a word.
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    send_to_process(&mut bridge, "everything", old, initialized);
+    send_to_process(&mut bridge, "everything", old.generation, initialized);
     bridge.expect_silence(Duration::from_millis(300));
     // The new session: initialized, then its requests name the new process.
     bridge.initialize("everything");
@@ -241,9 +243,10 @@ fn a_five_megabyte_reply_is_split_under_chromes_cap_and_joined() {
 fn closing_stdin_ends_every_server_and_what_they_started_then_the_bridge() {
     let mut bridge = Bridge::start();
     // A grandchild in the server's group: `sleep` started in the background by the shell.
-    let with_helper = everything_after("sleep 300 & echo \"helper $!\" >&2");
-    let node = bridge.start_server("everything", with_helper);
-    let python = bridge.start_server("time", time());
+    // It ignores SIGTERM: only the SIGKILL that follows ends it.
+    let with_helper = everything_after("(trap '' TERM; exec sleep 300) & echo \"helper $!\" >&2");
+    let node = bridge.start_server("everything", with_helper).pid;
+    let python = bridge.start_server("time", time()).pid;
     bridge.initialize("everything");
     bridge.initialize("time");
     bridge.send(&ToBridge::Log { server: "everything".into() });
@@ -285,7 +288,7 @@ fn an_origin_that_is_not_allowed_is_refused() {
 fn an_idle_server_is_stopped_and_started_again_on_demand() {
     let mut bridge =
         Bridge::start_with(&pinned_origin(), &[("GEMIPANEL_BRIDGE_IDLE_MS", "500")], None);
-    let first = bridge.start_server("time", time());
+    let first = bridge.start_server("time", time()).pid;
     bridge.initialize("time");
     let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { server, exit } if server == "time" => Some(exit.clone()),
@@ -302,7 +305,7 @@ fn an_idle_server_is_stopped_and_started_again_on_demand() {
 #[test]
 fn stop_ends_a_server_and_forgets_it() {
     let mut bridge = Bridge::start();
-    let pid = bridge.start_server("time", time());
+    let pid = bridge.start_server("time", time()).pid;
     bridge.initialize("time");
     bridge.send(&ToBridge::Stop { server: "time".into() });
     let exit = bridge.recv_until(|m| match m {
@@ -378,9 +381,11 @@ fn a_changed_command_line_replaces_the_process() {
         FromBridge::Exited { exit, .. } => Some(exit.clone()),
         _ => None,
     });
-    assert_eq!((exit.pid, exit.reason, exit.restart_in_ms), (old, ExitReason::Stopped, None));
-    assert_eq!(wait_gone(&[old], Duration::from_secs(5)), Vec::<u32>::new());
+    let stopped = (exit.generation, exit.reason, exit.restart_in_ms);
+    assert_eq!(stopped, (old.generation, ExitReason::Stopped, None));
+    assert_eq!(new.generation, old.generation + 1);
+    assert_eq!(wait_gone(&[old.pid], Duration::from_secs(5)), Vec::<u32>::new());
     let info = bridge.initialize("time");
     assert!(info["serverInfo"]["name"].as_str().unwrap().contains("time"), "{info}");
-    assert!(is_alive(new));
+    assert!(is_alive(new.pid));
 }

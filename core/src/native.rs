@@ -28,7 +28,9 @@ pub fn how_it_ended(code: Option<i32>, signal: Option<i32>) -> String {
 
 /// Raised when either side changes the meaning of a message; `hello` carries it both ways.
 /// 2: `send` names the process it is meant for, and the bridge answers `process_gone`.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// 3: processes are named by a generation the bridge counts (`started`, `exited`, `send`,
+/// `process_gone`), no longer by their pid, which the operating system gives again.
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Chrome's cap on one message from a native host to the extension.
 pub const MAX_TO_EXTENSION: usize = 1024 * 1024;

@@ -21,15 +21,15 @@ pub enum ToBridge {
         spec: ServerSpec,
     },
     /// One JSON-RPC message for the server's stdin. A stopped server is started first, unless
-    /// the message is meant for a process (`pid`) that is no longer the server's: such a message
-    /// never reaches another process (which would not know its session); a request is answered
-    /// with [`BridgeError::ProcessGone`], anything else is dropped.
+    /// the message is meant for a process (`generation`) that is no longer the server's: such a
+    /// message never reaches another process (which would not know its session); a request is
+    /// answered with [`BridgeError::ProcessGone`], anything else is dropped.
     Send {
         server: String,
-        /// The process the message is meant for: the one its session (`local-<pid>`) was made
-        /// with. `None` outside a session (`initialize`): then whichever process runs.
+        /// The process the message is meant for: the one its session was made with. `None`
+        /// outside a session (`initialize`): then whichever process runs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pid: Option<u32>,
+        generation: Option<u64>,
         message: Value,
     },
     /// Ends the server and forgets its command line.
@@ -72,6 +72,12 @@ pub enum FromBridge {
     /// The server's process runs; a restarted server must be initialized again.
     Started {
         server: String,
+        /// Names this process among every process the bridge started, in order from 1: an
+        /// operating system's pid is given again to another process soon after (quickly on
+        /// Windows), a generation never while the bridge runs.
+        generation: u64,
+        /// The operating system's id of the process, for a person (or a test) looking for it;
+        /// never used to name it.
         pid: u32,
         /// How many times it was restarted after exiting on its own; 0 for the first start.
         restarts: u32,
@@ -106,7 +112,7 @@ pub enum FromBridge {
 pub struct Exit {
     /// The process, as `started` named it: a replaced process may end after its successor
     /// started.
-    pub pid: u32,
+    pub generation: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
     /// The signal that ended it (Unix).
@@ -165,9 +171,9 @@ pub enum BridgeError {
     LineTooLong { limit: usize },
     /// The server does not read its stdin fast enough; the message was dropped.
     ServerBusy,
-    /// The request `id` was meant for process `pid`, which has ended: it was not forwarded.
-    /// Its session is gone with the process; the worker's client starts a new one.
-    ProcessGone { pid: u32, id: Value },
+    /// The request `id` was meant for process `generation`, which has ended: it was not
+    /// forwarded. Its session is gone with the process; the worker's client starts a new one.
+    ProcessGone { generation: u64, id: Value },
     /// A message to the extension could not be encoded (it is dropped).
     Unencodable { message: String },
 }
@@ -201,9 +207,10 @@ impl fmt::Display for BridgeError {
             BridgeError::ServerBusy => {
                 f.write_str("the server is not reading its input; a message was dropped")
             }
-            BridgeError::ProcessGone { pid, .. } => {
-                write!(f, "the server's process {pid} has ended; a request for it was not sent")
-            }
+            BridgeError::ProcessGone { generation, .. } => write!(
+                f,
+                "the server's process (start {generation}) has ended; a request for it was not sent"
+            ),
             BridgeError::Unencodable { message } => {
                 write!(f, "a message could not be encoded for the extension: {message}")
             }
@@ -239,14 +246,18 @@ mod tests {
             (
                 ToBridge::Send {
                     server: "fs".into(),
-                    pid: None,
+                    generation: None,
                     message: json!({"jsonrpc": "2.0"}),
                 },
                 json!({"type": "send", "server": "fs", "message": {"jsonrpc": "2.0"}}),
             ),
             (
-                ToBridge::Send { server: "fs".into(), pid: Some(42), message: json!({"id": 1}) },
-                json!({"type": "send", "server": "fs", "pid": 42, "message": {"id": 1}}),
+                ToBridge::Send {
+                    server: "fs".into(),
+                    generation: Some(42),
+                    message: json!({"id": 1}),
+                },
+                json!({"type": "send", "server": "fs", "generation": 42, "message": {"id": 1}}),
             ),
             (ToBridge::Stop { server: "fs".into() }, json!({"type": "stop", "server": "fs"})),
             (ToBridge::Log { server: "fs".into() }, json!({"type": "log", "server": "fs"})),
@@ -261,14 +272,15 @@ mod tests {
                 json!({"type": "hello", "version": "0.1.0", "protocol": 1}),
             ),
             (
-                FromBridge::Started { server: "fs".into(), pid: 42, restarts: 0 },
-                json!({"type": "started", "server": "fs", "pid": 42, "restarts": 0}),
+                FromBridge::Started { server: "fs".into(), generation: 3, pid: 42, restarts: 0 },
+                json!({"type": "started", "server": "fs", "generation": 3, "pid": 42,
+                       "restarts": 0}),
             ),
             (
                 FromBridge::Exited {
                     server: "fs".into(),
                     exit: Exit {
-                        pid: 42,
+                        generation: 3,
                         code: Some(1),
                         signal: None,
                         reason: ExitReason::Crashed,
@@ -276,7 +288,7 @@ mod tests {
                         stderr_tail: "boom\n".into(),
                     },
                 },
-                json!({"type": "exited", "server": "fs", "pid": 42, "code": 1, "reason": "crashed",
+                json!({"type": "exited", "server": "fs", "generation": 3, "code": 1, "reason": "crashed",
                        "restart_in_ms": 500, "stderr_tail": "boom\n"}),
             ),
             (
@@ -293,10 +305,10 @@ mod tests {
             (
                 FromBridge::Error {
                     server: Some("fs".into()),
-                    error: BridgeError::ProcessGone { pid: 42, id: json!(1) },
+                    error: BridgeError::ProcessGone { generation: 3, id: json!(1) },
                 },
                 json!({"type": "error", "server": "fs",
-                       "error": {"kind": "process_gone", "pid": 42, "id": 1}}),
+                       "error": {"kind": "process_gone", "generation": 3, "id": 1}}),
             ),
             (
                 FromBridge::Error { server: None, error: BridgeError::UnknownServer },

@@ -19,6 +19,7 @@ use gemipanel_core::native::expand::expand_spec;
 use gemipanel_core::native::log_tail::{LogTail, LOG_LIMIT};
 use gemipanel_core::native::pending::Pending;
 use gemipanel_core::native::restart::Backoff;
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::{
     BridgeError, Exit, ExitReason, FromBridge, ServerSpec, ToBridge,
 };
@@ -117,6 +118,17 @@ async fn serve(origin: &str, allowed: &[String], idle_after: Duration) -> Result
     Ok(())
 }
 
+/// The line as this bridge would run `spec`: expanded from its environment, with the variables
+/// that change what runs which the server inherits from it. The environment is the bridge's
+/// own, the same for its whole life, so a line checked at `start` is the line each restart runs.
+fn resolve(spec: &ServerSpec) -> RunLine {
+    // Names or values that are not UTF-8 cannot be expanded into a line either.
+    let environment: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
+    RunLine::resolved(spec, &|variable| std::env::var(variable).ok(), &environment)
+}
+
 struct Host {
     servers: HashMap<String, Server>,
     /// Running processes by generation; a replaced or forgotten server's process stays here
@@ -179,7 +191,19 @@ impl Host {
                     self.emit(FromBridge::Error { server: None, error }).await;
                 }
             }
-            ToBridge::Start { server, spec } => self.start(server, spec).await,
+            ToBridge::Start { server, spec, confirmed } => {
+                let line = resolve(&spec);
+                if line.fingerprint == confirmed {
+                    self.start(server, spec).await;
+                } else {
+                    // Not what the person allowed: they see this line, and nothing changes.
+                    let error = BridgeError::NotConfirmed { line: Box::new(line) };
+                    self.error(&server, error).await;
+                }
+            }
+            ToBridge::Resolve { id, spec } => {
+                self.emit(FromBridge::Resolved { id, line: resolve(&spec) }).await
+            }
             ToBridge::Send { server, generation, message } => {
                 self.send(server, generation, message).await
             }

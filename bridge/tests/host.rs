@@ -5,6 +5,7 @@ mod support;
 
 use std::time::Duration;
 
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::{BridgeError, Exit, ExitReason, FromBridge, ToBridge};
 use gemipanel_core::native::{MAX_TO_EXTENSION, PROTOCOL_VERSION};
 use serde_json::json;
@@ -329,7 +330,9 @@ fn stop_ends_a_server_and_forgets_it() {
 #[test]
 fn a_command_that_cannot_start_is_reported_and_its_request_fails() {
     let mut bridge = Bridge::start();
-    bridge.send(&ToBridge::Start { server: "gone".into(), spec: spec("/nonexistent/server", &[]) });
+    let gone = spec("/nonexistent/server", &[]);
+    let confirmed = bridge.resolve(&gone).fingerprint;
+    bridge.send(&ToBridge::Start { server: "gone".into(), spec: gone, confirmed });
     match bridge.recv() {
         FromBridge::Error { server, error: BridgeError::SpawnFailed { command, message } } => {
             assert_eq!(server.as_deref(), Some("gone"));
@@ -370,11 +373,13 @@ fn a_changed_command_line_replaces_the_process() {
     let mut bridge = Bridge::start();
     let old = bridge.start_server("time", time());
     // The same command line again: the running process is kept.
-    bridge.send(&ToBridge::Start { server: "time".into(), spec: time() });
+    let confirmed = bridge.resolve(&time()).fingerprint;
+    bridge.send(&ToBridge::Start { server: "time".into(), spec: time(), confirmed });
     assert_eq!(bridge.started("time"), old);
     let mut tokyo = time();
     tokyo.args = vec!["--local-timezone".into(), "Asia/Tokyo".into()];
-    bridge.send(&ToBridge::Start { server: "time".into(), spec: tokyo });
+    let confirmed = bridge.resolve(&tokyo).fingerprint;
+    bridge.send(&ToBridge::Start { server: "time".into(), spec: tokyo, confirmed });
     let new = bridge.started("time");
     assert_ne!(new, old);
     let exit = bridge.recv_until(|m| match m {
@@ -388,4 +393,74 @@ fn a_changed_command_line_replaces_the_process() {
     let info = bridge.initialize("time");
     assert!(info["serverInfo"]["name"].as_str().unwrap().contains("time"), "{info}");
     assert!(is_alive(new.pid));
+}
+
+/// The line the bridge shows is what it will run: `$VAR`s expanded from its environment
+/// (secret-looking ones hidden), the variables that change what runs with their values, those
+/// it passes on from its own environment too. It starts a server only with the fingerprint of
+/// that line, so a line allowed before its expansion changed asks again.
+#[test]
+fn a_server_runs_only_as_the_line_the_person_allowed() {
+    let bridge_env = [
+        ("GEMIPANEL_TEST_WORD", "hello"),
+        ("GEMIPANEL_TEST_TOKEN", "tok-secret"),
+        ("PYTHONPATH", "/opt/bridge-python"),
+    ];
+    let mut bridge = Bridge::start_with(&pinned_origin(), &bridge_env, None);
+    let mut echo = spec(
+        "sh",
+        &["-c", "printf '{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[\"%s\",\"%s\"]}\\n' \"$1\" \"$PYTHONPATH\"; cat >/dev/null", "sh", "$GEMIPANEL_TEST_WORD/arg", "--token=$GEMIPANEL_TEST_TOKEN"],
+    );
+    echo.env.insert("NODE_OPTIONS".into(), "--require ./${GEMIPANEL_TEST_WORD}.js".into());
+    echo.env.insert("API_KEY".into(), "sk-secret".into());
+    let line = bridge.resolve(&echo);
+    let text = line.text();
+    assert!(text.starts_with("NODE_OPTIONS='--require ./hello.js' API_KEY=… sh -c"), "{text}");
+    assert!(text.ends_with(" sh hello/arg --token=…"), "{text}");
+    let inherited: Vec<_> = line.env.iter().filter(|v| v.inherited).collect();
+    assert!(
+        inherited
+            .iter()
+            .any(|v| v.name == "PYTHONPATH" && v.value.as_deref() == Some("/opt/bridge-python")),
+        "{inherited:?}"
+    );
+    let shown = serde_json::to_string(&line).unwrap();
+    assert!(!shown.contains("tok-secret") && !shown.contains("sk-secret"), "{shown}");
+    // The line as configured (what a page shows without the bridge) is not this one.
+    let configured = RunLine::configured(&echo).fingerprint;
+    bridge.send(&ToBridge::Start {
+        server: "sh".into(),
+        spec: echo.clone(),
+        confirmed: configured,
+    });
+    match bridge.recv() {
+        FromBridge::Error { server, error: BridgeError::NotConfirmed { line: refused } } => {
+            assert_eq!(server.as_deref(), Some("sh"));
+            assert_eq!(*refused, line);
+        }
+        other => panic!("expected not_confirmed, got {other:?}"),
+    }
+    bridge.expect_silence(Duration::from_millis(200));
+    // Allowed as shown, it runs, expanded as shown.
+    let allowed = line.fingerprint.clone();
+    let confirmed = allowed.clone();
+    bridge.send(&ToBridge::Start { server: "sh".into(), spec: echo.clone(), confirmed });
+    bridge.started("sh");
+    let params = bridge.recv_until(|m| match m {
+        FromBridge::Message { message, .. } => Some(message["params"].clone()),
+        _ => None,
+    });
+    assert_eq!(params, json!(["hello/arg", "/opt/bridge-python"]));
+    // Another bridge (Chrome started again) whose $GEMIPANEL_TEST_TOKEN is another: the same
+    // allowed line would run differently, so it does not run.
+    let changed = [bridge_env[0], ("GEMIPANEL_TEST_TOKEN", "tok-other"), bridge_env[2]];
+    let mut next = Bridge::start_with(&pinned_origin(), &changed, None);
+    next.send(&ToBridge::Start { server: "sh".into(), spec: echo, confirmed: allowed });
+    match next.recv() {
+        FromBridge::Error { error: BridgeError::NotConfirmed { line: again }, .. } => {
+            assert_eq!(again.text(), line.text(), "the hidden value changed, not the text");
+            assert_ne!(again.fingerprint, line.fingerprint);
+        }
+        other => panic!("expected not_confirmed, got {other:?}"),
+    }
 }

@@ -14,6 +14,7 @@ use gemipanel_core::mcp::{
     ServerConfig, Timer,
 };
 use gemipanel_core::native::link::{Bridge, LocalTransport, Port, Problem};
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::ServerSpec;
 use serde_json::{json, Map};
 use support::{everything, everything_after, filesystem, frame, pinned_origin, time};
@@ -98,12 +99,20 @@ fn link() -> (Rc<Bridge>, Children) {
     (bridge, children)
 }
 
+/// The fingerprint of the line the bridge shows for `spec`, as the person allowed it: the
+/// bridge inherits this process's environment (its own `HOME` changes nothing that runs).
+fn allowed(spec: &ServerSpec) -> String {
+    let environment: Vec<(String, String)> = std::env::vars().collect();
+    RunLine::resolved(spec, &|name| std::env::var(name).ok(), &environment).fingerprint
+}
+
 fn client(
     bridge: &Rc<Bridge>,
     server: &str,
     spec: ServerSpec,
 ) -> Client<LocalTransport<TokioTimer>> {
-    let transport = LocalTransport::new(bridge.clone(), server, spec, TokioTimer);
+    let confirmed = allowed(&spec);
+    let transport = LocalTransport::new(bridge.clone(), server, spec, confirmed, TokioTimer);
     let mut config = ServerConfig::new(LocalTransport::<TokioTimer>::url(server));
     config.request_timeout = Duration::from_secs(30);
     Client::new(transport, config)
@@ -235,7 +244,7 @@ async fn a_crashed_server_is_explained_and_the_next_call_starts_it_again() {
         let spec = everything_after("echo \"pid $$\" >&2");
         let client = client(&bridge, "flaky", spec.clone());
         client.connect().await.expect("connects");
-        let generation = bridge.process("flaky", &spec).await.unwrap();
+        let generation = bridge.process("flaky", &spec, &allowed(&spec)).await.unwrap();
         let (log, _) = bridge.log("flaky").await.unwrap();
         let pid: u32 = log.lines().find_map(|l| l.strip_prefix("pid ")?.parse().ok()).unwrap();
         // A call in flight when the server dies (SIGKILL, as a crash would end it) fails with
@@ -250,7 +259,7 @@ async fn a_crashed_server_is_explained_and_the_next_call_starts_it_again() {
         // The old session belonged to the dead process: the client initializes again.
         let echo = client.call_tool("echo", json!({"message": "back"}), &(), None).await;
         assert_eq!(echo.expect("the next call works").text(), "Echo: back");
-        assert!(bridge.process("flaky", &spec).await.unwrap() > generation);
+        assert!(bridge.process("flaky", &spec, &allowed(&spec)).await.unwrap() > generation);
         assert_eq!(bridge.problem("flaky"), None, "a fresh start clears the problem");
     })
     .await

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gemipanel_core::native::chunk::Reassembler;
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::{FromBridge, ServerSpec, ToBridge};
 use gemipanel_core::native::EXTENSION_ID;
 use serde_json::{json, Value};
@@ -56,6 +57,7 @@ pub struct Bridge {
     pub frames: Arc<AtomicUsize>,
     /// The temporary home it made, when it was not given one.
     _home: Option<tempfile::TempDir>,
+    next_resolve: u64,
 }
 
 impl Bridge {
@@ -103,6 +105,7 @@ impl Bridge {
             largest_frame,
             frames,
             _home: made,
+            next_resolve: 1,
         }
     }
 
@@ -211,10 +214,23 @@ impl Bridge {
         self.response(server, &id)
     }
 
-    /// Starts `server` and waits for `started`; returns its process.
+    /// Starts `server` as the person would: the line the bridge shows is the one allowed.
+    /// Waits for `started`; returns its process.
     pub fn start_server(&mut self, server: &str, spec: ServerSpec) -> Running {
-        self.send(&ToBridge::Start { server: server.into(), spec });
+        let confirmed = self.resolve(&spec).fingerprint;
+        self.send(&ToBridge::Start { server: server.into(), spec, confirmed });
         self.started(server)
+    }
+
+    /// The line as the bridge would run `spec`.
+    pub fn resolve(&mut self, spec: &ServerSpec) -> RunLine {
+        let id = self.next_resolve;
+        self.next_resolve += 1;
+        self.send(&ToBridge::Resolve { id, spec: spec.clone() });
+        self.recv_until(|m| match m {
+            FromBridge::Resolved { id: answered, line } if *answered == id => Some(line.clone()),
+            _ => None,
+        })
     }
 
     pub fn started(&self, server: &str) -> Running {

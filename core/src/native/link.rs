@@ -32,6 +32,7 @@ use futures_core::Stream;
 use serde_json::Value;
 
 use super::chunk::Reassembler;
+use super::run_line::RunLine;
 use super::wire::{BridgeError, Exit, ExitReason, FromBridge, ServerSpec, ToBridge};
 use super::PROTOCOL_VERSION;
 use crate::mcp::{
@@ -78,6 +79,9 @@ pub enum Problem {
     SpawnFailed { command: String, message: String },
     /// The server's process ended; the last lines of its stderr.
     Exited { code: Option<i32>, signal: Option<i32>, stderr_tail: String },
+    /// The bridge would run another line than the one the person allowed (a `$VAR` expands
+    /// to something else, its environment changed): this one, for them to see and allow.
+    NotConfirmed(Box<RunLine>),
 }
 
 impl Problem {
@@ -111,6 +115,7 @@ impl Problem {
             Problem::SpawnFailed { command, message } => {
                 Text::new("errLocalSpawn").arg(command).arg(message)
             }
+            Problem::NotConfirmed(_) => Text::new("errRunNotConfirmed"),
             Problem::Exited { code, signal, stderr_tail } => {
                 let how = super::how_it_ended(*code, *signal);
                 let tail = last_lines(stderr_tail, 6);
@@ -158,6 +163,8 @@ struct ServerState {
     generation: Option<u64>,
     /// A `start` was posted and its `started` has not come.
     start_sent: bool,
+    /// The command line of the last `start` posted.
+    starting_spec: Option<ServerSpec>,
     starting: Vec<oneshot::Sender<Result<u64, Problem>>>,
     waiting: Vec<Waiting>,
     standalone: Option<UnboundedSender<Routed>>,
@@ -190,6 +197,11 @@ pub struct Bridge {
     /// The bridge's version, from its `hello`.
     version: RefCell<Option<String>>,
     on_exit: RefCell<Option<OnExit>>,
+    /// `resolve`s waiting for their answer, by id.
+    resolving: RefCell<Vec<(u64, oneshot::Sender<RunLine>)>>,
+    next_resolve: std::cell::Cell<u64>,
+    /// The last line the bridge showed for each server, with the command line it was for.
+    lines: RefCell<Vec<(String, ServerSpec, RunLine)>>,
 }
 
 impl Bridge {
@@ -205,6 +217,9 @@ impl Bridge {
             problem: RefCell::default(),
             version: RefCell::default(),
             on_exit: RefCell::default(),
+            resolving: RefCell::default(),
+            next_resolve: std::cell::Cell::new(1),
+            lines: RefCell::default(),
         }
     }
 
@@ -281,8 +296,14 @@ impl Bridge {
         port.post(&encode(message)).map_err(Problem::BridgeEnded)
     }
 
-    /// The generation of `server`'s process, starting it first when it does not run.
-    pub async fn process(&self, server: &str, spec: &ServerSpec) -> Result<u64, Problem> {
+    /// The generation of `server`'s process, starting it first when it does not run: if the
+    /// line as the bridge would run it has the fingerprint `confirmed` (the person's).
+    pub async fn process(
+        &self,
+        server: &str,
+        spec: &ServerSpec,
+        confirmed: &str,
+    ) -> Result<u64, Problem> {
         self.ready().await?;
         let (waiter, send_start) = match self.server_mut(server, |state| {
             if let Some(generation) = state.generation {
@@ -292,13 +313,18 @@ impl Bridge {
             state.starting.push(tx);
             let send_start = !state.start_sent;
             state.start_sent = true;
+            state.starting_spec = Some(spec.clone());
             Ok((rx, send_start))
         }) {
             Ok(waiting) => waiting,
             Err(generation) => return Ok(generation),
         };
         if send_start {
-            let start = ToBridge::Start { server: server.to_owned(), spec: spec.clone() };
+            let start = ToBridge::Start {
+                server: server.to_owned(),
+                spec: spec.clone(),
+                confirmed: confirmed.to_owned(),
+            };
             if let Err(problem) = self.post(&start) {
                 self.fail_start(server, problem.clone());
                 return Err(problem);
@@ -307,8 +333,40 @@ impl Bridge {
         waiter.await.unwrap_or_else(|_| Err(Problem::BridgeEnded("the connection closed".into())))
     }
 
+    /// The line as the bridge would run `spec` for `server`, for the person to see before they
+    /// allow it; also kept for [`Bridge::run_line`]. Nothing runs.
+    pub async fn resolve(&self, server: &str, spec: &ServerSpec) -> Result<RunLine, Problem> {
+        self.ready().await?;
+        let id = self.next_resolve.get();
+        self.next_resolve.set(id + 1);
+        let (tx, rx) = oneshot::channel();
+        self.resolving.borrow_mut().push((id, tx));
+        if let Err(problem) = self.post(&ToBridge::Resolve { id, spec: spec.clone() }) {
+            self.resolving.borrow_mut().retain(|(waiting, _)| *waiting != id);
+            return Err(problem);
+        }
+        let line = rx.await.map_err(|_| Problem::BridgeEnded("the connection closed".into()))?;
+        self.keep_line(server, spec, &line);
+        // Asked only to show a line: a port left open would keep the worker from sleeping.
+        self.release_if_unused();
+        Ok(line)
+    }
+
+    /// The last line the bridge showed for `server` running `spec`, if it showed one.
+    pub fn run_line(&self, server: &str, spec: &ServerSpec) -> Option<RunLine> {
+        let lines = self.lines.borrow();
+        lines.iter().find(|(s, shown, _)| s == server && shown == spec).map(|(.., l)| l.clone())
+    }
+
+    fn keep_line(&self, server: &str, spec: &ServerSpec, line: &RunLine) {
+        let mut lines = self.lines.borrow_mut();
+        lines.retain(|(s, ..)| s != server);
+        lines.push((server.to_owned(), spec.clone(), line.clone()));
+    }
+
     /// Ends `server`'s process and forgets it (its configuration changed or it was removed).
     pub fn stop(&self, server: &str) {
+        self.lines.borrow_mut().retain(|(s, ..)| s != server);
         if matches!(&*self.connection.borrow(), Connection::Open(_)) {
             let _ = self.post(&ToBridge::Stop { server: server.to_owned() });
         }
@@ -382,6 +440,16 @@ impl Bridge {
             FromBridge::Hello { version, protocol } => self.hello(version, protocol),
             FromBridge::Started { server, generation, .. } => self.started(&server, generation),
             FromBridge::Message { server, message } => self.route(&server, message),
+            FromBridge::Resolved { id, line } => {
+                let waiter = {
+                    let mut resolving = self.resolving.borrow_mut();
+                    let at = resolving.iter().position(|(waiting, _)| *waiting == id);
+                    at.map(|at| resolving.remove(at).1)
+                };
+                if let Some(tx) = waiter {
+                    let _ = tx.send(line);
+                }
+            }
             FromBridge::Exited { server, exit } => self.exited(&server, exit),
             FromBridge::Log { server, text, truncated } => {
                 let waiters = self.with_server(&server, |s| std::mem::take(&mut s.logs));
@@ -517,12 +585,13 @@ impl Bridge {
     /// Closes the port when every local server has stopped for being idle and nothing waits:
     /// the worker may then sleep; the next request connects again.
     fn release_if_unused(&self) {
-        let unused = self.servers.borrow().iter().all(|(_, s)| {
-            s.generation.is_none()
-                && s.waiting.is_empty()
-                && s.starting.is_empty()
-                && s.logs.is_empty()
-        });
+        let unused = self.resolving.borrow().is_empty()
+            && self.servers.borrow().iter().all(|(_, s)| {
+                s.generation.is_none()
+                    && s.waiting.is_empty()
+                    && s.starting.is_empty()
+                    && s.logs.is_empty()
+            });
         if !unused {
             return;
         }
@@ -539,6 +608,13 @@ impl Bridge {
         match error {
             BridgeError::SpawnFailed { command, message } => {
                 self.fail_start(server, Problem::SpawnFailed { command, message })
+            }
+            BridgeError::NotConfirmed { line } => {
+                let spec = self.with_server(server, |state| state.starting_spec.clone());
+                if let Some(Some(spec)) = spec {
+                    self.keep_line(server, &spec, &line);
+                }
+                self.fail_start(server, Problem::NotConfirmed(line))
             }
             BridgeError::UnknownServer => {
                 let old = self.with_server(server, std::mem::take);
@@ -593,6 +669,8 @@ impl Bridge {
                 let _ = tx.send(Err(problem.clone()));
             }
         }
+        // Dropped, a waiting `resolve` hears that the connection closed.
+        self.resolving.borrow_mut().clear();
         // The bridge ends every server when the extension disconnects.
         let servers = std::mem::take(&mut *self.servers.borrow_mut());
         for (_, mut state) in servers {
@@ -630,12 +708,20 @@ pub struct LocalTransport<T> {
     bridge: Rc<Bridge>,
     server: String,
     spec: ServerSpec,
+    /// The fingerprint of the line the person allowed (see [`ToBridge::Start`]).
+    confirmed: String,
     timer: T,
 }
 
 impl<T> LocalTransport<T> {
-    pub fn new(bridge: Rc<Bridge>, server: impl Into<String>, spec: ServerSpec, timer: T) -> Self {
-        LocalTransport { bridge, server: server.into(), spec, timer }
+    pub fn new(
+        bridge: Rc<Bridge>,
+        server: impl Into<String>,
+        spec: ServerSpec,
+        confirmed: String,
+        timer: T,
+    ) -> Self {
+        LocalTransport { bridge, server: server.into(), spec, confirmed, timer }
     }
 
     /// The address the client is configured with: errors name the server by it.
@@ -696,8 +782,8 @@ impl<T: Timer> HttpTransport for LocalTransport<T> {
     type Body = LocalBody;
 
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse<LocalBody>, TransportError> {
-        let generation =
-            self.bridge.process(&self.server, &self.spec).await.map_err(|p| p.to_transport())?;
+        let started = self.bridge.process(&self.server, &self.spec, &self.confirmed).await;
+        let generation = started.map_err(|p| p.to_transport())?;
         let session = self.bridge.session_id(generation);
         // The process the session was made with has ended: it is a new server now.
         if request.header("Mcp-Session-Id").is_some_and(|asked| asked != session) {
@@ -807,7 +893,9 @@ mod tests {
         let generation = Rc::new(RefCell::new(None));
         let out = generation.clone();
         pool.spawner()
-            .spawn_local(async move { *out.borrow_mut() = Some(b.process(&name, &spec()).await) })
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process(&name, &spec(), "allowed").await)
+            })
             .unwrap();
         pool.run_until_stalled();
         from_bridge(
@@ -874,7 +962,9 @@ mod tests {
         let result = Rc::new(RefCell::new(None));
         let out = result.clone();
         pool.spawner()
-            .spawn_local(async move { *out.borrow_mut() = Some(b.process("s", &spec()).await) })
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process("s", &spec(), "allowed").await)
+            })
             .unwrap();
         pool.run_until_stalled();
         from_bridge(&bridge, json!({"type": "hello", "version": "9", "protocol": 99}));
@@ -950,7 +1040,7 @@ mod tests {
         id: u32,
         session: Option<&str>,
     ) -> Rc<RefCell<Option<Answered>>> {
-        let transport = LocalTransport::new(bridge.clone(), "s", spec(), NoTimer);
+        let transport = LocalTransport::new(bridge.clone(), "s", spec(), "allowed".into(), NoTimer);
         let mut headers = Vec::new();
         if let Some(session) = session {
             headers.push(("Mcp-Session-Id".to_owned(), session.to_owned()));
@@ -1122,7 +1212,9 @@ mod tests {
         let result = Rc::new(RefCell::new(None));
         let out = result.clone();
         pool.spawner()
-            .spawn_local(async move { *out.borrow_mut() = Some(b.process("s", &spec()).await) })
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process("s", &spec(), "allowed").await)
+            })
             .unwrap();
         pool.run_until_stalled();
         // What a bridge of protocol 2 answers: its hello, then the mismatch it noticed.
@@ -1142,5 +1234,84 @@ mod tests {
         from_bridge(&bridge, json!({"type": "started", "server": "s", "pid": 7, "restarts": 0}));
         assert_eq!(bridge.with_server("s", |s| s.generation).flatten(), None);
         assert!(matches!(bridge.problem("s"), Some(Problem::Refused(_))));
+    }
+
+    fn shown_line(fingerprint: &str) -> Value {
+        json!({"env": [{"name": "NODE_OPTIONS", "value": "--require ./x.js"}],
+               "command": "srv", "expanded": true, "fingerprint": fingerprint})
+    }
+
+    #[test]
+    fn a_line_the_person_did_not_allow_is_not_started_and_is_kept_to_show_them() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        let b = bridge.clone();
+        let result = Rc::new(RefCell::new(None));
+        let out = result.clone();
+        pool.spawner()
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process("s", &spec(), "allowed-before").await)
+            })
+            .unwrap();
+        pool.run_until_stalled();
+        from_bridge(
+            &bridge,
+            json!({"type": "hello", "version": "0.1.0", "protocol": PROTOCOL_VERSION}),
+        );
+        pool.run_until_stalled();
+        let start = port.0.borrow().last().cloned().unwrap();
+        assert_eq!(
+            (&start["type"], &start["confirmed"]),
+            (&json!("start"), &json!("allowed-before"))
+        );
+        // Its $VAR expands to something else now: the bridge answers with the line as it would
+        // run, and starts nothing.
+        from_bridge(
+            &bridge,
+            json!({"type": "error", "server": "s",
+            "error": {"kind": "not_confirmed", "line": shown_line("changed")}}),
+        );
+        pool.run_until_stalled();
+        let refused = result.borrow_mut().take().unwrap().unwrap_err();
+        let Problem::NotConfirmed(line) = &refused else { panic!("{refused:?}") };
+        assert_eq!(line.fingerprint, "changed");
+        assert_eq!(refused.text().key, "errRunNotConfirmed");
+        assert_eq!(bridge.run_line("s", &spec()).map(|l| l.fingerprint), Some("changed".into()));
+        assert_eq!(bridge.problem("s"), Some(refused));
+    }
+
+    #[test]
+    fn a_line_asked_for_is_answered_and_the_port_let_go() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        let b = bridge.clone();
+        let result = Rc::new(RefCell::new(None));
+        let out = result.clone();
+        pool.spawner()
+            .spawn_local(async move { *out.borrow_mut() = Some(b.resolve("s", &spec()).await) })
+            .unwrap();
+        pool.run_until_stalled();
+        from_bridge(
+            &bridge,
+            json!({"type": "hello", "version": "0.1.0", "protocol": PROTOCOL_VERSION}),
+        );
+        pool.run_until_stalled();
+        let asked = port.0.borrow().last().cloned().unwrap();
+        assert_eq!((&asked["type"], &asked["command"]), (&json!("resolve"), &json!("srv")));
+        // An answer to another request reaches no one.
+        from_bridge(&bridge, json!({"type": "resolved", "id": 99, "line": shown_line("x")}));
+        assert!(result.borrow().is_none());
+        from_bridge(
+            &bridge,
+            json!({"type": "resolved", "id": asked["id"], "line": shown_line("f")}),
+        );
+        pool.run_until_stalled();
+        let line = result.borrow_mut().take().unwrap().expect("the line");
+        assert_eq!(line.run_changing().count(), 1);
+        assert_eq!(bridge.run_line("s", &spec()), Some(line));
+        assert!(port.1.get(), "nothing runs: the port is let go so the worker may sleep");
+        let mut other = spec();
+        other.args.push("--more".into());
+        assert_eq!(bridge.run_line("s", &other), None, "a line is for its command line only");
     }
 }

@@ -7,16 +7,30 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::run_line::RunLine;
+
 /// A message from the worker to the bridge.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToBridge {
     /// The first message: the worker's protocol version. The bridge answers with its own.
     Hello { protocol: u32 },
-    /// Remembers how to run a server and starts it. Starting a running server with the same
-    /// command line only answers `started`; with another, the old process is replaced.
+    /// Remembers how to run a server and starts it, if the line as the bridge would run it
+    /// ([`RunLine::resolved`]) has the fingerprint the person allowed; otherwise nothing changes
+    /// and the answer is [`BridgeError::NotConfirmed`] with that line. Starting a running
+    /// server with the same command line only answers `started`; with another, the old
+    /// process is replaced.
     Start {
         server: String,
+        #[serde(flatten)]
+        spec: ServerSpec,
+        /// The [`RunLine::fingerprint`] the person allowed.
+        confirmed: String,
+    },
+    /// Asks for the line as the bridge would run `spec` (answered by `resolved` with this
+    /// `id`), for the person to see before they allow it. Nothing runs.
+    Resolve {
+        id: u64,
         #[serde(flatten)]
         spec: ServerSpec,
     },
@@ -90,6 +104,8 @@ pub enum FromBridge {
         #[serde(flatten)]
         exit: Exit,
     },
+    /// The answer to `resolve`.
+    Resolved { id: u64, line: RunLine },
     /// The answer to `log`.
     Log {
         server: String,
@@ -176,6 +192,10 @@ pub enum BridgeError {
     ProcessGone { generation: u64, id: Value },
     /// A message to the extension could not be encoded (it is dropped).
     Unencodable { message: String },
+    /// `start` of a line whose fingerprint is not the one the person allowed (its `$VAR`s
+    /// expand to something else now, or the bridge's environment changed): this is the line
+    /// as it would run, for the person to see and allow. Nothing was started.
+    NotConfirmed { line: Box<RunLine> },
 }
 
 impl fmt::Display for BridgeError {
@@ -214,6 +234,9 @@ impl fmt::Display for BridgeError {
             BridgeError::Unencodable { message } => {
                 write!(f, "a message could not be encoded for the extension: {message}")
             }
+            BridgeError::NotConfirmed { line } => {
+                write!(f, "the command line as it would run was not allowed: {}", line.text())
+            }
         }
     }
 }
@@ -223,6 +246,7 @@ impl std::error::Error for BridgeError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::native::run_line::ShownVariable;
     use serde_json::json;
 
     /// The wire shapes the worker will be written against, one per variant.
@@ -239,9 +263,22 @@ mod tests {
                         env: [("KEY".to_owned(), "$KEY".to_owned())].into_iter().collect(),
                         cwd: Some("/tmp".into()),
                     },
+                    confirmed: "00ff".into(),
                 },
                 json!({"type": "start", "server": "fs", "command": "npx", "args": ["-y", "pkg"],
-                       "env": {"KEY": "$KEY"}, "cwd": "/tmp"}),
+                       "env": {"KEY": "$KEY"}, "cwd": "/tmp", "confirmed": "00ff"}),
+            ),
+            (
+                ToBridge::Resolve {
+                    id: 4,
+                    spec: ServerSpec {
+                        command: "npx".into(),
+                        args: vec![],
+                        env: IndexMap::new(),
+                        cwd: None,
+                    },
+                },
+                json!({"type": "resolve", "id": 4, "command": "npx"}),
             ),
             (
                 ToBridge::Send {
@@ -315,6 +352,27 @@ mod tests {
                 json!({"type": "error", "error": {"kind": "unknown_server"}}),
             ),
             (
+                FromBridge::Resolved {
+                    id: 4,
+                    line: RunLine {
+                        env: vec![ShownVariable {
+                            name: "LD_PRELOAD".into(),
+                            value: Some("/x.so".into()),
+                            inherited: true,
+                        }],
+                        command: "npx".into(),
+                        args: vec![],
+                        cwd: None,
+                        expanded: true,
+                        variables: vec![],
+                        fingerprint: "00ff".into(),
+                    },
+                },
+                json!({"type": "resolved", "id": 4, "line": {"env": [{"name": "LD_PRELOAD",
+                       "value": "/x.so", "inherited": true}], "command": "npx",
+                       "expanded": true, "fingerprint": "00ff"}}),
+            ),
+            (
                 FromBridge::Chunk(Chunk { id: 3, index: 0, count: 2, data: "{\"ty".into() }),
                 json!({"type": "chunk", "id": 3, "index": 0, "count": 2, "data": "{\"ty"}),
             ),
@@ -326,10 +384,11 @@ mod tests {
     }
 
     #[test]
-    fn a_start_needs_only_a_command() {
-        let start: ToBridge =
-            serde_json::from_value(json!({"type": "start", "server": "t", "command": "x"}))
-                .unwrap();
+    fn a_start_needs_only_a_command_and_what_the_person_allowed() {
+        let start: ToBridge = serde_json::from_value(
+            json!({"type": "start", "server": "t", "command": "x", "confirmed": "00"}),
+        )
+        .unwrap();
         let ToBridge::Start { spec, .. } = start else { panic!("not a start: {start:?}") };
         assert!(spec.args.is_empty() && spec.env.is_empty() && spec.cwd.is_none());
     }

@@ -15,12 +15,16 @@ use gemipanel_core::mcp::{
     HttpRequest, HttpResponse, HttpTransport, ResponseBody, Timer, TransportError,
 };
 use gemipanel_core::native::link::{Bridge, LocalBody, LocalTransport, Port, Problem};
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::HOST_NAME;
-use gemipanel_core::settings::Server;
+use gemipanel_core::settings::{LocalCommand, Server};
 
 thread_local! {
     static BRIDGE: Rc<Bridge> = {
-        let bridge = Bridge::new(Box::new(connect));
+        // Sessions of a worker Chrome stopped are in `chrome.storage.session`: a new seed
+        // keeps them from naming a process of this worker's bridge.
+        let seed = chrome::random_bytes().map(u64::from_le_bytes).unwrap_or_default();
+        let bridge = Bridge::new(Box::new(connect), seed);
         bridge.on_exit(Box::new(crate::registry::process_ended));
         Rc::new(bridge)
     };
@@ -70,6 +74,20 @@ pub fn problem(server: &Server) -> Option<Problem> {
     bridge().problem(server.id.as_str())
 }
 
+/// The line `server` is to be allowed with: the bridge's, when it showed one for this command
+/// line, else the line as configured.
+pub fn run_line(server: &Server, local: &LocalCommand) -> RunLine {
+    bridge().run_line(server.id.as_str(), &local.spec()).unwrap_or_else(|| local.run_line())
+}
+
+/// Asks the bridge for the line `server` would run as (kept for [`run_line`]); nothing when it
+/// cannot be asked.
+pub async fn resolve(server: &Server) {
+    if let Some(local) = &server.local {
+        let _ = bridge().resolve(server.id.as_str(), &local.spec()).await;
+    }
+}
+
 /// Ends a local server's process (it was removed, or its command changed).
 pub fn stop(id: &str) {
     bridge().stop(id);
@@ -93,7 +111,10 @@ impl ServerTransport {
                 (ServerTransport::Unconfirmed, LocalTransport::<FetchTransport>::url(id))
             }
             Some(local) => {
-                let transport = LocalTransport::new(bridge(), id, local.spec(), FetchTransport);
+                // A confirmation the person must give again gets the bridge's line instead.
+                let allowed = server.allowed_run().unwrap_or_default();
+                let transport =
+                    LocalTransport::new(bridge(), id, local.spec(), allowed, FetchTransport);
                 (ServerTransport::Local(transport), LocalTransport::<FetchTransport>::url(id))
             }
         }

@@ -95,7 +95,10 @@ fn config_key(server: &Server) -> String {
         for (name, value) in &local.env {
             key.push_str(&format!("\n{name}={}", value.expose()));
         }
-        key.push_str(&format!("\n{:?}\n{:?}", local.cwd, server.confirmed_command));
+        key.push_str(&format!(
+            "\n{:?}\n{:?}\n{:?}",
+            local.cwd, server.confirmed_command, server.confirmed_run
+        ));
     }
     for (name, value) in &server.headers {
         key.push_str(&format!("\n{name}:{}", value.expose()));
@@ -234,11 +237,12 @@ pub fn status(id: &ServerId) -> ServerStatus {
     with_entry(id, |e| e.status.clone()).unwrap_or(ServerStatus::Idle)
 }
 
-/// The status shown for `server`: a local server waits for its command line to be confirmed.
+/// The status shown for `server`: a local server waits for its command line to be confirmed,
+/// shown as the bridge will run it when the bridge said so.
 pub fn status_of(server: &Server) -> ServerStatus {
     match &server.local {
         Some(local) if !server.command_confirmed() => {
-            ServerStatus::NeedsConfirmation { command_line: local.display() }
+            ServerStatus::NeedsConfirmation { line: local::run_line(server, local), changed: false }
         }
         _ => status(&server.id),
     }
@@ -375,13 +379,19 @@ pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
 pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus, Text)> {
     let local = server.local.as_ref()?;
     if !server.command_confirmed() {
-        let command_line = local.display();
         let message = Text::new("errNeedsConfirmation").arg(&server.name);
-        return Some((ServerStatus::NeedsConfirmation { command_line }, message));
+        let line = local::run_line(server, local);
+        return Some((ServerStatus::NeedsConfirmation { line, changed: false }, message));
     }
     // An error the server answered, or a cancellation, is not the bridge's to explain.
     let by_bridge = err.rpc_error().is_none() && !err.is_cancelled();
     if let Some(problem) = local::problem(server).filter(|_| by_bridge) {
+        // The bridge would run another line than the one allowed: the person sees that one.
+        if let Problem::NotConfirmed(line) = &problem {
+            let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
+            let (line, changed) = ((**line).clone(), server.confirmed_run.is_some());
+            return Some((ServerStatus::NeedsConfirmation { line, changed }, message));
+        }
         return Some(local_problem(server, &problem));
     }
     let message = err.text_naming(&server.name);

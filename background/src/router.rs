@@ -26,7 +26,7 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
         // Requests that need no settings.
         Request::EditSettings { edit } => boxed(settings::edit(edit)),
         Request::CancelToolCall { call_id } => boxed(ready(servers::cancel(&call_id))),
-        Request::TestConnection { draft } => boxed(servers::test_connection(draft)),
+        Request::TestConnection { draft, run } => boxed(servers::test_connection(draft, run)),
         Request::AnswerElicitation { elicitation_id, result } => {
             boxed(ready(if calls::answer(&elicitation_id, result) {
                 Response::Ok
@@ -72,6 +72,9 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         Request::SignIn { server_id } => boxed(servers::sign_in(settings, server_id)),
         Request::SignOut { server_id } => boxed(servers::sign_out(settings, server_id)),
         Request::ServerLog { server_id } => boxed(servers::log(settings, server_id)),
+        Request::PreviewCommand { server_id, local } => {
+            boxed(servers::preview_command(settings, server_id, local))
+        }
         // Routed by `route`.
         Request::EditSettings { .. }
         | Request::CancelToolCall { .. }

@@ -11,8 +11,11 @@ use gemipanel_core::mcp::{Client, ReadResourceResult};
 use gemipanel_core::messages::{
     Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
 };
+use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
-use gemipanel_core::settings::{Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS};
+use gemipanel_core::settings::{
+    LocalCommand, Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS,
+};
 use gemipanel_core::text::Text;
 use gemipanel_core::tools::ToolFilter;
 use gemipanel_core::url_policy::{self, Policy};
@@ -38,6 +41,16 @@ pub async fn list(settings: Rc<Settings>) -> Response {
                 || registry::live_tools(&server.id).is_none();
         let waits = matches!(registry::status(&server.id), ServerStatus::NeedsSignIn)
             || !server.command_confirmed();
+        // A command line to allow is shown as the bridge will run it, when it can say.
+        if server.local.is_some() && !server.command_confirmed() {
+            let (sender, receiver) = oneshot::channel::<()>();
+            let server = server.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                crate::local::resolve(&server).await;
+                let _ = sender.send(());
+            });
+            done.push(receiver);
+        }
         if stale && !waits {
             let (sender, receiver) = oneshot::channel::<()>();
             let server = server.clone();
@@ -236,9 +249,9 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
 }
 
 /// Connects to a server that is not saved: a client of its own, closed afterwards.
-pub async fn test_connection(draft: ServerDraft) -> Response {
+pub async fn test_connection(draft: ServerDraft, run: Option<String>) -> Response {
     if draft.local.is_some() {
-        return Response::ConnectionTest { outcome: try_local(&draft).await };
+        return Response::ConnectionTest { outcome: try_local(&draft, run).await };
     }
     let outcome = match url_policy::check(
         &draft.url,
@@ -253,9 +266,30 @@ pub async fn test_connection(draft: ServerDraft) -> Response {
     Response::ConnectionTest { outcome }
 }
 
+/// The line as the bridge would run a form's command (values left blank are the stored
+/// server's), or as configured when the bridge cannot be asked. Nothing runs.
+pub async fn preview_command(
+    settings: Rc<Settings>,
+    server_id: Option<ServerId>,
+    mut local: LocalCommand,
+) -> Response {
+    let stored = server_id.and_then(|id| settings.server(&id).cloned());
+    if let Some(stored) = stored.as_ref().and_then(|server| server.local.as_ref()) {
+        local.keep_values_from(stored);
+    }
+    let line = match gemipanel_core::settings::validate_local(&local) {
+        Ok(()) => crate::local::bridge().resolve(PREVIEW, &local.spec()).await.ok(),
+        Err(_) => None,
+    };
+    Response::CommandPreview { line: line.unwrap_or_else(|| local.run_line()) }
+}
+
+/// The name the bridge knows a form's command by while it shows its line.
+const PREVIEW: &str = "preview";
+
 /// Runs a local server's draft under an id of its own (the person clicked Test with the command
-/// line in front of them: that is their confirmation), then ends it.
-async fn try_local(draft: &ServerDraft) -> ConnectionOutcome {
+/// line in front of them, `run` its fingerprint: that is their confirmation), then ends it.
+async fn try_local(draft: &ServerDraft, run: Option<String>) -> ConnectionOutcome {
     let Some(local) = &draft.local else {
         return ConnectionOutcome::Failed { error: Text::new("errUnknown") };
     };
@@ -266,11 +300,16 @@ async fn try_local(draft: &ServerDraft) -> ConnectionOutcome {
     let mut server = Server::blank(ServerId::generate(random), draft.name.clone());
     server.local = Some(local.clone());
     server.confirmed_command = Some(local.fingerprint());
+    server.confirmed_run = Some(run.unwrap_or_else(|| local.run_line().fingerprint));
     let id = format!("test_{}", server.id);
     let (transport, url) = ServerTransport::for_server(&server, &id);
     let outcome = try_connect(transport, &url, draft).await;
     let outcome = match outcome {
         ConnectionOutcome::Failed { error } => match crate::local::bridge().problem(&id) {
+            // Not the line the person saw: they see this one, and nothing ran.
+            Some(Problem::NotConfirmed(line)) => {
+                ConnectionOutcome::Failed { error: Text::new("errTestRunDiffers").arg(line.text()) }
+            }
             Some(problem) => ConnectionOutcome::Failed { error: problem.text() },
             None => ConnectionOutcome::Failed { error },
         },

@@ -4,7 +4,9 @@
 //! Servers are named by the worker. A server's command line is remembered from `start`; its
 //! process is started then and again on demand (a `send` to a server that is not running, unless
 //! it was meant for a process that ended: that one is never forwarded to another),
-//! restarted with backoff when it exits on its own, and stopped when idle. When the extension
+//! restarted with backoff when it exits on its own, and stopped when idle. Every process the
+//! bridge starts gets the next generation (1, 2, …), which names it on the wire: a pid is given
+//! to another process soon after, a generation never while the bridge runs. When the extension
 //! disconnects, every server's process group is ended and the bridge exits.
 
 use std::collections::HashMap;
@@ -17,6 +19,7 @@ use gemipanel_core::native::expand::expand_spec;
 use gemipanel_core::native::log_tail::{LogTail, LOG_LIMIT};
 use gemipanel_core::native::pending::Pending;
 use gemipanel_core::native::restart::Backoff;
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::{
     BridgeError, Exit, ExitReason, FromBridge, ServerSpec, ToBridge,
 };
@@ -27,14 +30,14 @@ use tokio::time::Instant;
 
 use crate::frames::{self, Incoming};
 use crate::server::{self, Process, ProcessEvent};
-use crate::{config, origin, process_group};
+use crate::{config, origin};
 
 /// A server with no traffic either way and no unanswered request for this long is stopped.
 const IDLE_AFTER: Duration = Duration::from_secs(10 * 60);
 /// Tests shorten the idle time with this variable (milliseconds).
 const IDLE_VARIABLE: &str = "GEMIPANEL_BRIDGE_IDLE_MS";
-/// How long servers get to end after SIGTERM when the extension disconnects.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+/// After the SIGKILL of shutdown, how long processes get to be reported reaped (stdout drained).
+const SHUTDOWN_REAP: Duration = Duration::from_secs(1);
 /// The JSON-RPC error code of a request whose server ended before answering (the
 /// implementation-defined server error range).
 const SERVER_ENDED: i64 = -32000;
@@ -85,7 +88,7 @@ async fn serve(origin: &str, allowed: &[String], idle_after: Duration) -> Result
         processes: HashMap::new(),
         out,
         events: events_tx,
-        next_key: 0,
+        next_generation: 1,
         idle_after,
         started: Instant::now(),
     };
@@ -115,21 +118,32 @@ async fn serve(origin: &str, allowed: &[String], idle_after: Duration) -> Result
     Ok(())
 }
 
+/// The line as this bridge would run `spec`: expanded from its environment, with the variables
+/// that change what runs which the server inherits from it. The environment is the bridge's
+/// own, the same for its whole life, so a line checked at `start` is the line each restart runs.
+fn resolve(spec: &ServerSpec) -> RunLine {
+    // Names or values that are not UTF-8 cannot be expanded into a line either.
+    let environment: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
+    RunLine::resolved(spec, &|variable| std::env::var(variable).ok(), &environment)
+}
+
 struct Host {
     servers: HashMap<String, Server>,
-    /// Running processes by key; a replaced or forgotten server's process stays here until it
-    /// has exited.
+    /// Running processes by generation; a replaced or forgotten server's process stays here
+    /// until it has exited.
     processes: HashMap<u64, Proc>,
     out: mpsc::Sender<FromBridge>,
     events: mpsc::Sender<Event>,
-    next_key: u64,
+    next_generation: u64,
     idle_after: Duration,
     started: Instant,
 }
 
 struct Server {
     spec: ServerSpec,
-    /// The key of its running process.
+    /// The generation of its running process.
     current: Option<u64>,
     backoff: Backoff,
     pending: Pending,
@@ -177,8 +191,22 @@ impl Host {
                     self.emit(FromBridge::Error { server: None, error }).await;
                 }
             }
-            ToBridge::Start { server, spec } => self.start(server, spec).await,
-            ToBridge::Send { server, pid, message } => self.send(server, pid, message).await,
+            ToBridge::Start { server, spec, confirmed } => {
+                let line = resolve(&spec);
+                if line.fingerprint == confirmed {
+                    self.start(server, spec).await;
+                } else {
+                    // Not what the person allowed: they see this line, and nothing changes.
+                    let error = BridgeError::NotConfirmed { line: Box::new(line) };
+                    self.error(&server, error).await;
+                }
+            }
+            ToBridge::Resolve { id, spec } => {
+                self.emit(FromBridge::Resolved { id, line: resolve(&spec) }).await
+            }
+            ToBridge::Send { server, generation, message } => {
+                self.send(server, generation, message).await
+            }
             ToBridge::Stop { server } => {
                 if self.servers.contains_key(&server) {
                     self.stop(&server, ExitReason::Stopped).await;
@@ -205,10 +233,11 @@ impl Host {
         match self.servers.get_mut(&name) {
             Some(server) if server.spec == spec => {
                 server.backoff.reset();
-                let running = server.current.and_then(|key| self.processes.get(&key));
-                if let Some(proc) = running {
+                let running = server.current.and_then(|g| self.processes.get(&g).map(|p| (g, p)));
+                if let Some((generation, proc)) = running {
                     let started = FromBridge::Started {
                         server: name,
+                        generation,
                         pid: proc.process.pid,
                         restarts: server.restarts,
                     };
@@ -243,21 +272,23 @@ impl Host {
 
     /// Starts the server's process; false (and the error reported) when it cannot start.
     async fn launch(&mut self, name: &str) -> bool {
-        let key = self.next_key;
-        self.next_key += 1;
+        let generation = self.next_generation;
+        self.next_generation += 1;
         let now_ms = self.now_ms();
         let Some(server) = self.servers.get_mut(name) else { return false };
         let expanded = expand_spec(&server.spec, &|variable| std::env::var(variable).ok());
         server.restart_token = None;
-        match server::spawn(key, &expanded, server.log.clone(), self.events.clone()) {
+        match server::spawn(generation, &expanded, server.log.clone(), self.events.clone()) {
             Ok(process) => {
                 let pid = process.pid;
-                server.current = Some(key);
+                server.current = Some(generation);
                 server.backoff.started(now_ms);
                 server.last_activity = Instant::now();
                 let restarts = server.restarts;
-                self.processes.insert(key, Proc { server: name.to_owned(), process, reason: None });
-                self.emit(FromBridge::Started { server: name.to_owned(), pid, restarts }).await;
+                let proc = Proc { server: name.to_owned(), process, reason: None };
+                self.processes.insert(generation, proc);
+                let server = name.to_owned();
+                self.emit(FromBridge::Started { server, generation, pid, restarts }).await;
                 true
             }
             Err(message) => {
@@ -270,22 +301,23 @@ impl Host {
     }
 
     /// Relays `message` to the server's process: to process `meant` only, when it names one.
-    async fn send(&mut self, name: String, meant: Option<u32>, message: Value) {
-        let running = self.servers.get(&name).map(|s| {
-            s.current.and_then(|key| self.processes.get(&key)).map(|proc| proc.process.pid)
-        });
+    async fn send(&mut self, name: String, meant: Option<u64>, message: Value) {
+        let running = self
+            .servers
+            .get(&name)
+            .map(|s| s.current.filter(|generation| self.processes.contains_key(generation)));
         if let (Some(meant), Some(running)) = (meant, running) {
             if running != Some(meant) {
                 // Its session ended with its process: a successor (running or started for it)
                 // would get a message of a session it never had.
                 if let (Some(id), true) = (message.get("id"), message.get("method").is_some()) {
-                    let error = BridgeError::ProcessGone { pid: meant, id: id.clone() };
+                    let error = BridgeError::ProcessGone { generation: meant, id: id.clone() };
                     self.error(&name, error).await;
                 }
                 return;
             }
         }
-        let problem = match running.map(|pid| pid.is_some()) {
+        let problem = match running.map(|generation| generation.is_some()) {
             None => {
                 self.error(&name, BridgeError::UnknownServer).await;
                 Some("no such local server was started")
@@ -305,7 +337,7 @@ impl Host {
             return;
         }
         let Some(server) = self.servers.get_mut(&name) else { return };
-        let Some(proc) = server.current.and_then(|key| self.processes.get(&key)) else { return };
+        let Some(proc) = server.current.and_then(|g| self.processes.get(&g)) else { return };
         let mut line = match serde_json::to_vec(&message) {
             Ok(line) => line,
             Err(e) => {
@@ -343,7 +375,7 @@ impl Host {
             SERVER_ENDED,
             "the local server was stopped before it answered",
         ));
-        if let Some(proc) = server.current.take().and_then(|key| self.processes.get_mut(&key)) {
+        if let Some(proc) = server.current.take().and_then(|g| self.processes.get_mut(&g)) {
             proc.reason = Some(reason);
             proc.process.stop();
         }
@@ -370,9 +402,12 @@ impl Host {
 
     async fn event(&mut self, event: Event) {
         match event {
-            Event::Process(key, ProcessEvent::Line(line)) => {
-                let Some(name) = self.processes.get(&key).map(|p| p.server.clone()) else { return };
-                let Some(server) = self.servers.get_mut(&name).filter(|s| s.current == Some(key))
+            Event::Process(generation, ProcessEvent::Line(line)) => {
+                let Some(name) = self.processes.get(&generation).map(|p| p.server.clone()) else {
+                    return;
+                };
+                let Some(server) =
+                    self.servers.get_mut(&name).filter(|s| s.current == Some(generation))
                 else {
                     return; // a line from a process being replaced
                 };
@@ -385,8 +420,8 @@ impl Host {
                     Err(error) => self.error(&name, error).await,
                 }
             }
-            Event::Process(key, ProcessEvent::Exited { code, signal }) => {
-                self.exited(key, code, signal).await
+            Event::Process(generation, ProcessEvent::Exited { code, signal }) => {
+                self.exited(generation, code, signal).await
             }
             Event::RestartDue { server, token } => {
                 let due = self
@@ -401,9 +436,8 @@ impl Host {
         }
     }
 
-    async fn exited(&mut self, key: u64, code: Option<i32>, signal: Option<i32>) {
-        let Some(proc) = self.processes.remove(&key) else { return };
-        let pid = proc.process.pid;
+    async fn exited(&mut self, generation: u64, code: Option<i32>, signal: Option<i32>) {
+        let Some(proc) = self.processes.remove(&generation) else { return };
         let stderr_tail = proc
             .process
             .log
@@ -411,7 +445,7 @@ impl Host {
             .map(|log| log.last_lines(TAIL_LINES, TAIL_BYTES))
             .unwrap_or_default();
         let now_ms = self.now_ms();
-        let current = self.servers.get_mut(&proc.server).filter(|s| s.current == Some(key));
+        let current = self.servers.get_mut(&proc.server).filter(|s| s.current == Some(generation));
         let mut failed = Vec::new();
         let exit = match (current, proc.reason) {
             (Some(server), None) => {
@@ -425,7 +459,7 @@ impl Host {
                 error.data = Some(json!({ "stderr_tail": stderr_tail }));
                 failed = server.pending.fail_all(&error);
                 if let Some(delay) = restart_in_ms {
-                    let token = key;
+                    let token = generation;
                     server.restart_token = Some(token);
                     let events = self.events.clone();
                     let name = proc.server.clone();
@@ -435,14 +469,14 @@ impl Host {
                     });
                 }
                 let reason = if code == Some(0) { ExitReason::Exited } else { ExitReason::Crashed };
-                Exit { pid, code, signal, reason, restart_in_ms, stderr_tail }
+                Exit { generation, code, signal, reason, restart_in_ms, stderr_tail }
             }
             (current, reason) => {
                 if let Some(server) = current {
                     server.current = None;
                 }
                 let reason = reason.unwrap_or(ExitReason::Stopped);
-                Exit { pid, code, signal, reason, restart_in_ms: None, stderr_tail }
+                Exit { generation, code, signal, reason, restart_in_ms: None, stderr_tail }
             }
         };
         for response in failed {
@@ -451,27 +485,76 @@ impl Host {
         self.emit(FromBridge::Exited { server: proc.server, exit }).await;
     }
 
-    /// The extension is gone: every group gets SIGTERM and a moment, then SIGKILL.
+    /// The extension is gone: every group gets SIGTERM and a moment, then SIGKILL, each from
+    /// its own watcher, which alone knows when its process is reaped (after which its group's
+    /// id may be another process's).
     async fn shutdown(&mut self, events: &mut mpsc::Receiver<Event>) {
-        let groups: Vec<u32> = self.processes.values().map(|p| p.process.pid).collect();
         for proc in self.processes.values_mut() {
-            proc.process.stop();
+            proc.process.stop_now();
         }
-        for &group in &groups {
-            process_group::terminate(group);
-        }
-        let deadline = Instant::now() + SHUTDOWN_GRACE;
+        let deadline = Instant::now() + server::SHUTDOWN_GRACE + SHUTDOWN_REAP;
         while !self.processes.is_empty() {
             match tokio::time::timeout_at(deadline, events.recv()).await {
-                Ok(Some(Event::Process(key, ProcessEvent::Exited { .. }))) => {
-                    self.processes.remove(&key);
+                Ok(Some(Event::Process(generation, ProcessEvent::Exited { .. }))) => {
+                    self.processes.remove(&generation);
                 }
                 Ok(Some(_)) => {}
                 Ok(None) | Err(_) => break,
             }
         }
-        for group in groups {
-            process_group::kill(group);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::process_group::audit;
+
+    /// When the extension goes, a server that ends on SIGTERM is gone at once, and what it
+    /// left in its group, ignoring SIGTERM, is killed before the server is reaped: no group is
+    /// signalled once its leader is reaped (its id may then be another process's).
+    #[tokio::test]
+    async fn shutdown_ends_every_group_and_signals_none_whose_leader_was_reaped() {
+        let (out, mut said) = mpsc::channel(256);
+        tokio::spawn(async move { while said.recv().await.is_some() {} });
+        let (events_tx, mut events) = mpsc::channel(256);
+        let mut host = Host {
+            servers: HashMap::new(),
+            processes: HashMap::new(),
+            out,
+            events: events_tx,
+            next_generation: 1,
+            idle_after: IDLE_AFTER,
+            started: Instant::now(),
+        };
+        let script = "(trap '' TERM; exec sleep 300) & echo \"helper $!\" >&2; \
+                      trap 'exit 0' TERM; while :; do sleep 0.05; done";
+        let spec = ServerSpec {
+            command: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: Default::default(),
+            cwd: None,
+        };
+        host.start("s".into(), spec).await;
+        let leader = host.processes.get(&1).expect("generation 1 runs").process.pid;
+        let log = host.servers["s"].log.clone();
+        let mut helper = None;
+        for _ in 0..100 {
+            let text = log.lock().map(|l| l.text()).unwrap_or_default();
+            helper = text.lines().find_map(|l| l.strip_prefix("helper ")?.trim().parse().ok());
+            if helper.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let helper: u32 = helper.expect("the helper's pid in the log");
+        host.shutdown(&mut events).await;
+        assert!(host.processes.is_empty(), "every exit was reported");
+        let stat = std::fs::read_to_string(format!("/proc/{helper}/stat")).unwrap_or_default();
+        let alive = !stat.is_empty() && !stat.rsplit(')').next().unwrap_or("").contains(" Z ");
+        assert!(!alive, "the helper outlived the bridge: {stat}");
+        let sent = audit::sent_to(leader);
+        assert!(sent.iter().any(|s| s.signal == 9), "the group was killed: {sent:?}");
+        assert!(sent.iter().all(|s| !s.leader_reaped), "a reaped group was signalled: {sent:?}");
     }
 }

@@ -1,6 +1,8 @@
 //! One running server process: its stdin fed from a queue, its stdout read as lines of JSON,
 //! its stderr kept in a bounded log, and its end (or its stop, escalating from closing stdin to
-//! SIGTERM to SIGKILL of its whole group) reported once stdout is drained.
+//! SIGTERM to SIGKILL of its whole group) reported once stdout is drained and what it left in
+//! its group is killed. Its group is signalled only while the process is unreaped ([`Leader`]):
+//! see `process_group`.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -13,7 +15,7 @@ use gemipanel_core::native::MAX_SERVER_LINE;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 use tokio_util::codec::{Decoder, LinesCodec, LinesCodecError};
 
@@ -25,6 +27,8 @@ const STDIN_QUEUE: usize = 256;
 /// After stdin is closed, how long a server has to exit before SIGTERM, then before SIGKILL.
 const GRACE_BEFORE_TERM: Duration = Duration::from_secs(1);
 const GRACE_BEFORE_KILL: Duration = Duration::from_secs(2);
+/// When the bridge itself is ending: SIGTERM at once, SIGKILL after this.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 /// After the process exited, how long its stdout may still deliver lines (a grandchild that
 /// inherited it can hold it open).
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
@@ -41,8 +45,17 @@ pub enum ProcessEvent {
 pub struct Process {
     pub pid: u32,
     stdin: Option<mpsc::Sender<Bytes>>,
-    stop: Option<oneshot::Sender<()>>,
+    stop: mpsc::UnboundedSender<Stop>,
     pub log: Arc<Mutex<LogTail>>,
+}
+
+/// How soon a process is to end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// Its stdin closed, the MCP way to ask; signals after [`GRACE_BEFORE_TERM`].
+    Gently,
+    /// SIGTERM now and SIGKILL after [`SHUTDOWN_GRACE`]: the bridge is ending.
+    Now,
 }
 
 /// Starts `spec` (already expanded) with the bridge's environment plus its own.
@@ -75,9 +88,9 @@ pub fn spawn(
     tokio::spawn(feed_stdin(stdin, stdin_rx));
     tokio::spawn(keep_log(stderr, log.clone()));
     let reader = tokio::spawn(read_stdout(key, stdout, events.clone()));
-    let (stop_tx, stop_rx) = oneshot::channel();
-    tokio::spawn(watch(key, pid, child, reader, stop_rx, events));
-    Ok(Process { pid, stdin: Some(stdin_tx), stop: Some(stop_tx), log })
+    let (stop_tx, stop_rx) = mpsc::unbounded_channel();
+    tokio::spawn(watch(key, Leader::new(child, pid), reader, stop_rx, events));
+    Ok(Process { pid, stdin: Some(stdin_tx), stop: stop_tx, log })
 }
 
 impl Process {
@@ -96,9 +109,14 @@ impl Process {
     /// does not end on its own.
     pub fn stop(&mut self) {
         self.stdin = None;
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        let _ = self.stop.send(Stop::Gently);
+    }
+
+    /// Signals its group at once (SIGTERM, then SIGKILL after [`SHUTDOWN_GRACE`]): the
+    /// bridge is ending. Its exit is reported as always.
+    pub fn stop_now(&mut self) {
+        self.stdin = None;
+        let _ = self.stop.send(Stop::Now);
     }
 }
 
@@ -164,44 +182,193 @@ fn parse_line(line: &str) -> Option<Result<Value, BridgeError>> {
 }
 
 /// Waits for the process to end (escalating once asked to stop), lets stdout drain, kills
-/// what is left of its group, then reports the exit.
+/// what is left of its group, reaps it, then reports the exit.
 async fn watch(
     key: u64,
-    pid: u32,
-    mut child: Child,
-    reader: tokio::task::JoinHandle<()>,
-    mut stop: oneshot::Receiver<()>,
+    mut leader: Leader,
+    mut reader: tokio::task::JoinHandle<()>,
+    mut stop: mpsc::UnboundedReceiver<Stop>,
     events: mpsc::Sender<Event>,
 ) {
+    // When the next signal is due, and whether SIGTERM was sent already.
     let mut escalation: Option<(Instant, bool)> = None;
-    let status = loop {
+    let mut stop_open = true;
+    loop {
+        let due = escalation.map_or_else(Instant::now, |(at, _)| at);
         tokio::select! {
-            status = child.wait() => break status.ok(),
-            // A dropped sender means the host is going away: stop as if asked.
-            _ = &mut stop, if escalation.is_none() => {
-                escalation = Some((Instant::now() + GRACE_BEFORE_TERM, false));
-            }
-            _ = sleep_until(escalation.map_or_else(Instant::now, |(at, _)| at)), if escalation.is_some() => {
+            () = leader.ended() => break,
+            asked = stop.recv(), if stop_open => match asked {
+                Some(Stop::Gently) if escalation.is_none() => {
+                    escalation = Some((Instant::now() + GRACE_BEFORE_TERM, false));
+                }
+                // A dropped sender means the host is going away: as soon as if asked so.
+                Some(Stop::Now) | None => {
+                    stop_open = asked.is_some();
+                    if !escalation.is_some_and(|(_, termed)| termed) {
+                        leader.signal_group(process_group::terminate);
+                        escalation = Some((Instant::now() + SHUTDOWN_GRACE, true));
+                    }
+                }
+                Some(Stop::Gently) => {}
+            },
+            () = sleep_until(due), if escalation.is_some() => {
                 if escalation.is_some_and(|(_, termed)| termed) {
-                    process_group::kill(pid);
-                    let _ = child.start_kill();
+                    leader.signal_group(process_group::kill);
+                    leader.kill();
+                    // Nothing is left to send: wait for the end.
                     escalation = Some((Instant::now() + Duration::from_secs(3600), true));
                 } else {
-                    process_group::terminate(pid);
+                    leader.signal_group(process_group::terminate);
                     escalation = Some((Instant::now() + GRACE_BEFORE_KILL, true));
                 }
             }
         }
-    };
-    let mut reader = reader;
+    }
     if tokio::time::timeout(DRAIN_AFTER_EXIT, &mut reader).await.is_err() {
         reader.abort();
     }
-    process_group::kill(pid);
+    // The leader has ended but is not reaped: its group's id is still its own.
+    leader.signal_group(process_group::kill);
+    let status = leader.reap().await;
     let code = status.and_then(|s| s.code());
     #[cfg(unix)]
     let signal = status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s));
     #[cfg(not(unix))]
     let signal = None;
     let _ = events.send(Event::Process(key, ProcessEvent::Exited { code, signal })).await;
+}
+
+/// A server's process until it is reaped: its group is signalled only through this, so never
+/// after the reap, when the group's id (the process's pid) may be another process's.
+struct Leader {
+    child: Child,
+    pid: u32,
+    /// Done once the process has ended, still unreaped.
+    #[cfg(unix)]
+    ended: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Leader {
+    fn new(child: Child, pid: u32) -> Leader {
+        Leader {
+            child,
+            pid,
+            #[cfg(unix)]
+            ended: Some(tokio::task::spawn_blocking(move || process_group::wait_unreaped(pid))),
+        }
+    }
+
+    /// Waits until the process has ended, without reaping it (on Windows, where nothing is
+    /// signalled by id, it is reaped here).
+    async fn ended(&mut self) {
+        #[cfg(unix)]
+        if let Some(waiting) = &mut self.ended {
+            let _ = waiting.await;
+            self.ended = None;
+        }
+        #[cfg(not(unix))]
+        let _ = self.child.wait().await;
+    }
+
+    fn signal_group(&self, signal: fn(u32)) {
+        signal(self.pid);
+    }
+
+    /// Kills the process itself (on Windows, the only thing there is to kill).
+    fn kill(&mut self) {
+        let _ = self.child.start_kill();
+    }
+
+    async fn reap(mut self) -> Option<std::process::ExitStatus> {
+        self.child.wait().await.ok()
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::process_group::audit;
+
+    /// Whether a process with this pid still exists (a zombie counts as gone).
+    fn alive(pid: u32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => !stat.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')),
+            Err(_) => false,
+        }
+    }
+
+    fn shell(script: &str) -> ServerSpec {
+        let args = vec!["-c".to_owned(), script.to_owned()];
+        ServerSpec { command: "sh".into(), args, env: Default::default(), cwd: None }
+    }
+
+    /// The pid the script wrote to stderr as `helper <pid>`.
+    async fn helper_pid(log: &Arc<Mutex<LogTail>>) -> u32 {
+        for _ in 0..100 {
+            let text = log.lock().map(|l| l.text()).unwrap_or_default();
+            let pid = text.lines().find_map(|l| l.strip_prefix("helper ")?.trim().parse().ok());
+            if let Some(pid) = pid {
+                return pid;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("no helper pid in the log");
+    }
+
+    async fn exit_of(events: &mut mpsc::Receiver<Event>) -> (Option<i32>, Option<i32>) {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
+                Ok(Some(Event::Process(_, ProcessEvent::Exited { code, signal }))) => {
+                    return (code, signal)
+                }
+                Ok(Some(_)) => {}
+                other => panic!("no exit: {}", other.is_ok()),
+            }
+        }
+    }
+
+    async fn wait_gone(pid: u32) -> bool {
+        for _ in 0..100 {
+            if !alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+
+    /// A launcher (`npx`, `uv run`) that crashed leaves its child behind, here one that
+    /// ignores SIGTERM and holds stdout. Once the launcher is reaped its pid, the group's id, is
+    /// free for any new process: the group is killed before, never after.
+    #[tokio::test]
+    async fn what_a_server_leaves_behind_is_killed_before_the_server_is_reaped() {
+        let log = Arc::new(Mutex::new(LogTail::new(4096)));
+        let (events, mut received) = mpsc::channel(16);
+        let script = "(trap '' TERM; exec sleep 300) & echo \"helper $!\" >&2; exit 3";
+        let process = spawn(1, &shell(script), log.clone(), events).expect("sh starts");
+        let helper = helper_pid(&log).await;
+        assert_eq!(exit_of(&mut received).await, (Some(3), None));
+        assert!(wait_gone(helper).await, "the helper {helper} outlived its server");
+        let sent = audit::sent_to(process.pid);
+        assert!(!sent.is_empty(), "the group was never signalled");
+        assert!(sent.iter().all(|s| !s.leader_reaped), "a reaped group was signalled: {sent:?}");
+    }
+
+    /// A server that neither ends when its stdin closes nor on SIGTERM is killed, its group
+    /// signalled only while it is unreaped.
+    #[tokio::test]
+    async fn a_server_that_ignores_the_stop_is_killed_with_its_group() {
+        let log = Arc::new(Mutex::new(LogTail::new(4096)));
+        let (events, mut received) = mpsc::channel(16);
+        let script = "trap '' TERM; sleep 300 & echo \"helper $!\" >&2; exec sleep 300";
+        let mut process = spawn(2, &shell(script), log.clone(), events).expect("sh starts");
+        let helper = helper_pid(&log).await;
+        process.stop();
+        assert_eq!(exit_of(&mut received).await, (None, Some(9)));
+        assert!(wait_gone(helper).await, "the helper {helper} outlived its server");
+        let sent = audit::sent_to(process.pid);
+        let signals: Vec<i32> = sent.iter().map(|s| s.signal).collect();
+        assert!(signals.starts_with(&[15, 9]), "{sent:?}");
+        assert!(sent.iter().all(|s| !s.leader_reaped), "a reaped group was signalled: {sent:?}");
+    }
 }

@@ -5,6 +5,7 @@ mod support;
 
 use std::time::Duration;
 
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::{BridgeError, Exit, ExitReason, FromBridge, ToBridge};
 use gemipanel_core::native::{MAX_TO_EXTENSION, PROTOCOL_VERSION};
 use serde_json::json;
@@ -65,7 +66,7 @@ fn three_servers_run_at_once_and_replies_reach_the_right_one() {
             .push(response["result"]["serverInfo"]["name"].as_str().unwrap_or_default().to_owned());
         bridge.send(&ToBridge::Send {
             server: server.into(),
-            pid: None,
+            generation: None,
             message: json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         });
     }
@@ -90,7 +91,7 @@ fn three_servers_run_at_once_and_replies_reach_the_right_one() {
 #[test]
 fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
     let mut bridge = Bridge::start();
-    let pid = bridge.start_server("everything", everything());
+    let old = bridge.start_server("everything", everything());
     bridge.initialize("everything");
     let long = json!({"name": "trigger-long-running-operation", "arguments": {"duration": 30, "steps": 30},
                       "_meta": {"progressToken": "p"}});
@@ -102,7 +103,7 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
         }
         _ => None,
     });
-    std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+    std::process::Command::new("kill").args(["-9", &old.pid.to_string()]).status().unwrap();
     let failed = bridge.response("everything", &json!(7));
     let error = &failed["error"];
     assert_eq!(error["code"], -32000, "{failed}");
@@ -115,8 +116,8 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
     assert_eq!(exit.signal, Some(9));
     assert_eq!(exit.restart_in_ms, Some(500));
     let restarts = bridge.recv_until(|m| match m {
-        FromBridge::Started { restarts, pid: new_pid, .. } => {
-            assert_ne!(*new_pid, pid);
+        FromBridge::Started { restarts, generation, .. } => {
+            assert_eq!(*generation, old.generation + 1, "the next generation");
             Some(*restarts)
         }
         _ => None,
@@ -132,9 +133,11 @@ fn a_server_killed_mid_call_fails_the_call_and_comes_back() {
     assert_eq!(tool_text(&echo), "Echo: back");
 }
 
-/// A `send` the worker meant for process `pid` (its session `local-<pid>`), as JSON.
-fn send_to_process(bridge: &mut Bridge, server: &str, pid: u32, message: serde_json::Value) {
-    let send = json!({"type": "send", "server": server, "pid": pid, "message": message});
+/// A `send` the worker meant for process `generation` (the one its session was made with), as
+/// JSON.
+fn send_to_process(bridge: &mut Bridge, server: &str, generation: u64, message: serde_json::Value) {
+    let send =
+        json!({"type": "send", "server": server, "generation": generation, "message": message});
     bridge.write(&frame(send.to_string().as_bytes()));
 }
 
@@ -157,32 +160,32 @@ fn a_message_for_a_process_that_ended_never_reaches_its_successor() {
     let mut bridge = Bridge::start();
     let old = bridge.start_server("everything", everything());
     bridge.initialize("everything");
-    std::process::Command::new("kill").args(["-9", &old.to_string()]).status().unwrap();
+    std::process::Command::new("kill").args(["-9", &old.pid.to_string()]).status().unwrap();
     let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { exit, .. } => Some(exit.clone()),
         _ => None,
     });
-    assert_eq!((exit.pid, exit.restart_in_ms), (old, Some(500)));
+    assert_eq!((exit.generation, exit.restart_in_ms), (old.generation, Some(500)));
     // Sent before the worker learned of the exit: no process runs, none is started for it.
     let echo = |id: u32| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                "params": {"name": "echo", "arguments": {"message": "lost"}}})
     };
-    send_to_process(&mut bridge, "everything", old, echo(1));
+    send_to_process(&mut bridge, "everything", old.generation, echo(1));
     let gone = gone_answer(&bridge, "everything", &json!(1));
-    assert_eq!(gone, json!({"kind": "process_gone", "pid": old, "id": 1}));
+    assert_eq!(gone, json!({"kind": "process_gone", "generation": old.generation, "id": 1}));
     // Its successor, restarted after the backoff, is not the process it was meant for either.
     let new = bridge.recv_until(|m| match m {
-        FromBridge::Started { pid, restarts: 1, .. } => Some(*pid),
+        FromBridge::Started { generation, restarts: 1, .. } => Some(*generation),
         FromBridge::Started { .. } => panic!("a process was started for the stale request"),
         _ => None,
     });
-    send_to_process(&mut bridge, "everything", old, echo(2));
+    send_to_process(&mut bridge, "everything", old.generation, echo(2));
     let gone = gone_answer(&bridge, "everything", &json!(2));
-    assert_eq!(gone, json!({"kind": "process_gone", "pid": old, "id": 2}));
+    assert_eq!(gone, json!({"kind": "process_gone", "generation": old.generation, "id": 2}));
     // A notification for the old process is dropped without a word.
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    send_to_process(&mut bridge, "everything", old, initialized);
+    send_to_process(&mut bridge, "everything", old.generation, initialized);
     bridge.expect_silence(Duration::from_millis(300));
     // The new session: initialized, then its requests name the new process.
     bridge.initialize("everything");
@@ -241,9 +244,10 @@ fn a_five_megabyte_reply_is_split_under_chromes_cap_and_joined() {
 fn closing_stdin_ends_every_server_and_what_they_started_then_the_bridge() {
     let mut bridge = Bridge::start();
     // A grandchild in the server's group: `sleep` started in the background by the shell.
-    let with_helper = everything_after("sleep 300 & echo \"helper $!\" >&2");
-    let node = bridge.start_server("everything", with_helper);
-    let python = bridge.start_server("time", time());
+    // It ignores SIGTERM: only the SIGKILL that follows ends it.
+    let with_helper = everything_after("(trap '' TERM; exec sleep 300) & echo \"helper $!\" >&2");
+    let node = bridge.start_server("everything", with_helper).pid;
+    let python = bridge.start_server("time", time()).pid;
     bridge.initialize("everything");
     bridge.initialize("time");
     bridge.send(&ToBridge::Log { server: "everything".into() });
@@ -285,7 +289,7 @@ fn an_origin_that_is_not_allowed_is_refused() {
 fn an_idle_server_is_stopped_and_started_again_on_demand() {
     let mut bridge =
         Bridge::start_with(&pinned_origin(), &[("GEMIPANEL_BRIDGE_IDLE_MS", "500")], None);
-    let first = bridge.start_server("time", time());
+    let first = bridge.start_server("time", time()).pid;
     bridge.initialize("time");
     let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { server, exit } if server == "time" => Some(exit.clone()),
@@ -302,7 +306,7 @@ fn an_idle_server_is_stopped_and_started_again_on_demand() {
 #[test]
 fn stop_ends_a_server_and_forgets_it() {
     let mut bridge = Bridge::start();
-    let pid = bridge.start_server("time", time());
+    let pid = bridge.start_server("time", time()).pid;
     bridge.initialize("time");
     bridge.send(&ToBridge::Stop { server: "time".into() });
     let exit = bridge.recv_until(|m| match m {
@@ -326,7 +330,9 @@ fn stop_ends_a_server_and_forgets_it() {
 #[test]
 fn a_command_that_cannot_start_is_reported_and_its_request_fails() {
     let mut bridge = Bridge::start();
-    bridge.send(&ToBridge::Start { server: "gone".into(), spec: spec("/nonexistent/server", &[]) });
+    let gone = spec("/nonexistent/server", &[]);
+    let confirmed = bridge.resolve(&gone).fingerprint;
+    bridge.send(&ToBridge::Start { server: "gone".into(), spec: gone, confirmed });
     match bridge.recv() {
         FromBridge::Error { server, error: BridgeError::SpawnFailed { command, message } } => {
             assert_eq!(server.as_deref(), Some("gone"));
@@ -367,20 +373,94 @@ fn a_changed_command_line_replaces_the_process() {
     let mut bridge = Bridge::start();
     let old = bridge.start_server("time", time());
     // The same command line again: the running process is kept.
-    bridge.send(&ToBridge::Start { server: "time".into(), spec: time() });
+    let confirmed = bridge.resolve(&time()).fingerprint;
+    bridge.send(&ToBridge::Start { server: "time".into(), spec: time(), confirmed });
     assert_eq!(bridge.started("time"), old);
     let mut tokyo = time();
     tokyo.args = vec!["--local-timezone".into(), "Asia/Tokyo".into()];
-    bridge.send(&ToBridge::Start { server: "time".into(), spec: tokyo });
+    let confirmed = bridge.resolve(&tokyo).fingerprint;
+    bridge.send(&ToBridge::Start { server: "time".into(), spec: tokyo, confirmed });
     let new = bridge.started("time");
     assert_ne!(new, old);
     let exit = bridge.recv_until(|m| match m {
         FromBridge::Exited { exit, .. } => Some(exit.clone()),
         _ => None,
     });
-    assert_eq!((exit.pid, exit.reason, exit.restart_in_ms), (old, ExitReason::Stopped, None));
-    assert_eq!(wait_gone(&[old], Duration::from_secs(5)), Vec::<u32>::new());
+    let stopped = (exit.generation, exit.reason, exit.restart_in_ms);
+    assert_eq!(stopped, (old.generation, ExitReason::Stopped, None));
+    assert_eq!(new.generation, old.generation + 1);
+    assert_eq!(wait_gone(&[old.pid], Duration::from_secs(5)), Vec::<u32>::new());
     let info = bridge.initialize("time");
     assert!(info["serverInfo"]["name"].as_str().unwrap().contains("time"), "{info}");
-    assert!(is_alive(new));
+    assert!(is_alive(new.pid));
+}
+
+/// The line the bridge shows is what it will run: `$VAR`s expanded from its environment
+/// (secret-looking ones hidden), the variables that change what runs with their values, those
+/// it passes on from its own environment too. It starts a server only with the fingerprint of
+/// that line, so a line allowed before its expansion changed asks again.
+#[test]
+fn a_server_runs_only_as_the_line_the_person_allowed() {
+    let bridge_env = [
+        ("GEMIPANEL_TEST_WORD", "hello"),
+        ("GEMIPANEL_TEST_TOKEN", "tok-secret"),
+        ("PYTHONPATH", "/opt/bridge-python"),
+    ];
+    let mut bridge = Bridge::start_with(&pinned_origin(), &bridge_env, None);
+    let mut echo = spec(
+        "sh",
+        &["-c", "printf '{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[\"%s\",\"%s\"]}\\n' \"$1\" \"$PYTHONPATH\"; cat >/dev/null", "sh", "$GEMIPANEL_TEST_WORD/arg", "--token=$GEMIPANEL_TEST_TOKEN"],
+    );
+    echo.env.insert("NODE_OPTIONS".into(), "--require ./${GEMIPANEL_TEST_WORD}.js".into());
+    echo.env.insert("API_KEY".into(), "sk-secret".into());
+    let line = bridge.resolve(&echo);
+    let text = line.text();
+    assert!(text.starts_with("NODE_OPTIONS='--require ./hello.js' API_KEY=… sh -c"), "{text}");
+    assert!(text.ends_with(" sh hello/arg --token=…"), "{text}");
+    let inherited: Vec<_> = line.env.iter().filter(|v| v.inherited).collect();
+    assert!(
+        inherited
+            .iter()
+            .any(|v| v.name == "PYTHONPATH" && v.value.as_deref() == Some("/opt/bridge-python")),
+        "{inherited:?}"
+    );
+    let shown = serde_json::to_string(&line).unwrap();
+    assert!(!shown.contains("tok-secret") && !shown.contains("sk-secret"), "{shown}");
+    // The line as configured (what a page shows without the bridge) is not this one.
+    let configured = RunLine::configured(&echo).fingerprint;
+    bridge.send(&ToBridge::Start {
+        server: "sh".into(),
+        spec: echo.clone(),
+        confirmed: configured,
+    });
+    match bridge.recv() {
+        FromBridge::Error { server, error: BridgeError::NotConfirmed { line: refused } } => {
+            assert_eq!(server.as_deref(), Some("sh"));
+            assert_eq!(*refused, line);
+        }
+        other => panic!("expected not_confirmed, got {other:?}"),
+    }
+    bridge.expect_silence(Duration::from_millis(200));
+    // Allowed as shown, it runs, expanded as shown.
+    let allowed = line.fingerprint.clone();
+    let confirmed = allowed.clone();
+    bridge.send(&ToBridge::Start { server: "sh".into(), spec: echo.clone(), confirmed });
+    bridge.started("sh");
+    let params = bridge.recv_until(|m| match m {
+        FromBridge::Message { message, .. } => Some(message["params"].clone()),
+        _ => None,
+    });
+    assert_eq!(params, json!(["hello/arg", "/opt/bridge-python"]));
+    // Another bridge (Chrome started again) whose $GEMIPANEL_TEST_TOKEN is another: the same
+    // allowed line would run differently, so it does not run.
+    let changed = [bridge_env[0], ("GEMIPANEL_TEST_TOKEN", "tok-other"), bridge_env[2]];
+    let mut next = Bridge::start_with(&pinned_origin(), &changed, None);
+    next.send(&ToBridge::Start { server: "sh".into(), spec: echo, confirmed: allowed });
+    match next.recv() {
+        FromBridge::Error { error: BridgeError::NotConfirmed { line: again }, .. } => {
+            assert_eq!(again.text(), line.text(), "the hidden value changed, not the text");
+            assert_ne!(again.fingerprint, line.fingerprint);
+        }
+        other => panic!("expected not_confirmed, got {other:?}"),
+    }
 }

@@ -14,6 +14,7 @@ use gemipanel_core::mcp::{
     ServerConfig, Timer,
 };
 use gemipanel_core::native::link::{Bridge, LocalTransport, Port, Problem};
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::ServerSpec;
 use serde_json::{json, Map};
 use support::{everything, everything_after, filesystem, frame, pinned_origin, time};
@@ -47,52 +48,62 @@ fn link() -> (Rc<Bridge>, Children) {
     let children: Children = Rc::default();
     let slot: Rc<RefCell<Option<std::rc::Weak<Bridge>>>> = Rc::default();
     let (kids, weak) = (children.clone(), slot.clone());
-    let bridge = Rc::new(Bridge::new(Box::new(move || {
-        let home = tempfile::tempdir().map_err(|e| e.to_string())?.keep();
-        let mut child = Command::new(support::bridge_binary())
-            .arg(pinned_origin())
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| e.to_string())?;
-        let mut stdin = child.stdin.take().expect("piped");
-        let mut stdout = child.stdout.take().expect("piped");
-        let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-        tokio::task::spawn_local(async move {
-            while let Some(bytes) = rx.recv().await {
-                if stdin.write_all(&bytes).await.is_err() {
-                    break;
+    let bridge = Rc::new(Bridge::new(
+        Box::new(move || {
+            let home = tempfile::tempdir().map_err(|e| e.to_string())?.keep();
+            let mut child = Command::new(support::bridge_binary())
+                .arg(pinned_origin())
+                .env("HOME", &home)
+                .env("XDG_CONFIG_HOME", home.join(".config"))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            let mut stdin = child.stdin.take().expect("piped");
+            let mut stdout = child.stdout.take().expect("piped");
+            let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+            tokio::task::spawn_local(async move {
+                while let Some(bytes) = rx.recv().await {
+                    if stdin.write_all(&bytes).await.is_err() {
+                        break;
+                    }
                 }
-            }
-        });
-        let link = weak.borrow().clone().expect("set below");
-        tokio::task::spawn_local(async move {
-            loop {
-                let mut length = [0u8; 4];
-                if stdout.read_exact(&mut length).await.is_err() {
-                    break;
+            });
+            let link = weak.borrow().clone().expect("set below");
+            tokio::task::spawn_local(async move {
+                loop {
+                    let mut length = [0u8; 4];
+                    if stdout.read_exact(&mut length).await.is_err() {
+                        break;
+                    }
+                    let mut body = vec![0; u32::from_ne_bytes(length) as usize];
+                    if stdout.read_exact(&mut body).await.is_err() {
+                        break;
+                    }
+                    let Some(link) = link.upgrade() else { return };
+                    link.receive(std::str::from_utf8(&body).expect("UTF-8"));
                 }
-                let mut body = vec![0; u32::from_ne_bytes(length) as usize];
-                if stdout.read_exact(&mut body).await.is_err() {
-                    break;
+                // What Chrome reports when a host exits.
+                if let Some(link) = link.upgrade() {
+                    link.disconnected(Some("Native host has exited."));
                 }
-                let Some(link) = link.upgrade() else { return };
-                link.receive(std::str::from_utf8(&body).expect("UTF-8"));
-            }
-            // What Chrome reports when a host exits.
-            if let Some(link) = link.upgrade() {
-                link.disconnected(Some("Native host has exited."));
-            }
-        });
-        kids.borrow_mut().push(child);
-        Ok(Rc::new(StdinPort(tx)) as Rc<dyn Port>)
-    })));
+            });
+            kids.borrow_mut().push(child);
+            Ok(Rc::new(StdinPort(tx)) as Rc<dyn Port>)
+        }),
+        0x7e57,
+    ));
     *slot.borrow_mut() = Some(Rc::downgrade(&bridge));
     (bridge, children)
+}
+
+/// The fingerprint of the line the bridge shows for `spec`, as the person allowed it: the
+/// bridge inherits this process's environment (its own `HOME` changes nothing that runs).
+fn allowed(spec: &ServerSpec) -> String {
+    let environment: Vec<(String, String)> = std::env::vars().collect();
+    RunLine::resolved(spec, &|name| std::env::var(name).ok(), &environment).fingerprint
 }
 
 fn client(
@@ -100,7 +111,8 @@ fn client(
     server: &str,
     spec: ServerSpec,
 ) -> Client<LocalTransport<TokioTimer>> {
-    let transport = LocalTransport::new(bridge.clone(), server, spec, TokioTimer);
+    let confirmed = allowed(&spec);
+    let transport = LocalTransport::new(bridge.clone(), server, spec, confirmed, TokioTimer);
     let mut config = ServerConfig::new(LocalTransport::<TokioTimer>::url(server));
     config.request_timeout = Duration::from_secs(30);
     Client::new(transport, config)
@@ -229,9 +241,12 @@ async fn two_servers_share_one_bridge_and_a_five_megabyte_reply_arrives_whole() 
 async fn a_crashed_server_is_explained_and_the_next_call_starts_it_again() {
     local(async {
         let (bridge, _children) = link();
-        let client = client(&bridge, "flaky", everything());
+        let spec = everything_after("echo \"pid $$\" >&2");
+        let client = client(&bridge, "flaky", spec.clone());
         client.connect().await.expect("connects");
-        let pid = bridge.process("flaky", &everything()).await.unwrap();
+        let generation = bridge.process("flaky", &spec, &allowed(&spec)).await.unwrap();
+        let (log, _) = bridge.log("flaky").await.unwrap();
+        let pid: u32 = log.lines().find_map(|l| l.strip_prefix("pid ")?.parse().ok()).unwrap();
         // A call in flight when the server dies (SIGKILL, as a crash would end it) fails with
         // the reason. The bridge restarts the server soon after, which clears the problem, so
         // the reason is read from the failed call, not polled.
@@ -244,7 +259,7 @@ async fn a_crashed_server_is_explained_and_the_next_call_starts_it_again() {
         // The old session belonged to the dead process: the client initializes again.
         let echo = client.call_tool("echo", json!({"message": "back"}), &(), None).await;
         assert_eq!(echo.expect("the next call works").text(), "Echo: back");
-        assert_ne!(bridge.process("flaky", &everything()).await.unwrap(), pid);
+        assert!(bridge.process("flaky", &spec, &allowed(&spec)).await.unwrap() > generation);
         assert_eq!(bridge.problem("flaky"), None, "a fresh start clears the problem");
     })
     .await

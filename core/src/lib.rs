@@ -15,6 +15,7 @@ pub mod messages;
 pub mod native;
 pub mod oauth;
 pub mod saved_session;
+pub mod secret_words;
 pub mod settings;
 pub mod sse;
 pub mod sync;

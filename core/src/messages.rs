@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Resource, Tool};
+use crate::native::run_line::RunLine;
 use crate::oauth::Credentials;
-use crate::settings::{Export, ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::settings::{Export, LocalCommand, ServerDraft, ServerId, Settings, SettingsEdit};
 use crate::text::Text;
 
 /// A request from a page, with the id its answer will carry. Read with
@@ -76,9 +77,13 @@ pub enum Request {
         server_id: ServerId,
         uri: String,
     },
-    /// Connects to a server that is not saved yet and lists its tools.
+    /// Connects to a server that is not saved yet and lists its tools. For a local server,
+    /// `run` is the fingerprint of the line the person saw (the bridge's, see
+    /// [`Request::PreviewCommand`]); without it, the line as configured.
     TestConnection {
         draft: ServerDraft,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run: Option<String>,
     },
     /// The person's answer to an [`Event::Elicitation`].
     AnswerElicitation {
@@ -99,6 +104,14 @@ pub enum Request {
     /// What a local server wrote to stderr (the bridge keeps the last 64 KB).
     ServerLog {
         server_id: ServerId,
+    },
+    /// The line as the bridge would run a draft's command, for the form to show before the
+    /// person saves and so allows it; environment values left blank are the stored server's
+    /// (`server_id`). Nothing runs.
+    PreviewCommand {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_id: Option<ServerId>,
+        local: LocalCommand,
     },
 }
 
@@ -152,7 +165,8 @@ impl Request {
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
             | Request::TestConnection { .. }
-            | Request::ServerLog { .. } => true,
+            | Request::ServerLog { .. }
+            | Request::PreviewCommand { .. } => true,
             Request::EditSettings { .. }
             | Request::RecoverSettings { .. }
             | Request::CallTool { .. }
@@ -220,6 +234,11 @@ pub enum Response {
         text: String,
         /// Older output was dropped to keep the log bounded.
         truncated: bool,
+    },
+    /// The answer to [`Request::PreviewCommand`]: the bridge's line, or the line as
+    /// configured when the bridge cannot be asked (`expanded` false).
+    CommandPreview {
+        line: RunLine,
     },
     /// Done; nothing to report.
     Ok,
@@ -297,10 +316,15 @@ pub enum ServerStatus {
     NeedsPermission {
         origin: String,
     },
-    /// A local server whose command line the person has not confirmed: it does not run until
-    /// they do (`SettingsEdit::ConfirmCommand` with this line).
+    /// A local server whose command line the person has not allowed as it would run: it does
+    /// not run until they do (`SettingsEdit::ConfirmCommand` with this line's fingerprint).
+    /// The line is the bridge's, or the configured one when the bridge could not be asked.
     NeedsConfirmation {
-        command_line: String,
+        line: RunLine,
+        /// The person allowed this command before, and it would run differently now (a value
+        /// kept secret, an expansion or the bridge's environment changed).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        changed: bool,
     },
     Error {
         error: Text,
@@ -545,7 +569,10 @@ mod tests {
             Request::CancelToolCall { call_id: "c1".into() },
             Request::ListResources { server_id: id.clone() },
             Request::ReadResource { server_id: id.clone(), uri: "test://static/resource/1".into() },
-            Request::TestConnection { draft: ServerDraft::new("A", "https://a.example/mcp") },
+            Request::TestConnection {
+                draft: ServerDraft::new("A", "https://a.example/mcp"),
+                run: Some("00ff".into()),
+            },
             Request::AnswerElicitation {
                 elicitation_id: "e1".into(),
                 result: ElicitResult::accept(json!({"name": "x"}).as_object().unwrap().clone()),
@@ -555,6 +582,10 @@ mod tests {
             Request::SignIn { server_id: id.clone() },
             Request::SignOut { server_id: id.clone() },
             Request::ServerLog { server_id: id.clone() },
+            Request::PreviewCommand {
+                server_id: Some(id.clone()),
+                local: LocalCommand::new("npx", vec!["-y".into(), "pkg".into()]),
+            },
         ];
         let mut tags = std::collections::BTreeSet::new();
         for (n, request) in requests.into_iter().enumerate() {
@@ -563,8 +594,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        // Sixteen variants; a new one must be added to the list above (and to this count).
-        assert_eq!(tags.len(), 16, "every variant is covered: {tags:?}");
+        // Seventeen variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 17, "every variant is covered: {tags:?}");
     }
 
     #[test]

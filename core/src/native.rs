@@ -5,9 +5,10 @@
 //! enums, one per direction, used by both ends. Chrome refuses a message from the bridge over
 //! [`MAX_TO_EXTENSION`] bytes, so larger ones travel as [`wire::Chunk`]s: [`chunk::frames`]
 //! splits on the bridge, [`chunk::Reassembler`] joins in the worker. The rest is the bridge's
-//! pure bookkeeping: `$VAR` expansion of a server's command line ([`expand`]), the requests a
-//! server has not answered yet ([`pending`]), when to restart a server that exited
-//! ([`restart`]), and the bounded tail of its stderr ([`log_tail`]).
+//! pure bookkeeping: `$VAR` expansion of a server's command line ([`expand`]), the line as the
+//! person is asked to allow it ([`run_line`], with the variables that change what runs,
+//! [`run_env`]), the requests a server has not answered yet ([`pending`]), when to restart a
+//! server that exited ([`restart`]), and the bounded tail of its stderr ([`log_tail`]).
 
 pub mod chunk;
 pub mod expand;
@@ -15,6 +16,8 @@ pub mod link;
 pub mod log_tail;
 pub mod pending;
 pub mod restart;
+pub mod run_env;
+pub mod run_line;
 pub mod wire;
 
 /// How a process ended, in words for logs and messages: "exit code 1", "signal 9".
@@ -28,7 +31,11 @@ pub fn how_it_ended(code: Option<i32>, signal: Option<i32>) -> String {
 
 /// Raised when either side changes the meaning of a message; `hello` carries it both ways.
 /// 2: `send` names the process it is meant for, and the bridge answers `process_gone`.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// 3: processes are named by a generation the bridge counts (`started`, `exited`, `send`,
+/// `process_gone`), no longer by their pid, which the operating system gives again.
+/// 4: `start` carries the fingerprint of the line the person allowed, which the bridge checks
+/// against the line as it would run (`not_confirmed`); `resolve` asks for that line.
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Chrome's cap on one message from a native host to the extension.
 pub const MAX_TO_EXTENSION: usize = 1024 * 1024;

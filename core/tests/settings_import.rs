@@ -172,27 +172,38 @@ fn an_imported_command_is_never_confirmed_by_the_file_and_a_changed_one_asks_aga
     let line = filesystem.local.as_ref().unwrap().display();
 
     // A line other than the one stored is refused: the person did not see that one.
-    let wrong =
-        SettingsEdit::ConfirmCommand { id: filesystem.id.clone(), command_line: "npx".into() };
+    let wrong = SettingsEdit::ConfirmCommand {
+        id: filesystem.id.clone(),
+        command_line: "npx".into(),
+        run: None,
+    };
     assert_eq!(apply(&doc, &wrong).unwrap_err().text().key, "errOnServer");
-    let confirm = SettingsEdit::ConfirmCommand { id: filesystem.id.clone(), command_line: line };
+    let confirm =
+        SettingsEdit::ConfirmCommand { id: filesystem.id.clone(), command_line: line, run: None };
     let doc = apply(&doc, &confirm).unwrap();
-    assert!(doc.server_by_name("filesystem").unwrap().command_confirmed());
+    let confirmed = doc.server_by_name("filesystem").unwrap();
+    assert!(confirmed.command_confirmed());
+    // Without the bridge's line, what was allowed is the line as configured.
+    let configured = confirmed.local.as_ref().unwrap().run_line().fingerprint;
+    assert_eq!(confirmed.allowed_run(), Some(configured));
 
     // The same file again keeps the confirmation; an export of it claims nothing.
     let again = preview_import(&fixture("claude_desktop_config.json"), &doc, SEED).unwrap();
     let doc = apply(&doc, &again.into_edit()).unwrap();
     assert!(doc.server_by_name("filesystem").unwrap().command_confirmed());
+    assert!(doc.server_by_name("filesystem").unwrap().allowed_run().is_some());
     let exported = export(&doc, ExportOptions { include_secrets: true }).text;
     assert!(!exported.contains("confirmed_command"), "{exported}");
+    assert!(!exported.contains("confirmed_run"), "{exported}");
     let mut forged: serde_json::Value = serde_json::from_str(&exported).unwrap();
     let print = doc.server_by_name("filesystem").unwrap().confirmed_command.clone().unwrap();
     for server in forged["servers"].as_array_mut().unwrap() {
         server["confirmed_command"] = print.clone().into();
+        server["confirmed_run"] = print.clone().into();
         server["name"] = format!("{}-copy", server["name"].as_str().unwrap()).into();
     }
     let copied = preview_import(&forged.to_string(), &doc, SEED).unwrap();
-    assert!(copied.added.iter().all(|s| s.confirmed_command.is_none()), "{copied:?}");
+    assert!(copied.added.iter().all(|s| s.allowed_run().is_none()), "{copied:?}");
 
     // An edit that changes the command line takes the confirmation back.
     let mut changed = doc.server_by_name("filesystem").unwrap().local.clone().unwrap();

@@ -29,6 +29,7 @@ fn server() -> Server {
         url: "https://mcp.example.com/mcp".into(),
         local: None,
         confirmed_command: None,
+        confirmed_run: None,
         headers: headers(),
         timeout_ms: 12_000,
         trust: true,
@@ -49,6 +50,7 @@ fn local_server() -> Server {
         name: "Files".into(),
         url: String::new(),
         confirmed_command: Some(command.fingerprint()),
+        confirmed_run: Some(command.run_line().fingerprint),
         local: Some(command),
         headers: Headers::new(),
         timeout_ms: 60_000,
@@ -148,7 +150,7 @@ fn every_edit_with_every_field_filled_round_trips() {
         },
         SettingsEdit::AllowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::DisallowTool { id: id.clone(), tool: "t".into() },
-        SettingsEdit::ConfirmCommand { id: id.clone(), command_line: "npx -y x".into() },
+        SettingsEdit::ConfirmCommand { id: id.clone(), command_line: "npx -y x".into(), run: None },
         SettingsEdit::Import {
             servers: vec![server()],
             api_key: Some(Secret::new("k")),
@@ -186,4 +188,42 @@ fn the_settings_problem_and_recovery_round_trip() {
     for action in [Recovery::Restore, Recovery::ExportKept, Recovery::StartFresh] {
         round_trip(&action);
     }
+}
+
+/// A document stored before lines showed the values of variables that change what runs: same
+/// version, no `confirmed_run`. Its confirmation stands for the line as configured, unless it
+/// hid such a value from the person (`NODE_OPTIONS=…`): that server asks again, once.
+#[test]
+fn a_confirmation_from_before_stands_unless_it_hid_what_changes_what_runs() {
+    let mut plain = local_server();
+    plain.confirmed_run = None;
+    let mut hid = local_server();
+    hid.id = ServerId::generate([6; 16]);
+    hid.name = "Hooked".into();
+    let local = hid.local.as_mut().unwrap();
+    local.env.insert("NODE_OPTIONS".into(), Secret::new("--require /tmp/hook.js"));
+    hid.confirmed_command = Some(local.fingerprint());
+    hid.confirmed_run = None;
+    let settings = Settings {
+        version: gemipanel_core::settings::CURRENT_VERSION,
+        gemini: GeminiSettings::default(),
+        servers: vec![plain, hid],
+    };
+    let stored = serde_json::to_value(&settings).unwrap();
+    assert!(!stored.to_string().contains("confirmed_run"), "{stored}");
+    let loaded = load(&stored).expect("an older document loads").settings;
+    let (plain, hid) = (&loaded.servers[0], &loaded.servers[1]);
+    assert!(plain.command_confirmed() && hid.command_confirmed());
+    let configured = plain.local.as_ref().unwrap().run_line().fingerprint;
+    assert_eq!(plain.allowed_run(), Some(configured));
+    assert_eq!(hid.allowed_run(), None, "the person never saw NODE_OPTIONS's value");
+    // Allowed again as the bridge showed it: that line is the one that runs.
+    let line = hid.local.as_ref().unwrap().display();
+    let confirm = SettingsEdit::ConfirmCommand {
+        id: hid.id.clone(),
+        command_line: line,
+        run: Some("ab".into()),
+    };
+    let doc = gemipanel_core::settings::apply(&loaded, &confirm).unwrap();
+    assert_eq!(doc.servers[1].allowed_run().as_deref(), Some("ab"));
 }

@@ -60,7 +60,8 @@ pub fn App() -> Html {
                     if draft.name.is_empty() {
                         draft.name = "test".into();
                     }
-                    effects::test_connection(d.clone(), draft);
+                    let run = form.bridge_line_fingerprint();
+                    effects::test_connection(d.clone(), draft, run);
                 }
             })
         };
@@ -130,7 +131,7 @@ pub fn App() -> Html {
                     on_sign_out={{ let d = dispatch.clone(); Callback::from(move |id| effects::sign_out(d.clone(), id)) }}
                     on_allow_sign_in={{ let d = dispatch.clone(); Callback::from(move |(id, origin)| effects::allow_and_sign_in(d.clone(), id, origin)) }}
                     allow_command={state.allow_command.clone()}
-                    on_allow_command={{ let d = dispatch.clone(); Callback::from(move |(id, line)| effects::allow_command(d.clone(), id, line)) }}>
+                    on_allow_command={{ let d = dispatch.clone(); Callback::from(move |(id, line, run)| effects::allow_command(d.clone(), id, line, run)) }}>
                     { server_form.unwrap_or_default() }
                 </ServerList>
                 <ImportExport import={state.import.clone()} include_secrets={state.include_secrets}

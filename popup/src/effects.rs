@@ -118,7 +118,7 @@ pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model:
 
 /// Tests the form's server. Like saving, it first asks for the host permission the address
 /// needs, inside this click.
-pub fn test_connection(dispatch: Dispatch, draft: ServerDraft) {
+pub fn test_connection(dispatch: Dispatch, draft: ServerDraft, run: Option<String>) {
     dispatch.dispatch(Action::TestStarted);
     let asked = crate::form::host_permission(&draft.url).map(|o| chrome::request_origins(&[o]));
     spawn_local(async move {
@@ -127,7 +127,7 @@ pub fn test_connection(dispatch: Dispatch, draft: ServerDraft) {
                 return dispatch.dispatch(Action::TestFailed(message));
             }
         }
-        dispatch.dispatch(match ask(Request::TestConnection { draft }).await {
+        dispatch.dispatch(match ask(Request::TestConnection { draft, run }).await {
             Ok(Response::ConnectionTest { outcome }) => Action::TestFinished(outcome),
             Ok(other) => Action::TestFailed(unexpected(&other)),
             Err(message) => Action::TestFailed(message),
@@ -184,12 +184,13 @@ fn confirmed_server(confirm: &SettingsEdit) -> Option<ServerId> {
     }
 }
 
-/// Lets a local server's command line run: the line the person was shown, which the worker
-/// refuses if the stored command changed meanwhile.
-pub fn allow_command(dispatch: Dispatch, id: ServerId, command_line: String) {
+/// Lets a local server's command line run: the line the person was shown (its fingerprint,
+/// `run`), for the command as configured (`command_line`), which the worker refuses if the
+/// stored command changed meanwhile.
+pub fn allow_command(dispatch: Dispatch, id: ServerId, command_line: String, run: String) {
     dispatch.dispatch(Action::AllowingCommand(id.clone()));
     spawn_local(async move {
-        let confirm = SettingsEdit::ConfirmCommand { id: id.clone(), command_line };
+        let confirm = SettingsEdit::ConfirmCommand { id: id.clone(), command_line, run: Some(run) };
         dispatch.dispatch(match edit(confirm).await {
             Ok(settings) => Action::CommandAllowed(settings),
             Err(message) => Action::AllowCommandFailed(id, message),
@@ -346,5 +347,20 @@ pub fn export(dispatch: Dispatch, include_secrets: bool) {
             Ok(other) => Action::ExportFailed(unexpected(&other)),
             Err(message) => Action::ExportFailed(message),
         });
+    });
+}
+
+/// The line as the bridge would run the form's command, reported as a form change; nothing
+/// when the bridge cannot be asked (the form keeps showing the line as configured).
+pub fn preview_command(
+    on_edit: yew::Callback<crate::form::FormEdit>,
+    server_id: Option<ServerId>,
+    local: settings::LocalCommand,
+) {
+    spawn_local(async move {
+        let request = Request::PreviewCommand { server_id, local: local.clone() };
+        if let Ok(Response::CommandPreview { line }) = ask(request).await {
+            on_edit.emit(crate::form::FormEdit::BridgeLine(local, Box::new(line)));
+        }
     });
 }

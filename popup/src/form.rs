@@ -15,6 +15,7 @@ use gemipanel_core::web_url;
 
 use crate::state::Pending;
 use gemipanel_core::messages::ConnectionOutcome;
+use gemipanel_core::native::run_line::RunLine;
 
 /// Where a server runs: reached at a URL, or started on this computer by the bridge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -65,6 +66,8 @@ pub struct ServerForm {
     pub args: String,
     pub env: String,
     pub cwd: String,
+    /// The line the bridge showed for the command as it was then.
+    pub bridge_line: Option<(LocalCommand, RunLine)>,
     pub test: Pending<ConnectionOutcome>,
     pub saving: bool,
     /// An error from the save attempt: next to its field, or for the whole form.
@@ -92,6 +95,9 @@ pub enum FormEdit {
     Args(String),
     Env(String),
     Cwd(String),
+    /// The bridge's line for this command (`Request::PreviewCommand`): not typed, but what
+    /// the preview shows and saving allows while the command stays as it is.
+    BridgeLine(LocalCommand, Box<RunLine>),
 }
 
 /// The local server's fields, to show a problem next to the one it is about.
@@ -215,6 +221,7 @@ impl ServerForm {
             FormEdit::Args(v) => self.args = v,
             FormEdit::Env(v) => self.env = v,
             FormEdit::Cwd(v) => self.cwd = v,
+            FormEdit::BridgeLine(local, line) => self.bridge_line = Some((local, *line)),
         }
         if stale_test {
             self.test = Pending::Idle;
@@ -275,9 +282,20 @@ impl ServerForm {
 
     /// The command line the bridge would run, as the person reads it (environment values
     /// hidden); `None` until a program is typed and every line reads.
-    pub fn command_preview(&self) -> Option<String> {
+    pub fn command_preview(&self) -> Option<RunLine> {
+        let local = self.local_command().ok().filter(|l| !l.command.is_empty())?;
+        Some(self.bridge_line_of(&local).cloned().unwrap_or_else(|| local.run_line()))
+    }
+
+    /// The fingerprint of the bridge's line for the command as typed now, if it showed one.
+    pub fn bridge_line_fingerprint(&self) -> Option<String> {
         let local = self.local_command().ok()?;
-        (!local.command.is_empty()).then(|| local.display())
+        self.bridge_line_of(&local).map(|line| line.fingerprint.clone())
+    }
+
+    /// The bridge's line for `local`, if it showed one for this very command.
+    fn bridge_line_of(&self, local: &LocalCommand) -> Option<&RunLine> {
+        self.bridge_line.as_ref().filter(|(shown, _)| shown == local).map(|(_, line)| line)
     }
 
     /// Whether the stored server has environment values the form does not show.
@@ -370,7 +388,9 @@ impl ServerForm {
             _ => return None,
         };
         let local = self.draft()?.local?;
-        Some(SettingsEdit::ConfirmCommand { id: id.clone(), command_line: local.display() })
+        // What the preview showed: the bridge's line when it showed one for this command.
+        let run = self.bridge_line_of(&local).map(|line| line.fingerprint.clone());
+        Some(SettingsEdit::ConfirmCommand { id: id.clone(), command_line: local.display(), run })
     }
 
     /// The host permission saving needs, asked inside the click (none for a local server).
@@ -781,12 +801,10 @@ mod tests {
     #[test]
     fn the_preview_is_the_line_that_runs_with_values_hidden() {
         let mut form = local_form("npx", "-y\n/tmp/my dir", "API_KEY=s3cret");
-        assert_eq!(form.command_preview().as_deref(), Some("API_KEY=… npx -y '/tmp/my dir'"));
+        let preview = |form: &ServerForm| form.command_preview().map(|line| line.text());
+        assert_eq!(preview(&form).as_deref(), Some("API_KEY=… npx -y '/tmp/my dir'"));
         form.change(FormEdit::Cwd("/srv".into()));
-        assert_eq!(
-            form.command_preview().as_deref(),
-            Some("(cd /srv && API_KEY=… npx -y '/tmp/my dir')")
-        );
+        assert_eq!(preview(&form).as_deref(), Some("(cd /srv && API_KEY=… npx -y '/tmp/my dir')"));
         assert_eq!(local_form("", "-y", "").command_preview(), None);
         assert_eq!(local_form("npx", "", "broken").command_preview(), None);
     }
@@ -797,16 +815,37 @@ mod tests {
         let id = ServerId::generate([1; 16]);
         let add = form.save_edit(&Settings::default(), id.clone()).unwrap();
         let confirm = form.confirm_edit(&add).expect("a local server is confirmed");
-        assert_eq!(
-            confirm,
-            SettingsEdit::ConfirmCommand {
-                id: id.clone(),
-                command_line: form.command_preview().unwrap()
-            }
-        );
+        let command_line = form.command_preview().unwrap().text();
+        let expected = SettingsEdit::ConfirmCommand {
+            id: id.clone(),
+            command_line: command_line.clone(),
+            run: None,
+        };
+        assert_eq!(confirm, expected, "no bridge line yet: the line as configured");
         let settings = settings::apply(&Settings::default(), &add).unwrap();
-        let settings = settings::apply(&settings, &confirm).expect("the worker accepts it");
-        assert!(settings.servers[0].confirmed_command.is_some());
+        let confirmed = settings::apply(&settings, &confirm).expect("the worker accepts it");
+        assert!(confirmed.servers[0].allowed_run().is_some());
+
+        // The bridge's line for this command is what the preview shows and saving allows.
+        let mut form = form;
+        let local = form.local_command().unwrap();
+        let mut line = local.run_line();
+        line.expanded = true;
+        line.fingerprint = "bridge".into();
+        form.change(FormEdit::BridgeLine(local, Box::new(line.clone())));
+        assert_eq!(form.command_preview(), Some(line));
+        let confirm = form.confirm_edit(&add).unwrap();
+        let run = Some("bridge".to_owned());
+        assert_eq!(confirm, SettingsEdit::ConfirmCommand { id: id.clone(), command_line, run });
+        let confirmed = settings::apply(&settings, &confirm).unwrap();
+        assert_eq!(confirmed.servers[0].allowed_run().as_deref(), Some("bridge"));
+        // Typed on since: that line is not this command's any more.
+        form.change(FormEdit::Args("-y\nserver-files\n--more".into()));
+        assert!(!form.command_preview().unwrap().expanded);
+        assert!(matches!(
+            form.confirm_edit(&add),
+            Some(SettingsEdit::ConfirmCommand { run: None, .. })
+        ));
 
         let remote = typed(vec![
             FormEdit::Name("R".into()),

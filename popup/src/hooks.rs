@@ -6,6 +6,7 @@ use gemipanel_core::messages::Event;
 use yew::prelude::*;
 
 use crate::effects::{self, Dispatch};
+use crate::form::{FormEdit, ServerForm, ServerKind};
 use crate::state::{Action, State};
 
 /// The name the popup's port carries, so the worker can tell pages apart.
@@ -96,4 +97,37 @@ pub fn use_select_value(value: String) -> NodeRef {
         });
     }
     node
+}
+
+/// How long the command must stay as typed before the bridge is asked for its line.
+const PREVIEW_AFTER: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Asks the bridge how it would run the local command of `form` once the person stops typing,
+/// reporting its line as [`FormEdit::BridgeLine`]: the preview then shows `$VAR`s expanded and
+/// what the server inherits from the bridge's environment, and saving allows that line.
+#[hook]
+pub fn use_bridge_line(form: &ServerForm, on_edit: &Callback<FormEdit>) {
+    let local = form
+        .local_command()
+        .ok()
+        .filter(|local| form.kind == ServerKind::Local && !local.command.is_empty());
+    let asked = local
+        .clone()
+        .filter(|local| !form.bridge_line.as_ref().is_some_and(|(shown, _)| shown == local));
+    use_effect_with((asked, form.editing.clone()), {
+        let on_edit = on_edit.clone();
+        move |(asked, editing): &(Option<gemipanel_core::settings::LocalCommand>, _)| {
+            let current = std::rc::Rc::new(std::cell::Cell::new(true));
+            if let Some(local) = asked.clone() {
+                let (still, editing) = (current.clone(), editing.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    gemipanel_browser::timers::sleep(PREVIEW_AFTER).await;
+                    if still.get() {
+                        effects::preview_command(on_edit, editing, local);
+                    }
+                });
+            }
+            move || current.set(false)
+        }
+    });
 }

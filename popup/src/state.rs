@@ -598,6 +598,6 @@ mod tests {
         let state = run(vec![Action::SettingsLoaded(settings), Action::EditServer(id)]);
         let form = state.form.expect("form open");
         assert_eq!(form.kind, crate::form::ServerKind::Local);
-        assert_eq!(form.command_preview().as_deref(), Some("uvx mcp-server-git"));
+        assert_eq!(form.command_preview().map(|l| l.text()).as_deref(), Some("uvx mcp-server-git"));
     }
 }

@@ -714,6 +714,7 @@ mod tests {
                 url: "https://x".into(),
                 local: None,
                 confirmed_command: None,
+                confirmed_run: None,
                 headers: Default::default(),
                 timeout_ms: 1000,
                 trust: false,

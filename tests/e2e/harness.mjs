@@ -20,12 +20,14 @@ export const bridgeBinary = process.env.GEMIPANEL_BRIDGE ?? join(target, 'debug'
  * Launches a fresh profile with the extension. `options.locale` sets the UI language,
  * `options.colorScheme` the theme, `options.bridge` installs the native bridge into the profile
  * (its `NativeMessagingHosts/`), as `gemipanel-bridge install` does for a person;
- * `options.extension` loads another build of the extension than `dist` (a damaged copy).
+ * `options.extension` loads another build of the extension than `dist` (a damaged copy);
+ * `options.env` adds to the browser's environment (which the bridge inherits), and
+ * `options.profile` opens an existing profile (kept with `keepProfile`) again.
  * Returns { context, worker, profile, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, env = {}, profile: reused } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
-  const profile = mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
+  const profile = reused ?? mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   if (bridge) {
     execFileSync(bridgeBinary, ['install', '--user-data-dir', profile, '--extension-id', extensionId], { stdio: 'pipe' });
   }
@@ -34,6 +36,7 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
     headless,
     locale,
     colorScheme,
+    env: { ...process.env, ...env },
     viewport: { width: 420, height: 720 },
     ignoreDefaultArgs: ['--disable-extensions'],
     args: [

@@ -4,10 +4,12 @@
 // server's list_directory called from the chat, the worker stopped, and the next call still
 // working. Without the bridge, the person is told the one command that installs it. A server
 // that crashes shows so at once, with its stderr, and is ready again after the next call; its
-// errors name it as the person does.
+// errors name it as the person does. The line to allow is the one the bridge will run: its
+// $VARs expanded, what changes what runs shown with its value, and a change of an expanded
+// value asks again.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,6 +161,8 @@ test('the popup adds a local server: the command line is previewed, tested, and 
   await popup.locator('#server-command').fill(process.execPath);
   await popup.locator('#server-args').fill(`${filesystemServer}\n${dir}`);
   await popup.locator('#server-env').fill('NOTES_TOKEN=secret-value');
+  // The preview turns into the bridge's line once the typing stops: that is what runs.
+  await popup.getByTestId('command-preview').locator('[data-expanded="true"]').waitFor();
   const preview = await popup.getByTestId('command-preview').innerText();
   assert.ok(preview.includes('NOTES_TOKEN=…') && preview.includes(dir), preview);
   assert.ok(!preview.includes('secret-value'), 'environment values are not shown');
@@ -174,15 +178,21 @@ test('the popup adds a local server: the command line is previewed, tested, and 
   assert.equal(stored.local.env.NOTES_TOKEN, '', 'pages see no environment value');
 });
 
-/** Adds local server `name` and confirms its command line, as the person would. */
+/**
+ * Adds local server `name` and allows its command line as the person would: the line the
+ * listing shows is the bridge's, and allowing it names that line.
+ */
 async function addConfirmed(popup, id, name, local) {
   const added = await request(popup, {
     type: 'edit_settings',
     edit: { type: 'add_server', id, server: { name, url: '', local } },
   });
   assert.equal(added.type, 'settings', JSON.stringify(added));
-  const line = (await request(popup, { type: 'list_servers' })).servers.find((s) => s.id === id).command_line;
-  await request(popup, { type: 'edit_settings', edit: { type: 'confirm_command', id, command_line: line } });
+  const view = (await request(popup, { type: 'list_servers' })).servers.find((s) => s.id === id);
+  assert.equal(view.status.state, 'needs_confirmation', JSON.stringify(view.status));
+  assert.equal(view.status.line.expanded, true, 'the bridge showed its line');
+  const edit = { type: 'confirm_command', id, command_line: view.command_line, run: view.status.line.fingerprint };
+  await request(popup, { type: 'edit_settings', edit });
 }
 
 test('a local server that crashes shows it at once, with its stderr, and is ready after the next call', async () => {
@@ -230,4 +240,73 @@ test("a local server's errors name it, not an address the person never saw", asy
   const said = english(read.error);
   assert.match(said, /“my files”/, said);
   assert.doesNotMatch(said, /stdio:|srv_/, said);
+});
+
+test('the line to allow is the one the bridge runs, what changes what runs shown; a change of an expanded value asks again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gemipanel-expand-'));
+  writeFileSync(join(dir, 'notes.txt'), 'n');
+  const env = { GEMIPANEL_E2E_DIR: dir, GEMIPANEL_E2E_TOKEN: 'tok-first' };
+  const first = await launch({ bridge: true, keepProfile: true, env });
+  cleanups.push(() => rmSync(first.profile, { recursive: true, force: true }));
+  let popup = await first.context.newPage();
+  await popup.goto(first.url('popup.html'));
+  const id = 'srv_00000000000e4a1d';
+  const local = {
+    command: process.execPath,
+    args: [filesystemServer, '$GEMIPANEL_E2E_DIR'],
+    env: { NODE_OPTIONS: '--max-old-space-size=256', API_KEY: 'sk-secret-value', E2E_TOKEN: '${GEMIPANEL_E2E_TOKEN}' },
+  };
+  const added = await request(popup, {
+    type: 'edit_settings',
+    edit: { type: 'add_server', id, server: { name: 'notes', url: '', local } },
+  });
+  assert.equal(added.type, 'settings', JSON.stringify(added));
+  await popup.reload();
+  let row = popup.locator('[data-testid="server-row"][data-name="notes"]');
+  await row.and(popup.locator('[data-state="needs-confirmation"]')).waitFor();
+  await row.getByTestId('expansion-note').and(popup.locator('[data-state="expanded"]')).waitFor();
+
+  // The line as it will run: the folder expanded, NODE_OPTIONS with its value, secrets not.
+  const line = await row.getByTestId('command-to-confirm').innerText();
+  assert.ok(line.includes(` ${dir}`) && !line.includes('$GEMIPANEL_E2E_DIR'), line);
+  assert.ok(line.includes('NODE_OPTIONS=--max-old-space-size=256'), line);
+  assert.ok(line.includes('API_KEY=…') && line.includes('E2E_TOKEN=…'), line);
+  assert.ok(!line.includes('sk-secret-value') && !line.includes('tok-first'), line);
+  const flagged = row.locator('[data-testid="run-changing-variable"][data-name="NODE_OPTIONS"]');
+  assert.equal(await flagged.getAttribute('data-inherited'), 'false');
+  assert.match(await row.getByTestId('expansion-note').innerText(), /\$GEMIPANEL_E2E_DIR/);
+  assert.equal(await row.getByTestId('run-changed').count(), 0, 'nothing was allowed before');
+  await screenshot(popup, 'local-confirm-run-line');
+  await popup.emulateMedia({ colorScheme: 'dark' });
+  await screenshot(popup, 'local-confirm-run-line-dark');
+  await popup.emulateMedia({ colorScheme: 'light' });
+  await row.getByTestId('confirm-command').click();
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
+  await first.close();
+
+  // Chrome started again with another value behind $GEMIPANEL_E2E_TOKEN: the line reads the
+  // same (the value is a secret) but would run differently, so it runs only once allowed again.
+  const second = await launch({
+    bridge: true, keepProfile: true, locale: 'ja', profile: first.profile,
+    env: { ...env, GEMIPANEL_E2E_TOKEN: 'tok-second' },
+  });
+  cleanups.push(() => second.close());
+  popup = await second.context.newPage();
+  await popup.goto(second.url('popup.html'));
+  const refused = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
+  const said = english(refused.error ?? refused);
+  assert.match(said, /notes.*changed since you allowed it/s, said);
+  await popup.reload();
+  row = popup.locator('[data-testid="server-row"][data-name="notes"]');
+  await row.and(popup.locator('[data-state="needs-confirmation"]')).waitFor();
+  assert.equal(await row.getByTestId('command-to-confirm').innerText(), line);
+  await row.getByTestId('run-changed').waitFor();
+  await screenshot(popup, 'local-confirm-again-ja');
+  await popup.emulateMedia({ colorScheme: 'dark' });
+  await screenshot(popup, 'local-confirm-again-ja-dark');
+  await popup.emulateMedia({ colorScheme: 'light' });
+  await row.getByTestId('confirm-command').click();
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
+  const listed = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
+  assert.ok(listed.tools?.some((t) => t.name === 'list_directory'), JSON.stringify(listed));
 });

@@ -19,11 +19,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gemipanel_core::native::chunk::Reassembler;
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::{FromBridge, ServerSpec, ToBridge};
 use gemipanel_core::native::EXTENSION_ID;
 use serde_json::{json, Value};
 
 pub const WAIT: Duration = Duration::from_secs(30);
+
+/// A server's process as `started` named it: its generation, and the pid a test signals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Running {
+    pub generation: u64,
+    pub pid: u32,
+}
 
 pub fn bridge_binary() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_gemipanel-bridge"))
@@ -49,6 +57,7 @@ pub struct Bridge {
     pub frames: Arc<AtomicUsize>,
     /// The temporary home it made, when it was not given one.
     _home: Option<tempfile::TempDir>,
+    next_resolve: u64,
 }
 
 impl Bridge {
@@ -96,6 +105,7 @@ impl Bridge {
             largest_frame,
             frames,
             _home: made,
+            next_resolve: 1,
         }
     }
 
@@ -134,13 +144,20 @@ impl Bridge {
         }
     }
 
-    /// Nothing arrives for `wait`.
+    /// Nothing comes from the bridge itself for `wait`: only what servers say on their own
+    /// (a server may announce a list change whenever it likes).
     pub fn expect_silence(&self, wait: Duration) {
-        if let Some(message) = self.backlog.borrow().front() {
+        let said_by_server = |m: &FromBridge| matches!(m, FromBridge::Message { message, .. } if message.get("id").is_none());
+        if let Some(message) = self.backlog.borrow().iter().find(|m| !said_by_server(m)) {
             panic!("unexpected message {message:?}");
         }
-        if let Ok(message) = self.messages.recv_timeout(wait) {
-            panic!("unexpected message {message:?}");
+        let deadline = Instant::now() + wait;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.messages.recv_timeout(left) {
+                Ok(message) if said_by_server(&message) => {}
+                Ok(message) => panic!("unexpected message {message:?}"),
+                Err(_) => return,
+            }
         }
     }
 
@@ -188,7 +205,7 @@ impl Bridge {
 
     pub fn request(&mut self, server: &str, id: Value, method: &str, params: Value) {
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(&ToBridge::Send { server: server.into(), pid: None, message });
+        self.send(&ToBridge::Send { server: server.into(), generation: None, message });
     }
 
     /// Sends a request and returns its response.
@@ -197,15 +214,30 @@ impl Bridge {
         self.response(server, &id)
     }
 
-    /// Starts `server` and waits for `started`; returns its pid.
-    pub fn start_server(&mut self, server: &str, spec: ServerSpec) -> u32 {
-        self.send(&ToBridge::Start { server: server.into(), spec });
+    /// Starts `server` as the person would: the line the bridge shows is the one allowed.
+    /// Waits for `started`; returns its process.
+    pub fn start_server(&mut self, server: &str, spec: ServerSpec) -> Running {
+        let confirmed = self.resolve(&spec).fingerprint;
+        self.send(&ToBridge::Start { server: server.into(), spec, confirmed });
         self.started(server)
     }
 
-    pub fn started(&self, server: &str) -> u32 {
+    /// The line as the bridge would run `spec`.
+    pub fn resolve(&mut self, spec: &ServerSpec) -> RunLine {
+        let id = self.next_resolve;
+        self.next_resolve += 1;
+        self.send(&ToBridge::Resolve { id, spec: spec.clone() });
         self.recv_until(|m| match m {
-            FromBridge::Started { server: s, pid, .. } if s == server => Some(*pid),
+            FromBridge::Resolved { id: answered, line } if *answered == id => Some(line.clone()),
+            _ => None,
+        })
+    }
+
+    pub fn started(&self, server: &str) -> Running {
+        self.recv_until(|m| match m {
+            FromBridge::Started { server: s, generation, pid, .. } if s == server => {
+                Some(Running { generation: *generation, pid: *pid })
+            }
             FromBridge::Error { server: Some(s), error } if s == server => {
                 panic!("{server}: {error}")
             }
@@ -219,7 +251,7 @@ impl Bridge {
             self.call(server, json!(format!("init-{server}")), "initialize", initialize_params());
         self.send(&ToBridge::Send {
             server: server.into(),
-            pid: None,
+            generation: None,
             message: json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         });
         response["result"].clone()

@@ -11,6 +11,12 @@
 //! session names its process to the bridge, which never hands it to a successor: a request sent
 //! before the worker learned of the exit gets `process_gone`, which is its 404.
 //!
+//! A process is named by the generation the bridge gave it (never by its pid, which the system
+//! hands out again), and a session id by that generation, the connection it came on (each
+//! connection is a new bridge, counting from 1 again) and a seed the host draws at random (a
+//! worker that Chrome restarted finds its sessions in `chrome.storage.session`, but never the
+//! bridge that made them).
+//!
 //! The host drives [`Bridge`]: it supplies `connect` (which opens the port), and feeds back each
 //! message the port receives ([`Bridge::receive`]) and its end ([`Bridge::disconnected`]).
 
@@ -26,6 +32,7 @@ use futures_core::Stream;
 use serde_json::Value;
 
 use super::chunk::Reassembler;
+use super::run_line::RunLine;
 use super::wire::{BridgeError, Exit, ExitReason, FromBridge, ServerSpec, ToBridge};
 use super::PROTOCOL_VERSION;
 use crate::mcp::{
@@ -72,6 +79,9 @@ pub enum Problem {
     SpawnFailed { command: String, message: String },
     /// The server's process ended; the last lines of its stderr.
     Exited { code: Option<i32>, signal: Option<i32>, stderr_tail: String },
+    /// The bridge would run another line than the one the person allowed (a `$VAR` expands
+    /// to something else, its environment changed): this one, for them to see and allow.
+    NotConfirmed(Box<RunLine>),
 }
 
 impl Problem {
@@ -105,6 +115,7 @@ impl Problem {
             Problem::SpawnFailed { command, message } => {
                 Text::new("errLocalSpawn").arg(command).arg(message)
             }
+            Problem::NotConfirmed(_) => Text::new("errRunNotConfirmed"),
             Problem::Exited { code, signal, stderr_tail } => {
                 let how = super::how_it_ended(*code, *signal);
                 let tail = last_lines(stderr_tail, 6);
@@ -141,17 +152,20 @@ enum Routed {
 struct Waiting {
     id: Value,
     /// The process it was sent to, when it was sent in a session.
-    pid: Option<u32>,
+    generation: Option<u64>,
     progress_token: Option<Value>,
     reply: UnboundedSender<Routed>,
 }
 
 #[derive(Default)]
 struct ServerState {
-    pid: Option<u32>,
+    /// The generation of the running process.
+    generation: Option<u64>,
     /// A `start` was posted and its `started` has not come.
     start_sent: bool,
-    starting: Vec<oneshot::Sender<Result<u32, Problem>>>,
+    /// The command line of the last `start` posted.
+    starting_spec: Option<ServerSpec>,
+    starting: Vec<oneshot::Sender<Result<u64, Problem>>>,
     waiting: Vec<Waiting>,
     standalone: Option<UnboundedSender<Routed>>,
     queued: VecDeque<Value>,
@@ -172,6 +186,10 @@ enum Connection {
 pub struct Bridge {
     connect: Connect,
     connection: RefCell<Connection>,
+    /// Drawn at random by the host: sessions of an earlier worker never match.
+    seed: u64,
+    /// How many connections were opened: each is a bridge of its own, counting from 1.
+    connections: std::cell::Cell<u64>,
     reassembler: RefCell<Reassembler>,
     servers: RefCell<Vec<(String, ServerState)>>,
     /// Why the last connection failed or ended.
@@ -179,18 +197,29 @@ pub struct Bridge {
     /// The bridge's version, from its `hello`.
     version: RefCell<Option<String>>,
     on_exit: RefCell<Option<OnExit>>,
+    /// `resolve`s waiting for their answer, by id.
+    resolving: RefCell<Vec<(u64, oneshot::Sender<RunLine>)>>,
+    next_resolve: std::cell::Cell<u64>,
+    /// The last line the bridge showed for each server, with the command line it was for.
+    lines: RefCell<Vec<(String, ServerSpec, RunLine)>>,
 }
 
 impl Bridge {
-    pub fn new(connect: Connect) -> Bridge {
+    /// `seed` is random, drawn once per worker (see the module's documentation).
+    pub fn new(connect: Connect, seed: u64) -> Bridge {
         Bridge {
             connect,
             connection: RefCell::new(Connection::Closed),
+            seed,
+            connections: std::cell::Cell::new(0),
             reassembler: RefCell::new(Reassembler::new(MAX_JOINED_BYTES, MAX_OPEN_CHUNKED)),
             servers: RefCell::default(),
             problem: RefCell::default(),
             version: RefCell::default(),
             on_exit: RefCell::default(),
+            resolving: RefCell::default(),
+            next_resolve: std::cell::Cell::new(1),
+            lines: RefCell::default(),
         }
     }
 
@@ -247,6 +276,7 @@ impl Bridge {
                 }
                 Connection::Closed => {
                     let port = (self.connect)().map_err(Problem::BridgeEnded)?;
+                    self.connections.set(self.connections.get() + 1);
                     let hello = encode(&ToBridge::Hello { protocol: PROTOCOL_VERSION });
                     port.post(&hello).map_err(Problem::BridgeEnded)?;
                     let (tx, rx) = oneshot::channel();
@@ -266,24 +296,35 @@ impl Bridge {
         port.post(&encode(message)).map_err(Problem::BridgeEnded)
     }
 
-    /// The process id of `server`, starting it first when it does not run.
-    pub async fn process(&self, server: &str, spec: &ServerSpec) -> Result<u32, Problem> {
+    /// The generation of `server`'s process, starting it first when it does not run: if the
+    /// line as the bridge would run it has the fingerprint `confirmed` (the person's).
+    pub async fn process(
+        &self,
+        server: &str,
+        spec: &ServerSpec,
+        confirmed: &str,
+    ) -> Result<u64, Problem> {
         self.ready().await?;
         let (waiter, send_start) = match self.server_mut(server, |state| {
-            if let Some(pid) = state.pid {
-                return Err(pid);
+            if let Some(generation) = state.generation {
+                return Err(generation);
             }
             let (tx, rx) = oneshot::channel();
             state.starting.push(tx);
             let send_start = !state.start_sent;
             state.start_sent = true;
+            state.starting_spec = Some(spec.clone());
             Ok((rx, send_start))
         }) {
             Ok(waiting) => waiting,
-            Err(pid) => return Ok(pid),
+            Err(generation) => return Ok(generation),
         };
         if send_start {
-            let start = ToBridge::Start { server: server.to_owned(), spec: spec.clone() };
+            let start = ToBridge::Start {
+                server: server.to_owned(),
+                spec: spec.clone(),
+                confirmed: confirmed.to_owned(),
+            };
             if let Err(problem) = self.post(&start) {
                 self.fail_start(server, problem.clone());
                 return Err(problem);
@@ -292,8 +333,40 @@ impl Bridge {
         waiter.await.unwrap_or_else(|_| Err(Problem::BridgeEnded("the connection closed".into())))
     }
 
+    /// The line as the bridge would run `spec` for `server`, for the person to see before they
+    /// allow it; also kept for [`Bridge::run_line`]. Nothing runs.
+    pub async fn resolve(&self, server: &str, spec: &ServerSpec) -> Result<RunLine, Problem> {
+        self.ready().await?;
+        let id = self.next_resolve.get();
+        self.next_resolve.set(id + 1);
+        let (tx, rx) = oneshot::channel();
+        self.resolving.borrow_mut().push((id, tx));
+        if let Err(problem) = self.post(&ToBridge::Resolve { id, spec: spec.clone() }) {
+            self.resolving.borrow_mut().retain(|(waiting, _)| *waiting != id);
+            return Err(problem);
+        }
+        let line = rx.await.map_err(|_| Problem::BridgeEnded("the connection closed".into()))?;
+        self.keep_line(server, spec, &line);
+        // Asked only to show a line: a port left open would keep the worker from sleeping.
+        self.release_if_unused();
+        Ok(line)
+    }
+
+    /// The last line the bridge showed for `server` running `spec`, if it showed one.
+    pub fn run_line(&self, server: &str, spec: &ServerSpec) -> Option<RunLine> {
+        let lines = self.lines.borrow();
+        lines.iter().find(|(s, shown, _)| s == server && shown == spec).map(|(.., l)| l.clone())
+    }
+
+    fn keep_line(&self, server: &str, spec: &ServerSpec, line: &RunLine) {
+        let mut lines = self.lines.borrow_mut();
+        lines.retain(|(s, ..)| s != server);
+        lines.push((server.to_owned(), spec.clone(), line.clone()));
+    }
+
     /// Ends `server`'s process and forgets it (its configuration changed or it was removed).
     pub fn stop(&self, server: &str) {
+        self.lines.borrow_mut().retain(|(s, ..)| s != server);
         if matches!(&*self.connection.borrow(), Connection::Open(_)) {
             let _ = self.post(&ToBridge::Stop { server: server.to_owned() });
         }
@@ -328,19 +401,24 @@ impl Bridge {
         rx
     }
 
-    /// Registers a request's reply stream before the request goes out (to process `pid`).
+    /// The session id of process `generation` on the current connection.
+    fn session_id(&self, generation: u64) -> String {
+        format!("local-{:x}-{}-{generation}", self.seed, self.connections.get())
+    }
+
+    /// Registers a request's reply stream before the request goes out (to process `generation`).
     fn expect_reply(
         &self,
         server: &str,
         message: &Value,
-        pid: Option<u32>,
+        generation: Option<u64>,
     ) -> UnboundedReceiver<Routed> {
         let (tx, rx) = unbounded();
         let progress_token = message.pointer("/params/_meta/progressToken").cloned();
         let id = message.get("id").cloned().unwrap_or(Value::Null);
         self.server_mut(server, |state| {
             state.waiting.retain(|w| !w.reply.is_closed());
-            state.waiting.push(Waiting { id, pid, progress_token, reply: tx });
+            state.waiting.push(Waiting { id, generation, progress_token, reply: tx });
         });
         rx
     }
@@ -360,8 +438,18 @@ impl Bridge {
     fn handle(&self, message: FromBridge) {
         match message {
             FromBridge::Hello { version, protocol } => self.hello(version, protocol),
-            FromBridge::Started { server, pid, .. } => self.started(&server, pid),
+            FromBridge::Started { server, generation, .. } => self.started(&server, generation),
             FromBridge::Message { server, message } => self.route(&server, message),
+            FromBridge::Resolved { id, line } => {
+                let waiter = {
+                    let mut resolving = self.resolving.borrow_mut();
+                    let at = resolving.iter().position(|(waiting, _)| *waiting == id);
+                    at.map(|at| resolving.remove(at).1)
+                };
+                if let Some(tx) = waiter {
+                    let _ = tx.send(line);
+                }
+            }
             FromBridge::Exited { server, exit } => self.exited(&server, exit),
             FromBridge::Log { server, text, truncated } => {
                 let waiters = self.with_server(&server, |s| std::mem::take(&mut s.logs));
@@ -412,15 +500,15 @@ impl Bridge {
         }
     }
 
-    fn started(&self, server: &str, pid: u32) {
+    fn started(&self, server: &str, generation: u64) {
         let waiters = self.server_mut(server, |state| {
-            state.pid = Some(pid);
+            state.generation = Some(generation);
             state.start_sent = false;
             state.problem = None;
             std::mem::take(&mut state.starting)
         });
         for tx in waiters {
-            let _ = tx.send(Ok(pid));
+            let _ = tx.send(Ok(generation));
         }
     }
 
@@ -464,7 +552,7 @@ impl Bridge {
     fn exited(&self, server: &str, exit: Exit) {
         let ended = self.with_server(server, |state| {
             // A replaced process may end after its successor started.
-            if state.pid.is_some_and(|pid| pid != exit.pid) {
+            if state.generation.is_some_and(|generation| generation != exit.generation) {
                 return None;
             }
             let on_its_own = matches!(exit.reason, ExitReason::Crashed | ExitReason::Exited);
@@ -476,7 +564,7 @@ impl Bridge {
             if problem.is_some() {
                 state.problem = problem.clone();
             }
-            state.pid = None;
+            state.generation = None;
             state.start_sent = false;
             state.queued.clear();
             // The session's GET stream ends with its process. Requests stay: the bridge answers
@@ -497,9 +585,13 @@ impl Bridge {
     /// Closes the port when every local server has stopped for being idle and nothing waits:
     /// the worker may then sleep; the next request connects again.
     fn release_if_unused(&self) {
-        let unused = self.servers.borrow().iter().all(|(_, s)| {
-            s.pid.is_none() && s.waiting.is_empty() && s.starting.is_empty() && s.logs.is_empty()
-        });
+        let unused = self.resolving.borrow().is_empty()
+            && self.servers.borrow().iter().all(|(_, s)| {
+                s.generation.is_none()
+                    && s.waiting.is_empty()
+                    && s.starting.is_empty()
+                    && s.logs.is_empty()
+            });
         if !unused {
             return;
         }
@@ -517,6 +609,13 @@ impl Bridge {
             BridgeError::SpawnFailed { command, message } => {
                 self.fail_start(server, Problem::SpawnFailed { command, message })
             }
+            BridgeError::NotConfirmed { line } => {
+                let spec = self.with_server(server, |state| state.starting_spec.clone());
+                if let Some(Some(spec)) = spec {
+                    self.keep_line(server, &spec, &line);
+                }
+                self.fail_start(server, Problem::NotConfirmed(line))
+            }
             BridgeError::UnknownServer => {
                 let old = self.with_server(server, std::mem::take);
                 if let Some(mut old) = old {
@@ -527,9 +626,12 @@ impl Bridge {
                     end_streams(old, &TransportError::io("the bridge no longer runs this server"));
                 }
             }
-            BridgeError::ProcessGone { pid, id } => {
+            BridgeError::ProcessGone { generation, id } => {
                 self.with_server(server, |state| {
-                    let sent = state.waiting.iter().position(|w| w.id == id && w.pid == Some(pid));
+                    let sent = state
+                        .waiting
+                        .iter()
+                        .position(|w| w.id == id && w.generation == Some(generation));
                     if let Some(i) = sent {
                         let _ = state.waiting.remove(i).reply.unbounded_send(Routed::ProcessGone);
                     }
@@ -567,6 +669,8 @@ impl Bridge {
                 let _ = tx.send(Err(problem.clone()));
             }
         }
+        // Dropped, a waiting `resolve` hears that the connection closed.
+        self.resolving.borrow_mut().clear();
         // The bridge ends every server when the extension disconnects.
         let servers = std::mem::take(&mut *self.servers.borrow_mut());
         for (_, mut state) in servers {
@@ -604,12 +708,20 @@ pub struct LocalTransport<T> {
     bridge: Rc<Bridge>,
     server: String,
     spec: ServerSpec,
+    /// The fingerprint of the line the person allowed (see [`ToBridge::Start`]).
+    confirmed: String,
     timer: T,
 }
 
 impl<T> LocalTransport<T> {
-    pub fn new(bridge: Rc<Bridge>, server: impl Into<String>, spec: ServerSpec, timer: T) -> Self {
-        LocalTransport { bridge, server: server.into(), spec, timer }
+    pub fn new(
+        bridge: Rc<Bridge>,
+        server: impl Into<String>,
+        spec: ServerSpec,
+        confirmed: String,
+        timer: T,
+    ) -> Self {
+        LocalTransport { bridge, server: server.into(), spec, confirmed, timer }
     }
 
     /// The address the client is configured with: errors name the server by it.
@@ -670,9 +782,9 @@ impl<T: Timer> HttpTransport for LocalTransport<T> {
     type Body = LocalBody;
 
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse<LocalBody>, TransportError> {
-        let pid =
-            self.bridge.process(&self.server, &self.spec).await.map_err(|p| p.to_transport())?;
-        let session = format!("local-{pid}");
+        let started = self.bridge.process(&self.server, &self.spec, &self.confirmed).await;
+        let generation = started.map_err(|p| p.to_transport())?;
+        let session = self.bridge.session_id(generation);
         // The process the session was made with has ended: it is a new server now.
         if request.header("Mcp-Session-Id").is_some_and(|asked| asked != session) {
             return Ok(reply(404, &session, LocalBody::empty()));
@@ -694,12 +806,12 @@ impl<T: Timer> HttpTransport for LocalTransport<T> {
                 };
                 // A message of a session is for the process the session was made with, and no
                 // other: the bridge never hands it to a successor that does not know the session.
-                let pid = request.header("Mcp-Session-Id").map(|_| pid);
+                let generation = request.header("Mcp-Session-Id").map(|_| generation);
                 let is_request = message.get("method").is_some() && message.get("id").is_some();
-                let stream =
-                    is_request.then(|| self.bridge.expect_reply(&self.server, &message, pid));
+                let stream = is_request
+                    .then(|| self.bridge.expect_reply(&self.server, &message, generation));
                 let id = message.get("id").cloned();
-                let send = ToBridge::Send { server: self.server.clone(), pid, message };
+                let send = ToBridge::Send { server: self.server.clone(), generation, message };
                 if let Err(problem) = self.bridge.post(&send) {
                     if let (true, Some(id)) = (is_request, id) {
                         self.bridge.forget_reply(&self.server, &id);
@@ -709,7 +821,7 @@ impl<T: Timer> HttpTransport for LocalTransport<T> {
                 let Some(mut stream) = stream else {
                     return Ok(reply(202, &session, LocalBody::empty()));
                 };
-                if pid.is_none() {
+                if generation.is_none() {
                     return Ok(reply(200, &session, LocalBody::stream(None, stream)));
                 }
                 // The head waits for the first thing routed to the request: the bridge may
@@ -754,7 +866,8 @@ mod tests {
     fn bridge() -> (Rc<Bridge>, Rc<Recorded>) {
         let port = Rc::new(Recorded::default());
         let given = port.clone();
-        let bridge = Bridge::new(Box::new(move || Ok(Rc::new(given.clone()) as Rc<dyn Port>)));
+        let connect = Box::new(move || Ok(Rc::new(given.clone()) as Rc<dyn Port>));
+        let bridge = Bridge::new(connect, 0x5eed);
         (Rc::new(bridge), port)
     }
 
@@ -774,13 +887,15 @@ mod tests {
         ServerSpec { command: "srv".into(), args: vec![], env: Default::default(), cwd: None }
     }
 
-    /// Runs `process` to `started` for server `s` with pid 7.
+    /// Runs `process` to `started` for server `s`, its process of generation 7.
     fn started(pool: &mut LocalPool, bridge: &Rc<Bridge>, s: &str) {
         let (b, name) = (bridge.clone(), s.to_owned());
-        let pid = Rc::new(RefCell::new(None));
-        let out = pid.clone();
+        let generation = Rc::new(RefCell::new(None));
+        let out = generation.clone();
         pool.spawner()
-            .spawn_local(async move { *out.borrow_mut() = Some(b.process(&name, &spec()).await) })
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process(&name, &spec(), "allowed").await)
+            })
             .unwrap();
         pool.run_until_stalled();
         from_bridge(
@@ -788,9 +903,12 @@ mod tests {
             json!({"type": "hello", "version": "0.1.0", "protocol": PROTOCOL_VERSION}),
         );
         pool.run_until_stalled();
-        from_bridge(bridge, json!({"type": "started", "server": s, "pid": 7, "restarts": 0}));
+        from_bridge(
+            bridge,
+            json!({"type": "started", "server": s, "generation": 7, "pid": 4242, "restarts": 0}),
+        );
         pool.run_until_stalled();
-        assert_eq!(*pid.borrow(), Some(Ok(7)));
+        assert_eq!(*generation.borrow(), Some(Ok(7)));
     }
 
     #[test]
@@ -844,7 +962,9 @@ mod tests {
         let result = Rc::new(RefCell::new(None));
         let out = result.clone();
         pool.spawner()
-            .spawn_local(async move { *out.borrow_mut() = Some(b.process("s", &spec()).await) })
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process("s", &spec(), "allowed").await)
+            })
             .unwrap();
         pool.run_until_stalled();
         from_bridge(&bridge, json!({"type": "hello", "version": "9", "protocol": 99}));
@@ -879,13 +999,13 @@ mod tests {
         // An old process of the same server ending late changes nothing.
         from_bridge(
             &bridge,
-            json!({"type": "exited", "server": "s", "pid": 3,
+            json!({"type": "exited", "server": "s", "generation": 3,
             "reason": "stopped", "stderr_tail": ""}),
         );
-        assert_eq!(bridge.with_server("s", |s| s.pid).flatten(), Some(7));
+        assert_eq!(bridge.with_server("s", |s| s.generation).flatten(), Some(7));
         from_bridge(
             &bridge,
-            json!({"type": "exited", "server": "s", "pid": 7, "code": 2,
+            json!({"type": "exited", "server": "s", "generation": 7, "code": 2,
             "reason": "crashed", "stderr_tail": "line 1\nTraceback: boom\n"}),
         );
         let said = bridge.problem("s").expect("the exit is recorded").text().to_string();
@@ -920,7 +1040,7 @@ mod tests {
         id: u32,
         session: Option<&str>,
     ) -> Rc<RefCell<Option<Answered>>> {
-        let transport = LocalTransport::new(bridge.clone(), "s", spec(), NoTimer);
+        let transport = LocalTransport::new(bridge.clone(), "s", spec(), "allowed".into(), NoTimer);
         let mut headers = Vec::new();
         if let Some(session) = session {
             headers.push(("Mcp-Session-Id".to_owned(), session.to_owned()));
@@ -952,37 +1072,41 @@ mod tests {
         let (bridge, port) = bridge();
         let mut pool = LocalPool::new();
         started(&mut pool, &bridge, "s");
-        // Sent in session local-7 before the worker learned that process 7 ended.
-        let stale = post(&mut pool, &bridge, 1, Some("local-7"));
+        // Sent in the session of process 7 before the worker learned that it ended.
+        let stale = post(&mut pool, &bridge, 1, Some("local-5eed-1-7"));
         let sent = port.0.borrow().last().cloned().unwrap();
-        assert_eq!((&sent["type"], &sent["pid"]), (&json!("send"), &json!(7)), "{sent}");
+        assert_eq!((&sent["type"], &sent["generation"]), (&json!("send"), &json!(7)), "{sent}");
         from_bridge(
             &bridge,
-            json!({"type": "exited", "server": "s", "pid": 7, "code": 1,
+            json!({"type": "exited", "server": "s", "generation": 7, "code": 1,
             "reason": "crashed", "restart_in_ms": 500, "stderr_tail": ""}),
         );
         // The bridge did not forward it: the client hears that its session is gone.
         from_bridge(
             &bridge,
             json!({"type": "error", "server": "s",
-            "error": {"kind": "process_gone", "pid": 7, "id": 1}}),
+            "error": {"kind": "process_gone", "generation": 7, "id": 1}}),
         );
         pool.run_until_stalled();
         assert_eq!(*stale.borrow(), Some((404, None)));
         // A request outside a session (`initialize`) is for whatever process runs.
         let fresh = post(&mut pool, &bridge, 2, None);
-        from_bridge(&bridge, json!({"type": "started", "server": "s", "pid": 8, "restarts": 1}));
+        from_bridge(
+            &bridge,
+            json!({"type": "started", "server": "s", "generation": 8, "pid": 4242,
+            "restarts": 1}),
+        );
         pool.run_until_stalled();
         let sent = port.0.borrow().last().cloned().unwrap();
         assert_eq!(sent["type"], "send");
-        assert!(sent.get("pid").is_none(), "{sent}");
+        assert!(sent.get("generation").is_none(), "{sent}");
         // In the new session: a gone answer for the old process does not touch it, and its
         // response arrives as the first event of a 200 reply.
-        let current = post(&mut pool, &bridge, 3, Some("local-8"));
+        let current = post(&mut pool, &bridge, 3, Some("local-5eed-1-8"));
         from_bridge(
             &bridge,
             json!({"type": "error", "server": "s",
-            "error": {"kind": "process_gone", "pid": 7, "id": 3}}),
+            "error": {"kind": "process_gone", "generation": 7, "id": 3}}),
         );
         from_bridge(
             &bridge,
@@ -1007,10 +1131,10 @@ mod tests {
         let mut pool = LocalPool::new();
         started(&mut pool, &bridge, "s");
         // A replaced process ending late, and a process the worker stopped, are no news.
-        for (pid, reason) in [(3, "crashed"), (7, "stopped")] {
+        for (generation, reason) in [(3, "crashed"), (7, "stopped")] {
             from_bridge(
                 &bridge,
-                json!({"type": "exited", "server": "s", "pid": pid,
+                json!({"type": "exited", "server": "s", "generation": generation,
                 "reason": reason, "stderr_tail": ""}),
             );
         }
@@ -1018,11 +1142,12 @@ mod tests {
         for (code, reason) in [(2, "crashed"), (0, "exited")] {
             from_bridge(
                 &bridge,
-                json!({"type": "started", "server": "s", "pid": 8, "restarts": 1}),
+                json!({"type": "started", "server": "s", "generation": 8, "pid": 4242,
+                "restarts": 1}),
             );
             from_bridge(
                 &bridge,
-                json!({"type": "exited", "server": "s", "pid": 8, "code": code,
+                json!({"type": "exited", "server": "s", "generation": 8, "code": code,
                 "reason": reason, "restart_in_ms": 500, "stderr_tail": "Traceback: boom\n"}),
             );
         }
@@ -1041,7 +1166,7 @@ mod tests {
         started(&mut pool, &bridge, "s");
         from_bridge(
             &bridge,
-            json!({"type": "exited", "server": "s", "pid": 7,
+            json!({"type": "exited", "server": "s", "generation": 7,
             "reason": "idle", "stderr_tail": ""}),
         );
         assert!(port.1.get(), "the port is closed so the worker may sleep");
@@ -1052,5 +1177,141 @@ mod tests {
         let posted: Vec<String> =
             port.0.borrow().iter().map(|m| m["type"].as_str().unwrap().to_owned()).collect();
         assert_eq!(posted, ["hello", "start"]);
+    }
+
+    #[test]
+    fn a_session_of_an_earlier_bridge_never_names_a_process_of_a_later_one() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        started(&mut pool, &bridge, "s");
+        assert_eq!(bridge.session_id(7), "local-5eed-1-7");
+        // Every server stopped for being idle: the port closes, and the next request reaches a
+        // new bridge, which counts its processes from 1 again and may give out 7 again.
+        from_bridge(
+            &bridge,
+            json!({"type": "exited", "server": "s", "generation": 7,
+            "reason": "idle", "stderr_tail": ""}),
+        );
+        started(&mut pool, &bridge, "s");
+        assert_eq!(bridge.session_id(7), "local-5eed-2-7");
+        port.0.borrow_mut().clear();
+        let stale = post(&mut pool, &bridge, 1, Some("local-5eed-1-7"));
+        assert_eq!(*stale.borrow(), Some((404, None)));
+        assert!(port.0.borrow().is_empty(), "nothing was sent: {:?}", port.0.borrow());
+        // A worker that Chrome restarted draws another seed: a session it kept in
+        // `chrome.storage.session` from its predecessor is not one of its own either.
+        let restarted = Bridge::new(Box::new(|| Err("unused".to_owned())), 0xf00d);
+        assert_ne!(restarted.session_id(7), bridge.session_id(7));
+    }
+
+    #[test]
+    fn a_bridge_of_the_previous_protocol_is_refused_in_words_that_say_which_to_install() {
+        let (bridge, _port) = bridge();
+        let mut pool = LocalPool::new();
+        let b = bridge.clone();
+        let result = Rc::new(RefCell::new(None));
+        let out = result.clone();
+        pool.spawner()
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process("s", &spec(), "allowed").await)
+            })
+            .unwrap();
+        pool.run_until_stalled();
+        // What a bridge of protocol 2 answers: its hello, then the mismatch it noticed.
+        from_bridge(&bridge, json!({"type": "hello", "version": "0.1.0", "protocol": 2}));
+        from_bridge(
+            &bridge,
+            json!({"type": "error", "error": {"kind": "protocol_mismatch", "bridge": 2,
+            "worker": PROTOCOL_VERSION}}),
+        );
+        pool.run_until_stalled();
+        let refused = result.borrow_mut().take().unwrap().unwrap_err();
+        let expected = BridgeError::ProtocolMismatch { bridge: 2, worker: PROTOCOL_VERSION };
+        assert_eq!(refused, Problem::Refused(expected));
+        let said = refused.text().to_string();
+        assert!(said.contains("protocol 2") && said.contains(INSTALL_COMMAND), "{said}");
+        // Its messages of the old shape (a process named by its pid) start nothing.
+        from_bridge(&bridge, json!({"type": "started", "server": "s", "pid": 7, "restarts": 0}));
+        assert_eq!(bridge.with_server("s", |s| s.generation).flatten(), None);
+        assert!(matches!(bridge.problem("s"), Some(Problem::Refused(_))));
+    }
+
+    fn shown_line(fingerprint: &str) -> Value {
+        json!({"env": [{"name": "NODE_OPTIONS", "value": "--require ./x.js"}],
+               "command": "srv", "expanded": true, "fingerprint": fingerprint})
+    }
+
+    #[test]
+    fn a_line_the_person_did_not_allow_is_not_started_and_is_kept_to_show_them() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        let b = bridge.clone();
+        let result = Rc::new(RefCell::new(None));
+        let out = result.clone();
+        pool.spawner()
+            .spawn_local(async move {
+                *out.borrow_mut() = Some(b.process("s", &spec(), "allowed-before").await)
+            })
+            .unwrap();
+        pool.run_until_stalled();
+        from_bridge(
+            &bridge,
+            json!({"type": "hello", "version": "0.1.0", "protocol": PROTOCOL_VERSION}),
+        );
+        pool.run_until_stalled();
+        let start = port.0.borrow().last().cloned().unwrap();
+        assert_eq!(
+            (&start["type"], &start["confirmed"]),
+            (&json!("start"), &json!("allowed-before"))
+        );
+        // Its $VAR expands to something else now: the bridge answers with the line as it would
+        // run, and starts nothing.
+        from_bridge(
+            &bridge,
+            json!({"type": "error", "server": "s",
+            "error": {"kind": "not_confirmed", "line": shown_line("changed")}}),
+        );
+        pool.run_until_stalled();
+        let refused = result.borrow_mut().take().unwrap().unwrap_err();
+        let Problem::NotConfirmed(line) = &refused else { panic!("{refused:?}") };
+        assert_eq!(line.fingerprint, "changed");
+        assert_eq!(refused.text().key, "errRunNotConfirmed");
+        assert_eq!(bridge.run_line("s", &spec()).map(|l| l.fingerprint), Some("changed".into()));
+        assert_eq!(bridge.problem("s"), Some(refused));
+    }
+
+    #[test]
+    fn a_line_asked_for_is_answered_and_the_port_let_go() {
+        let (bridge, port) = bridge();
+        let mut pool = LocalPool::new();
+        let b = bridge.clone();
+        let result = Rc::new(RefCell::new(None));
+        let out = result.clone();
+        pool.spawner()
+            .spawn_local(async move { *out.borrow_mut() = Some(b.resolve("s", &spec()).await) })
+            .unwrap();
+        pool.run_until_stalled();
+        from_bridge(
+            &bridge,
+            json!({"type": "hello", "version": "0.1.0", "protocol": PROTOCOL_VERSION}),
+        );
+        pool.run_until_stalled();
+        let asked = port.0.borrow().last().cloned().unwrap();
+        assert_eq!((&asked["type"], &asked["command"]), (&json!("resolve"), &json!("srv")));
+        // An answer to another request reaches no one.
+        from_bridge(&bridge, json!({"type": "resolved", "id": 99, "line": shown_line("x")}));
+        assert!(result.borrow().is_none());
+        from_bridge(
+            &bridge,
+            json!({"type": "resolved", "id": asked["id"], "line": shown_line("f")}),
+        );
+        pool.run_until_stalled();
+        let line = result.borrow_mut().take().unwrap().expect("the line");
+        assert_eq!(line.run_changing().count(), 1);
+        assert_eq!(bridge.run_line("s", &spec()), Some(line));
+        assert!(port.1.get(), "nothing runs: the port is let go so the worker may sleep");
+        let mut other = spec();
+        other.args.push("--more".into());
+        assert_eq!(bridge.run_line("s", &other), None, "a line is for its command line only");
     }
 }

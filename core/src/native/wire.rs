@@ -7,29 +7,43 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::run_line::RunLine;
+
 /// A message from the worker to the bridge.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToBridge {
     /// The first message: the worker's protocol version. The bridge answers with its own.
     Hello { protocol: u32 },
-    /// Remembers how to run a server and starts it. Starting a running server with the same
-    /// command line only answers `started`; with another, the old process is replaced.
+    /// Remembers how to run a server and starts it, if the line as the bridge would run it
+    /// ([`RunLine::resolved`]) has the fingerprint the person allowed; otherwise nothing changes
+    /// and the answer is [`BridgeError::NotConfirmed`] with that line. Starting a running
+    /// server with the same command line only answers `started`; with another, the old
+    /// process is replaced.
     Start {
         server: String,
         #[serde(flatten)]
         spec: ServerSpec,
+        /// The [`RunLine::fingerprint`] the person allowed.
+        confirmed: String,
+    },
+    /// Asks for the line as the bridge would run `spec` (answered by `resolved` with this
+    /// `id`), for the person to see before they allow it. Nothing runs.
+    Resolve {
+        id: u64,
+        #[serde(flatten)]
+        spec: ServerSpec,
     },
     /// One JSON-RPC message for the server's stdin. A stopped server is started first, unless
-    /// the message is meant for a process (`pid`) that is no longer the server's: such a message
-    /// never reaches another process (which would not know its session); a request is answered
-    /// with [`BridgeError::ProcessGone`], anything else is dropped.
+    /// the message is meant for a process (`generation`) that is no longer the server's: such a
+    /// message never reaches another process (which would not know its session); a request is
+    /// answered with [`BridgeError::ProcessGone`], anything else is dropped.
     Send {
         server: String,
-        /// The process the message is meant for: the one its session (`local-<pid>`) was made
-        /// with. `None` outside a session (`initialize`): then whichever process runs.
+        /// The process the message is meant for: the one its session was made with. `None`
+        /// outside a session (`initialize`): then whichever process runs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pid: Option<u32>,
+        generation: Option<u64>,
         message: Value,
     },
     /// Ends the server and forgets its command line.
@@ -72,6 +86,12 @@ pub enum FromBridge {
     /// The server's process runs; a restarted server must be initialized again.
     Started {
         server: String,
+        /// Names this process among every process the bridge started, in order from 1: an
+        /// operating system's pid is given again to another process soon after (quickly on
+        /// Windows), a generation never while the bridge runs.
+        generation: u64,
+        /// The operating system's id of the process, for a person (or a test) looking for it;
+        /// never used to name it.
         pid: u32,
         /// How many times it was restarted after exiting on its own; 0 for the first start.
         restarts: u32,
@@ -84,6 +104,8 @@ pub enum FromBridge {
         #[serde(flatten)]
         exit: Exit,
     },
+    /// The answer to `resolve`.
+    Resolved { id: u64, line: RunLine },
     /// The answer to `log`.
     Log {
         server: String,
@@ -106,7 +128,7 @@ pub enum FromBridge {
 pub struct Exit {
     /// The process, as `started` named it: a replaced process may end after its successor
     /// started.
-    pub pid: u32,
+    pub generation: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
     /// The signal that ended it (Unix).
@@ -165,11 +187,15 @@ pub enum BridgeError {
     LineTooLong { limit: usize },
     /// The server does not read its stdin fast enough; the message was dropped.
     ServerBusy,
-    /// The request `id` was meant for process `pid`, which has ended: it was not forwarded.
-    /// Its session is gone with the process; the worker's client starts a new one.
-    ProcessGone { pid: u32, id: Value },
+    /// The request `id` was meant for process `generation`, which has ended: it was not
+    /// forwarded. Its session is gone with the process; the worker's client starts a new one.
+    ProcessGone { generation: u64, id: Value },
     /// A message to the extension could not be encoded (it is dropped).
     Unencodable { message: String },
+    /// `start` of a line whose fingerprint is not the one the person allowed (its `$VAR`s
+    /// expand to something else now, or the bridge's environment changed): this is the line
+    /// as it would run, for the person to see and allow. Nothing was started.
+    NotConfirmed { line: Box<RunLine> },
 }
 
 impl fmt::Display for BridgeError {
@@ -201,11 +227,15 @@ impl fmt::Display for BridgeError {
             BridgeError::ServerBusy => {
                 f.write_str("the server is not reading its input; a message was dropped")
             }
-            BridgeError::ProcessGone { pid, .. } => {
-                write!(f, "the server's process {pid} has ended; a request for it was not sent")
-            }
+            BridgeError::ProcessGone { generation, .. } => write!(
+                f,
+                "the server's process (start {generation}) has ended; a request for it was not sent"
+            ),
             BridgeError::Unencodable { message } => {
                 write!(f, "a message could not be encoded for the extension: {message}")
+            }
+            BridgeError::NotConfirmed { line } => {
+                write!(f, "the command line as it would run was not allowed: {}", line.text())
             }
         }
     }
@@ -216,6 +246,7 @@ impl std::error::Error for BridgeError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::native::run_line::ShownVariable;
     use serde_json::json;
 
     /// The wire shapes the worker will be written against, one per variant.
@@ -232,21 +263,38 @@ mod tests {
                         env: [("KEY".to_owned(), "$KEY".to_owned())].into_iter().collect(),
                         cwd: Some("/tmp".into()),
                     },
+                    confirmed: "00ff".into(),
                 },
                 json!({"type": "start", "server": "fs", "command": "npx", "args": ["-y", "pkg"],
-                       "env": {"KEY": "$KEY"}, "cwd": "/tmp"}),
+                       "env": {"KEY": "$KEY"}, "cwd": "/tmp", "confirmed": "00ff"}),
+            ),
+            (
+                ToBridge::Resolve {
+                    id: 4,
+                    spec: ServerSpec {
+                        command: "npx".into(),
+                        args: vec![],
+                        env: IndexMap::new(),
+                        cwd: None,
+                    },
+                },
+                json!({"type": "resolve", "id": 4, "command": "npx"}),
             ),
             (
                 ToBridge::Send {
                     server: "fs".into(),
-                    pid: None,
+                    generation: None,
                     message: json!({"jsonrpc": "2.0"}),
                 },
                 json!({"type": "send", "server": "fs", "message": {"jsonrpc": "2.0"}}),
             ),
             (
-                ToBridge::Send { server: "fs".into(), pid: Some(42), message: json!({"id": 1}) },
-                json!({"type": "send", "server": "fs", "pid": 42, "message": {"id": 1}}),
+                ToBridge::Send {
+                    server: "fs".into(),
+                    generation: Some(42),
+                    message: json!({"id": 1}),
+                },
+                json!({"type": "send", "server": "fs", "generation": 42, "message": {"id": 1}}),
             ),
             (ToBridge::Stop { server: "fs".into() }, json!({"type": "stop", "server": "fs"})),
             (ToBridge::Log { server: "fs".into() }, json!({"type": "log", "server": "fs"})),
@@ -261,14 +309,15 @@ mod tests {
                 json!({"type": "hello", "version": "0.1.0", "protocol": 1}),
             ),
             (
-                FromBridge::Started { server: "fs".into(), pid: 42, restarts: 0 },
-                json!({"type": "started", "server": "fs", "pid": 42, "restarts": 0}),
+                FromBridge::Started { server: "fs".into(), generation: 3, pid: 42, restarts: 0 },
+                json!({"type": "started", "server": "fs", "generation": 3, "pid": 42,
+                       "restarts": 0}),
             ),
             (
                 FromBridge::Exited {
                     server: "fs".into(),
                     exit: Exit {
-                        pid: 42,
+                        generation: 3,
                         code: Some(1),
                         signal: None,
                         reason: ExitReason::Crashed,
@@ -276,7 +325,7 @@ mod tests {
                         stderr_tail: "boom\n".into(),
                     },
                 },
-                json!({"type": "exited", "server": "fs", "pid": 42, "code": 1, "reason": "crashed",
+                json!({"type": "exited", "server": "fs", "generation": 3, "code": 1, "reason": "crashed",
                        "restart_in_ms": 500, "stderr_tail": "boom\n"}),
             ),
             (
@@ -293,14 +342,35 @@ mod tests {
             (
                 FromBridge::Error {
                     server: Some("fs".into()),
-                    error: BridgeError::ProcessGone { pid: 42, id: json!(1) },
+                    error: BridgeError::ProcessGone { generation: 3, id: json!(1) },
                 },
                 json!({"type": "error", "server": "fs",
-                       "error": {"kind": "process_gone", "pid": 42, "id": 1}}),
+                       "error": {"kind": "process_gone", "generation": 3, "id": 1}}),
             ),
             (
                 FromBridge::Error { server: None, error: BridgeError::UnknownServer },
                 json!({"type": "error", "error": {"kind": "unknown_server"}}),
+            ),
+            (
+                FromBridge::Resolved {
+                    id: 4,
+                    line: RunLine {
+                        env: vec![ShownVariable {
+                            name: "LD_PRELOAD".into(),
+                            value: Some("/x.so".into()),
+                            inherited: true,
+                        }],
+                        command: "npx".into(),
+                        args: vec![],
+                        cwd: None,
+                        expanded: true,
+                        variables: vec![],
+                        fingerprint: "00ff".into(),
+                    },
+                },
+                json!({"type": "resolved", "id": 4, "line": {"env": [{"name": "LD_PRELOAD",
+                       "value": "/x.so", "inherited": true}], "command": "npx",
+                       "expanded": true, "fingerprint": "00ff"}}),
             ),
             (
                 FromBridge::Chunk(Chunk { id: 3, index: 0, count: 2, data: "{\"ty".into() }),
@@ -314,10 +384,11 @@ mod tests {
     }
 
     #[test]
-    fn a_start_needs_only_a_command() {
-        let start: ToBridge =
-            serde_json::from_value(json!({"type": "start", "server": "t", "command": "x"}))
-                .unwrap();
+    fn a_start_needs_only_a_command_and_what_the_person_allowed() {
+        let start: ToBridge = serde_json::from_value(
+            json!({"type": "start", "server": "t", "command": "x", "confirmed": "00"}),
+        )
+        .unwrap();
         let ToBridge::Start { spec, .. } = start else { panic!("not a start: {start:?}") };
         assert!(spec.args.is_empty() && spec.env.is_empty() && spec.cwd.is_none());
     }

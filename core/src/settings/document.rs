@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::local::LocalCommand;
 use super::secret::Secret;
+use crate::native::run_env::changes_what_runs;
 
 /// The schema version this build writes. Older documents are migrated on load (`migrate.rs`).
 pub const CURRENT_VERSION: u64 = 6;
@@ -112,6 +113,11 @@ pub struct Server {
     /// The [`LocalCommand::fingerprint`] the person confirmed; any other command asks again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed_command: Option<String>,
+    /// The fingerprint of the line they were shown and allowed (`native::run_line`), as the
+    /// bridge runs it; the bridge starts nothing else. Absent in documents confirmed before it
+    /// existed: see [`Server::allowed_run`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_run: Option<String>,
     /// Header name → value. Every value counts as a secret (most are credentials).
     #[serde(default)]
     pub headers: Headers,
@@ -179,6 +185,7 @@ impl std::fmt::Debug for Server {
             .field("url", &crate::mcp::redact_url(&self.url))
             .field("local", &self.local)
             .field("confirmed_command", &self.confirmed_command)
+            .field("confirmed_run", &self.confirmed_run)
             .field("headers", &self.headers)
             .field("timeout_ms", &self.timeout_ms)
             .field("trust", &self.trust)
@@ -201,6 +208,28 @@ impl Server {
         }
     }
 
+    /// The fingerprint of the run the person allowed, which the bridge checks before it starts
+    /// the server; `None` until they allowed the command line as configured now.
+    ///
+    /// A confirmation from before the line showed the values of variables that change what
+    /// runs (`confirmed_run` absent) stands for the line as configured, unless the person was
+    /// not shown such a value then: that one asks again, once. A `$VAR` it had in single quotes
+    /// asks again too, since the line the bridge runs differs from the one configured.
+    pub fn allowed_run(&self) -> Option<String> {
+        let local = self.local.as_ref().filter(|_| self.command_confirmed())?;
+        match &self.confirmed_run {
+            Some(run) => Some(run.clone()),
+            None if local.env.keys().any(|name| changes_what_runs(name)) => None,
+            None => Some(local.run_line().fingerprint),
+        }
+    }
+
+    /// Forgets that the person allowed the command line (an import or an export of it).
+    pub fn forget_confirmation(&mut self) {
+        self.confirmed_command = None;
+        self.confirmed_run = None;
+    }
+
     /// A server with every setting at its default, to be filled in by an edit or an import.
     pub fn blank(id: ServerId, name: String) -> Server {
         Server {
@@ -209,6 +238,7 @@ impl Server {
             url: String::new(),
             local: None,
             confirmed_command: None,
+            confirmed_run: None,
             headers: Headers::new(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             trust: false,

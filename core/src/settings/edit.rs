@@ -77,6 +77,10 @@ pub enum SettingsEdit {
     ConfirmCommand {
         id: ServerId,
         command_line: String,
+        /// The fingerprint of the line as the bridge showed it, when it did; without it, the
+        /// line as configured (`$VAR`s unexpanded) is what was allowed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run: Option<String>,
     },
     /// What an import preview adds or updates (see `ImportPreview::into_edit`). Servers are
     /// matched by name when applied, so a server added meanwhile is updated, not duplicated.
@@ -344,7 +348,7 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
         SettingsEdit::DisallowTool { id, tool } => {
             find(doc, id)?.allowed_tools.shift_remove(tool);
         }
-        SettingsEdit::ConfirmCommand { id, command_line } => {
+        SettingsEdit::ConfirmCommand { id, command_line, run } => {
             let server = find(doc, id)?;
             let local = server.local.as_ref().filter(|l| &l.display() == command_line);
             let Some(local) = local else {
@@ -352,7 +356,9 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
                     .on_server(&server.name)
                     .into());
             };
+            let run = run.clone().unwrap_or_else(|| local.run_line().fingerprint);
             server.confirmed_command = Some(local.fingerprint());
+            server.confirmed_run = Some(run);
         }
         SettingsEdit::Import { servers, api_key, model } => {
             for imported in servers {
@@ -478,7 +484,13 @@ fn upsert_by_name(doc: &mut Settings, imported: Server) {
         Some(existing) => {
             let same_command = existing.local == imported.local;
             let confirmed = existing.confirmed_command.clone().filter(|_| same_command);
-            let keep = Server { id: existing.id.clone(), confirmed_command: confirmed, ..imported };
+            let run = existing.confirmed_run.clone().filter(|_| same_command);
+            let keep = Server {
+                id: existing.id.clone(),
+                confirmed_command: confirmed,
+                confirmed_run: run,
+                ..imported
+            };
             let url_changed = existing.url != keep.url || !same_command;
             let allowed = std::mem::take(&mut existing.allowed_tools);
             *existing = keep;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::document::Settings;
+use super::document::{Server, Settings};
 use super::secret::Secret;
 use super::secret_args::blank_secret_args;
 use crate::web_url;
@@ -42,7 +42,7 @@ pub fn export(doc: &Settings, options: ExportOptions) -> Export {
     let mut urls_shortened = Vec::new();
     let mut args_blanked = Vec::new();
     // A confirmation is this computer's decision, never a file's: an import asks again.
-    doc.servers.iter_mut().for_each(|server| server.confirmed_command = None);
+    doc.servers.iter_mut().for_each(Server::forget_confirmation);
     if !options.include_secrets {
         doc.gemini.api_key = None;
         for server in &mut doc.servers {

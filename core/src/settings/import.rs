@@ -426,7 +426,7 @@ impl<'a> Builder<'a> {
             return self.skip(&name, Text::new("errImportDuplicate"));
         }
         // A file cannot say that this computer's person confirmed a command.
-        server.confirmed_command = None;
+        server.forget_confirmation();
         match validate_url(&server.url, server.local_network) {
             _ if server.local.is_some() => {}
             Ok(url) => server.url = url,

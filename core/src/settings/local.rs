@@ -2,7 +2,8 @@
 //!
 //! The person confirms a command line once before it first runs; the confirmation is kept as a
 //! fingerprint of everything that decides what runs (program, arguments, environment, folder),
-//! so any change asks again.
+//! so any change asks again, and as the fingerprint of the line as the bridge runs it
+//! (`$VAR`s expanded, see `native::run_line`), which the bridge checks.
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -10,6 +11,8 @@ use sha2::{Digest, Sha256};
 
 use super::secret::Secret;
 use super::validate::{Field, Invalid};
+use crate::native::run_env::changes_what_runs;
+use crate::native::run_line::RunLine;
 use crate::native::wire::ServerSpec;
 use crate::text::Text;
 
@@ -35,17 +38,17 @@ impl LocalCommand {
         LocalCommand { command: command.into(), args, ..LocalCommand::default() }
     }
 
-    /// The command line as a person reads it: environment names (values hidden), the program and
-    /// its arguments quoted where a shell would need it, and the folder it runs in.
+    /// The command line as a person reads it ([`RunLine::text`] of [`LocalCommand::run_line`]):
+    /// the values of variables that change what runs, the names of the others, the program and
+    /// its arguments quoted where a shell would need it (`"$VAR"` where the bridge expands),
+    /// and the folder it runs in.
     pub fn display(&self) -> String {
-        let mut parts: Vec<String> = self.env.keys().map(|name| format!("{name}=…")).collect();
-        parts.push(shell_quote(&self.command));
-        parts.extend(self.args.iter().map(|a| shell_quote(a)));
-        let line = parts.join(" ");
-        match &self.cwd {
-            Some(cwd) => format!("(cd {} && {line})", shell_quote(cwd)),
-            None => line,
-        }
+        self.run_line().text()
+    }
+
+    /// The line as configured, before the bridge expands it.
+    pub fn run_line(&self) -> RunLine {
+        RunLine::configured(&self.spec())
     }
 
     /// Identifies everything that decides what runs; stored when the person confirms it.
@@ -80,10 +83,15 @@ impl LocalCommand {
         }
     }
 
-    /// The same command with environment values blanked, for the pages.
+    /// The same command with environment values blanked, for the pages: all but those of
+    /// variables that change what runs, which the confirmation shows anyway.
     pub fn for_pages(&self) -> LocalCommand {
         let mut view = self.clone();
-        view.env.values_mut().for_each(|v| *v = Secret::default());
+        for (name, value) in view.env.iter_mut() {
+            if !changes_what_runs(name) {
+                *value = Secret::default();
+            }
+        }
         view
     }
 
@@ -134,17 +142,6 @@ pub fn validate_local(local: &LocalCommand) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// Quotes a word the way a POSIX shell would need it, so the line shown is the line that runs.
-fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,~".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +166,17 @@ mod tests {
             local.display(),
             "API_KEY=… npx -y @modelcontextprotocol/server-filesystem '/tmp/my dir'"
         );
+        // What changes what runs is shown with its value; a `$VAR` reads as the bridge will
+        // expand it, in double quotes as a shell would, not as a literal in single quotes.
+        local.env.insert("NODE_OPTIONS".into(), Secret::new("--require /tmp/hook.js"));
+        local.args.push("$HOME/notes".into());
+        assert_eq!(
+            local.display(),
+            "API_KEY=… NODE_OPTIONS='--require /tmp/hook.js' npx -y \
+             @modelcontextprotocol/server-filesystem '/tmp/my dir' \"$HOME/notes\""
+        );
+        local.env.shift_remove("NODE_OPTIONS");
+        local.args.pop();
         local.cwd = Some("/home/a b".into());
         local.args.push("it's".into());
         let shown = local.display();
@@ -209,9 +217,12 @@ mod tests {
 
     #[test]
     fn masked_values_are_blank_and_come_back_from_the_stored_command() {
-        let stored = filesystem();
+        let mut stored = filesystem();
+        stored.env.insert("PYTHONPATH".into(), Secret::new("/opt/lib"));
         let mut form = stored.for_pages();
         assert_eq!(form.env["API_KEY"].expose(), "");
+        assert_eq!(form.env["PYTHONPATH"].expose(), "/opt/lib", "shown in the confirmation");
+        assert_eq!(form.display(), stored.display());
         form.env.insert("NEW".into(), Secret::new("v"));
         form.keep_values_from(&stored);
         assert_eq!(form.env["API_KEY"].expose(), "s3cret");

@@ -6,26 +6,11 @@
 //! is in the environment, whose values the export blanks anyway, and the reference is what the
 //! person would have to type again.
 
+use crate::secret_words::looks_secret;
 use crate::web_url;
 
 /// Flags that carry a header, as `curl` and `mcp-remote` spell them.
 const HEADER_FLAGS: [&str; 3] = ["--header", "-H", "--headers"];
-
-/// Words that make a flag or header name look secret.
-const SECRET_WORDS: [&str; 12] = [
-    "token",
-    "key",
-    "apikey",
-    "secret",
-    "password",
-    "passwd",
-    "pass",
-    "auth",
-    "authorization",
-    "credential",
-    "credentials",
-    "cookie",
-];
 
 /// Blanks the secret-looking values in `args`, returning what was blanked as the person reads
 /// it (`--token`, `--header Authorization`, `URL query`), in order.
@@ -84,15 +69,6 @@ fn secret_header_name(header: &str) -> Option<&str> {
     let (name, value) = header.split_once(':')?;
     let name = name.trim();
     (looks_secret(name) && needs_blanking(value.trim())).then_some(name)
-}
-
-/// A name made of words (`api-key`, `X_Auth_Token`, `apiKey`) of which one is a secret word,
-/// or which ends in an unmistakable one (`accesstoken`, not `hotkey`).
-fn looks_secret(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let mut words = lower.split(|c: char| !c.is_ascii_alphanumeric());
-    words.any(|word| SECRET_WORDS.contains(&word))
-        || ["token", "apikey", "secret", "password"].iter().any(|end| lower.ends_with(end))
 }
 
 /// A value that is not empty and holds no `$VAR` reference.

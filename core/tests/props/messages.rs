@@ -37,7 +37,8 @@ fn request() -> impl Strategy<Value = Request> {
         server_id().prop_map(|server_id| Request::ListResources { server_id }),
         text().prop_map(|call_id| Request::CancelToolCall { call_id }),
         (server_id(), text()).prop_map(|(server_id, uri)| Request::ReadResource { server_id, uri }),
-        crate::settings::draft().prop_map(|draft| Request::TestConnection { draft }),
+        (crate::settings::draft(), proptest::option::of(text()))
+            .prop_map(|(draft, run)| Request::TestConnection { draft, run }),
         (text(), crate::mcp::elicit_result()).prop_map(|(elicitation_id, result)| {
             Request::AnswerElicitation { elicitation_id, result }
         }),

@@ -6,6 +6,7 @@ pub mod gemini_card;
 pub mod import_export;
 pub mod import_preview;
 pub mod model_field;
+pub mod run_line;
 pub mod server_form;
 pub mod server_list;
 pub mod server_log;

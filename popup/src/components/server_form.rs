@@ -6,6 +6,7 @@ use gemipanel_core::url_policy::{RefusalKind, UrlRefusal};
 use yew::prelude::*;
 
 use super::field::{CheckField, Note, TextField};
+use super::run_line::RunLineView;
 use super::test_result::TestResult;
 use crate::form::{FormEdit, LiveErrors, LocalField, ServerForm, ServerKind};
 
@@ -21,6 +22,7 @@ pub struct Props {
 #[function_component]
 pub fn ServerFormView(props: &Props) -> Html {
     let form = &props.form;
+    crate::hooks::use_bridge_line(form, &props.on_edit);
     let live = form.live_errors();
     let saved = |field: Field| saved_error(form, field);
     let general = match &form.save_error {
@@ -164,7 +166,7 @@ fn local_fields(props: &Props, live: &LiveErrors) -> Html {
             if let Some(line) = form.command_preview() {
                 <div class="command-preview" data-testid="command-preview">
                     <span class="command-label">{ message("popupCommandRuns", &[]) }</span>
-                    <code class="command-line" data-testid="command-preview-line">{ line }</code>
+                    <RunLineView {line} testid="command-preview-line" />
                     <p class="note">{ message("popupCommandSaveAllows", &[]) }</p>
                 </div>
             }

@@ -28,7 +28,7 @@ pub struct Props {
     pub on_sign_out: Callback<ServerId>,
     pub on_allow_sign_in: Callback<(ServerId, String)>,
     pub allow_command: Option<(ServerId, Pending<()>)>,
-    pub on_allow_command: Callback<(ServerId, String)>,
+    pub on_allow_command: Callback<(ServerId, String, String)>,
 }
 
 #[function_component]

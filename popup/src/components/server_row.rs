@@ -4,9 +4,11 @@
 use gemipanel_browser::chrome::{counted_message, message, word};
 use gemipanel_core::mcp;
 use gemipanel_core::messages::{ServerStatus, ServerView, SignInOutcome, SignedInView};
+use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::settings::ServerId;
 use yew::prelude::*;
 
+use super::run_line::RunLineView;
 use super::server_log::ServerLog;
 use crate::state::Pending;
 
@@ -29,8 +31,9 @@ pub struct Props {
     pub on_allow_sign_in: Callback<(ServerId, String)>,
     /// This server's last "Allow to run", when it was the last one clicked.
     pub allow_command: Option<Pending<()>>,
-    /// Lets the command line shown run.
-    pub on_allow_command: Callback<(ServerId, String)>,
+    /// Lets the line shown run: the server, its command line as configured, and the
+    /// fingerprint of the line shown.
+    pub on_allow_command: Callback<(ServerId, String, String)>,
 }
 
 /// The dot's colour class, the status in words, and the `data-state` tests look for.
@@ -89,8 +92,8 @@ pub fn ServerRow(props: &Props) -> Html {
                                    Callback::from(move |_: MouseEvent| cb.emit(origin.clone())) }}>
                         { message("popupAllowAccess", &[]) }</button>
                 }
-                if let ServerStatus::NeedsConfirmation { command_line } = &server.status {
-                    { command_to_allow(props, command_line) }
+                if let ServerStatus::NeedsConfirmation { line, changed } = &server.status {
+                    { command_to_allow(props, line, *changed) }
                 } else if server.command_line.is_some() {
                     <ServerLog server_id={server.id.clone()} />
                 }
@@ -145,20 +148,24 @@ fn address(server: &ServerView) -> Html {
     }
 }
 
-/// A local server that waits for the person: the whole line, what allowing it means, and the
-/// button that allows exactly this line.
-fn command_to_allow(props: &Props, command_line: &str) -> Html {
+/// A local server that waits for the person: the whole line as it will run, what allowing it
+/// means, and the button that allows exactly this line.
+fn command_to_allow(props: &Props, line: &RunLine, changed: bool) -> Html {
     let running = matches!(props.allow_command, Some(Pending::Running));
     let onclick = {
-        let (cb, id, line) =
-            (props.on_allow_command.clone(), props.server.id.clone(), command_line.to_owned());
-        Callback::from(move |_: MouseEvent| cb.emit((id.clone(), line.clone())))
+        let configured = props.server.command_line.clone().unwrap_or_default();
+        let (cb, id, run) =
+            (props.on_allow_command.clone(), props.server.id.clone(), line.fingerprint.clone());
+        Callback::from(move |_: MouseEvent| cb.emit((id.clone(), configured.clone(), run.clone())))
     };
     let explain_id = format!("command-explain-{}", props.server.id.as_str());
     html! {
         <div class="command-confirm">
+            if changed {
+                <p class="note warn" data-testid="run-changed">{ message("popupRunChanged", &[]) }</p>
+            }
             <p class="note warn" id={explain_id.clone()}>{ message("popupCommandConfirmExplain", &[]) }</p>
-            <code class="command-line to-confirm" data-testid="command-to-confirm">{ command_line }</code>
+            <RunLineView line={line.clone()} testid="command-to-confirm" to_confirm=true />
             <button type="button" class="primary small" data-testid="confirm-command"
                 disabled={running} aria-describedby={explain_id}
                 aria-label={message("popupAllowRunNamed", &[&props.server.name])} {onclick}>

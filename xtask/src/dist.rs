@@ -33,8 +33,17 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// (495 to 508); the app host grew 122 to 149, most of it path-tracked decoding of the tool
 /// lists apps send (`serde_path_to_error` over `mcp::Tool`, about 17 KB raw), which keeps a
 /// hostile app's bad entry named in the app log.
+/// The page beside the chat (issue 23) raised the side panel's from 520 to 575, the worker's
+/// from 370 to 380 and the popup's from 350 to 355. Measured with the feature's first part
+/// (the page chip, the browser's tools, their access cards): side panel 516.0 to 559.8 KB,
+/// most of it the browser's tools carried out in the panel (their async driver, about 16 KB
+/// raw), the one reader of the page script's answers (about 14 KB raw of serde), the chips
+/// and cards, and core's page reading (Markdown, paging, find, quoting); the worker 364.7 to
+/// 372.9 KB and the popup 349.9 to 350.1 KB for the settings every crate reads: the browser's
+/// and pages' trust, tools turned off and the page content check, with their one edit. The
+/// context menu and WebMCP page tools go on top.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 370.0), ("sidepanel", 520.0), ("popup", 350.0), ("apphost", 170.0)];
+    [("background", 380.0), ("sidepanel", 575.0), ("popup", 355.0), ("apphost", 170.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -22,8 +22,8 @@ mod secret;
 mod validate;
 
 pub use document::{
-    same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, ToolNames,
-    CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
+    same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, SourceSettings,
+    ToolNames, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit};
 pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};

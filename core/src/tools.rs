@@ -1,13 +1,16 @@
-//! Exposing MCP tools to Gemini: which tools, under which function names, with which schema,
-//! and routing a function call back to (server, tool).
+//! Exposing tools to Gemini: which tools, under which function names, with which schema,
+//! and routing a function call back to (source, tool). A source is an MCP server, the
+//! browser or a page ([`source`]); every kind goes through the same code here.
 //!
 //! Input is a small local [`ToolDescriptor`]; [`ToolDescriptor::from_mcp`] makes one from a
-//! `tools/list` entry.
+//! `tools/list` entry (the browser's tools and a page's are described as MCP tools too).
 
 pub mod budget;
+pub mod confirm;
 pub mod form;
 pub mod naming;
 pub mod schema;
+pub mod source;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -20,11 +23,12 @@ use crate::gemini::FunctionDeclaration;
 use crate::mcp::{Tool, Visibility};
 pub use view::ViewToolRoute;
 
-/// One MCP tool of one server.
+/// One tool of one source.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDescriptor {
+    /// The source's id ([`source`]): a server id, `browser`, or `page:<origin>`.
     pub server_id: String,
-    /// Shown to people and used in the function name.
+    /// Shown to people and used in the function name (a page's host).
     pub server_name: String,
     pub name: String,
     /// `title`, else `annotations.title`: words the tool is found by.
@@ -116,7 +120,11 @@ impl ExposedTools {
         let mut groups: IndexMap<String, Vec<&ToolDescriptor>> = IndexMap::new();
         for tool in selected {
             groups
-                .entry(naming::function_name(&tool.server_name, &tool.name))
+                .entry(naming::for_source(
+                    source::SourceKind::of(&tool.server_id),
+                    &tool.server_name,
+                    &tool.name,
+                ))
                 .or_default()
                 .push(tool);
         }

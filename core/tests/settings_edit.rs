@@ -411,3 +411,54 @@ fn a_client_secret_is_never_shown_to_the_pages_and_survives_a_form_that_did_not_
         update(&doc, 1, ServerPatch { oauth: Some(bad), ..ServerPatch::default() }).unwrap_err();
     assert_eq!(err.field(), Field::SignIn);
 }
+
+#[test]
+fn the_browser_and_pages_keep_trust_always_allow_and_tools_turned_off() {
+    let mut doc = base();
+    let browser = "browser".to_owned();
+    let shop = "page:https://shop.example".to_owned();
+    for edit in [
+        SettingsEdit::SetSourceTrust { source: browser.clone(), trust: true },
+        SettingsEdit::AllowSourceTool { source: shop.clone(), tool: "add_to_cart".into() },
+        SettingsEdit::SetSourceToolEnabled {
+            source: browser.clone(),
+            tool: "screenshot".into(),
+            enabled: false,
+        },
+        SettingsEdit::SetSourceToolEnabled {
+            source: browser.clone(),
+            tool: "open_tab".into(),
+            enabled: false,
+        },
+        SettingsEdit::SetSourceToolEnabled {
+            source: browser.clone(),
+            tool: "screenshot".into(),
+            enabled: true,
+        },
+        SettingsEdit::SetPageContentCheck { source: id(1).as_str().into(), check: false },
+        SettingsEdit::SetPageContentCheck { source: browser.clone(), check: false },
+        SettingsEdit::SetPageContentCheck { source: browser.clone(), check: true },
+    ] {
+        doc = apply(&doc, &edit).unwrap_or_else(|e| panic!("{edit:?}: {e}"));
+    }
+    assert!(doc.source("browser").trust);
+    assert_eq!(doc.source("browser").exclude_tools, ["open_tab"]);
+    assert!(doc.source(&shop).allowed_tools.contains("add_to_cart"));
+    assert!(!doc.source(&shop).trust);
+    // A server's own entry answers for it.
+    assert!(!doc.source(id(1).as_str()).trust);
+    assert!(!doc.confirms_after_page_content(id(1).as_str()));
+    assert!(doc.confirms_after_page_content("browser"));
+    // Removing the server forgets its opt-out.
+    let removed = apply(&doc, &SettingsEdit::RemoveServer { id: id(1) }).unwrap();
+    assert!(removed.skip_page_content_check.is_empty());
+
+    for source in
+        ["srv_nope", "page:javascript:alert(1)", "page:https://a.example/path", "page:", "browse"]
+    {
+        let edit = SettingsEdit::SetSourceTrust { source: source.into(), trust: true };
+        assert!(apply(&doc, &edit).is_err(), "{source}");
+    }
+    let unknown = SettingsEdit::SetPageContentCheck { source: "srv_nope".into(), check: false };
+    assert!(apply(&doc, &unknown).is_err());
+}

@@ -95,6 +95,14 @@ fn oauth_client() -> OAuthClient {
     }
 }
 
+fn source_settings() -> gemipanel_core::settings::SourceSettings {
+    gemipanel_core::settings::SourceSettings {
+        trust: true,
+        allowed_tools: ["read_page".to_owned()].into_iter().collect(),
+        exclude_tools: vec!["screenshot".into()],
+    }
+}
+
 #[test]
 fn the_document_with_every_field_filled_stores_and_loads() {
     let settings = Settings {
@@ -105,6 +113,13 @@ fn the_document_with_every_field_filled_stores_and_loads() {
             base_url: Some("https://gemini.example.com".into()),
         },
         servers: vec![server(), local_server()],
+        sources: [
+            ("browser".to_owned(), source_settings()),
+            ("page:https://shop.example".to_owned(), source_settings()),
+        ]
+        .into_iter()
+        .collect(),
+        skip_page_content_check: ["browser".to_owned()].into_iter().collect(),
     };
     round_trip(&settings);
     let stored = serde_json::to_value(&settings).unwrap();
@@ -149,6 +164,14 @@ fn every_edit_with_every_field_filled_round_trips() {
         SettingsEdit::AllowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::DisallowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::ConfirmCommand { id: id.clone(), command_line: "npx -y x".into() },
+        SettingsEdit::SetSourceTrust { source: "browser".into(), trust: true },
+        SettingsEdit::AllowSourceTool { source: "browser".into(), tool: "t".into() },
+        SettingsEdit::SetSourceToolEnabled {
+            source: "page:https://a.example".into(),
+            tool: "t".into(),
+            enabled: false,
+        },
+        SettingsEdit::SetPageContentCheck { source: id.as_str().into(), check: false },
         SettingsEdit::Import {
             servers: vec![server()],
             api_key: Some(Secret::new("k")),

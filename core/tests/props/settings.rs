@@ -175,6 +175,7 @@ pub fn valid_settings() -> BoxedStrategy<Settings> {
             version: CURRENT_VERSION,
             gemini: GeminiSettings { api_key, model, base_url },
             servers,
+            ..Settings::default()
         })
         .boxed()
 }
@@ -231,6 +232,7 @@ fn any_settings() -> impl Strategy<Value = Settings> {
             version,
             gemini: GeminiSettings { api_key, model, base_url },
             servers,
+            ..Settings::default()
         },
     )
 }

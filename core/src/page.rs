@@ -13,4 +13,5 @@ pub mod extract;
 pub mod find;
 pub mod paging;
 pub mod screenshot;
+pub mod tab;
 pub mod webmcp;

@@ -25,7 +25,7 @@ pub use document::{
     same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, SourceSettings,
     ToolNames, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
 };
-pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit};
+pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit, SourceChange};
 pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};
 pub use import::{
     preview_import, ImportError, ImportPreview, ImportSource, Skipped, MAX_IMPORT_BYTES,

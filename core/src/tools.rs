@@ -112,6 +112,14 @@ impl ExposedTools {
     /// names collide after sanitising both get a hash of (server id, tool name) as suffix, so the
     /// result does not depend on input order. Exact duplicates are kept once.
     pub fn build(tools: &[ToolDescriptor], filters: &IndexMap<String, ToolFilter>) -> Self {
+        let mut exposed = Self::default();
+        exposed.extend(tools, filters);
+        exposed
+    }
+
+    /// Adds the tools of more sources (the browser's, a page's) under the same rules: a name
+    /// that collides, with one of them or with a tool already here, gets the hash suffix.
+    pub fn extend(&mut self, tools: &[ToolDescriptor], filters: &IndexMap<String, ToolFilter>) {
         let selected: Vec<&ToolDescriptor> = tools
             .iter()
             .filter(|t| t.visible_to_model)
@@ -128,9 +136,8 @@ impl ExposedTools {
                 .or_default()
                 .push(tool);
         }
-        let mut by_name = IndexMap::new();
         for (base, group) in groups {
-            let unique = group.len() == 1;
+            let unique = group.len() == 1 && !self.by_name.contains_key(&base);
             for tool in group {
                 let name = if unique {
                     base.clone()
@@ -138,7 +145,7 @@ impl ExposedTools {
                     let key = format!("{}\u{0}{}", tool.server_id, tool.name);
                     naming::with_suffix(&base, &naming::short_hash(&key))
                 };
-                by_name.entry(name.clone()).or_insert_with(|| ExposedTool {
+                self.by_name.entry(name.clone()).or_insert_with(|| ExposedTool {
                     route: ToolRoute {
                         server_id: tool.server_id.clone(),
                         tool_name: tool.name.clone(),
@@ -156,8 +163,7 @@ impl ExposedTools {
             }
         }
         // Sorted, so the declarations do not depend on the order servers listed their tools.
-        by_name.sort_unstable_keys();
-        Self { by_name, views: Vec::new() }
+        self.by_name.sort_unstable_keys();
     }
 
     /// Adds the tools app `instance` (labelled `label` for the model) offers of its own. Two

@@ -19,6 +19,8 @@ fn base() -> Settings {
     add(&Settings::default(), 1, "everything", "http://localhost:3001/mcp")
 }
 
+use gemipanel_core::settings::SourceChange;
+
 #[test]
 fn bad_edits_are_refused_with_the_field_to_blame_and_change_nothing() {
     let doc = add(&base(), 2, "remote", "https://mcp.example.com/mcp");
@@ -418,26 +420,35 @@ fn the_browser_and_pages_keep_trust_always_allow_and_tools_turned_off() {
     let browser = "browser".to_owned();
     let shop = "page:https://shop.example".to_owned();
     for edit in [
-        SettingsEdit::SetSourceTrust { source: browser.clone(), trust: true },
-        SettingsEdit::AllowSourceTool { source: shop.clone(), tool: "add_to_cart".into() },
-        SettingsEdit::SetSourceToolEnabled {
-            source: browser.clone(),
-            tool: "screenshot".into(),
-            enabled: false,
+        SettingsEdit::SetSource { source: browser.clone(), change: SourceChange::Trust(true) },
+        SettingsEdit::SetSource {
+            source: shop.clone(),
+            change: SourceChange::AllowTool("add_to_cart".into()),
         },
-        SettingsEdit::SetSourceToolEnabled {
+        SettingsEdit::SetSource {
             source: browser.clone(),
-            tool: "open_tab".into(),
-            enabled: false,
+            change: SourceChange::ToolEnabled("screenshot".into(), false),
         },
-        SettingsEdit::SetSourceToolEnabled {
+        SettingsEdit::SetSource {
             source: browser.clone(),
-            tool: "screenshot".into(),
-            enabled: true,
+            change: SourceChange::ToolEnabled("open_tab".into(), false),
         },
-        SettingsEdit::SetPageContentCheck { source: id(1).as_str().into(), check: false },
-        SettingsEdit::SetPageContentCheck { source: browser.clone(), check: false },
-        SettingsEdit::SetPageContentCheck { source: browser.clone(), check: true },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::ToolEnabled("screenshot".into(), true),
+        },
+        SettingsEdit::SetSource {
+            source: id(1).as_str().into(),
+            change: SourceChange::PageContentCheck(false),
+        },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::PageContentCheck(false),
+        },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::PageContentCheck(true),
+        },
     ] {
         doc = apply(&doc, &edit).unwrap_or_else(|e| panic!("{edit:?}: {e}"));
     }
@@ -456,9 +467,13 @@ fn the_browser_and_pages_keep_trust_always_allow_and_tools_turned_off() {
     for source in
         ["srv_nope", "page:javascript:alert(1)", "page:https://a.example/path", "page:", "browse"]
     {
-        let edit = SettingsEdit::SetSourceTrust { source: source.into(), trust: true };
+        let edit =
+            SettingsEdit::SetSource { source: source.into(), change: SourceChange::Trust(true) };
         assert!(apply(&doc, &edit).is_err(), "{source}");
     }
-    let unknown = SettingsEdit::SetPageContentCheck { source: "srv_nope".into(), check: false };
+    let unknown = SettingsEdit::SetSource {
+        source: "srv_nope".into(),
+        change: SourceChange::PageContentCheck(false),
+    };
     assert!(apply(&doc, &unknown).is_err());
 }

@@ -103,6 +103,8 @@ fn source_settings() -> gemipanel_core::settings::SourceSettings {
     }
 }
 
+use gemipanel_core::settings::SourceChange;
+
 #[test]
 fn the_document_with_every_field_filled_stores_and_loads() {
     let settings = Settings {
@@ -164,14 +166,19 @@ fn every_edit_with_every_field_filled_round_trips() {
         SettingsEdit::AllowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::DisallowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::ConfirmCommand { id: id.clone(), command_line: "npx -y x".into() },
-        SettingsEdit::SetSourceTrust { source: "browser".into(), trust: true },
-        SettingsEdit::AllowSourceTool { source: "browser".into(), tool: "t".into() },
-        SettingsEdit::SetSourceToolEnabled {
-            source: "page:https://a.example".into(),
-            tool: "t".into(),
-            enabled: false,
+        SettingsEdit::SetSource { source: "browser".into(), change: SourceChange::Trust(true) },
+        SettingsEdit::SetSource {
+            source: "browser".into(),
+            change: SourceChange::AllowTool("t".into()),
         },
-        SettingsEdit::SetPageContentCheck { source: id.as_str().into(), check: false },
+        SettingsEdit::SetSource {
+            source: "page:https://a.example".into(),
+            change: SourceChange::ToolEnabled("t".into(), false),
+        },
+        SettingsEdit::SetSource {
+            source: id.as_str().into(),
+            change: SourceChange::PageContentCheck(false),
+        },
         SettingsEdit::Import {
             servers: vec![server()],
             api_key: Some(Secret::new("k")),

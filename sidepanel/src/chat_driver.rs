@@ -15,8 +15,14 @@ use gemipanel_core::gemini::{
     ToolOutcome, ToolsOff,
 };
 use gemipanel_core::messages::{Caller, Request};
-use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames, DEFAULT_MODEL};
+use gemipanel_core::page::context::{page_content_in, ContextPart};
+use gemipanel_core::page::tab::Tab;
+use gemipanel_core::settings::{
+    ServerId, Settings, SettingsEdit, SourceChange, ToolNames, DEFAULT_MODEL,
+};
 use gemipanel_core::sse;
+use gemipanel_core::tools::confirm::{self, CallFacts, Verdict};
+use gemipanel_core::tools::source::{SourceKind, BROWSER};
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
 use serde::Deserialize;
 use serde_json::Value;
@@ -32,11 +38,18 @@ use gemipanel_core::messages::Response;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnSetup {
     pub model: String,
+    /// Tool sources on for the chat: server ids, and `browser`.
     pub servers: IndexSet<String>,
     pub google_search: bool,
+    /// The page chip is on for this tab: the turn carries its page.
+    pub page: Option<Tab>,
+    /// Attached besides the page (a selection, an item of the context menu).
+    pub attachments: Vec<Rc<ContextPart>>,
 }
 
 mod apps;
+mod browser_calls;
+mod context;
 mod sign_in;
 mod view_tools;
 
@@ -47,6 +60,8 @@ pub enum Decision {
     Confirm(Confirmation),
     /// To a card whose server wants sign-in.
     SignIn(SignInChoice),
+    /// To a card that asks to let the browser read a page or see the tabs: allow or not.
+    Access(bool),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +69,8 @@ pub enum Confirmation {
     AllowOnce,
     AlwaysTool,
     AlwaysServer,
+    /// To a card asked only because of web content: run, and stop asking for its source.
+    StopAskingAfterWebContent,
     Deny,
 }
 
@@ -89,6 +106,10 @@ struct Inner {
     waiting: IndexMap<String, (ToolCall, ToolRoute)>,
     /// Calls whose server wants the person to sign in first.
     signing_in: IndexMap<String, sign_in::Waiting>,
+    /// Browser calls waiting for the person to let GemiPanel read a page or see the tabs.
+    needs_access: IndexMap<String, browser_calls::Waiting>,
+    /// Sources whose trusted tools do not ask after web content (the settings' opt-outs).
+    skip_page_content_check: IndexSet<String>,
     /// What apps asked to add to the next model request, by call (the last update of each).
     app_contexts: IndexMap<String, String>,
     /// The tools running apps offer of their own, by the call that showed the app.
@@ -102,6 +123,20 @@ struct Inner {
     /// Only the newest scheduled timer acts.
     timer_generation: u64,
     timer_at: Option<u64>,
+}
+
+impl Inner {
+    /// Whether a call of `route` runs now or asks the person first.
+    fn verdict(&self, route: &ToolRoute) -> Verdict {
+        let facts = self.servers.get(&route.server_id);
+        let call = CallFacts {
+            trusted: facts.is_some_and(|f| f.trust),
+            always_allowed: facts.is_some_and(|f| f.allowed.contains(&route.tool_name)),
+            read_only: facts.and_then(|f| f.read_only.get(&route.tool_name).copied().flatten()),
+            confirm_after_page_content: !self.skip_page_content_check.contains(&route.server_id),
+        };
+        confirm::verdict(&call, page_content_in(self.chat.history()))
+    }
 }
 
 #[derive(Clone)]
@@ -130,6 +165,8 @@ impl Driver {
             requests: HashMap::new(),
             waiting: IndexMap::new(),
             signing_in: IndexMap::new(),
+            needs_access: IndexMap::new(),
+            skip_page_content_check: IndexSet::new(),
             app_contexts: IndexMap::new(),
             view_tools: IndexMap::new(),
             turn_declares_tools: false,
@@ -166,6 +203,7 @@ impl Driver {
         }
         inner.waiting.clear();
         inner.waiting_views.clear();
+        inner.needs_access.clear();
         inner.timer_generation += 1;
         inner.timer_at = None;
     }
@@ -194,9 +232,24 @@ impl Driver {
             };
             let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
-            let (mut tools, facts) = this.load_tools(&port, &settings, &servers).await;
+            let (mut tools, mut facts) = this.load_tools(&port, &settings, &servers).await;
             if tools_wanted {
                 this.add_view_tools(&mut tools);
+                if servers.contains(BROWSER) {
+                    let (mut descriptors, mut filters) = (Vec::new(), IndexMap::new());
+                    browser_calls::add_browser_source(
+                        &settings,
+                        &mut descriptors,
+                        &mut filters,
+                        &mut facts,
+                    );
+                    tools.extend(&descriptors, &filters);
+                }
+            }
+            let context = context::read(setup.page.as_ref(), &setup.attachments).await;
+            this.dispatch(Action::UserContext(context.labels.clone()));
+            for notice in &context.notices {
+                this.dispatch(Action::Notice(notice.clone()));
             }
             if this.0.borrow().stop_requested {
                 return this.end_setup();
@@ -213,8 +266,10 @@ impl Driver {
                 inner.tools = tools;
                 inner.turn_declares_tools = tools_wanted;
                 inner.servers = facts;
+                inner.skip_page_content_check = settings.skip_page_content_check.clone();
                 let _ = inner.chat.set_config(config);
-                let parts = apps::with_app_context(&mut inner.app_contexts, text);
+                let mut parts = context.parts(inner.chat.history());
+                parts.extend(apps::with_app_context(&mut inner.app_contexts, text));
                 inner.chat.send_message(parts)
             };
             if let Err(busy) = sent {
@@ -458,11 +513,11 @@ impl Driver {
             self.0.borrow_mut().chat.handle_tool_result(&call.call_id, ToolOutcome::Error(message));
             return self.pump();
         };
-        let (mut card, ask) = {
+        let (mut card, verdict) = {
             let inner = self.0.borrow();
+            let verdict = inner.verdict(&route);
             let facts = inner.servers.get(&route.server_id);
             let trusted = facts.is_some_and(|f| f.trust);
-            let allowed = facts.is_some_and(|f| f.allowed.contains(&route.tool_name));
             let read_only =
                 facts.and_then(|f| f.read_only.get(&route.tool_name).copied().flatten());
             let args = serde_json::to_string_pretty(&call.args).unwrap_or_default();
@@ -476,11 +531,12 @@ impl Driver {
                 read_only,
                 trusted,
             );
-            (card, !(trusted || allowed))
+            (card, verdict)
         };
         card.found_by_search = call.found_by_search;
+        card.asked_for_page_content = verdict == Verdict::Ask { because_of_page_content: true };
         self.dispatch(Action::ToolAsked(card));
-        if ask {
+        if verdict != Verdict::Run {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));
         } else {
             self.run_allowed(call, route);
@@ -504,6 +560,7 @@ impl Driver {
         match decision {
             Decision::Confirm(confirmation) => self.confirmed(call_id, confirmation),
             Decision::SignIn(choice) => self.sign_in_decided(call_id, choice),
+            Decision::Access(allow) => self.access_decided(call_id, allow),
         }
     }
 
@@ -520,6 +577,22 @@ impl Driver {
                 return self.pump();
             }
             Confirmation::AllowOnce => None,
+            Confirmation::StopAskingAfterWebContent => Some(SettingsEdit::SetSource {
+                source: route.server_id.clone(),
+                change: SourceChange::PageContentCheck(false),
+            }),
+            Confirmation::AlwaysTool if SourceKind::of(&route.server_id) != SourceKind::Mcp => {
+                Some(SettingsEdit::SetSource {
+                    source: route.server_id.clone(),
+                    change: SourceChange::AllowTool(route.tool_name.clone()),
+                })
+            }
+            Confirmation::AlwaysServer if SourceKind::of(&route.server_id) != SourceKind::Mcp => {
+                Some(SettingsEdit::SetSource {
+                    source: route.server_id.clone(),
+                    change: SourceChange::Trust(true),
+                })
+            }
             Confirmation::AlwaysTool => Some(SettingsEdit::AllowTool {
                 id: server_id(&route.server_id),
                 tool: route.tool_name.clone(),
@@ -531,20 +604,26 @@ impl Driver {
         let mut also_run = Vec::new();
         if let Some(edit) = edit {
             let mut inner = self.0.borrow_mut();
-            if let Some(facts) = inner.servers.get_mut(&route.server_id) {
+            if decision == Confirmation::StopAskingAfterWebContent {
+                inner.skip_page_content_check.insert(route.server_id.clone());
+            } else if let Some(facts) = inner.servers.get_mut(&route.server_id) {
                 match &edit {
-                    SettingsEdit::AllowTool { tool, .. } => {
+                    SettingsEdit::AllowTool { tool, .. }
+                    | SettingsEdit::SetSource { change: SourceChange::AllowTool(tool), .. } => {
                         facts.allowed.insert(tool.clone());
                     }
                     _ => facts.trust = true,
                 }
             }
             if decision == Confirmation::AlwaysServer {
-                // Other calls of the same server in this round need no question any more.
+                // Other calls of the same server in this round need no question any more,
+                // unless they ask because of web content.
                 let same: Vec<String> = inner
                     .waiting
                     .iter()
-                    .filter(|(_, (_, r))| r.server_id == route.server_id)
+                    .filter(|(_, (_, r))| {
+                        r.server_id == route.server_id && inner.verdict(r) == Verdict::Run
+                    })
                     .map(|(id, _)| id.clone())
                     .collect();
                 also_run.extend(same.iter().filter_map(|id| inner.waiting.shift_remove(id)));
@@ -573,6 +652,9 @@ impl Driver {
 
     /// Runs a call; `after_sign_in` when it is the one retry after the person signed in.
     fn run_call(&self, call: ToolCall, route: ToolRoute, after_sign_in: bool) {
+        if SourceKind::of(&route.server_id) == SourceKind::Browser {
+            return self.run_browser_call(call, route);
+        }
         let call_id = call.call_id.clone();
         self.dispatch(Action::ToolStarted { call_id: call_id.clone(), now_ms: now_ms() });
         let port = self.0.borrow().port.clone();
@@ -635,7 +717,8 @@ impl Driver {
         let was_waiting = {
             let mut inner = self.0.borrow_mut();
             let asked = inner.waiting.shift_remove(&call_id).is_some()
-                || inner.waiting_views.shift_remove(&call_id).is_some();
+                || inner.waiting_views.shift_remove(&call_id).is_some()
+                || inner.needs_access.shift_remove(&call_id).is_some();
             asked || inner.signing_in.shift_remove(&call_id).is_some()
         };
         self.dispatch(Action::ToolCancelled { call_id: call_id.clone() });

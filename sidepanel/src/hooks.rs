@@ -152,3 +152,43 @@ pub fn use_stick_to_bottom(change: (usize, usize)) -> (NodeRef, Callback<yew::Ev
     }
     (node, on_scroll)
 }
+
+/// Key of `chrome.storage.local` saying GemiPanel asked for `tabs` once (it asks no more).
+pub const TABS_ASKED_KEY: &str = "page_tabs_asked";
+
+/// The tab beside the chat: read once, then whenever the person switches tabs, a tab
+/// navigates or changes its title, or a window gets focus.
+#[hook]
+pub fn use_page_beside(dispatcher: UseReducerDispatcher<State>) {
+    use gemipanel_browser::page;
+    use_effect_with((), move |_| {
+        let seen = {
+            let dispatcher = dispatcher.clone();
+            move |changed: Option<i32>| {
+                let dispatcher = dispatcher.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Some(id) = changed.filter(|id| *id >= 0) {
+                        if let Ok(tab) = page::tab(id).await {
+                            dispatcher.dispatch(Action::TabSeen(tab));
+                        }
+                    }
+                    if let Ok(tab) = page::active_tab().await {
+                        dispatcher.dispatch(Action::TabSeen(tab));
+                    }
+                });
+            }
+        };
+        {
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                dispatcher.dispatch(Action::TabsPermission(page::has_tabs_permission().await));
+                let asked = gemipanel_browser::chrome::local_get(TABS_ASKED_KEY).await;
+                if asked.ok().and_then(|v| v.as_bool()) == Some(true) {
+                    dispatcher.dispatch(Action::TabsAsked);
+                }
+            });
+        }
+        seen(None);
+        page::watch_tabs(move |id| seen(Some(id)));
+    });
+}

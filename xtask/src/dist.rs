@@ -68,6 +68,7 @@ pub fn run() -> Result<Vec<WasmSize>> {
     copy_dir(&root.join("static"), &dist)?;
     fs::copy(root.join("manifest.json"), dist.join("manifest.json"))
         .map_err(|e| format!("copying manifest.json: {e}"))?;
+    vendor_readability(&dist)?;
 
     let mut sizes = Vec::new();
     for (package, name) in WASM_CRATES {
@@ -151,6 +152,25 @@ fn copy_dir(from: &Path, to: &Path) -> Result {
             fs::copy(entry.path(), &target)
                 .map_err(|e| format!("copying {}: {e}", entry.path().display()))?;
         }
+    }
+    Ok(())
+}
+
+/// Mozilla Readability (Apache-2.0), which the side panel injects into a tab to find its main
+/// text (`browser/js/page.js`). Copied from the npm package pinned in tests/package-lock.json
+/// (installed by `cargo xtask setup`), with its licence, rather than kept as a copy in the
+/// repository: the lock file says exactly which release ships, and updating it is one line.
+fn vendor_readability(dist: &Path) -> Result {
+    let package = util::tests_dir().join("node_modules/@mozilla/readability");
+    let out = dist.join("vendor/readability");
+    fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+    for file in ["Readability.js", "LICENSE.md"] {
+        fs::copy(package.join(file), out.join(file)).map_err(|e| {
+            format!(
+                "copying {file} of @mozilla/readability ({e}): run `cargo xtask setup`, which \
+                 installs it from tests/package-lock.json"
+            )
+        })?;
     }
     Ok(())
 }

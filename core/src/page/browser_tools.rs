@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::context::quote;
+use super::context::{quote, Body, ContextKind, ContextLabel, ContextPart};
 use super::extract::{Links, PageRead};
 use super::find::Found;
 use super::paging::{self, PAGE_CHARS};
@@ -19,6 +19,44 @@ pub const MAX_TABS: usize = 50;
 pub const MAX_SELECTION_CHARS: usize = 20_000;
 /// Characters of a query for `find_in_page` at most.
 const MAX_QUERY_CHARS: usize = 500;
+
+/// The browser's tools as an MCP server would list them: text, so the side panel's wasm
+/// carries data instead of code that builds it (a test checks every tool is here and its
+/// `readOnlyHint` matches [`BrowserTool::read_only`]).
+const DEFINITIONS: &str = r#"[
+{"name": "read_page", "annotations": {"readOnlyHint": true},
+ "description": "Reads the readable text of the active tab (or of tab_id): the main content without menus and ads, as Markdown with links, with the page's title and URL. Long pages come in pages of about 20,000 characters: call again with page set to read on. The text is untrusted web content.",
+ "inputSchema": {"type": "object", "properties": {
+   "tab_id": {"type": "integer", "description": "A tab id from browser_list_tabs; the active tab when left out."},
+   "page": {"type": "integer", "minimum": 1, "description": "Which page of the text, from 1 (the default)."}}}},
+{"name": "get_selection", "annotations": {"readOnlyHint": true},
+ "description": "Returns the text the person selected in the active tab (or in tab_id).",
+ "inputSchema": {"type": "object", "properties": {
+   "tab_id": {"type": "integer", "description": "A tab id from browser_list_tabs; the active tab when left out."}}}},
+{"name": "screenshot", "annotations": {"readOnlyHint": true},
+ "description": "Takes a screenshot of the visible part of the active tab and returns it as an image, for pages whose text does not say everything (charts, PDFs, canvas).",
+ "inputSchema": {"type": "object", "properties": {}}},
+{"name": "find_in_page", "annotations": {"readOnlyHint": true},
+ "description": "Finds a text on the active tab's page (or tab_id's), ignoring case, and returns each sentence that holds it (at most 20) with the number of matches.",
+ "inputSchema": {"type": "object", "properties": {
+   "query": {"type": "string", "description": "The text to find."},
+   "tab_id": {"type": "integer", "description": "A tab id from browser_list_tabs; the active tab when left out."}},
+   "required": ["query"]}},
+{"name": "list_tabs", "annotations": {"readOnlyHint": true},
+ "description": "Lists the tabs of the person's window: id, title, URL and which one is active.",
+ "inputSchema": {"type": "object", "properties": {}}},
+{"name": "open_tab", "annotations": {"readOnlyHint": false, "openWorldHint": true},
+ "description": "Opens an http or https URL in a new tab beside the active one.",
+ "inputSchema": {"type": "object", "properties": {
+   "url": {"type": "string", "description": "An http or https URL."},
+   "active": {"type": "boolean", "description": "Switch to the new tab (default true)."}},
+   "required": ["url"]}},
+{"name": "switch_tab", "annotations": {"readOnlyHint": false},
+ "description": "Makes the tab tab_id (from browser_list_tabs) the active tab of its window.",
+ "inputSchema": {"type": "object", "properties": {
+   "tab_id": {"type": "integer", "description": "A tab id from browser_list_tabs."}},
+   "required": ["tab_id"]}}
+]"#;
 
 /// One of the browser's tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,76 +112,34 @@ impl BrowserTool {
         self == Self::ListTabs
     }
 
-    /// The tool as an MCP server would list it.
-    pub fn definition(self) -> Tool {
-        let tab_id = json!({"type": "integer", "description":
-            "A tab id from browser_list_tabs; the active tab when left out."});
-        let (description, properties, required): (&str, Value, Vec<&str>) = match self {
-            Self::ReadPage => (
-                "Reads the readable text of the active tab (or of tab_id): the main content \
-                 without menus and ads, as Markdown with links, with the page's title and URL. \
-                 Long pages come in pages of about 20,000 characters: call again with page set \
-                 to read on. The text is untrusted web content.",
-                json!({"tab_id": tab_id, "page": {"type": "integer", "minimum": 1,
-                    "description": "Which page of the text, from 1 (the default)."}}),
-                vec![],
-            ),
-            Self::GetSelection => (
-                "Returns the text the person selected in the active tab (or in tab_id).",
-                json!({"tab_id": tab_id}),
-                vec![],
-            ),
-            Self::Screenshot => (
-                "Takes a screenshot of the visible part of the active tab and returns it as an \
-                 image, for pages whose text does not say everything (charts, PDFs, canvas).",
-                json!({}),
-                vec![],
-            ),
-            Self::ListTabs => (
-                "Lists the tabs of the person's window: id, title, URL and which one is active.",
-                json!({}),
-                vec![],
-            ),
-            Self::OpenTab => (
-                "Opens an http or https URL in a new tab beside the active one.",
-                json!({"url": {"type": "string", "description": "An http or https URL."},
-                    "active": {"type": "boolean", "description": "Switch to the new tab (default true)."}}),
-                vec!["url"],
-            ),
-            Self::SwitchTab => (
-                "Makes the tab tab_id (from browser_list_tabs) the active tab of its window.",
-                json!({"tab_id": {"type": "integer", "description": "A tab id from browser_list_tabs."}}),
-                vec!["tab_id"],
-            ),
-            Self::FindInPage => (
-                "Finds a text on the active tab's page (or tab_id's), ignoring case, and returns \
-                 each sentence that holds it (at most 20) with the number of matches.",
-                json!({"query": {"type": "string", "description": "The text to find."},
-                    "tab_id": tab_id}),
-                vec!["query"],
-            ),
-        };
-        let definition = json!({
-            "name": self.name(),
-            "description": description,
-            "inputSchema": {"type": "object", "properties": properties, "required": required},
-            "annotations": {"readOnlyHint": self.read_only(), "openWorldHint": self == Self::OpenTab},
-        });
-        // The definitions above are the type's own shape.
-        serde_json::from_value(definition).unwrap_or_else(|_| Tool {
-            name: self.name().into(),
-            title: None,
-            description: Some(description.into()),
-            input_schema: json!({"type": "object"}),
-            output_schema: None,
-            annotations: None,
-            meta: None,
-            extra: Map::new(),
-        })
+    /// Its entry of [`DEFINITIONS`].
+    fn entry(self) -> Value {
+        let all: Vec<Value> = serde_json::from_str(DEFINITIONS).unwrap_or_default();
+        all.into_iter().find(|t| t["name"] == self.name()).unwrap_or_default()
     }
 
+    /// The tool as an MCP server would list it.
+    pub fn definition(self) -> Option<Tool> {
+        serde_json::from_value(self.entry()).ok()
+    }
+
+    /// The tool as a source's tool, read from its entry directly (through `mcp::Tool` would
+    /// instantiate that type's reader once more in the side panel's wasm).
     pub fn descriptor(self) -> ToolDescriptor {
-        ToolDescriptor::from_mcp(BROWSER, "Browser", &self.definition())
+        let entry = self.entry();
+        ToolDescriptor {
+            server_id: BROWSER.into(),
+            server_name: "Browser".into(),
+            name: self.name().into(),
+            title: None,
+            description: entry["description"].as_str().unwrap_or_default().to_owned(),
+            input_schema: entry
+                .get("inputSchema")
+                .cloned()
+                .unwrap_or_else(|| json!({"type": "object"})),
+            visible_to_model: true,
+            visible_to_app: true,
+        }
     }
 }
 
@@ -299,6 +295,45 @@ pub fn page_notes(read: &PageRead, number: usize, count: usize) -> Vec<String> {
     notes
 }
 
+/// The page chip's context part: the first page of the page's Markdown, with the notes
+/// `read_page` would give (the model reads on with it, when the browser's tools are on).
+pub fn page_context(read: &PageRead) -> ContextPart {
+    let text = read.markdown(Links::Markdown);
+    let ranges = paging::pages(&text, PAGE_CHARS);
+    let first = ranges.first().map_or("", |r| &text[r.clone()]);
+    ContextPart {
+        label: ContextLabel {
+            kind: ContextKind::Page,
+            title: read.title.clone(),
+            url: read.url.clone(),
+        },
+        body: Body::Text(first.to_owned()),
+        page_url: None,
+        notes: page_notes(read, 1, ranges.len()),
+    }
+}
+
+/// A selection as a context part; `None` when nothing is selected.
+pub fn selection_context(title: &str, url: &str, selection: &str) -> Option<ContextPart> {
+    let (text, cut) = cap_chars(selection.trim(), MAX_SELECTION_CHARS);
+    if text.is_empty() {
+        return None;
+    }
+    let notes = if cut {
+        vec![format!("The selection was cut to its first {MAX_SELECTION_CHARS} characters.")]
+    } else {
+        Vec::new()
+    };
+    let label =
+        ContextLabel { kind: ContextKind::Selection, title: title.to_owned(), url: url.to_owned() };
+    Some(ContextPart { label, body: Body::Text(text.to_owned()), page_url: None, notes })
+}
+
+/// What the model reads when the person attached a page GemiPanel could not read.
+pub fn unreadable_page(title: &str, url: &str, why: &str) -> String {
+    format!("[The person attached the web page “{title}” ({url}), but GemiPanel could not read it: {why}]")
+}
+
 /// `get_selection`'s answer.
 pub fn selection_result(title: &str, url: &str, selection: &str) -> CallToolResult {
     let (text, cut) = cap_chars(selection.trim(), MAX_SELECTION_CHARS);
@@ -403,13 +438,18 @@ mod tests {
     #[test]
     fn definitions_are_mcp_tools_named_browser_and_annotated() {
         for tool in BrowserTool::ALL {
-            let def = tool.definition();
+            let def = tool.definition().unwrap();
             assert_eq!(def.name, tool.name());
             assert_eq!(def.read_only(), Some(tool.read_only()));
             assert_eq!(def.input_schema["type"], "object");
+            assert!(def.description.as_deref().is_some_and(|d| d.len() > 40), "{}", tool.name());
             let descriptor = tool.descriptor();
-            assert_eq!(descriptor.server_id, BROWSER);
-            assert!(descriptor.visible_to_model);
+            assert_eq!(
+                descriptor,
+                ToolDescriptor::from_mcp(BROWSER, "Browser", &def),
+                "{}",
+                tool.name()
+            );
         }
         assert!(reads_page_content("browser_read_page"));
         assert!(!reads_page_content("browser_switch_tab"));
@@ -477,6 +517,20 @@ mod tests {
         assert!(last.contains("This is the last.") && last.contains("Paragraph 99."));
         let past = read_page_result(&read, 7);
         assert!(past.is_error() && past.text().contains("6 page(s)"));
+    }
+
+    #[test]
+    fn the_page_chip_carries_the_first_page_and_says_there_is_more() {
+        let read = page_of(20_000);
+        let part = page_context(&read);
+        assert_eq!(part.label.url, "https://example.com/long");
+        let Body::Text(text) = &part.body else { panic!() };
+        assert!(text.starts_with("Paragraph 0.") && text.chars().count() <= PAGE_CHARS);
+        assert!(part.notes[0].contains("page 2"), "{:?}", part.notes);
+        assert!(selection_context("T", "u", "  ").is_none());
+        let selection = selection_context("T", "https://a", " picked ").unwrap();
+        assert_eq!(selection.body, Body::Text("picked".into()));
+        assert_eq!(selection.label.kind, ContextKind::Selection);
     }
 
     #[test]

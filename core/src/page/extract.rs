@@ -5,14 +5,14 @@
 //! preformatted text and table rows, with links as (text, href). Rendering them is here, so
 //! it is tested natively and the same for every page.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// Text the reader collects at most from one page, in characters; past it, it stops and says
 /// so ([`PageRead::cut`]). A page's text is read in [`super::paging`] pages of this.
 pub const MAX_READ_CHARS: usize = 1_000_000;
 
 /// One read of a page, as the in-page reader returns it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct PageRead {
     pub url: String,
@@ -27,7 +27,7 @@ pub struct PageRead {
 }
 
 /// A block of text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Block {
     /// `p`, `h1`…`h6`, `li`, `pre`, `quote`, `row`; anything else reads as `p`.
     pub k: String,
@@ -35,13 +35,31 @@ pub struct Block {
     pub t: Vec<Inline>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// A run of text: a string, or a link as `[text, href]`. Read through `serde_json::Value`
+/// (`#[serde(from)]`): an untagged enum would buffer and try each shape, in more code.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(from = "serde_json::Value")]
 pub enum Inline {
     Text(String),
     Link(String, String),
     /// Anything else the page's script sent: ignored.
-    Other(serde_json::Value),
+    Other,
+}
+
+impl From<serde_json::Value> for Inline {
+    fn from(value: serde_json::Value) -> Self {
+        use serde_json::Value;
+        match value {
+            Value::String(text) => Inline::Text(text),
+            Value::Array(pair) => match pair.as_slice() {
+                [Value::String(text), Value::String(href)] => {
+                    Inline::Link(text.clone(), href.clone())
+                }
+                _ => Inline::Other,
+            },
+            _ => Inline::Other,
+        }
+    }
 }
 
 /// How links are written.
@@ -95,7 +113,7 @@ fn inline(runs: &[Inline], links: Links) -> String {
         let piece = match run {
             Inline::Text(text) => text.clone(),
             Inline::Link(text, href) => link(&collapse(text), href, links),
-            Inline::Other(_) => continue,
+            Inline::Other => continue,
         };
         out.push_str(&piece);
     }
@@ -155,7 +173,7 @@ fn preformatted(runs: &[Inline]) -> String {
     runs.iter()
         .map(|run| match run {
             Inline::Text(text) | Inline::Link(text, _) => text.as_str(),
-            Inline::Other(_) => "",
+            Inline::Other => "",
         })
         .collect()
 }

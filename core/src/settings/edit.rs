@@ -70,27 +70,11 @@ pub enum SettingsEdit {
         id: ServerId,
         tool: String,
     },
-    /// Trust for a source that is not a server (`browser`, `page:<origin>`).
-    SetSourceTrust {
+    /// A change to a tool source by its id (see `core::tools::source`): the browser's tools,
+    /// a page's, or, for the page content check, a server's too.
+    SetSource {
         source: String,
-        trust: bool,
-    },
-    /// "Always allow" for one tool of a source that is not a server.
-    AllowSourceTool {
-        source: String,
-        tool: String,
-    },
-    /// Turns one tool of a source that is not a server on or off.
-    SetSourceToolEnabled {
-        source: String,
-        tool: String,
-        enabled: bool,
-    },
-    /// Whether trusted tools of a source (of any kind) ask after web content entered the
-    /// conversation.
-    SetPageContentCheck {
-        source: String,
-        check: bool,
+        change: SourceChange,
     },
     /// The person saw `command_line` ([`LocalCommand::display`]) and lets it run. Refused when
     /// the server's command changed meanwhile: the person has not seen that one.
@@ -105,6 +89,22 @@ pub enum SettingsEdit {
         api_key: Option<Secret>,
         model: Option<String>,
     },
+}
+
+/// What [`SettingsEdit::SetSource`] changes. (Externally tagged: one small variant of
+/// `SettingsEdit` instead of four costs the worker's wasm less.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceChange {
+    /// Trust the browser or a page: its calls run without asking.
+    Trust(bool),
+    /// "Always allow" one tool of the browser or of a page.
+    AllowTool(String),
+    /// Turns one tool of the browser or of a page on or off.
+    ToolEnabled(String, bool),
+    /// Whether trusted tools of the source (any kind) ask after web content entered the
+    /// conversation.
+    PageContentCheck(bool),
 }
 
 /// The server form's fields.
@@ -362,25 +362,27 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
         SettingsEdit::DisallowTool { id, tool } => {
             find(doc, id)?.allowed_tools.shift_remove(tool);
         }
-        SettingsEdit::SetSourceTrust { source, trust } => other_source(doc, source)?.trust = *trust,
-        SettingsEdit::AllowSourceTool { source, tool } => {
-            other_source(doc, source)?.allowed_tools.insert(tool.clone());
-        }
-        SettingsEdit::SetSourceToolEnabled { source, tool, enabled } => {
-            let excluded = &mut other_source(doc, source)?.exclude_tools;
-            excluded.retain(|t| t != tool);
-            if !enabled {
-                excluded.push(tool.clone());
+        SettingsEdit::SetSource { source, change } => match change {
+            SourceChange::Trust(trust) => other_source(doc, source)?.trust = *trust,
+            SourceChange::AllowTool(tool) => {
+                other_source(doc, source)?.allowed_tools.insert(tool.clone());
             }
-        }
-        SettingsEdit::SetPageContentCheck { source, check } => {
-            known_source(doc, source)?;
-            if *check {
-                doc.skip_page_content_check.shift_remove(source);
-            } else {
-                doc.skip_page_content_check.insert(source.clone());
+            SourceChange::ToolEnabled(tool, enabled) => {
+                let excluded = &mut other_source(doc, source)?.exclude_tools;
+                excluded.retain(|t| t != tool);
+                if !enabled {
+                    excluded.push(tool.clone());
+                }
             }
-        }
+            SourceChange::PageContentCheck(check) => {
+                known_source(doc, source)?;
+                if *check {
+                    doc.skip_page_content_check.shift_remove(source);
+                } else {
+                    doc.skip_page_content_check.insert(source.clone());
+                }
+            }
+        },
         SettingsEdit::ConfirmCommand { id, command_line } => {
             let server = find(doc, id)?;
             let local = server.local.as_ref().filter(|l| &l.display() == command_line);

@@ -21,6 +21,11 @@ pub struct Props {
     pub sent: Option<ToolsSent>,
     pub on_toggle: Callback<String>,
     pub on_search: Callback<bool>,
+    /// The browser's tools and whether each is on (the person's setting).
+    #[prop_or_default]
+    pub browser_tools: Vec<(String, bool)>,
+    #[prop_or_default]
+    pub on_browser_tool: Callback<(String, bool)>,
 }
 
 /// Per-chat choices: which servers' tools to offer, and Google Search grounding.
@@ -30,12 +35,32 @@ pub fn ToolsMenu(props: &Props) -> Html {
     let servers = props.servers.iter().map(|server| {
         let id = server.id.clone();
         let onchange = props.on_toggle.reform(move |_: Event| id.clone());
+        let browser = server.id == gemipanel_core::tools::source::BROWSER;
+        let tools = browser.then(|| {
+            let disabled = props.tools_off.is_some() || !server.checked;
+            let tools = props.browser_tools.iter().map(|(name, on)| {
+                let name_for = name.clone();
+                let onchange = props.on_browser_tool.reform(move |e: Event| {
+                    (name_for.clone(), e.target_unchecked_into::<HtmlInputElement>().checked())
+                });
+                html! {
+                    <label class="check tool" key={name.clone()} data-tool={name.clone()}>
+                        <input type="checkbox" checked={*on} {onchange} {disabled} />
+                        <span class="tool-name">{ name }</span>
+                    </label>
+                }
+            });
+            html! { <div class="source-tools" data-testid="browser-tools">{ for tools }</div> }
+        });
         html! {
-            <label class="check" key={server.id.clone()}>
-                <input type="checkbox" checked={server.checked} {onchange}
-                    disabled={props.tools_off.is_some()} />
-                <span>{ &server.name }</span>
-            </label>
+            <div class="source" key={server.id.clone()} data-source={server.id.clone()}>
+                <label class="check">
+                    <input type="checkbox" checked={server.checked} {onchange}
+                        disabled={props.tools_off.is_some()} />
+                    <span>{ &server.name }</span>
+                </label>
+                { for tools }
+            </div>
         }
     });
     let on_search =
@@ -45,10 +70,10 @@ pub fn ToolsMenu(props: &Props) -> Html {
             <details class="tools-menu" data-testid="tools-menu">
                 <summary>{ message("panelTools", &[&on.to_string()]) }</summary>
                 <div class="menu">
-                    if props.servers.is_empty() {
+                    { for servers }
+                    if props.servers.len() <= 1 {
                         <p class="hint">{ message("panelNoServers", &[]) }</p>
                     }
-                    { for servers }
                 </div>
             </details>
             <label class="check search-toggle">

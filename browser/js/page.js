@@ -9,7 +9,8 @@ const READABILITY = 'vendor/readability/Readability.js';
 async function target(tabId) {
   if (tabId !== null && tabId !== undefined) return chrome.tabs.get(tabId);
   const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-  if (!tab) throw new Error('No tab with id: active');
+  // GemiPanel's own pages (its panel opened as a tab) are never the page beside the chat.
+  if (!tab || tab.url?.startsWith(chrome.runtime.getURL(''))) throw new Error('No tab with id: active');
   return tab;
 }
 
@@ -39,7 +40,9 @@ export async function activeTab() {
 
 export async function tabById(tabId) {
   try {
-    return JSON.stringify({ ok: true, tab: tabInfo(await chrome.tabs.get(tabId)) });
+    const tab = await chrome.tabs.get(tabId);
+    if (tab.url?.startsWith(chrome.runtime.getURL(''))) throw new Error(`No tab with id: ${tabId}`);
+    return JSON.stringify({ ok: true, tab: tabInfo(tab) });
   } catch (e) {
     return failure(e);
   }
@@ -270,6 +273,67 @@ function textInTab(maxChars) {
   try {
     const text = document.body?.innerText ?? '';
     return JSON.stringify({ ok: true, url: location.href, title: document.title, text: text.slice(0, maxChars), cut: text.length > maxChars });
+  } catch (e) {
+    return JSON.stringify({ ok: false, error: String(e?.message ?? e) });
+  }
+}
+
+// --- WebMCP: a page's own tools (document.modelContext), called from a script in the tab,
+// MAIN world: executeTool refuses callers from another top-level document (the panel). ---
+
+/** The tools the page in `tabId` registered: `{modelContext: {supported, secure, origin, tools}}`. */
+export async function pageTools(tabId) {
+  let tab;
+  try {
+    tab = await target(tabId);
+    const answer = JSON.parse(await inTab(tab, listToolsInTab, [], 'MAIN'));
+    return JSON.stringify({ ...answer, tab: tabInfo(tab) });
+  } catch (e) {
+    return failure(e, tab);
+  }
+}
+
+/** Calls the page's tool `name` with `argsJson`, if the tab still shows `origin`. */
+export async function callPageTool(tabId, origin, name, argsJson) {
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+    return await inTab(tab, callToolInTab, [origin, name, argsJson], 'MAIN');
+  } catch (e) {
+    return failure(e, tab);
+  }
+}
+
+async function listToolsInTab() {
+  try {
+    const context = document.modelContext;
+    if (!context || typeof context.getTools !== 'function') return JSON.stringify({ ok: true, modelContext: { supported: false } });
+    if (!window.isSecureContext) return JSON.stringify({ ok: true, modelContext: { supported: true, secure: false } });
+    const tools = (await context.getTools()).map((t) => ({
+      name: t.name, title: t.title ?? null, description: t.description ?? '',
+      inputSchema: t.inputSchema ?? null, annotations: t.annotations ?? null,
+    }));
+    return JSON.stringify({ ok: true, modelContext: { supported: true, secure: true, origin: location.origin, tools } });
+  } catch (e) {
+    return JSON.stringify({ ok: false, error: String(e?.message ?? e) });
+  }
+}
+
+async function callToolInTab(origin, name, argsJson) {
+  try {
+    if (location.origin !== origin) return JSON.stringify({ ok: false, error: `The page changed (now ${location.origin}): its tools are gone.` });
+    const context = document.modelContext;
+    const tool = (await context?.getTools?.() ?? []).find((t) => t.name === name);
+    if (!tool) return JSON.stringify({ ok: false, error: `The page no longer offers the tool ${name}.` });
+    let result;
+    try {
+      result = await context.executeTool(tool, JSON.parse(argsJson));
+    } catch (e) {
+      // Builds before the object form take the arguments as JSON text.
+      if (!String(e?.message).startsWith('Failed to parse input')) throw e;
+      result = await context.executeTool(tool, argsJson);
+    }
+    return JSON.stringify({ ok: true, result: result ?? null });
   } catch (e) {
     return JSON.stringify({ ok: false, error: String(e?.message ?? e) });
   }

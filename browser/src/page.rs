@@ -33,6 +33,10 @@ extern "C" {
     fn switch_tab_js(tab_id: i32) -> Promise;
     #[wasm_bindgen(js_name = capture)]
     fn capture_js(max_side: u32, max_bytes: u32, qualities: Vec<f64>) -> Promise;
+    #[wasm_bindgen(js_name = pageTools)]
+    fn page_tools_js(tab_id: Option<i32>) -> Promise;
+    #[wasm_bindgen(js_name = callPageTool)]
+    fn call_page_tool_js(tab_id: i32, origin: &str, name: &str, args_json: &str) -> Promise;
     #[wasm_bindgen(js_name = hasTabsPermission)]
     fn has_tabs_permission_js() -> Promise;
     #[wasm_bindgen(catch, js_name = requestTabsPermission)]
@@ -94,6 +98,22 @@ pub async fn switch_tab(tab_id: i32) -> Result<Tab, AccessProblem> {
 /// A JPEG of the visible part of the active tab, within core's limits.
 pub async fn capture() -> Result<InTab, AccessProblem> {
     answer(capture_js(MAX_SIDE, MAX_BYTES as u32, QUALITIES.to_vec())).await
+}
+
+/// The WebMCP tools the page in a tab registered (`InTab::model_context`).
+pub async fn page_tools(tab_id: Option<i32>) -> Result<InTab, AccessProblem> {
+    answer(page_tools_js(tab_id)).await
+}
+
+/// Calls a page's tool in the tab, if the tab still shows `origin`. `Err` carries the page's
+/// or Chrome's words (`AccessProblem::Other` for a tool that threw).
+pub async fn call_page_tool(
+    tab_id: i32,
+    origin: &str,
+    name: &str,
+    args_json: &str,
+) -> Result<InTab, AccessProblem> {
+    answer(call_page_tool_js(tab_id, origin, name, args_json)).await
 }
 
 /// Whether GemiPanel holds the optional `tabs` permission.

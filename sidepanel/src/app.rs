@@ -27,8 +27,9 @@ use crate::hooks::{
 use crate::shared::Shared;
 use crate::state::{Action, State, View};
 use gemipanel_core::page::browser_tools::{selection_context, BrowserTool, MAX_SELECTION_CHARS};
+use gemipanel_core::page::webmcp::PageTools;
 use gemipanel_core::settings::{SettingsEdit, SourceChange};
-use gemipanel_core::tools::source::BROWSER;
+use gemipanel_core::tools::source::{BROWSER, PAGES};
 
 /// The apps shown in `main` are asked to clean up before what replaces its content (another
 /// chat, the history, the tool browser) takes their frames along.
@@ -190,7 +191,13 @@ pub fn App() -> Html {
         name: gemipanel_browser::chrome::message("panelBrowserSource", &[]),
         checked: enabled.contains(BROWSER),
     };
-    let servers: Vec<ServerChoice> = std::iter::once(browser)
+    let this_page = ServerChoice {
+        id: PAGES.to_owned(),
+        name: gemipanel_browser::chrome::message("panelPageSource", &[]),
+        checked: enabled.contains(PAGES),
+    };
+    let servers: Vec<ServerChoice> = [browser, this_page]
+        .into_iter()
         .chain(state.settings.iter().flat_map(|s| s.servers.iter()).map(|s| ServerChoice {
             id: s.id.as_str().to_owned(),
             name: s.name.clone(),
@@ -233,6 +240,18 @@ pub fn App() -> Html {
                     dispatcher.dispatch(Action::TabsPermission(request.await));
                 });
             }
+        })
+    };
+    let on_menu_open = {
+        let dispatcher = dispatcher.clone();
+        Callback::from(move |()| {
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let listed = gemipanel_browser::page::page_tools(None).await;
+                let tools =
+                    listed.ok().and_then(|a| a.model_context).map(|m| Rc::new(PageTools::read(&m)));
+                dispatcher.dispatch(Action::PageToolsListed(tools));
+            });
         })
     };
     let on_focus = {
@@ -302,6 +321,7 @@ pub fn App() -> Html {
                     on_detach={emit(&dispatcher, Action::Detach)} />
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
                     sent={state.chat.tools_sent} {browser_tools} {on_browser_tool}
+                    page_tools={state.page_tools.clone()} on_open={on_menu_open}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}
                     on_search={emit(&dispatcher, Action::SetGoogleSearch)} />
             </Composer>

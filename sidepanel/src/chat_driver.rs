@@ -22,7 +22,7 @@ use gemipanel_core::settings::{
 };
 use gemipanel_core::sse;
 use gemipanel_core::tools::confirm::{self, CallFacts, Verdict};
-use gemipanel_core::tools::source::{SourceKind, BROWSER};
+use gemipanel_core::tools::source::{SourceKind, BROWSER, PAGES};
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter, ToolRoute};
 use serde::Deserialize;
 use serde_json::Value;
@@ -50,6 +50,7 @@ pub struct TurnSetup {
 mod apps;
 mod browser_calls;
 mod context;
+mod page_tools;
 mod sign_in;
 mod view_tools;
 
@@ -110,6 +111,8 @@ struct Inner {
     needs_access: IndexMap<String, browser_calls::Waiting>,
     /// Sources whose trusted tools do not ask after web content (the settings' opt-outs).
     skip_page_content_check: IndexSet<String>,
+    /// The page whose tools the running turn declared.
+    page_source: Option<page_tools::PageSource>,
     /// What apps asked to add to the next model request, by call (the last update of each).
     app_contexts: IndexMap<String, String>,
     /// The tools running apps offer of their own, by the call that showed the app.
@@ -167,6 +170,7 @@ impl Driver {
             signing_in: IndexMap::new(),
             needs_access: IndexMap::new(),
             skip_page_content_check: IndexSet::new(),
+            page_source: None,
             app_contexts: IndexMap::new(),
             view_tools: IndexMap::new(),
             turn_declares_tools: false,
@@ -246,6 +250,16 @@ impl Driver {
                     tools.extend(&descriptors, &filters);
                 }
             }
+            let page = match tools_wanted && servers.contains(PAGES) {
+                true => page_tools::page_source_of_turn(&settings).await,
+                false => None,
+            };
+            let page = page.map(|(source, descriptors, filter, page_facts)| {
+                let id = source.id();
+                tools.extend(&descriptors, &IndexMap::from([(id.clone(), filter)]));
+                facts.insert(id, page_facts);
+                source
+            });
             let context = context::read(setup.page.as_ref(), &setup.attachments).await;
             this.dispatch(Action::UserContext(context.labels.clone()));
             for notice in &context.notices {
@@ -267,6 +281,7 @@ impl Driver {
                 inner.turn_declares_tools = tools_wanted;
                 inner.servers = facts;
                 inner.skip_page_content_check = settings.skip_page_content_check.clone();
+                inner.page_source = page;
                 let _ = inner.chat.set_config(config);
                 let mut parts = context.parts(inner.chat.history());
                 parts.extend(apps::with_app_context(&mut inner.app_contexts, text));
@@ -652,8 +667,10 @@ impl Driver {
 
     /// Runs a call; `after_sign_in` when it is the one retry after the person signed in.
     fn run_call(&self, call: ToolCall, route: ToolRoute, after_sign_in: bool) {
-        if SourceKind::of(&route.server_id) == SourceKind::Browser {
-            return self.run_browser_call(call, route);
+        match SourceKind::of(&route.server_id) {
+            SourceKind::Browser => return self.run_browser_call(call, route),
+            SourceKind::Page => return self.run_page_call(call, route),
+            SourceKind::Mcp => {}
         }
         let call_id = call.call_id.clone();
         self.dispatch(Action::ToolStarted { call_id: call_id.clone(), now_ms: now_ms() });

@@ -20,7 +20,8 @@ pub use crate::transcript::{
 };
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
-use gemipanel_core::tools::source::BROWSER;
+use gemipanel_core::page::webmcp::PageTools;
+use gemipanel_core::tools::source::{BROWSER, PAGES};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum WorkerView {
@@ -184,6 +185,9 @@ pub struct State {
     /// What goes with the next message besides the page (a selection, an item of the context
     /// menu).
     pub attachments: Vec<Rc<ContextPart>>,
+    /// The tools the page beside the chat offers (WebMCP), as last listed; `None`: not listed
+    /// (the tools menu lists them when it opens) or the page cannot be read.
+    pub page_tools: Option<Rc<PageTools>>,
 }
 
 /// The page chip: the tab beside the chat, and whether turns carry its page.
@@ -215,6 +219,7 @@ impl Default for State {
             page: PageView::default(),
             selection: None,
             attachments: Vec::new(),
+            page_tools: None,
         }
     }
 }
@@ -244,6 +249,7 @@ impl State {
             .map(|s| s.id.as_str().to_owned())
             .collect();
         ids.insert(BROWSER.to_owned());
+        ids.insert(PAGES.to_owned());
         ids
     }
 
@@ -288,6 +294,7 @@ pub enum Action {
     /// The offered selection goes with the next message.
     AttachSelection,
     Detach(usize),
+    PageToolsListed(Option<Rc<PageTools>>),
     TextDelta(String),
     ThoughtDelta(String),
     ModelTurnEnded {
@@ -447,6 +454,7 @@ pub fn reduce(state: &State, action: Action) -> State {
                 next.attachments.remove(index);
             }
         }
+        Action::PageToolsListed(tools) => next.page_tools = tools,
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
         Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push_str(&text),
         Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
@@ -793,11 +801,11 @@ mod tests {
         }
         let state = run(vec![Action::SettingsLoaded(Rc::new(settings))]);
         let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<IndexSet<_>>();
-        assert_eq!(state.enabled_servers(), ids(&["srv_a", BROWSER]));
+        assert_eq!(state.enabled_servers(), ids(&["srv_a", BROWSER, PAGES]));
         let toggled = reduce(&state, Action::ToggleServer("srv_b".into()));
-        assert_eq!(toggled.enabled_servers(), ids(&["srv_a", BROWSER, "srv_b"]));
+        assert_eq!(toggled.enabled_servers(), ids(&["srv_a", BROWSER, PAGES, "srv_b"]));
         let off = reduce(&toggled, Action::ToggleServer("srv_a".into()));
-        assert_eq!(off.chat.servers, Some(ids(&[BROWSER, "srv_b"])));
+        assert_eq!(off.chat.servers, Some(ids(&[BROWSER, PAGES, "srv_b"])));
     }
 
     #[test]

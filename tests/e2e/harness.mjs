@@ -20,10 +20,12 @@ export const bridgeBinary = process.env.GEMIPANEL_BRIDGE ?? join(target, 'debug'
  * Launches a fresh profile with the extension. `options.locale` sets the UI language,
  * `options.colorScheme` the theme, `options.bridge` installs the native bridge into the profile
  * (its `NativeMessagingHosts/`), as `gemipanel-bridge install` does for a person;
- * `options.extension` loads another build of the extension than `dist` (a damaged copy).
+ * `options.extension` loads another build of the extension than `dist` (a damaged copy);
+ * `options.webmcp` turns on Chromium's WebMCP (`document.modelContext`, pages' own tools);
+ * `options.args` are more command-line switches.
  * Returns { context, worker, profile, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, webmcp = false, args = [] } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   if (bridge) {
@@ -46,6 +48,8 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
       '--disable-component-update',
       '--disable-sync',
       '--disable-quic',
+      ...(webmcp ? ['--enable-features=WebMCP'] : []),
+      ...args,
     ],
   });
   const worker = await serviceWorker(context);

@@ -54,12 +54,15 @@ function functionResponses(req) {
   return turn.parts.filter((p) => p.functionResponse).map((p) => p.functionResponse);
 }
 
+/** Both themes of the panel, brought to the front for it (a tab behind may not paint). */
 async function shoot(name) {
+  await panel().bringToFront();
   for (const scheme of ['light', 'dark']) {
     await panel().emulateMedia({ colorScheme: scheme });
     await screenshot(panel(), `page-${name}-${scheme}`);
   }
   await panel().emulateMedia({ colorScheme: 'light' });
+  await tab.bringToFront();
 }
 
 test('the chip names the tab beside the chat and, turned on, the turn carries its readable text as a quoted part', async () => {

@@ -55,6 +55,10 @@ pub struct InTab {
     /// A selection or the page's visible text.
     pub text: Option<String>,
     pub cut: bool,
+    /// What the WebMCP lister found (`{supported, secure, origin, tools}`).
+    pub model_context: Option<serde_json::Value>,
+    /// What a page's tool answered: a string, `null` when the call navigated the page.
+    pub result: Option<serde_json::Value>,
     // A capture.
     pub mime: Option<String>,
     pub data: Option<String>,

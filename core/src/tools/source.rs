@@ -8,7 +8,9 @@
 
 /// The id of the browser's built-in tools as a source.
 pub const BROWSER: &str = "browser";
-/// What every page source's id starts with.
+/// What every page source's id starts with; alone, the key of a chat's switch for whatever
+/// page is beside it (its tools change with the tab).
+pub const PAGES: &str = PAGE_PREFIX;
 const PAGE_PREFIX: &str = "page:";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -41,9 +41,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// and cards, and core's page reading (Markdown, paging, find, quoting); the worker 364.7 to
 /// 372.9 KB and the popup 349.9 to 350.1 KB for the settings every crate reads: the browser's
 /// and pages' trust, tools turned off and the page content check, with their one edit. The
-/// context menu and WebMCP page tools go on top.
+/// context menu and WebMCP page tools go on top: WebMCP's page tools took the side panel to
+/// 571.6 KB (their listing, calls and the menu's "This page"), the context menu's clicks and
+/// attachments to 578.2 KB, so its ceiling went from 575 to 590.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 380.0), ("sidepanel", 575.0), ("popup", 355.0), ("apphost", 170.0)];
+    [("background", 380.0), ("sidepanel", 590.0), ("popup", 355.0), ("apphost", 170.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -154,6 +154,23 @@ export async function capture(maxSide, maxBytes, qualities) {
   }
 }
 
+/** An image's bytes (base64) for a context part: at most `maxBytes`, no redirect followed. */
+export async function fetchImage(url, maxBytes) {
+  try {
+    const response = await fetch(url, { credentials: 'omit', redirect: 'error' });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const type = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (!type.startsWith('image/')) throw new Error(`not an image (${type || 'no type'})`);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.length > maxBytes) throw new Error(`larger than ${maxBytes} bytes`);
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return JSON.stringify({ ok: true, mime: type, data: btoa(binary) });
+  } catch (e) {
+    return failure(e);
+  }
+}
+
 /** Whether GemiPanel holds `tabs` (titles and addresses of every tab). */
 export async function hasTabsPermission() {
   try {

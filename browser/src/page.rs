@@ -37,6 +37,8 @@ extern "C" {
     fn page_tools_js(tab_id: Option<i32>) -> Promise;
     #[wasm_bindgen(js_name = callPageTool)]
     fn call_page_tool_js(tab_id: i32, origin: &str, name: &str, args_json: &str) -> Promise;
+    #[wasm_bindgen(js_name = fetchImage)]
+    fn fetch_image_js(url: &str, max_bytes: u32) -> Promise;
     #[wasm_bindgen(js_name = hasTabsPermission)]
     fn has_tabs_permission_js() -> Promise;
     #[wasm_bindgen(catch, js_name = requestTabsPermission)]
@@ -114,6 +116,18 @@ pub async fn call_page_tool(
     args_json: &str,
 ) -> Result<InTab, AccessProblem> {
     answer(call_page_tool_js(tab_id, origin, name, args_json)).await
+}
+
+/// An image's media type and bytes (base64), or why it could not be fetched.
+pub async fn fetch_image(url: &str, max_bytes: usize) -> Result<(String, String), String> {
+    let text: JsValue = JsFuture::from(fetch_image_js(url, max_bytes as u32))
+        .await
+        .map_err(|e| format!("{e:?}"))?;
+    let answer = InTab::parse(&text.as_string().unwrap_or_default());
+    match (answer.ok, answer.mime, answer.data) {
+        (true, Some(mime), Some(data)) => Ok((mime, data)),
+        _ => Err(answer.error.unwrap_or_else(|| "no answer".into())),
+    }
 }
 
 /// Whether GemiPanel holds the optional `tabs` permission.

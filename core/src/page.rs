@@ -9,6 +9,7 @@
 pub mod access;
 pub mod browser_tools;
 pub mod context;
+pub mod context_menu;
 pub mod extract;
 pub mod find;
 pub mod paging;

@@ -21,8 +21,8 @@ use crate::components::{
     transcript_view::TranscriptView,
 };
 use crate::hooks::{
-    use_chat_persistence, use_driver, use_page_beside, use_stick_to_bottom, use_worker_port,
-    use_worker_status,
+    use_chat_persistence, use_context_menu_clicks, use_driver, use_page_beside,
+    use_stick_to_bottom, use_worker_port, use_worker_status,
 };
 use crate::shared::Shared;
 use crate::state::{Action, State, View};
@@ -81,6 +81,7 @@ pub fn App() -> Html {
     let driver = use_driver(port.clone(), state.dispatcher());
     use_chat_persistence(state.clone());
     use_page_beside(state.dispatcher());
+    use_context_menu_clicks(state.dispatcher());
     let dispatcher = state.dispatcher();
     let model = state.model();
     let last = state.chat.entries.last().map_or(0, |e| Rc::as_ptr(e) as usize);

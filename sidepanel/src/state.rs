@@ -293,7 +293,10 @@ pub enum Action {
     SelectionOffered(Option<Rc<ContextPart>>),
     /// The offered selection goes with the next message.
     AttachSelection,
+    Attach(Rc<ContextPart>),
     Detach(usize),
+    /// "Ask GemiPanel about this page" on this tab: the chip is on for it.
+    PinTab(Tab),
     PageToolsListed(Option<Rc<PageTools>>),
     TextDelta(String),
     ThoughtDelta(String),
@@ -448,6 +451,15 @@ pub fn reduce(state: &State, action: Action) -> State {
                     next.attachments.push(selection);
                 }
             }
+        }
+        Action::Attach(part) => {
+            if !next.attachments.contains(&part) {
+                next.attachments.push(part);
+            }
+        }
+        Action::PinTab(tab) => {
+            next.page.tab = Some(tab);
+            next.page.on = true;
         }
         Action::Detach(index) => {
             if index < next.attachments.len() {

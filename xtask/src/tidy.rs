@@ -118,7 +118,8 @@ fn manifest_permissions_are_the_ones_in_use() {
             "identity",
             "nativeMessaging",
             "activeTab",
-            "scripting"
+            "scripting",
+            "contextMenus"
         ]
     );
     // The page beside the chat: `activeTab` and `scripting` read the tab the person invoked
@@ -131,6 +132,7 @@ fn manifest_permissions_are_the_ones_in_use() {
     let chrome = std::fs::read_to_string(root().join("browser/src/chrome.rs")).unwrap();
     let worker = std::fs::read_to_string(root().join("background/src/local.rs")).unwrap();
     assert!(chrome.contains("js_name = connectNative") && worker.contains("connect_native("));
+    assert!(chrome.contains("js_namespace = [\"chrome\", \"contextMenus\"]"));
     let hosts: Vec<&str> = manifest["host_permissions"]
         .as_array()
         .expect("manifest.json lists host permissions")

@@ -48,7 +48,10 @@ export async function tabById(tabId) {
   }
 }
 
-/** Calls `onChange(tabId)` when a tab is switched to, navigates, changes title or closes. */
+/**
+ * Calls `onChange(tabId)` when a tab is switched to, navigates, changes title or closes, and
+ * `onChange(-1)` when a window gets focus or a permission is granted.
+ */
 export function watchTabs(onChange) {
   chrome.tabs.onActivated.addListener((info) => onChange(info.tabId));
   chrome.tabs.onUpdated.addListener((tabId, change) => {
@@ -56,6 +59,8 @@ export function watchTabs(onChange) {
   });
   chrome.tabs.onRemoved.addListener((tabId) => onChange(tabId));
   chrome.windows?.onFocusChanged?.addListener(() => onChange(-1));
+  // `tabs` or a site just granted: the active tab may show what it hid.
+  chrome.permissions.onAdded.addListener(() => onChange(-1));
 }
 
 /** Readable text of a tab: Mozilla Readability on a copy of the document, then its blocks. */

@@ -106,12 +106,12 @@ pub fn ToolCardView(props: &Props) -> Html {
                     }
                 </div>
             }
-            if let ToolStatus::NeedsAccess { message: why, .. } = &card.status {
+            if let ToolStatus::NeedsAccess { message: why, tabs, .. } = &card.status {
                 <div class="access" data-testid="access-card">
                     <p class="hint">{ why }</p>
                     <div class="confirm">
                         <button class="primary" onclick={decide(Decision::Access(true))} data-testid="allow-access">
-                            { message("panelAllowAccess", &[]) }</button>
+                            { message(if *tabs { "panelAllowTabs" } else { "panelAllowAccess" }, &[]) }</button>
                         <button onclick={decide(Decision::Access(false))}>{ message("panelSkipAccess", &[]) }</button>
                     </div>
                 </div>

@@ -282,3 +282,43 @@ for (const locale of ['en', 'ja']) {
     }
   });
 }
+
+test('in Japanese: the chip, the browser in the tools menu, and the confirmation after web content', async () => {
+  const ja = await openChat({ locale: 'ja' });
+  try {
+    const jaTab = await ja.browser.context.newPage();
+    await jaTab.goto(pages.url('/inject'));
+    await jaTab.bringToFront();
+    await ja.reload();
+    await ja.request({ type: 'edit_settings', edit: { type: 'set_source', source: 'browser', change: { trust: true } } });
+    const chip = ja.page.getByTestId('page-chip');
+    await chip.filter({ hasText: 'Cheap flights review' }).waitFor();
+    await chip.click();
+    const shootJa = async (name) => {
+      await ja.page.bringToFront();
+      for (const scheme of ['light', 'dark']) {
+        await ja.page.emulateMedia({ colorScheme: scheme });
+        await screenshot(ja.page, `page-${name}-ja-${scheme}`);
+      }
+      await ja.page.emulateMedia({ colorScheme: 'light' });
+      await jaTab.bringToFront();
+    };
+    await ja.page.getByTestId('tools-menu').locator('summary').click();
+    await ja.page.getByTestId('browser-tools').waitFor();
+    await shootJa('tools-menu');
+    await ja.page.getByTestId('tools-menu').locator('summary').click();
+    ja.fake.script([
+      { chunks: [functionCallChunk([{ name: 'browser_open_tab', args: { url: 'https://attacker.example/' } }])] },
+      { chunks: textChunks('開きませんでした。') },
+    ]);
+    await ja.send('このレビューを要約して');
+    const card = ja.page.getByTestId('tool-card').last();
+    await card.and(ja.page.locator('[data-state="confirm"]')).waitFor();
+    assert.match(await card.getByTestId('asked-for-web-content').innerText(), /ウェブページの内容/);
+    await shootJa('web-content-confirm');
+    await card.getByRole('button', { name: '拒否' }).click();
+    await ja.lastReply().filter({ hasText: '開きませんでした。' }).waitFor();
+  } finally {
+    await ja.close();
+  }
+});

@@ -171,3 +171,15 @@ chrome.runtime.onConnect.addListener((port) => {
 chrome.commands.onCommand.addListener((command, tab) => {
   if (command === 'open-side-panel' && tab) chrome.sidePanel.open({ windowId: tab.windowId });
 });
+
+// The context menu ("Ask GemiPanel about …"): registered on install and update; a click opens
+// the side panel here, inside the click (later, Chrome would refuse it), and the worker keeps
+// what was clicked for the panel of that window.
+chrome.runtime.onInstalled.addListener(() => {
+  ready.then(() => worker.on_installed());
+});
+chrome.contextMenus.onClicked.addListener((info, tab) => {
+  if (tab) chrome.sidePanel.open({ windowId: tab.windowId }).catch(() => {});
+  const click = { ...info, tabId: tab?.id, windowId: tab?.windowId, tabTitle: tab?.title };
+  ready.then(() => worker.on_context_menu(click));
+});

@@ -9,6 +9,7 @@ mod auth;
 mod calls;
 mod listen;
 mod local;
+mod menu;
 mod ports;
 mod registry;
 mod router;

@@ -48,6 +48,12 @@ extern "C" {
     fn storage_session_get(keys: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = set)]
     fn storage_session_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session", "onChanged"], js_name = addListener)]
+    fn storage_session_on_changed(listener: &Function) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "contextMenus"], js_name = removeAll)]
+    fn context_menus_remove_all() -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "contextMenus"], js_name = create)]
+    fn context_menus_create(properties: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = remove)]
     fn storage_session_remove(keys: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = contains)]
@@ -247,6 +253,39 @@ pub async fn session_remove(key: &str) -> Result<(), BrowserError> {
     let promise =
         storage_session_remove(&key.into()).map_err(|e| BrowserError::from_js(doing, e))?;
     let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    Ok(())
+}
+
+/// Calls `listener` with each key of `chrome.storage.session` that anyone changed.
+pub fn on_session_storage_changed(
+    mut listener: impl FnMut(&str) + 'static,
+) -> Result<(), BrowserError> {
+    let closure = Closure::<dyn FnMut(JsValue)>::new(move |changes: JsValue| {
+        let changes: Object = changes.unchecked_into();
+        for key in Object::keys(&changes).iter().filter_map(|k| k.as_string()) {
+            listener(&key);
+        }
+    });
+    storage_session_on_changed(closure.as_ref().unchecked_ref())
+        .map_err(|e| BrowserError::from_js("watching session storage", e))?;
+    closure.forget();
+    Ok(())
+}
+
+/// Replaces the extension's context menu items with `items`: (id, title, context).
+pub async fn set_context_menu(items: &[(&str, String, &str)]) -> Result<(), BrowserError> {
+    let doing = "registering the context menu";
+    let cleared = context_menus_remove_all().map_err(|e| BrowserError::from_js(doing, e))?;
+    let _: JsValue = JsFuture::from(cleared).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    for (id, title, context) in items {
+        let properties = Object::new();
+        let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&properties, &k.into(), v).map(drop);
+        set("id", &(*id).into())
+            .and_then(|()| set("title", &title.into()))
+            .and_then(|()| set("contexts", &js_sys::Array::of1(&(*context).into())))
+            .map_err(|e| BrowserError::from_js(doing, e))?;
+        context_menus_create(&properties).map_err(|e| BrowserError::from_js(doing, e))?;
+    }
     Ok(())
 }
 

@@ -13,6 +13,7 @@ pub mod gemini_models;
 pub mod http;
 pub mod locks;
 pub mod messaging;
+pub mod page;
 pub mod port;
 pub mod timers;
 

@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod messages;
 pub mod native;
 pub mod oauth;
+pub mod page;
 pub mod saved_session;
 pub mod secret_words;
 pub mod settings;

@@ -23,10 +23,10 @@ mod secret_args;
 mod validate;
 
 pub use document::{
-    same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, ToolNames,
-    CURRENT_VERSION, DEFAULT_TIMEOUT_MS,
+    same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, SourceSettings,
+    ToolNames, CURRENT_VERSION, DEFAULT_TIMEOUT_MS,
 };
-pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit};
+pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit, SourceChange};
 pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};
 pub use import::{
     preview_import, ImportError, ImportPreview, ImportSource, Skipped, MAX_IMPORT_BYTES,

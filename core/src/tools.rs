@@ -1,14 +1,17 @@
-//! Exposing MCP tools to Gemini: which tools, under which function names, with which schema,
-//! and routing a function call back to (server, tool).
+//! Exposing tools to Gemini: which tools, under which function names, with which schema,
+//! and routing a function call back to (source, tool). A source is an MCP server, the
+//! browser or a page ([`source`]); every kind goes through the same code here.
 //!
 //! Input is a small local [`ToolDescriptor`]; [`ToolDescriptor::from_mcp`] makes one from a
-//! `tools/list` entry.
+//! `tools/list` entry (the browser's tools and a page's are described as MCP tools too).
 
 pub mod budget;
+pub mod confirm;
 pub mod form;
 pub mod gathering;
 pub mod naming;
 pub mod schema;
+pub mod source;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -21,11 +24,12 @@ use crate::gemini::FunctionDeclaration;
 use crate::mcp::{Tool, Visibility};
 pub use view::ViewToolRoute;
 
-/// One MCP tool of one server.
+/// One tool of one source.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDescriptor {
+    /// The source's id ([`source`]): a server id, `browser`, or `page:<origin>`.
     pub server_id: String,
-    /// Shown to people and used in the function name.
+    /// Shown to people and used in the function name (a page's host).
     pub server_name: String,
     pub name: String,
     /// `title`, else `annotations.title`: words the tool is found by.
@@ -109,6 +113,14 @@ impl ExposedTools {
     /// names collide after sanitising both get a hash of (server id, tool name) as suffix, so the
     /// result does not depend on input order. Exact duplicates are kept once.
     pub fn build(tools: &[ToolDescriptor], filters: &IndexMap<String, ToolFilter>) -> Self {
+        let mut exposed = Self::default();
+        exposed.extend(tools, filters);
+        exposed
+    }
+
+    /// Adds the tools of more sources (the browser's, a page's) under the same rules: a name
+    /// that collides, with one of them or with a tool already here, gets the hash suffix.
+    pub fn extend(&mut self, tools: &[ToolDescriptor], filters: &IndexMap<String, ToolFilter>) {
         let selected: Vec<&ToolDescriptor> = tools
             .iter()
             .filter(|t| t.visible_to_model)
@@ -117,13 +129,16 @@ impl ExposedTools {
         let mut groups: IndexMap<String, Vec<&ToolDescriptor>> = IndexMap::new();
         for tool in selected {
             groups
-                .entry(naming::function_name(&tool.server_name, &tool.name))
+                .entry(naming::for_source(
+                    source::SourceKind::of(&tool.server_id),
+                    &tool.server_name,
+                    &tool.name,
+                ))
                 .or_default()
                 .push(tool);
         }
-        let mut by_name = IndexMap::new();
         for (base, group) in groups {
-            let unique = group.len() == 1;
+            let unique = group.len() == 1 && !self.by_name.contains_key(&base);
             for tool in group {
                 let name = if unique {
                     base.clone()
@@ -131,7 +146,7 @@ impl ExposedTools {
                     let key = format!("{}\u{0}{}", tool.server_id, tool.name);
                     naming::with_suffix(&base, &naming::short_hash(&key))
                 };
-                by_name.entry(name.clone()).or_insert_with(|| ExposedTool {
+                self.by_name.entry(name.clone()).or_insert_with(|| ExposedTool {
                     route: ToolRoute {
                         server_id: tool.server_id.clone(),
                         tool_name: tool.name.clone(),
@@ -149,8 +164,7 @@ impl ExposedTools {
             }
         }
         // Sorted, so the declarations do not depend on the order servers listed their tools.
-        by_name.sort_unstable_keys();
-        Self { by_name, views: Vec::new() }
+        self.by_name.sort_unstable_keys();
     }
 
     /// Adds the tools app `instance` (labelled `label` for the model) offers of its own. Two

@@ -19,6 +19,8 @@ fn base() -> Settings {
     add(&Settings::default(), 1, "everything", "http://localhost:3001/mcp")
 }
 
+use gemipanel_core::settings::SourceChange;
+
 #[test]
 fn bad_edits_are_refused_with_the_field_to_blame_and_change_nothing() {
     let doc = add(&base(), 2, "remote", "https://mcp.example.com/mcp");
@@ -432,4 +434,68 @@ fn the_model_is_chosen_or_left_to_the_automatic_default() {
         assert_eq!(automatic.gemini.model, None);
         assert!(serde_json::to_value(&automatic).unwrap()["gemini"].get("model").is_none());
     }
+}
+
+#[test]
+fn the_browser_and_pages_keep_trust_always_allow_and_tools_turned_off() {
+    let mut doc = base();
+    let browser = "browser".to_owned();
+    let shop = "page:https://shop.example".to_owned();
+    for edit in [
+        SettingsEdit::SetSource { source: browser.clone(), change: SourceChange::Trust(true) },
+        SettingsEdit::SetSource {
+            source: shop.clone(),
+            change: SourceChange::AllowTool("add_to_cart".into()),
+        },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::ToolEnabled("screenshot".into(), false),
+        },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::ToolEnabled("open_tab".into(), false),
+        },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::ToolEnabled("screenshot".into(), true),
+        },
+        SettingsEdit::SetSource {
+            source: id(1).as_str().into(),
+            change: SourceChange::PageContentCheck(false),
+        },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::PageContentCheck(false),
+        },
+        SettingsEdit::SetSource {
+            source: browser.clone(),
+            change: SourceChange::PageContentCheck(true),
+        },
+    ] {
+        doc = apply(&doc, &edit).unwrap_or_else(|e| panic!("{edit:?}: {e}"));
+    }
+    assert!(doc.source("browser").trust);
+    assert_eq!(doc.source("browser").exclude_tools, ["open_tab"]);
+    assert!(doc.source(&shop).allowed_tools.contains("add_to_cart"));
+    assert!(!doc.source(&shop).trust);
+    // A server's own entry answers for it.
+    assert!(!doc.source(id(1).as_str()).trust);
+    assert!(!doc.confirms_after_page_content(id(1).as_str()));
+    assert!(doc.confirms_after_page_content("browser"));
+    // Removing the server forgets its opt-out.
+    let removed = apply(&doc, &SettingsEdit::RemoveServer { id: id(1) }).unwrap();
+    assert!(removed.skip_page_content_check.is_empty());
+
+    for source in
+        ["srv_nope", "page:javascript:alert(1)", "page:https://a.example/path", "page:", "browse"]
+    {
+        let edit =
+            SettingsEdit::SetSource { source: source.into(), change: SourceChange::Trust(true) };
+        assert!(apply(&doc, &edit).is_err(), "{source}");
+    }
+    let unknown = SettingsEdit::SetSource {
+        source: "srv_nope".into(),
+        change: SourceChange::PageContentCheck(false),
+    };
+    assert!(apply(&doc, &unknown).is_err());
 }

@@ -97,6 +97,16 @@ fn oauth_client() -> OAuthClient {
     }
 }
 
+fn source_settings() -> gemipanel_core::settings::SourceSettings {
+    gemipanel_core::settings::SourceSettings {
+        trust: true,
+        allowed_tools: ["read_page".to_owned()].into_iter().collect(),
+        exclude_tools: vec!["screenshot".into()],
+    }
+}
+
+use gemipanel_core::settings::SourceChange;
+
 #[test]
 fn the_document_with_every_field_filled_stores_and_loads() {
     let settings = Settings {
@@ -107,6 +117,13 @@ fn the_document_with_every_field_filled_stores_and_loads() {
             base_url: Some("https://gemini.example.com".into()),
         },
         servers: vec![server(), local_server()],
+        sources: [
+            ("browser".to_owned(), source_settings()),
+            ("page:https://shop.example".to_owned(), source_settings()),
+        ]
+        .into_iter()
+        .collect(),
+        skip_page_content_check: ["browser".to_owned()].into_iter().collect(),
     };
     round_trip(&settings);
     let stored = serde_json::to_value(&settings).unwrap();
@@ -151,6 +168,19 @@ fn every_edit_with_every_field_filled_round_trips() {
         SettingsEdit::AllowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::DisallowTool { id: id.clone(), tool: "t".into() },
         SettingsEdit::ConfirmCommand { id: id.clone(), command_line: "npx -y x".into(), run: None },
+        SettingsEdit::SetSource { source: "browser".into(), change: SourceChange::Trust(true) },
+        SettingsEdit::SetSource {
+            source: "browser".into(),
+            change: SourceChange::AllowTool("t".into()),
+        },
+        SettingsEdit::SetSource {
+            source: "page:https://a.example".into(),
+            change: SourceChange::ToolEnabled("t".into(), false),
+        },
+        SettingsEdit::SetSource {
+            source: id.as_str().into(),
+            change: SourceChange::PageContentCheck(false),
+        },
         SettingsEdit::Import {
             servers: vec![server()],
             api_key: Some(Secret::new("k")),
@@ -208,6 +238,7 @@ fn a_confirmation_from_before_stands_unless_it_hid_what_changes_what_runs() {
         version: gemipanel_core::settings::CURRENT_VERSION,
         gemini: GeminiSettings::default(),
         servers: vec![plain, hid],
+        ..Settings::default()
     };
     let stored = serde_json::to_value(&settings).unwrap();
     assert!(!stored.to_string().contains("confirmed_run"), "{stored}");

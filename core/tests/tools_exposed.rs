@@ -168,3 +168,46 @@ fn an_apps_own_tools_are_declared_beside_server_tools_and_routed_to_the_app() {
     assert_eq!(exposed.len(), 3);
     assert!(exposed.titles().contains_key(view_names[0]));
 }
+
+/// The browser's tools and a page's are exposed by the same code as a server's: named by
+/// their kind, routed back to their source, and kept apart when their names collide.
+#[test]
+fn browser_and_page_tools_are_named_and_routed_like_server_tools() {
+    use gemipanel_core::page::browser_tools::BrowserTool;
+    use gemipanel_core::page::webmcp;
+    let page_tool = |name: &str| -> gemipanel_core::mcp::Tool {
+        serde_json::from_value(
+            json!({"name": name, "description": "d", "inputSchema": {"type": "object"}}),
+        )
+        .unwrap()
+    };
+    let origin = "https://shop.example";
+    let mut descriptors: Vec<ToolDescriptor> =
+        BrowserTool::ALL.iter().map(|t| t.descriptor()).collect();
+    descriptors.push(webmcp::descriptor(origin, &page_tool("add.to.cart")));
+    descriptors.push(webmcp::descriptor(origin, &page_tool("add-to-cart")));
+    descriptors.push(ToolDescriptor::from_mcp("srv_1", "shop example", &page_tool("read_page")));
+    let exposed = ExposedTools::build(&descriptors, &IndexMap::new());
+    let names: Vec<&str> = exposed.iter().map(|(name, _)| name).collect();
+    assert!(names.contains(&"browser_read_page") && names.contains(&"mcp_shop_example_read_page"));
+    let route = exposed.route("browser_read_page").unwrap();
+    assert_eq!((route.server_id.as_str(), route.tool_name.as_str()), ("browser", "read_page"));
+    // Two page tools whose names meet after sanitising both get a hash suffix.
+    let page_names: Vec<&str> = names.iter().copied().filter(|n| n.starts_with("page_")).collect();
+    assert_eq!(page_names.len(), 2, "{names:?}");
+    assert!(
+        page_names.iter().all(|n| n.starts_with("page_shop_example_add_to_cart_")),
+        "{page_names:?}"
+    );
+    for name in page_names {
+        assert_eq!(exposed.route(name).unwrap().server_id, "page:https://shop.example");
+    }
+    // A filter turns a browser tool off as it does a server's.
+    let filters: IndexMap<String, ToolFilter> =
+        [("browser".to_owned(), ToolFilter { include: None, exclude: vec!["screenshot".into()] })]
+            .into_iter()
+            .collect();
+    let filtered = ExposedTools::build(&descriptors, &filters);
+    assert!(filtered.route("browser_screenshot").is_none());
+    assert!(filtered.route("browser_read_page").is_some());
+}

@@ -12,6 +12,7 @@ use crate::chat_driver::{Decision, TurnSetup};
 use crate::chats_store;
 use crate::components::{
     composer::Composer,
+    context_chips::ContextChips,
     empty_chat::EmptyChat,
     history_list::HistoryList,
     model_offer::ModelOffer,
@@ -23,10 +24,15 @@ use crate::components::{
     transcript_view::TranscriptView,
 };
 use crate::hooks::{
-    use_chat_persistence, use_driver, use_stick_to_bottom, use_worker_port, use_worker_status,
+    use_chat_persistence, use_context_menu_clicks, use_driver, use_page_beside,
+    use_stick_to_bottom, use_worker_port, use_worker_status,
 };
 use crate::shared::Shared;
 use crate::state::{Action, State, View};
+use gemipanel_core::page::browser_tools::{selection_context, BrowserTool, MAX_SELECTION_CHARS};
+use gemipanel_core::page::webmcp::PageTools;
+use gemipanel_core::settings::SourceChange;
+use gemipanel_core::tools::source::{BROWSER, PAGES};
 
 /// The apps shown in `main` are asked to clean up before what replaces its content (another
 /// chat, the history, the tool browser) takes their frames along.
@@ -77,6 +83,8 @@ pub fn App() -> Html {
     use_worker_status(port.clone(), state.status_epoch, state.dispatcher());
     let driver = use_driver(port.clone(), state.dispatcher());
     use_chat_persistence(state.clone());
+    use_page_beside(state.dispatcher());
+    use_context_menu_clicks(state.dispatcher());
     let dispatcher = state.dispatcher();
     let model = state.model();
     let last = state.chat.entries.last().map_or(0, |e| Rc::as_ptr(e) as usize);
@@ -107,6 +115,8 @@ pub fn App() -> Html {
                 model,
                 servers: state.enabled_servers(),
                 google_search: state.chat.google_search,
+                page: state.page.tab.clone().filter(|_| state.page.on),
+                attachments: state.attachments.clone(),
             };
             driver.send(text, setup);
         })
@@ -223,16 +233,92 @@ pub fn App() -> Html {
     let default_model =
         state.settings_model().map_or_else(|| state.automatic_model().to_owned(), str::to_owned);
     let enabled = state.enabled_servers();
-    let servers: Vec<ServerChoice> = state
-        .settings
-        .iter()
-        .flat_map(|s| s.servers.iter())
-        .map(|s| ServerChoice {
+    let browser = ServerChoice {
+        id: BROWSER.to_owned(),
+        name: gemipanel_browser::chrome::message("panelBrowserSource", &[]),
+        checked: enabled.contains(BROWSER),
+    };
+    let this_page = ServerChoice {
+        id: PAGES.to_owned(),
+        name: gemipanel_browser::chrome::message("panelPageSource", &[]),
+        checked: enabled.contains(PAGES),
+    };
+    let servers: Vec<ServerChoice> = [browser, this_page]
+        .into_iter()
+        .chain(state.settings.iter().flat_map(|s| s.servers.iter()).map(|s| ServerChoice {
             id: s.id.as_str().to_owned(),
             name: s.name.clone(),
             checked: enabled.contains(s.id.as_str()),
-        })
+        }))
         .collect();
+    let excluded =
+        state.settings.as_ref().map(|s| s.source(BROWSER).exclude_tools).unwrap_or_default();
+    let browser_tools: Vec<(String, bool)> = BrowserTool::ALL
+        .iter()
+        .map(|t| (t.name().to_owned(), !excluded.iter().any(|e| e == t.name())))
+        .collect();
+    let on_browser_tool = {
+        let port = port.clone();
+        Callback::from(move |(tool, enabled): (String, bool)| {
+            let port = port.clone();
+            let change = SourceChange::ToolEnabled(tool, enabled);
+            let edit = SettingsEdit::SetSource { source: BROWSER.to_owned(), change };
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = port.request(Request::EditSettings { edit }).await;
+            });
+        })
+    };
+    let on_page = {
+        let (dispatcher, asked, follows) =
+            (dispatcher.clone(), state.page.tabs_asked, state.page.follows_tabs);
+        Callback::from(move |on: bool| {
+            dispatcher.dispatch(Action::SetPageChip(on));
+            // The first time: may the chip follow every tab? Asked inside this click.
+            if on && !asked && !follows {
+                let request = gemipanel_browser::page::request_tabs_permission();
+                dispatcher.dispatch(Action::TabsAsked);
+                let dispatcher = dispatcher.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = gemipanel_browser::chrome::local_set(
+                        crate::hooks::TABS_ASKED_KEY,
+                        &true.into(),
+                    )
+                    .await;
+                    dispatcher.dispatch(Action::TabsPermission(request.await));
+                });
+            }
+        })
+    };
+    let on_menu_open = {
+        let dispatcher = dispatcher.clone();
+        Callback::from(move |()| {
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let listed = gemipanel_browser::page::page_tools(None).await;
+                let tools =
+                    listed.ok().and_then(|a| a.model_context).map(|m| Rc::new(PageTools::read(&m)));
+                dispatcher.dispatch(Action::PageToolsListed(tools));
+            });
+        })
+    };
+    let on_focus = {
+        let (dispatcher, tab) = (dispatcher.clone(), state.page.tab.clone());
+        Callback::from(move |()| {
+            let (dispatcher, tab) = (dispatcher.clone(), tab.clone());
+            let Some(tab) = tab.filter(|t| t.is_visible()) else { return };
+            wasm_bindgen_futures::spawn_local(async move {
+                let read =
+                    gemipanel_browser::page::read_selection(Some(tab.id), MAX_SELECTION_CHARS)
+                        .await;
+                let offer = read.ok().and_then(|answer| {
+                    let url = answer.tab.as_ref().and_then(|t| t.url.clone()).unwrap_or_default();
+                    let title = answer.title.clone().unwrap_or_default();
+                    selection_context(&title, &url, answer.text.as_deref().unwrap_or_default())
+                });
+                dispatcher.dispatch(Action::SelectionOffered(offer.map(Rc::new)));
+            });
+        })
+    };
     let tools_off = ToolsOff::for_chat(state.chat.google_search, &model).map(|r| word(&r.text()));
     let main = match state.view {
         View::History => html! {
@@ -275,10 +361,15 @@ pub fn App() -> Html {
                 on_history={emit_leaving(&dispatcher, Action::ShowHistory, &main_ref)} />
             { for offer }
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
-            <Composer busy={state.chat.busy} {on_send} {on_stop}
+            <Composer busy={state.chat.busy} {on_send} {on_stop} {on_focus}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
+                <ContextChips page={state.page.clone()} selection={state.selection.clone()}
+                    attachments={state.attachments.clone()} {on_page}
+                    on_attach_selection={emit(&dispatcher, |()| Action::AttachSelection)}
+                    on_detach={emit(&dispatcher, Action::Detach)} />
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
-                    sent={state.chat.tools_sent}
+                    sent={state.chat.tools_sent} {browser_tools} {on_browser_tool}
+                    page_tools={state.page_tools.clone()} on_open={on_menu_open}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}
                     on_search={emit(&dispatcher, Action::SetGoogleSearch)}>
                     <ThinkingPicker {family} choice={state.chat.thinking}

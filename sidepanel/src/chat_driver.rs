@@ -15,8 +15,12 @@ use gemipanel_core::gemini::{
     ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
-use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames};
+use gemipanel_core::page::context::{page_content_in, ContextPart};
+use gemipanel_core::page::tab::Tab;
+use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, SourceChange, ToolNames};
 use gemipanel_core::sse;
+use gemipanel_core::tools::confirm::{self, CallFacts, Verdict};
+use gemipanel_core::tools::source::{SourceKind, BROWSER, PAGES};
 use gemipanel_core::tools::{ExposedTools, ToolRoute};
 use serde::Deserialize;
 use serde_json::Value;
@@ -35,11 +39,19 @@ pub struct TurnSetup {
     /// What the model list says of its thinking, when the list has it.
     pub model_thinks: Option<bool>,
     pub thinking: ThinkingChoice,
+    /// Tool sources on for the chat: server ids, and `browser`.
     pub servers: IndexSet<String>,
     pub google_search: bool,
+    /// The page chip is on for this tab: the turn carries its page.
+    pub page: Option<Tab>,
+    /// Attached besides the page (a selection, an item of the context menu).
+    pub attachments: Vec<Rc<ContextPart>>,
 }
 
 mod apps;
+mod browser_calls;
+mod context;
+mod page_tools;
 mod sign_in;
 mod tool_lists;
 mod view_tools;
@@ -53,6 +65,8 @@ pub enum Decision {
     Confirm(Confirmation),
     /// To a card whose server wants sign-in.
     SignIn(SignInChoice),
+    /// To a card that asks to let the browser read a page or see the tabs: allow or not.
+    Access(bool),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +74,8 @@ pub enum Confirmation {
     AllowOnce,
     AlwaysTool,
     AlwaysServer,
+    /// To a card asked only because of web content: run, and stop asking for its source.
+    StopAskingAfterWebContent,
     Deny,
 }
 
@@ -72,7 +88,7 @@ pub enum SignInChoice {
     Skip,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct ServerFacts {
     name: String,
     trust: bool,
@@ -99,6 +115,14 @@ struct Inner {
     waiting: IndexMap<String, (ToolCall, ToolRoute)>,
     /// Calls whose server wants the person to sign in first.
     signing_in: IndexMap<String, sign_in::Waiting>,
+    /// Browser calls waiting for the person to let GemiPanel read a page or see the tabs.
+    needs_access: IndexMap<String, browser_calls::Waiting>,
+    /// Sources whose trusted tools do not ask after web content (the settings' opt-outs).
+    skip_page_content_check: IndexSet<String>,
+    /// The page whose tools the running turn declared.
+    page_source: Option<page_tools::PageSource>,
+    /// What that page offered, to declare again between rounds.
+    turn_page: Option<Rc<page_tools::PageOffer>>,
     /// What apps asked to add to the next model request, by call (the last update of each).
     app_contexts: IndexMap<String, String>,
     /// The tools running apps offer of their own, by the call that showed the app.
@@ -112,6 +136,20 @@ struct Inner {
     /// Only the newest scheduled timer acts.
     timer_generation: u64,
     timer_at: Option<u64>,
+}
+
+impl Inner {
+    /// Whether a call of `route` runs now or asks the person first.
+    fn verdict(&self, route: &ToolRoute) -> Verdict {
+        let facts = self.servers.get(&route.server_id);
+        let call = CallFacts {
+            trusted: facts.is_some_and(|f| f.trust),
+            always_allowed: facts.is_some_and(|f| f.allowed.contains(&route.tool_name)),
+            read_only: facts.and_then(|f| f.read_only.get(&route.tool_name).copied().flatten()),
+            confirm_after_page_content: !self.skip_page_content_check.contains(&route.server_id),
+        };
+        confirm::verdict(&call, page_content_in(self.chat.history()))
+    }
 }
 
 #[derive(Clone)]
@@ -143,6 +181,10 @@ impl Driver {
             requests: HashMap::new(),
             waiting: IndexMap::new(),
             signing_in: IndexMap::new(),
+            needs_access: IndexMap::new(),
+            skip_page_content_check: IndexSet::new(),
+            page_source: None,
+            turn_page: None,
             app_contexts: IndexMap::new(),
             view_tools: IndexMap::new(),
             turn_declares_tools: false,
@@ -179,6 +221,7 @@ impl Driver {
         }
         inner.waiting.clear();
         inner.waiting_views.clear();
+        inner.needs_access.clear();
         inner.timer_generation += 1;
         inner.timer_at = None;
     }
@@ -207,6 +250,15 @@ impl Driver {
             };
             let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
+            let page = match tools_wanted && servers.contains(PAGES) {
+                true => page_tools::page_source_of_turn(&settings).await,
+                false => None,
+            };
+            let context = context::read(setup.page.as_ref(), &setup.attachments).await;
+            this.dispatch(Action::UserContext(context.labels.clone()));
+            for notice in &context.notices {
+                this.dispatch(Action::Notice(notice.clone()));
+            }
             if this.0.borrow().stop_requested {
                 return this.end_setup();
             }
@@ -217,6 +269,8 @@ impl Driver {
                 settings: Rc::new(settings),
                 servers,
                 declares_tools: tools_wanted,
+                page: page.map(Rc::new),
+                context,
             });
         });
     }
@@ -226,10 +280,8 @@ impl Driver {
         if self.0.borrow().stop_requested {
             return self.end_setup();
         }
-        let (mut tools, facts) = self.known_tools(&turn.settings, &turn.servers);
-        if turn.declares_tools {
-            self.add_view_tools(&mut tools);
-        }
+        self.0.borrow_mut().turn_page = turn.page.clone();
+        let (tools, facts) = self.turn_tools(&turn.settings, &turn.servers, turn.declares_tools);
         let sent = {
             let mut inner = self.0.borrow_mut();
             inner.api_key = turn.key;
@@ -244,15 +296,45 @@ impl Driver {
             inner.tools = tools;
             inner.turn_declares_tools = turn.declares_tools;
             inner.servers = facts;
+            inner.skip_page_content_check = turn.settings.skip_page_content_check.clone();
+            inner.page_source = turn.page.as_ref().map(|offer| offer.source.clone());
             inner.turn_servers = Some((turn.settings, turn.servers));
             let _ = inner.chat.set_config(config);
-            let parts = apps::with_app_context(&mut inner.app_contexts, turn.text);
+            let mut parts = turn.context.parts(inner.chat.history());
+            parts.extend(apps::with_app_context(&mut inner.app_contexts, turn.text));
             inner.chat.send_message(parts)
         };
         if let Err(busy) = sent {
             self.dispatch(Action::Notice(word(&busy.text())));
         }
         self.pump();
+    }
+
+    /// Every tool source a turn declares: the servers' known lists, and when it declares tools
+    /// at all the running apps' tools, the browser's and the page's beside the chat.
+    fn turn_tools(
+        &self,
+        settings: &Settings,
+        servers: &IndexSet<String>,
+        declares_tools: bool,
+    ) -> (ExposedTools, HashMap<String, ServerFacts>) {
+        let (mut tools, mut facts) = self.known_tools(settings, servers);
+        if !declares_tools {
+            return (tools, facts);
+        }
+        self.add_view_tools(&mut tools);
+        if servers.contains(BROWSER) {
+            let (mut descriptors, mut filters) = (Vec::new(), IndexMap::new());
+            browser_calls::add_browser_source(settings, &mut descriptors, &mut filters, &mut facts);
+            tools.extend(&descriptors, &filters);
+        }
+        let page = self.0.borrow().turn_page.clone();
+        if let Some(offer) = page {
+            let id = offer.source.id();
+            tools.extend(&offer.descriptors, &IndexMap::from([(id.clone(), offer.filter.clone())]));
+            facts.insert(id, offer.facts.clone());
+        }
+        (tools, facts)
     }
 
     /// Within a turn, its next request declares the tools as they are now: a server's list
@@ -267,8 +349,7 @@ impl Driver {
             inner.turn_servers.clone()
         };
         let Some((settings, servers)) = turn_servers else { return };
-        let (mut tools, facts) = self.known_tools(&settings, &servers);
-        self.add_view_tools(&mut tools);
+        let (tools, facts) = self.turn_tools(&settings, &servers, true);
         let mut inner = self.0.borrow_mut();
         for (id, server_facts) in facts {
             inner.servers.entry(id).or_insert(server_facts);
@@ -452,11 +533,11 @@ impl Driver {
             self.0.borrow_mut().chat.handle_tool_result(&call.call_id, ToolOutcome::Error(message));
             return self.pump();
         };
-        let (mut card, ask) = {
+        let (mut card, verdict) = {
             let inner = self.0.borrow();
+            let verdict = inner.verdict(&route);
             let facts = inner.servers.get(&route.server_id);
             let trusted = facts.is_some_and(|f| f.trust);
-            let allowed = facts.is_some_and(|f| f.allowed.contains(&route.tool_name));
             let read_only =
                 facts.and_then(|f| f.read_only.get(&route.tool_name).copied().flatten());
             let args = serde_json::to_string_pretty(&call.args).unwrap_or_default();
@@ -470,11 +551,12 @@ impl Driver {
                 read_only,
                 trusted,
             );
-            (card, !(trusted || allowed))
+            (card, verdict)
         };
         card.found_by_search = call.found_by_search;
+        card.asked_for_page_content = verdict == Verdict::Ask { because_of_page_content: true };
         self.dispatch(Action::ToolAsked(card));
-        if ask {
+        if verdict != Verdict::Run {
             self.0.borrow_mut().waiting.insert(call.call_id.clone(), (call, route));
         } else {
             self.run_allowed(call, route);
@@ -498,6 +580,7 @@ impl Driver {
         match decision {
             Decision::Confirm(confirmation) => self.confirmed(call_id, confirmation),
             Decision::SignIn(choice) => self.sign_in_decided(call_id, choice),
+            Decision::Access(allow) => self.access_decided(call_id, allow),
         }
     }
 
@@ -514,6 +597,22 @@ impl Driver {
                 return self.pump();
             }
             Confirmation::AllowOnce => None,
+            Confirmation::StopAskingAfterWebContent => Some(SettingsEdit::SetSource {
+                source: route.server_id.clone(),
+                change: SourceChange::PageContentCheck(false),
+            }),
+            Confirmation::AlwaysTool if SourceKind::of(&route.server_id) != SourceKind::Mcp => {
+                Some(SettingsEdit::SetSource {
+                    source: route.server_id.clone(),
+                    change: SourceChange::AllowTool(route.tool_name.clone()),
+                })
+            }
+            Confirmation::AlwaysServer if SourceKind::of(&route.server_id) != SourceKind::Mcp => {
+                Some(SettingsEdit::SetSource {
+                    source: route.server_id.clone(),
+                    change: SourceChange::Trust(true),
+                })
+            }
             Confirmation::AlwaysTool => Some(SettingsEdit::AllowTool {
                 id: server_id(&route.server_id),
                 tool: route.tool_name.clone(),
@@ -525,20 +624,26 @@ impl Driver {
         let mut also_run = Vec::new();
         if let Some(edit) = edit {
             let mut inner = self.0.borrow_mut();
-            if let Some(facts) = inner.servers.get_mut(&route.server_id) {
+            if decision == Confirmation::StopAskingAfterWebContent {
+                inner.skip_page_content_check.insert(route.server_id.clone());
+            } else if let Some(facts) = inner.servers.get_mut(&route.server_id) {
                 match &edit {
-                    SettingsEdit::AllowTool { tool, .. } => {
+                    SettingsEdit::AllowTool { tool, .. }
+                    | SettingsEdit::SetSource { change: SourceChange::AllowTool(tool), .. } => {
                         facts.allowed.insert(tool.clone());
                     }
                     _ => facts.trust = true,
                 }
             }
             if decision == Confirmation::AlwaysServer {
-                // Other calls of the same server in this round need no question any more.
+                // Other calls of the same server in this round need no question any more,
+                // unless they ask because of web content.
                 let same: Vec<String> = inner
                     .waiting
                     .iter()
-                    .filter(|(_, (_, r))| r.server_id == route.server_id)
+                    .filter(|(_, (_, r))| {
+                        r.server_id == route.server_id && inner.verdict(r) == Verdict::Run
+                    })
                     .map(|(id, _)| id.clone())
                     .collect();
                 also_run.extend(same.iter().filter_map(|id| inner.waiting.shift_remove(id)));
@@ -567,6 +672,11 @@ impl Driver {
 
     /// Runs a call; `after_sign_in` when it is the one retry after the person signed in.
     fn run_call(&self, call: ToolCall, route: ToolRoute, after_sign_in: bool) {
+        match SourceKind::of(&route.server_id) {
+            SourceKind::Browser => return self.run_browser_call(call, route),
+            SourceKind::Page => return self.run_page_call(call, route),
+            SourceKind::Mcp => {}
+        }
         let call_id = call.call_id.clone();
         self.dispatch(Action::ToolStarted { call_id: call_id.clone(), now_ms: now_ms() });
         let port = self.0.borrow().port.clone();
@@ -629,7 +739,8 @@ impl Driver {
         let was_waiting = {
             let mut inner = self.0.borrow_mut();
             let asked = inner.waiting.shift_remove(&call_id).is_some()
-                || inner.waiting_views.shift_remove(&call_id).is_some();
+                || inner.waiting_views.shift_remove(&call_id).is_some()
+                || inner.needs_access.shift_remove(&call_id).is_some();
             asked || inner.signing_in.shift_remove(&call_id).is_some()
         };
         self.dispatch(Action::ToolCancelled { call_id: call_id.clone() });

@@ -182,3 +182,110 @@ pub fn use_select_value(value: String) -> NodeRef {
     }
     node
 }
+
+/// Key of `chrome.storage.local` saying GemiPanel asked for `tabs` once (it asks no more).
+pub const TABS_ASKED_KEY: &str = "page_tabs_asked";
+
+/// The tab beside the chat: read once, then whenever the person switches tabs, a tab
+/// navigates or changes its title, or a window gets focus.
+#[hook]
+pub fn use_page_beside(dispatcher: UseReducerDispatcher<State>) {
+    use gemipanel_browser::page;
+    use_effect_with((), move |_| {
+        let seen = {
+            let dispatcher = dispatcher.clone();
+            move |changed: Option<i32>| {
+                let dispatcher = dispatcher.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Some(id) = changed.filter(|id| *id >= 0) {
+                        if let Ok(tab) = page::tab(id).await {
+                            dispatcher.dispatch(Action::TabSeen(tab));
+                        }
+                    }
+                    if let Ok(tab) = page::active_tab().await {
+                        dispatcher.dispatch(Action::TabSeen(tab));
+                    }
+                });
+            }
+        };
+        {
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                dispatcher.dispatch(Action::TabsPermission(page::has_tabs_permission().await));
+                let asked = gemipanel_browser::chrome::local_get(TABS_ASKED_KEY).await;
+                if asked.ok().and_then(|v| v.as_bool()) == Some(true) {
+                    dispatcher.dispatch(Action::TabsAsked);
+                }
+            });
+        }
+        seen(None);
+        page::watch_tabs(move |id| seen(Some(id)));
+    });
+}
+
+/// Takes what the context menu left for this window's panel (on opening, and whenever a
+/// click adds more): a page turns the chip on for its tab, a selection or link is attached, an
+/// image is fetched and attached.
+#[hook]
+pub fn use_context_menu_clicks(dispatcher: UseReducerDispatcher<State>) {
+    use gemipanel_browser::chrome;
+    use gemipanel_core::page::context_menu::PENDING_KEY;
+    use_effect_with((), move |_| {
+        let take = move || {
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                for pending in take_context_menu_clicks().await {
+                    attach_click(&dispatcher, pending).await;
+                }
+            });
+        };
+        take();
+        let _ = chrome::on_session_storage_changed(move |key| {
+            if key == PENDING_KEY {
+                take();
+            }
+        });
+    });
+}
+
+/// The clicks waiting for this window, removed from storage (the others stay).
+async fn take_context_menu_clicks() -> Vec<gemipanel_core::page::context_menu::Pending> {
+    use gemipanel_browser::chrome;
+    use gemipanel_core::page::context_menu::{take_for_window, PENDING_KEY};
+    let Ok(window) = chrome::current_window_id().await else { return Vec::new() };
+    // Under the lock the worker keeps clicks with: a click kept meanwhile is not written over.
+    let _turn = gemipanel_browser::locks::exclusive(PENDING_KEY).await;
+    let stored = chrome::session_get(PENDING_KEY).await.ok().and_then(|v| v.as_string());
+    let Some(kept) = stored.and_then(|t| serde_json::from_str(&t).ok()) else { return Vec::new() };
+    let (mine, others) = take_for_window(kept, window);
+    if mine.is_empty() {
+        return mine;
+    }
+    let rest = others.to_string();
+    let _ = chrome::session_set(PENDING_KEY, &rest.into()).await;
+    mine
+}
+
+async fn attach_click(
+    dispatcher: &UseReducerDispatcher<State>,
+    pending: gemipanel_core::page::context_menu::Pending,
+) {
+    use gemipanel_browser::page;
+    use gemipanel_core::page::context_menu::{MenuItem, MAX_IMAGE_BYTES};
+    match pending.item {
+        MenuItem::Page => {
+            if let Ok(tab) = page::tab(pending.tab_id).await {
+                dispatcher.dispatch(Action::PinTab(tab));
+            }
+        }
+        MenuItem::Image => {
+            let fetched = page::fetch_image(&pending.value, MAX_IMAGE_BYTES).await;
+            dispatcher.dispatch(Action::Attach(Rc::new(pending.image_part(fetched))));
+        }
+        MenuItem::Selection | MenuItem::Link => {
+            if let Some(part) = pending.part() {
+                dispatcher.dispatch(Action::Attach(Rc::new(part)));
+            }
+        }
+    }
+}

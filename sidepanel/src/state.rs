@@ -15,9 +15,13 @@ use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
 pub use crate::transcript::{
-    AppCard, ChatSummary, ElicitationCard, Entry, ErrorKind, ErrorView, ModelReply, Progress,
-    SavedChat, ToolCard, ToolStatus,
+    AppCard, ChatSummary, ContextLabel, ElicitationCard, Entry, ErrorKind, ErrorView, ModelReply,
+    Progress, SavedChat, ToolCard, ToolStatus,
 };
+use gemipanel_core::page::context::ContextPart;
+use gemipanel_core::page::tab::Tab;
+use gemipanel_core::page::webmcp::PageTools;
+use gemipanel_core::tools::source::{BROWSER, PAGES};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum WorkerView {
@@ -178,6 +182,29 @@ pub struct State {
     /// A message an app offered for the composer, and a counter that says it is new.
     pub draft: Option<String>,
     pub draft_epoch: u32,
+    /// The page chip.
+    pub page: PageView,
+    /// A selection on the page, offered as a chip of its own.
+    pub selection: Option<Rc<ContextPart>>,
+    /// What goes with the next message besides the page (a selection, an item of the context
+    /// menu).
+    pub attachments: Vec<Rc<ContextPart>>,
+    /// The tools the page beside the chat offers (WebMCP), as last listed; `None`: not listed
+    /// (the tools menu lists them when it opens) or the page cannot be read.
+    pub page_tools: Option<Rc<PageTools>>,
+}
+
+/// The page chip: the tab beside the chat, and whether turns carry its page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PageView {
+    /// The active tab; without the `tabs` permission, the last one GemiPanel may see (the one
+    /// it was invoked on), as the active tab's address is hidden from it.
+    pub tab: Option<Tab>,
+    pub on: bool,
+    /// GemiPanel holds `tabs`: the chip follows every tab.
+    pub follows_tabs: bool,
+    /// GemiPanel asked for `tabs` once already.
+    pub tabs_asked: bool,
 }
 
 impl Default for State {
@@ -193,6 +220,10 @@ impl Default for State {
             view: View::Chat,
             draft: None,
             draft_epoch: 0,
+            page: PageView::default(),
+            selection: None,
+            attachments: Vec::new(),
+            page_tools: None,
         }
     }
 }
@@ -223,17 +254,22 @@ impl State {
         self.models.as_deref()?.iter().find(|m| m.id == id)
     }
 
-    /// Ids of the servers whose tools this chat offers.
+    /// Ids of the sources whose tools this chat offers: servers, and the browser's (on unless
+    /// the person turned them off for the chat).
     pub fn enabled_servers(&self) -> IndexSet<String> {
         if let Some(chosen) = &self.chat.servers {
             return chosen.clone();
         }
-        self.settings
+        let mut ids: IndexSet<String> = self
+            .settings
             .iter()
             .flat_map(|s| s.servers.iter())
             .filter(|s| s.enabled_by_default)
             .map(|s| s.id.as_str().to_owned())
-            .collect()
+            .collect();
+        ids.insert(BROWSER.to_owned());
+        ids.insert(PAGES.to_owned());
+        ids
     }
 
     pub fn has_api_key(&self) -> bool {
@@ -267,6 +303,22 @@ pub enum Action {
         text: String,
         now_ms: u64,
     },
+    /// What the last message carried besides its words, once read.
+    UserContext(Vec<ContextLabel>),
+    /// The active tab (or a tab that changed).
+    TabSeen(Tab),
+    TabsPermission(bool),
+    TabsAsked,
+    SetPageChip(bool),
+    /// A selection on the page (`None`: none any more).
+    SelectionOffered(Option<Rc<ContextPart>>),
+    /// The offered selection goes with the next message.
+    AttachSelection,
+    Attach(Rc<ContextPart>),
+    Detach(usize),
+    /// "Ask GemiPanel about this page" on this tab: the chip is on for it.
+    PinTab(Tab),
+    PageToolsListed(Option<Rc<PageTools>>),
     TextDelta(String),
     ThoughtDelta(String),
     ModelTurnEnded {
@@ -320,6 +372,12 @@ pub enum Action {
         message: String,
         origin: Option<String>,
         busy: bool,
+    },
+    ToolNeedsAccess {
+        call_id: String,
+        message: String,
+        origins: Vec<String>,
+        tabs: bool,
     },
     ToolSignInStarted {
         call_id: String,
@@ -383,11 +441,54 @@ pub fn reduce(state: &State, action: Action) -> State {
             if chat.title.is_empty() {
                 chat.title = title_from(&text);
             }
-            chat.entries.push(Rc::new(Entry::User { text }));
+            chat.entries.push(Rc::new(Entry::User { text, context: Vec::new() }));
+            next.attachments.clear();
             chat.busy = true;
             chat.updated_ms = now_ms;
             next.view = View::Chat;
         }
+        Action::UserContext(labels) => {
+            let last_user = chat.entries.iter().rposition(|e| matches!(**e, Entry::User { .. }));
+            if let Some(Entry::User { context, .. }) =
+                last_user.map(|i| Rc::make_mut(&mut chat.entries[i]))
+            {
+                *context = labels;
+            }
+        }
+        Action::TabSeen(tab) => {
+            let page = &mut next.page;
+            // Without `tabs`, a tab GemiPanel may not see keeps the chip on the last one it saw.
+            let same = page.tab.as_ref().is_some_and(|t| t.id == tab.id);
+            if tab.active && (tab.is_visible() || page.follows_tabs || page.tab.is_none()) || same {
+                page.tab = Some(tab);
+            }
+        }
+        Action::TabsPermission(granted) => next.page.follows_tabs = granted,
+        Action::TabsAsked => next.page.tabs_asked = true,
+        Action::SetPageChip(on) => next.page.on = on,
+        Action::SelectionOffered(offer) => next.selection = offer,
+        Action::AttachSelection => {
+            if let Some(selection) = next.selection.take() {
+                if !next.attachments.contains(&selection) {
+                    next.attachments.push(selection);
+                }
+            }
+        }
+        Action::Attach(part) => {
+            if !next.attachments.contains(&part) {
+                next.attachments.push(part);
+            }
+        }
+        Action::PinTab(tab) => {
+            next.page.tab = Some(tab);
+            next.page.on = true;
+        }
+        Action::Detach(index) => {
+            if index < next.attachments.len() {
+                next.attachments.remove(index);
+            }
+        }
+        Action::PageToolsListed(tools) => next.page_tools = tools,
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
         Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push(&text),
         Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
@@ -461,6 +562,11 @@ pub fn reduce(state: &State, action: Action) -> State {
                 card.status = ToolStatus::NeedsSignIn { message, origin, busy };
             }
         }
+        Action::ToolNeedsAccess { call_id, message, origins, tabs } => {
+            if let Some(card) = chat.tool_mut(&call_id) {
+                card.status = ToolStatus::NeedsAccess { message, origins, tabs };
+            }
+        }
         Action::ToolSignInStarted { call_id } => {
             if let Some(card) = chat.tool_mut(&call_id) {
                 if let ToolStatus::NeedsSignIn { busy, .. } = &mut card.status {
@@ -492,7 +598,10 @@ pub fn reduce(state: &State, action: Action) -> State {
             if let Some(card) = chat.tool_mut(&call_id) {
                 if matches!(
                     card.status,
-                    ToolStatus::Confirm | ToolStatus::Running | ToolStatus::NeedsSignIn { .. }
+                    ToolStatus::Confirm
+                        | ToolStatus::Running
+                        | ToolStatus::NeedsSignIn { .. }
+                        | ToolStatus::NeedsAccess { .. }
                 ) {
                     card.status = ToolStatus::Cancelled;
                     if let Some(app) = card.app.as_mut() {
@@ -726,11 +835,12 @@ mod tests {
             });
         }
         let state = run(vec![Action::SettingsLoaded(Rc::new(settings))]);
-        assert_eq!(state.enabled_servers(), IndexSet::from(["srv_a".to_owned()]));
+        let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<IndexSet<_>>();
+        assert_eq!(state.enabled_servers(), ids(&["srv_a", BROWSER, PAGES]));
         let toggled = reduce(&state, Action::ToggleServer("srv_b".into()));
-        assert_eq!(toggled.enabled_servers(), IndexSet::from(["srv_a".into(), "srv_b".into()]));
+        assert_eq!(toggled.enabled_servers(), ids(&["srv_a", BROWSER, PAGES, "srv_b"]));
         let off = reduce(&toggled, Action::ToggleServer("srv_a".into()));
-        assert_eq!(off.chat.servers, Some(IndexSet::from(["srv_b".into()])));
+        assert_eq!(off.chat.servers, Some(ids(&[BROWSER, PAGES, "srv_b"])));
     }
 
     #[test]
@@ -778,6 +888,69 @@ mod tests {
         assert_eq!(chosen.model(), "gemini-3.6-flash");
         let back = reduce(&chosen, Action::SetModel(String::new()));
         assert_eq!((back.chat.model.clone(), back.model()), (None, "gemini-4-argon".to_owned()));
+    }
+
+    fn tab(id: i32, url: Option<&str>) -> Tab {
+        Tab {
+            id,
+            active: true,
+            url: url.map(str::to_owned),
+            title: url.map(|u| format!("Title of {u}")),
+            ..Tab::default()
+        }
+    }
+
+    #[test]
+    fn without_tabs_the_chip_stays_on_the_last_tab_it_may_see() {
+        let state = run(vec![Action::TabSeen(tab(1, Some("https://a.example/")))]);
+        // A tab whose address is hidden (no `tabs`, no access) does not take the chip.
+        let hidden = reduce(&state, Action::TabSeen(tab(2, None)));
+        assert_eq!(hidden.page.tab.as_ref().map(|t| t.id), Some(1));
+        // The same tab navigating keeps it, whatever it shows.
+        let moved = reduce(&state, Action::TabSeen(tab(1, None)));
+        assert_eq!(moved.page.tab, Some(tab(1, None)));
+        // With `tabs`, the chip follows every tab.
+        let follows = run(vec![
+            Action::TabsPermission(true),
+            Action::TabSeen(tab(1, Some("https://a.example/"))),
+            Action::TabSeen(tab(2, None)),
+        ]);
+        assert_eq!(follows.page.tab.as_ref().map(|t| t.id), Some(2));
+        // A tab that is not active does not take it.
+        let mut background = tab(3, Some("https://c.example/"));
+        background.active = false;
+        assert_eq!(reduce(&state, Action::TabSeen(background)).page.tab, state.page.tab);
+    }
+
+    #[test]
+    fn an_attached_selection_goes_with_the_next_message_and_the_message_says_what_it_carried() {
+        use gemipanel_core::page::browser_tools::selection_context;
+        let selection = Rc::new(selection_context("A", "https://a.example/", "picked").unwrap());
+        let state = run(vec![
+            Action::SelectionOffered(Some(selection.clone())),
+            Action::AttachSelection,
+            Action::AttachSelection,
+        ]);
+        assert_eq!(state.attachments, vec![selection.clone()]);
+        assert!(state.selection.is_none());
+        let sent = reduce(&state, sent("About this"));
+        assert!(sent.attachments.is_empty());
+        let labelled = reduce(&sent, Action::UserContext(vec![selection.label.clone()]));
+        let Entry::User { context, .. } = &*labelled.chat.entries[0] else { panic!() };
+        assert_eq!(context, &vec![selection.label.clone()]);
+        // Kept in the saved chat.
+        let json = serde_json::to_string(&labelled.chat.to_saved()).unwrap();
+        let back: SavedChat = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.entries[0], *labelled.chat.entries[0]);
+        assert_eq!(reduce(&labelled, Action::Detach(5)).attachments, labelled.attachments);
+    }
+
+    #[test]
+    fn the_browser_is_on_in_a_new_chat_and_can_be_turned_off() {
+        let state = run(vec![Action::SettingsLoaded(Rc::new(Settings::default()))]);
+        assert!(state.enabled_servers().contains(BROWSER));
+        let off = reduce(&state, Action::ToggleServer(BROWSER.into()));
+        assert!(!off.enabled_servers().contains(BROWSER));
     }
 
     #[test]

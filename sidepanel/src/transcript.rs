@@ -9,6 +9,7 @@ use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::gemini::{Error, ThinkingChoice, Turn};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
+pub use gemipanel_core::page::context::ContextLabel;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -20,6 +21,9 @@ use crate::markdown::MdDoc;
 pub enum Entry {
     User {
         text: String,
+        /// What was attached besides the words (a page, a selection, …), as sent.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        context: Vec<ContextLabel>,
     },
     Model(ModelReply),
     Tool(ToolCard),
@@ -96,6 +100,15 @@ pub enum ToolStatus {
     },
     Denied,
     Cancelled,
+    /// The browser needs the person's leave to read a page or see their tabs: `origins` are
+    /// host permissions to ask for, `tabs` the optional `tabs` permission.
+    NeedsAccess {
+        message: String,
+        #[serde(default)]
+        origins: Vec<String>,
+        #[serde(default)]
+        tabs: bool,
+    },
     /// The server wants the person to sign in before the call runs.
     NeedsSignIn {
         message: String,
@@ -145,6 +158,9 @@ pub struct ToolCard {
     /// A tool an app in the chat offers of its own: no server to trust or remember it for.
     #[serde(default)]
     pub from_app: bool,
+    /// The tool is trusted, and asks only because web content is in the conversation.
+    #[serde(default)]
+    pub asked_for_page_content: bool,
 }
 
 /// A tool's MCP App as its card shows it and a saved chat keeps it: the HTML and the last
@@ -194,6 +210,7 @@ impl ToolCard {
             found_by_search: false,
             app: None,
             from_app: false,
+            asked_for_page_content: false,
         }
     }
 }
@@ -285,7 +302,10 @@ impl SavedChat {
     pub fn without_unagreed_apps(mut self) -> Self {
         for entry in &mut self.entries {
             if let Entry::Tool(card) = entry {
-                if matches!(card.status, ToolStatus::Confirm | ToolStatus::Denied) {
+                if matches!(
+                    card.status,
+                    ToolStatus::Confirm | ToolStatus::Denied | ToolStatus::NeedsAccess { .. }
+                ) {
                     card.app = None;
                 }
             }

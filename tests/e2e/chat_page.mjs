@@ -15,10 +15,11 @@ export const lastAppFrame = (page) => page.frameLocator('[data-testid="app-ifram
 export const appRecords = async (frame, kind) => (await frame.locator(`li[data-kind="${kind}"]`).allInnerTexts())
   .map((t) => JSON.parse(t.slice(kind.length + 1)));
 
-export async function openChat({ locale } = {}) {
+/** `options`: `locale`, and the rest of `launch`'s options (`webmcp`, `args`, `headless`). */
+export async function openChat({ locale, ...options } = {}) {
   const fake = await startFakeGemini({ apiKey: API_KEY });
   const everything = await startEverything();
-  const browser = await launch(locale ? { locale } : {});
+  const browser = await launch(locale ? { locale, ...options } : options);
   const page = await browser.context.newPage();
   let nextId = 1;
 

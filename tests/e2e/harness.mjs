@@ -21,11 +21,13 @@ export const bridgeBinary = process.env.GEMIPANEL_BRIDGE ?? join(target, 'debug'
  * `options.colorScheme` the theme, `options.bridge` installs the native bridge into the profile
  * (its `NativeMessagingHosts/`), as `gemipanel-bridge install` does for a person;
  * `options.extension` loads another build of the extension than `dist` (a damaged copy);
- * `options.env` adds to the browser's environment (which the bridge inherits), and
- * `options.profile` opens an existing profile (kept with `keepProfile`) again.
+ * `options.env` adds to the browser's environment (which the bridge inherits),
+ * `options.profile` opens an existing profile (kept with `keepProfile`) again,
+ * `options.webmcp` turns on Chromium's WebMCP (`document.modelContext`, pages' own tools);
+ * `options.args` are more command-line switches.
  * Returns { context, worker, profile, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, env = {}, profile: reused } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, env = {}, profile: reused, webmcp = false, args = [] } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = reused ?? mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   if (bridge) {
@@ -49,6 +51,8 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
       '--disable-component-update',
       '--disable-sync',
       '--disable-quic',
+      ...(webmcp ? ['--enable-features=WebMCP'] : []),
+      ...args,
     ],
   });
   const worker = await serviceWorker(context);

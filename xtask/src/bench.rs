@@ -33,6 +33,8 @@ pub fn run() -> Result {
     figures.extend(browser_bench("app_load.mjs", &[])?);
     // Twenty servers, seven of them dead or hanging, against twenty healthy (issue 22).
     figures.extend(browser_bench("dead_servers.mjs", &[])?);
+    // The page reader on scrapinghub's article extraction benchmark (issue 23).
+    figures.extend(crate::readable_text::run()?);
     // Local servers through the bridge, the whole way from a page (issue 14).
     cargo().args(["build", "-p", "gemipanel-bridge"]).run()?;
     figures.extend(browser_bench("local_echo.mjs", &[])?);
@@ -62,6 +64,16 @@ fn print_contributors() -> Result {
             let shown: String = function.chars().take(140).collect();
             println!("  {:>8.1}  {shown}", kb(*bytes));
         }
+    }
+    Ok(())
+}
+
+/// Only the page reader's figures, on the extension already built into dist/.
+pub fn readable_text_only() -> Result {
+    let figures = crate::readable_text::run()?;
+    println!("\nfigures:");
+    for (name, value) in &figures {
+        println!("  {name} = {value}");
     }
     Ok(())
 }
@@ -127,7 +139,7 @@ fn browser_bench(script: &str, env: &[(&str, &Path)]) -> Result<Vec<(String, Str
 }
 
 /// Lines of the form `name=value` that the benchmark programs print.
-fn figures_in(output: &str) -> Vec<(String, String)> {
+pub(crate) fn figures_in(output: &str) -> Vec<(String, String)> {
     output
         .lines()
         .filter_map(|line| line.trim().split_once('='))

@@ -5,6 +5,7 @@ mod bench;
 mod conformance;
 mod dist;
 mod fuzz;
+mod readable_text;
 mod run;
 mod setup;
 mod test;
@@ -24,7 +25,8 @@ tasks:
   test    setup, then every test suite; ends with `N passed, N failed`
   conformance  the official MCP conformance suites (2025-11-25, 2026-07-28) against the client
   fuzz [cases]  core's property tests with a million cases each (or [cases]); prints the counts
-  bench   performance and size figures
+  bench [readable_text]  performance and size figures (or only the page reader's, on the
+          dist/ already built)
 ";
 
 fn main() -> ExitCode {
@@ -36,6 +38,9 @@ fn main() -> ExitCode {
         Some("test") => test::run(&args[1..]),
         Some("conformance") => conformance::main(),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("readable_text") => {
+            bench::readable_text_only()
+        }
         Some("bench") => bench::run(),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");

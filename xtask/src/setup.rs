@@ -65,10 +65,20 @@ fn wasm_bindgen_cli() -> Result {
 /// Without a CJK font, Chromium draws the Japanese UI (and its screenshots) as empty boxes.
 const CJK_FONT: &str = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
 
+/// A display and keystrokes for the tests a headless browser cannot do: a keyboard shortcut
+/// that grants `activeTab`, Chrome's permission prompts (tests/e2e/active_tab.test.mjs).
+const XVFB: &str = "/usr/bin/Xvfb";
+const XDOTOOL: &str = "/usr/bin/xdotool";
+/// ImageMagick's `import` reads a screen pixel: Chrome's permission prompt greys the page.
+const IMPORT: &str = "/usr/bin/import";
+
 fn chromium() -> Result {
     if Path::new(CHROMIUM).exists()
         && Path::new(CHROMEDRIVER).exists()
         && Path::new(CJK_FONT).exists()
+        && Path::new(XVFB).exists()
+        && Path::new(XDOTOOL).exists()
+        && Path::new(IMPORT).exists()
     {
         return Ok(());
     }
@@ -76,7 +86,8 @@ fn chromium() -> Result {
         return Err(format!(
             "Chromium and ChromeDriver are missing and this machine is not a Debian machine where \
              we are root. Install them by hand so that {CHROMIUM} and {CHROMEDRIVER} exist \
-             and a CJK font (Debian/Ubuntu: `sudo apt-get install chromium chromium-driver fonts-noto-cjk`), then run again."
+             and a CJK font, Xvfb and xdotool (Debian/Ubuntu: `sudo apt-get install chromium \
+             chromium-driver fonts-noto-cjk xvfb xdotool imagemagick`), then run again."
         ));
     }
     Cmd::new("apt-get").args(["update", "-qq"]).run()?;
@@ -89,6 +100,9 @@ fn chromium() -> Result {
             "chromium",
             "chromium-driver",
             "fonts-noto-cjk",
+            "xvfb",
+            "xdotool",
+            "imagemagick",
         ])
         .env("DEBIAN_FRONTEND", "noninteractive")
         .run()

@@ -111,12 +111,28 @@ fn manifest_permissions_are_the_ones_in_use() {
         .collect();
     assert_eq!(
         permissions,
-        ["storage", "unlimitedStorage", "sidePanel", "identity", "nativeMessaging"]
+        [
+            "storage",
+            "unlimitedStorage",
+            "sidePanel",
+            "identity",
+            "nativeMessaging",
+            "activeTab",
+            "scripting",
+            "contextMenus"
+        ]
     );
+    // The page beside the chat: `activeTab` and `scripting` read the tab the person invoked
+    // GemiPanel on; `tabs` (an install warning) is optional, asked for in a click.
+    let page = std::fs::read_to_string(root().join("browser/js/page.js")).unwrap();
+    assert!(page.contains("chrome.scripting.executeScript") && page.contains("captureVisibleTab"));
+    assert_eq!(manifest["optional_permissions"], serde_json::json!(["tabs"]));
+    assert!(page.contains("permissions: ['tabs']"));
     // nativeMessaging is in use while the worker reaches the bridge for local servers.
     let chrome = std::fs::read_to_string(root().join("browser/src/chrome.rs")).unwrap();
     let worker = std::fs::read_to_string(root().join("background/src/local.rs")).unwrap();
     assert!(chrome.contains("js_name = connectNative") && worker.contains("connect_native("));
+    assert!(chrome.contains("js_namespace = [\"chrome\", \"contextMenus\"]"));
     let hosts: Vec<&str> = manifest["host_permissions"]
         .as_array()
         .expect("manifest.json lists host permissions")

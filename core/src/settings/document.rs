@@ -22,6 +22,15 @@ pub struct Settings {
     pub version: u64,
     pub gemini: GeminiSettings,
     pub servers: Vec<Server>,
+    /// The tool sources that are not MCP servers, by source id (`browser`, `page:<origin>`;
+    /// see `core::tools::source`): trust, "always allow", tools turned off. A server keeps
+    /// these on its own entry.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub sources: IndexMap<String, SourceSettings>,
+    /// Sources (any kind, by id) whose trusted tools may act after web content entered the
+    /// conversation without asking: the person turned that check off for them.
+    #[serde(default, skip_serializing_if = "IndexSet::is_empty")]
+    pub skip_page_content_check: IndexSet<String>,
 }
 
 impl Default for Settings {
@@ -30,8 +39,25 @@ impl Default for Settings {
             version: CURRENT_VERSION,
             gemini: GeminiSettings::default(),
             servers: Vec::new(),
+            sources: IndexMap::new(),
+            skip_page_content_check: IndexSet::new(),
         }
     }
+}
+
+/// Trust and tool choices of a source that is not an MCP server (the browser, a page).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSettings {
+    /// Calls run without asking first.
+    #[serde(default)]
+    pub trust: bool,
+    /// Tools the person said "always allow" for.
+    #[serde(default, skip_serializing_if = "IndexSet::is_empty")]
+    pub allowed_tools: ToolNames,
+    /// Tools turned off: never offered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_tools: Vec<String>,
 }
 
 impl Settings {
@@ -57,6 +83,23 @@ impl Settings {
 
     pub fn server_by_name(&self, name: &str) -> Option<&Server> {
         self.servers.iter().find(|s| same_name(&s.name, name))
+    }
+
+    /// Trust and choices of any source by its id, a server's taken from its entry.
+    pub fn source(&self, id: &str) -> SourceSettings {
+        if let Some(server) = self.servers.iter().find(|s| s.id.as_str() == id) {
+            return SourceSettings {
+                trust: server.trust,
+                allowed_tools: server.allowed_tools.clone(),
+                exclude_tools: server.exclude_tools.clone(),
+            };
+        }
+        self.sources.get(id).cloned().unwrap_or_default()
+    }
+
+    /// Whether trusted tools of source `id` ask after web content entered the conversation.
+    pub fn confirms_after_page_content(&self, id: &str) -> bool {
+        !self.skip_page_content_check.contains(id)
     }
 }
 

@@ -10,7 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::document::{
-    same_name, Headers, OAuthClient, Server, ServerId, Settings, DEFAULT_TIMEOUT_MS,
+    same_name, Headers, OAuthClient, Server, ServerId, Settings, SourceSettings, DEFAULT_TIMEOUT_MS,
 };
 use super::local::LocalCommand;
 use super::secret::Secret;
@@ -72,6 +72,12 @@ pub enum SettingsEdit {
         id: ServerId,
         tool: String,
     },
+    /// A change to a tool source by its id (see `core::tools::source`): the browser's tools,
+    /// a page's, or, for the page content check, a server's too.
+    SetSource {
+        source: String,
+        change: SourceChange,
+    },
     /// The person saw `command_line` ([`LocalCommand::display`]) and lets it run. Refused when
     /// the server's command changed meanwhile: the person has not seen that one.
     ConfirmCommand {
@@ -89,6 +95,22 @@ pub enum SettingsEdit {
         api_key: Option<Secret>,
         model: Option<String>,
     },
+}
+
+/// What [`SettingsEdit::SetSource`] changes. (Externally tagged: one small variant of
+/// `SettingsEdit` instead of four costs the worker's wasm less.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceChange {
+    /// Trust the browser or a page: its calls run without asking.
+    Trust(bool),
+    /// "Always allow" one tool of the browser or of a page.
+    AllowTool(String),
+    /// Turns one tool of the browser or of a page on or off.
+    ToolEnabled(String, bool),
+    /// Whether trusted tools of the source (any kind) ask after web content entered the
+    /// conversation.
+    PageContentCheck(bool),
 }
 
 /// The server form's fields.
@@ -329,6 +351,7 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
         SettingsEdit::RemoveServer { id } => {
             find(doc, id)?;
             doc.servers.retain(|s| &s.id != id);
+            doc.skip_page_content_check.shift_remove(id.as_str());
         }
         SettingsEdit::SetTrust { id, trust } => find(doc, id)?.trust = *trust,
         SettingsEdit::SetEnabledByDefault { id, enabled } => {
@@ -348,6 +371,27 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
         SettingsEdit::DisallowTool { id, tool } => {
             find(doc, id)?.allowed_tools.shift_remove(tool);
         }
+        SettingsEdit::SetSource { source, change } => match change {
+            SourceChange::Trust(trust) => other_source(doc, source)?.trust = *trust,
+            SourceChange::AllowTool(tool) => {
+                other_source(doc, source)?.allowed_tools.insert(tool.clone());
+            }
+            SourceChange::ToolEnabled(tool, enabled) => {
+                let excluded = &mut other_source(doc, source)?.exclude_tools;
+                excluded.retain(|t| t != tool);
+                if !enabled {
+                    excluded.push(tool.clone());
+                }
+            }
+            SourceChange::PageContentCheck(check) => {
+                known_source(doc, source)?;
+                if *check {
+                    doc.skip_page_content_check.shift_remove(source);
+                } else {
+                    doc.skip_page_content_check.insert(source.clone());
+                }
+            }
+        },
         SettingsEdit::ConfirmCommand { id, command_line, run } => {
             let server = find(doc, id)?;
             let local = server.local.as_ref().filter(|l| &l.display() == command_line);
@@ -377,6 +421,38 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
 
 fn find<'a>(doc: &'a mut Settings, id: &ServerId) -> Result<&'a mut Server, EditError> {
     doc.servers.iter_mut().find(|s| &s.id == id).ok_or_else(|| EditError::UnknownServer(id.clone()))
+}
+
+/// The settings of the browser or of a page, made on first use.
+fn other_source<'a>(
+    doc: &'a mut Settings,
+    source: &str,
+) -> Result<&'a mut SourceSettings, EditError> {
+    use crate::tools::source::SourceKind;
+    if SourceKind::of(source) == SourceKind::Mcp {
+        return Err(Invalid::new(Field::ServerId, Text::new("errSettingsNoSource")).into());
+    }
+    known_source(doc, source)?;
+    Ok(doc.sources.entry(source.to_owned()).or_default())
+}
+
+/// A source id a setting may be kept for: a server's, the browser, or a page by its origin
+/// (http or https, as the browser writes origins).
+fn known_source(doc: &Settings, source: &str) -> Result<(), EditError> {
+    use crate::tools::source::{page_origin, SourceKind, BROWSER};
+    let known = match SourceKind::of(source) {
+        SourceKind::Browser => source == BROWSER,
+        SourceKind::Page => page_origin(source).and_then(web_url::parse).is_some_and(|u| {
+            matches!(u.scheme.as_str(), "http" | "https")
+                && u.origin() == page_origin(source).unwrap_or_default()
+        }),
+        SourceKind::Mcp => doc.servers.iter().any(|s| s.id.as_str() == source),
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(Invalid::new(Field::ServerId, Text::new("errSettingsNoSource")).into())
+    }
 }
 
 fn empty_server(id: ServerId) -> Server {

@@ -66,6 +66,8 @@ impl fmt::Display for Invalid {
 }
 
 pub const MAX_SERVERS: usize = 100;
+/// Sites whose tools' trust is kept, at most (and so many opt-outs of the page content check).
+pub const MAX_SOURCES: usize = 200;
 pub const MAX_NAME_CHARS: usize = 64;
 pub const MIN_TIMEOUT_MS: u64 = 100;
 pub const MAX_TIMEOUT_MS: u64 = 3_600_000;
@@ -90,6 +92,18 @@ pub fn validate(doc: &Settings) -> Result<(), Invalid> {
             Field::Document,
             Text::new("errSettingsTooManyServers").arg(MAX_SERVERS),
         ));
+    }
+    if doc.sources.len() > MAX_SOURCES
+        || doc.skip_page_content_check.len() > MAX_SOURCES + MAX_SERVERS
+    {
+        return Err(Invalid::new(
+            Field::Document,
+            Text::new("errSettingsTooManySources").arg(MAX_SOURCES),
+        ));
+    }
+    let kinds = doc.sources.keys().map(|id| crate::tools::source::SourceKind::of(id));
+    if kinds.into_iter().any(|kind| kind == crate::tools::source::SourceKind::Mcp) {
+        return Err(Invalid::new(Field::Document, Text::new("errSettingsNoSource")));
     }
     // At most 100 servers: a scan of the ones before is quick enough.
     for (i, server) in doc.servers.iter().enumerate() {

@@ -1,4 +1,5 @@
-//! Gemini function names for MCP tools: `mcp_{server}_{tool}`.
+//! Gemini function names for tools: `mcp_{server}_{tool}` for an MCP server's,
+//! `browser_{tool}` for the browser's own, `page_{host}_{tool}` for a page's (WebMCP).
 //!
 //! Gemini accepts `[A-Za-z0-9_.:-]`, at most 64 characters. Names are lowercased, every other
 //! character becomes `_`, runs of `_` collapse and ends are trimmed. A name that is too long is
@@ -6,6 +7,8 @@
 //! distinct and the same tool always gets the same name.
 
 use sha2::{Digest, Sha256};
+
+use super::source::SourceKind;
 
 /// Longest function name Gemini accepts.
 pub const MAX_NAME_LEN: usize = 64;
@@ -34,9 +37,18 @@ pub fn short_hash(text: &str) -> String {
 /// `mcp_{server}_{tool}`, cut to [`MAX_NAME_LEN`] with a hash suffix when longer.
 /// Empty segments (a name of only symbols or non-Latin letters) become `server` / `tool`.
 pub fn function_name(server: &str, tool: &str) -> String {
-    let server = non_empty(sanitize_segment(server), "server");
+    for_source(SourceKind::Mcp, server, tool)
+}
+
+/// The function name of `tool` of a source of `kind` named `source` (a server's name, a page's
+/// host; the browser's name is not part of its tools' names). Same rules for every kind.
+pub fn for_source(kind: SourceKind, source: &str, tool: &str) -> String {
     let tool = non_empty(sanitize_segment(tool), "tool");
-    let name = format!("mcp_{server}_{tool}");
+    let name = match kind {
+        SourceKind::Browser => format!("browser_{tool}"),
+        SourceKind::Mcp => format!("mcp_{}_{tool}", non_empty(sanitize_segment(source), "server")),
+        SourceKind::Page => format!("page_{}_{tool}", non_empty(sanitize_segment(source), "site")),
+    };
     if name.len() <= MAX_NAME_LEN {
         name
     } else {
@@ -57,5 +69,26 @@ fn non_empty(segment: String, fallback: &str) -> String {
         fallback.to_owned()
     } else {
         segment
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_of_source_names_its_tools_by_the_same_rules() {
+        assert_eq!(function_name("GitHub", "create-issue"), "mcp_github_create_issue");
+        assert_eq!(for_source(SourceKind::Browser, "Browser", "read_page"), "browser_read_page");
+        assert_eq!(
+            for_source(SourceKind::Page, "shop.example.com", "addToCart"),
+            "page_shop_example_com_addtocart"
+        );
+        assert_eq!(for_source(SourceKind::Page, "日本", "検索"), "page_site_tool");
+        let long = for_source(SourceKind::Page, &"a".repeat(80), "search");
+        assert!(long.len() <= MAX_NAME_LEN && long.starts_with("page_aaa"), "{long}");
+        assert_ne!(long, for_source(SourceKind::Page, &"a".repeat(81), "search"));
+        let long_browser = for_source(SourceKind::Browser, "", &"x".repeat(70));
+        assert_eq!(long_browser.len(), MAX_NAME_LEN);
     }
 }

@@ -176,6 +176,7 @@ pub fn valid_settings() -> BoxedStrategy<Settings> {
             version: CURRENT_VERSION,
             gemini: GeminiSettings { api_key, model, base_url },
             servers,
+            ..Settings::default()
         })
         .boxed()
 }
@@ -233,6 +234,7 @@ fn any_settings() -> impl Strategy<Value = Settings> {
             version,
             gemini: GeminiSettings { api_key, model, base_url },
             servers,
+            ..Settings::default()
         },
     )
 }

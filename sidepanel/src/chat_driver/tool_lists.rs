@@ -50,6 +50,10 @@ pub(super) struct WaitingTurn {
     /// The servers whose tools this turn declares.
     pub servers: IndexSet<String>,
     pub declares_tools: bool,
+    /// The tools the page beside the chat offers (WebMCP), read before the turn waits.
+    pub page: Option<Rc<super::page_tools::PageOffer>>,
+    /// The page, selection and attachments the turn carries.
+    pub context: super::context::TurnContext,
 }
 
 struct Waiting {

@@ -17,6 +17,9 @@ pub struct Props {
     pub draft: Option<String>,
     #[prop_or_default]
     pub draft_epoch: u32,
+    /// The input got focus (the person is about to write: a selection on the page is offered).
+    #[prop_or_default]
+    pub on_focus: Callback<()>,
 }
 
 /// The message input: Enter sends, Shift+Enter is a newline; Stop while Gemini answers.
@@ -66,6 +69,7 @@ pub fn Composer(props: &Props) -> Html {
             { props.children.clone() }
             <div class="input-row">
                 <textarea ref={input} rows="2" {onkeydown} data-testid="input"
+                    onfocus={props.on_focus.reform(|_: FocusEvent| ())}
                     placeholder={message("panelInputPlaceholder", &[])}
                     aria-label={message("panelInputPlaceholder", &[])} />
                 { button }

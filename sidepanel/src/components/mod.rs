@@ -1,6 +1,7 @@
 pub mod app_frame;
 pub mod code_block;
 pub mod composer;
+pub mod context_chips;
 pub mod elicitation_card;
 pub mod empty_chat;
 pub mod error_card;

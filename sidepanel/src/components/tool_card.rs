@@ -4,6 +4,7 @@ use yew::prelude::*;
 use super::app_frame::AppFrame;
 use crate::chat_driver::{Confirmation, Decision, SignInChoice};
 use crate::state::{ToolCard, ToolStatus};
+use gemipanel_core::tools::source::SourceKind;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -23,7 +24,9 @@ pub fn ToolCardView(props: &Props) -> Html {
         ToolStatus::Denied => ("denied", message("panelToolDenied", &[])),
         ToolStatus::Cancelled => ("cancelled", message("panelToolCancelled", &[])),
         ToolStatus::NeedsSignIn { .. } => ("sign-in", message("panelToolNeedsSignIn", &[])),
+        ToolStatus::NeedsAccess { .. } => ("access", message("panelToolNeedsAccess", &[])),
     };
+    let kind = SourceKind::of(&card.server_id);
     let decide = |decision: Decision| {
         let id = card.call_id.clone();
         props.on_decide.reform(move |_: MouseEvent| (id.clone(), decision))
@@ -59,7 +62,7 @@ pub fn ToolCardView(props: &Props) -> Html {
     html! {
         <>
         <details class={classes!("tool-card", state)}
-            open={matches!(card.status, ToolStatus::Confirm | ToolStatus::NeedsSignIn { .. })}
+            open={matches!(card.status, ToolStatus::Confirm | ToolStatus::NeedsSignIn { .. } | ToolStatus::NeedsAccess { .. })}
             data-testid="tool-card" data-state={state} data-call-id={card.call_id.clone()}>
             <summary>
                 <span class="tool-name">{ &card.tool }</span>
@@ -103,13 +106,31 @@ pub fn ToolCardView(props: &Props) -> Html {
                     }
                 </div>
             }
+            if let ToolStatus::NeedsAccess { message: why, tabs, .. } = &card.status {
+                <div class="access" data-testid="access-card">
+                    <p class="hint">{ why }</p>
+                    <div class="confirm">
+                        <button class="primary" onclick={decide(Decision::Access(true))} data-testid="allow-access">
+                            { message(if *tabs { "panelAllowTabs" } else { "panelAllowAccess" }, &[]) }</button>
+                        <button onclick={decide(Decision::Access(false))}>{ message("panelSkipAccess", &[]) }</button>
+                    </div>
+                </div>
+            }
             if card.status == ToolStatus::Confirm {
+                if card.asked_for_page_content {
+                    <p class="hint web-content" data-testid="asked-for-web-content">
+                        { message("panelAskedForWebContent", &[&card.server_name]) }</p>
+                }
                 <div class="confirm">
                     <button class="primary" onclick={decide(Decision::Confirm(Confirmation::AllowOnce))}>{ message("panelAllowOnce", &[]) }</button>
                     // An app's own tool lives as long as the app: nothing to remember it by.
-                    if !card.from_app {
+                    // A trusted tool asked because of web content: "always" is already so.
+                    if card.asked_for_page_content {
+                        <button onclick={decide(Decision::Confirm(Confirmation::StopAskingAfterWebContent))}>
+                            { message("panelStopAskingAfterWebContent", &[&card.server_name]) }</button>
+                    } else if !card.from_app {
                         <button onclick={decide(Decision::Confirm(Confirmation::AlwaysTool))}>{ message("panelAlwaysTool", &[]) }</button>
-                        <button onclick={decide(Decision::Confirm(Confirmation::AlwaysServer))}>{ message("panelAlwaysServer", &[]) }</button>
+                        <button onclick={decide(Decision::Confirm(Confirmation::AlwaysServer))}>{ always_source(kind) }</button>
                     }
                     <button class="danger" onclick={decide(Decision::Confirm(Confirmation::Deny))}>{ message("panelDeny", &[]) }</button>
                 </div>
@@ -117,6 +138,15 @@ pub fn ToolCardView(props: &Props) -> Html {
         </details>
         { for app }
         </>
+    }
+}
+
+/// "Always allow this server", or the same said of the browser or of a site.
+fn always_source(kind: SourceKind) -> String {
+    match kind {
+        SourceKind::Mcp => message("panelAlwaysServer", &[]),
+        SourceKind::Browser => message("panelAlwaysBrowser", &[]),
+        SourceKind::Page => message("panelAlwaysSite", &[]),
     }
 }
 

@@ -4,13 +4,15 @@ use gemipanel_browser::chrome::message;
 use gemipanel_core::mcp::ElicitResult;
 use yew::prelude::*;
 
+use super::context_chips::kind_name;
 use super::{
     elicitation_card::ElicitationCardView, error_card::ErrorCard, model_reply::ModelReplyView,
     tool_card::ToolCardView,
 };
 use crate::chat_driver::Decision;
 use crate::shared::Shared;
-use crate::state::Entry;
+use crate::state::{ContextLabel, Entry};
+use gemipanel_core::page::context::ContextKind;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -41,7 +43,16 @@ struct EntryProps {
 #[function_component]
 fn EntryView(props: &EntryProps) -> Html {
     let body = match &*props.entry {
-        Entry::User { text } => html! { <div class="bubble">{ text.clone() }</div> },
+        Entry::User { text, context } => html! {
+            <>
+                <div class="bubble">{ text.clone() }</div>
+                if !context.is_empty() {
+                    <ul class="context-sent" data-testid="context-sent">
+                        { for context.iter().map(sent_label) }
+                    </ul>
+                }
+            </>
+        },
         Entry::Model(reply) => html! { <ModelReplyView reply={reply.clone()} /> },
         Entry::Tool(card) => {
             html! { <ToolCardView card={card.clone()} on_decide={props.on_decide.clone()} /> }
@@ -59,4 +70,27 @@ fn EntryView(props: &EntryProps) -> Html {
         Entry::Error(error) => html! { <ErrorCard error={error.clone()} /> },
     };
     html! { <li class={classes!("entry", props.entry.kind())}>{ body }</li> }
+}
+
+/// A context part as it was sent: what it was, the page's title, openable when it is a web
+/// address.
+fn sent_label(label: &ContextLabel) -> Html {
+    let what = match label.kind {
+        ContextKind::Page => message("panelSentPage", &[]),
+        ContextKind::Selection => message("panelSentSelection", &[]),
+        ContextKind::Image => message("panelSentImage", &[]),
+        ContextKind::Link => message("panelSentLink", &[]),
+    };
+    let title = if label.title.trim().is_empty() { label.url.clone() } else { label.title.clone() };
+    let web = label.url.starts_with("https://") || label.url.starts_with("http://");
+    html! {
+        <li data-kind={kind_name(label.kind)}>
+            <span class="what">{ what }</span>
+            if web {
+                <a href={label.url.clone()} target="_blank" rel="noopener noreferrer" title={label.url.clone()}>{ title }</a>
+            } else {
+                <span title={label.url.clone()}>{ title }</span>
+            }
+        </li>
+    }
 }

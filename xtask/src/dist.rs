@@ -69,8 +69,10 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// context menu and WebMCP page tools go on top: WebMCP's page tools took the side panel to
 /// 571.6 KB (their listing, calls and the menu's "This page"), the context menu's clicks and
 /// attachments to 578.2 KB, so its ceiling went from 575 to 590.
+/// After that merge the popup measured 377.2 KB, a little over the sum of the raises (the
+/// branches' settings additions decode together): its ceiling went from 377 to 380.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 395.0), ("sidepanel", 649.0), ("popup", 377.0), ("apphost", 174.0)];
+    [("background", 395.0), ("sidepanel", 649.0), ("popup", 380.0), ("apphost", 174.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

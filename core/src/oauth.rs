@@ -19,9 +19,11 @@
 pub mod authorizer;
 pub mod challenge;
 pub mod discovery;
+pub mod dpop;
 pub mod drive;
 mod error;
 mod exchange;
+pub mod jose;
 mod learned;
 pub mod metadata;
 pub mod pkce;

@@ -18,12 +18,13 @@ mod jsonc;
 mod load;
 mod local;
 mod migrate;
+mod private_key;
 mod secret;
 mod validate;
 
 pub use document::{
-    same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, ToolNames,
-    CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
+    same_name, GeminiSettings, Headers, IdentityProvider, OAuthClient, Server, ServerId, Settings,
+    SignInMethod, ToolNames, CURRENT_VERSION, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit};
 pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};
@@ -34,5 +35,6 @@ pub use jsonc::strip_comments;
 pub use load::{load, LoadError, LoadFailure, Loaded};
 pub use local::{validate_local, LocalCommand};
 pub use migrate::{migrate, version_of, MigrationError};
+pub use private_key::{pkcs8_from_pem, KeyProblem};
 pub use secret::Secret;
 pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};

@@ -355,10 +355,12 @@ impl ServerForm {
             Some(typed) => Some(Secret::new(typed)),
             None => stored,
         };
+        let kept = self.opened.as_ref().map(|o| o.oauth.clone()).unwrap_or_default();
         OAuthClient {
             client_id: text(&self.client_id),
             client_secret: client_secret.filter(|_| !self.client_id.trim().is_empty()),
             metadata_url: text(&self.client_metadata_url),
+            ..kept
         }
     }
 

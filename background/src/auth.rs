@@ -1,21 +1,26 @@
 //! Signing in to MCP servers: core's [`Authorizer`] with the browser as its host (fetch without
 //! redirects, `chrome.identity.launchWebAuthFlow`, `chrome.storage.local`).
 //!
-//! Tokens stay here: under `oauth_credentials:<server id>` (one server's credentials) and
-//! `oauth_clients` (clients registered per issuer, reused by every server behind it). No
-//! message to a page carries them; pages see [`SignedInView`] (issuer and scopes).
+//! Tokens stay here: under `oauth_credentials:<server id>` (one server's credentials),
+//! `oauth_clients` (clients registered per issuer, reused by every server behind it) and
+//! `oauth_idp_sessions` (sign-ins at enterprise identity providers). A server's DPoP key is a
+//! non-extractable `CryptoKey` in IndexedDB (`gemipanel_browser::keys`). No message to a page
+//! carries any of them; pages see [`SignedInView`] (issuer and scopes).
 
 use std::rc::Rc;
 use std::time::Duration;
 
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::{self, now_ms};
+use gemipanel_browser::keys::{self, DpopKey};
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::{HttpRequest, ResponseBody};
 use gemipanel_core::messages::{SignInOutcome, SignedInView};
 use gemipanel_core::oauth::authorizer::{AuthorizerHost, Failure};
+use gemipanel_core::oauth::dpop::ProofSigner;
 use gemipanel_core::oauth::drive::OAuthHost;
+use gemipanel_core::oauth::enterprise::IdpSession;
 use gemipanel_core::oauth::{
     self, Credentials, Randomness, RegisteredClient, Response, MAX_DOCUMENT_BYTES,
 };
@@ -28,6 +33,7 @@ pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction}
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 const CLIENTS_KEY: &str = "oauth_clients";
+const IDP_SESSIONS_KEY: &str = "oauth_idp_sessions";
 
 fn credentials_key(id: &ServerId) -> String {
     format!("oauth_credentials:{id}")
@@ -106,6 +112,14 @@ impl OAuthHost for Host {
     fn now_ms(&self) -> u64 {
         now_ms()
     }
+
+    fn random_id(&self) -> Option<[u8; 16]> {
+        chrome::random_bytes().ok()
+    }
+
+    async fn sign_with_key(&self, pkcs8: &[u8], input: &[u8]) -> Result<Vec<u8>, String> {
+        keys::sign_with_pkcs8(pkcs8, input).await.map_err(|e| e.to_string())
+    }
 }
 
 impl AuthorizerHost for Host {
@@ -141,10 +155,54 @@ impl AuthorizerHost for Host {
             web_sys::console::warn_1(&format!("the sign-in was not kept: {e}").into());
         }
     }
+
+    async fn proof_signer(&self) -> Option<Rc<dyn ProofSigner>> {
+        match DpopKey::get(self.server_id.as_str(), true).await {
+            Ok(key) => key.map(|k| Rc::new(k) as Rc<dyn ProofSigner>),
+            Err(e) => {
+                // Without a key the tokens are bearer tokens, as before DPoP.
+                web_sys::console::warn_1(&format!("no DPoP key: {e}").into());
+                None
+            }
+        }
+    }
+
+    async fn idp_sessions(&self) -> Vec<IdpSession> {
+        read_list(IDP_SESSIONS_KEY).await
+    }
+
+    async fn keep_idp_session(&self, session: &IdpSession) {
+        let lock = CLIENTS_LOCK.with(Rc::clone);
+        let _turn = lock.lock().await;
+        let mut sessions: Vec<IdpSession> = read_list(IDP_SESSIONS_KEY).await;
+        sessions.retain(|s| !(s.issuer == session.issuer && s.client_id == session.client_id));
+        sessions.push(session.clone());
+        if let Err(e) = write(IDP_SESSIONS_KEY, &sessions).await {
+            web_sys::console::warn_1(
+                &format!("the identity provider's sign-in was not kept: {e}").into(),
+            );
+        }
+    }
+}
+
+/// The DPoP key a server's kept credentials are bound to, if they are and it is there.
+pub async fn kept_signer(
+    id: &ServerId,
+    credentials: Option<&Credentials>,
+) -> Option<Rc<dyn ProofSigner>> {
+    credentials.filter(|c| c.is_bound())?;
+    match DpopKey::get(id.as_str(), false).await {
+        Ok(key) => key.map(|k| Rc::new(k) as Rc<dyn ProofSigner>),
+        Err(_) => None,
+    }
 }
 
 async fn read_clients() -> Vec<RegisteredClient> {
-    match chrome::local_get(CLIENTS_KEY).await {
+    read_list(CLIENTS_KEY).await
+}
+
+async fn read_list<T: serde::de::DeserializeOwned>(key: &str) -> Vec<T> {
+    match chrome::local_get(key).await {
         Ok(raw) if !raw.is_undefined() => from_js(raw).unwrap_or_default(),
         _ => Vec::new(),
     }

@@ -10,6 +10,7 @@ mod error;
 pub mod gemini_http;
 pub mod gemini_models;
 pub mod http;
+pub mod keys;
 pub mod locks;
 pub mod messaging;
 pub mod port;

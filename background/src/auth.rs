@@ -26,6 +26,7 @@ use gemipanel_core::oauth::{
 };
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, FifoLock};
+use wasm_bindgen::JsValue;
 
 pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction};
 
@@ -36,8 +37,11 @@ const CLIENTS_KEY: &str = "oauth_clients";
 const IDP_SESSIONS_KEY: &str = "oauth_idp_sessions";
 
 fn credentials_key(id: &ServerId) -> String {
-    format!("oauth_credentials:{id}")
+    Credentials::storage_key(id)
 }
+
+/// Whether the orphans of this browser session were looked for (`chrome.storage.session`).
+const ORPHANS_CHECKED_KEY: &str = "oauth_orphans_checked";
 
 thread_local! {
     // Read-modify-write of the registered clients, shared by every server's sign-in.
@@ -55,7 +59,8 @@ pub fn redirect_uri() -> String {
 /// The credentials kept for `id`, if any (and readable).
 pub async fn stored_credentials(id: &ServerId) -> Option<Credentials> {
     let raw = chrome::local_get(&credentials_key(id)).await.ok()?;
-    if raw.is_undefined() {
+    // `null`: blanked with the server's removal, not yet taken away.
+    if raw.is_undefined() || raw.is_null() {
         return None;
     }
     match from_js(raw) {
@@ -68,9 +73,64 @@ pub async fn stored_credentials(id: &ServerId) -> Option<Credentials> {
     }
 }
 
-/// Forgets a removed server's credentials (without revoking: the server may be gone).
-pub async fn forget(id: &ServerId) {
-    let _ = chrome::local_remove(&credentials_key(id)).await;
+/// What is left of a removed server's sign-in goes: its tokens are revoked where the
+/// authorization server offers RFC 7009 revocation (`credentials`, read before the removal
+/// blanked them), its DPoP key is deleted and the blank is taken away. Revocation is a
+/// courtesy: the tokens are already gone from storage whatever it answers.
+pub async fn forget(id: &str, credentials: Option<Credentials>) {
+    if let Some(credentials) = credentials {
+        let host =
+            Host { server_id: ServerId::parse(id).unwrap_or_else(|| ServerId::generate([0; 16])) };
+        for result in oauth::drive::revoke(&host, &credentials).await {
+            if let Err(e) = result {
+                web_sys::console::warn_1(
+                    &format!("revocation of a removed server's tokens: {e:?}").into(),
+                );
+            }
+        }
+    }
+    if let Err(e) = DpopKey::delete(id).await {
+        web_sys::console::warn_1(&format!("the DPoP key of {id} was not deleted: {e}").into());
+    }
+    let _ = chrome::local_remove(&format!("{}{id}", Credentials::STORAGE_PREFIX)).await;
+}
+
+/// Once a browser session, after the worker started: what is kept for servers no longer in
+/// the settings (credentials, DPoP keys, tool lists), left by a removal that did not finish or
+/// an older version, goes as a removal's would. Never while the settings cannot be read: then
+/// every server would look gone.
+pub async fn clean_orphans() {
+    if chrome::session_get(ORPHANS_CHECKED_KEY).await.is_ok_and(|v| !v.is_undefined()) {
+        return;
+    }
+    if crate::store::problem().await.is_some() {
+        return;
+    }
+    let Ok(settings) = crate::store::read().await else { return };
+    let _ = chrome::session_set(ORPHANS_CHECKED_KEY, &JsValue::TRUE).await;
+    let stored = chrome::local_get_prefixed(Credentials::STORAGE_PREFIX).await.unwrap_or_default();
+    let credentials: Vec<(String, JsValue)> = stored
+        .into_iter()
+        .filter_map(|(key, value)| {
+            Some((key.strip_prefix(Credentials::STORAGE_PREFIX)?.to_owned(), value))
+        })
+        .collect();
+    let keys = DpopKey::ids().await.unwrap_or_default();
+    let tools = chrome::local_get_prefixed("tools_cache:").await.unwrap_or_default();
+    let tool_ids: Vec<String> = tools
+        .iter()
+        .filter_map(|(key, _)| key.strip_prefix("tools_cache:").map(str::to_owned))
+        .collect();
+    let ids = credentials.iter().map(|(id, _)| id.as_str()).chain(keys.iter().map(String::as_str));
+    for id in settings.orphans(ids) {
+        let kept = credentials.iter().find(|(i, _)| *i == id).map(|(_, v)| v.clone());
+        let kept: Option<Credentials> =
+            kept.filter(|v| v.is_object()).and_then(|v| from_js(v).ok());
+        forget(&id, kept).await;
+    }
+    for id in settings.orphans(tool_ids.iter().map(String::as_str)) {
+        let _ = chrome::local_remove(&format!("tools_cache:{id}")).await;
+    }
 }
 
 /// The browser side of one server's sign-in.

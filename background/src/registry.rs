@@ -304,7 +304,6 @@ pub fn retain(servers: &[Server]) {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = chrome::session_remove(&session_key(&id)).await;
             forget_tools(&id).await;
-            auth::forget(&id).await;
         });
     }
 }

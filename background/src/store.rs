@@ -22,7 +22,8 @@ use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::messages::{Event, Recovery, SettingsProblem};
-use gemipanel_core::settings::{apply, load, Settings, SettingsEdit};
+use gemipanel_core::oauth::Credentials;
+use gemipanel_core::settings::{apply, load, ServerId, Settings, SettingsEdit};
 use gemipanel_core::sync::FifoLock;
 use gemipanel_core::text::Text;
 use serde_json::Value;
@@ -138,7 +139,7 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
         answers.push((reply, result));
     }
     if doc != before {
-        if let Err(message) = write(&doc).await {
+        if let Err(message) = write_forgetting(&doc, &before.removed_in(&doc)).await {
             for (_, result) in &mut answers {
                 if result.is_ok() {
                     *result = Err(message.clone());
@@ -264,8 +265,20 @@ async fn keep_aside(raw: JsValue, error: Text) -> Result<SettingsProblem, Text> 
 
 /// The one way the document is written.
 async fn write(settings: &Settings) -> Result<(), Text> {
+    write_forgetting(settings, &[]).await
+}
+
+/// Writes the document and, in the same storage write, blanks the credentials of the servers
+/// it no longer has (`removed`): a removed server's tokens and client secret never outlive it,
+/// even when the worker stops right after (issue 22, item 3). The blanks (`null`) are taken
+/// away afterwards, with the revocation (`auth::forget`).
+async fn write_forgetting(settings: &Settings, removed: &[ServerId]) -> Result<(), Text> {
     let value = to_js(settings).map_err(storage)?;
-    chrome::local_set(KEY, &value)
+    let keys: Vec<String> = removed.iter().map(Credentials::storage_key).collect();
+    let blank = JsValue::NULL;
+    let mut entries = vec![(KEY, &value)];
+    entries.extend(keys.iter().map(|key| (key.as_str(), &blank)));
+    chrome::local_set_all(&entries)
         .await
         .map_err(|e| Text::new("errSettingsNotSavedBecause").arg(e.message()))
 }

@@ -201,9 +201,16 @@ pub fn on_local_storage_changed(
 
 /// Writes one key of `chrome.storage.local`.
 pub async fn local_set(key: &str, value: &JsValue) -> Result<(), BrowserError> {
+    local_set_all(&[(key, value)]).await
+}
+
+/// Writes several keys of `chrome.storage.local` in one write: all of them or none.
+pub async fn local_set_all(entries: &[(&str, &JsValue)]) -> Result<(), BrowserError> {
     let items = Object::new();
-    js_sys::Reflect::set(&items, &key.into(), value)
-        .map_err(|e| BrowserError::from_js("writing storage", e))?;
+    for (key, value) in entries {
+        js_sys::Reflect::set(&items, &(*key).into(), value)
+            .map_err(|e| BrowserError::from_js("writing storage", e))?;
+    }
     let promise =
         storage_local_set(&items).map_err(|e| BrowserError::from_js("writing storage", e))?;
     let _: JsValue =

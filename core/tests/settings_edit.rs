@@ -467,3 +467,16 @@ BzsJ5SbTB5WSR9jlbnaowpsP+/nFBeM5yy7hfeUqP4q/pPR9xgyWjh1m
         assert_eq!(err.field(), Field::SignIn);
     }
 }
+
+#[test]
+fn what_is_kept_for_servers_no_longer_configured_is_found() {
+    let doc = add(&base(), 2, "a", "https://a.example/mcp");
+    let removed = apply(&doc, &SettingsEdit::RemoveServer { id: id(2) }).unwrap();
+    let (one, two) = (id(1), id(2));
+    let kept = [one.as_str(), two.as_str(), "test_srv_draft", two.as_str()];
+    assert_eq!(doc.orphans(kept), ["test_srv_draft"]);
+    assert_eq!(removed.orphans(kept), [two.as_str(), "test_srv_draft"]);
+    assert!(Settings::default().orphans([]).is_empty());
+    assert_eq!(doc.removed_in(&removed), [id(2)]);
+    assert!(removed.removed_in(&doc).is_empty());
+}

@@ -10,7 +10,7 @@ use std::fmt;
 
 use super::registration::ClientInformation;
 use crate::mcp::redact_url;
-use crate::settings::Secret;
+use crate::settings::{Secret, ServerId};
 
 /// How the client proves itself at the token endpoint (RFC 6749 §2.3, RFC 8414 §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,6 +182,14 @@ impl fmt::Debug for Credentials {
 }
 
 impl Credentials {
+    /// What the credentials of every server are stored under, followed by its id.
+    pub const STORAGE_PREFIX: &'static str = "oauth_credentials:";
+
+    /// The `chrome.storage.local` key of server `id`'s credentials.
+    pub fn storage_key(id: &ServerId) -> String {
+        format!("{}{id}", Self::STORAGE_PREFIX)
+    }
+
     /// The `Authorization` header value of a bearer token (a bound one needs its key: see
     /// `authorizer`).
     pub fn authorization(&self) -> String {

@@ -57,6 +57,26 @@ impl Settings {
     pub fn server_by_name(&self, name: &str) -> Option<&Server> {
         self.servers.iter().find(|s| same_name(&s.name, name))
     }
+
+    /// The servers of this document that `next` no longer has.
+    pub fn removed_in(&self, next: &Settings) -> Vec<ServerId> {
+        let kept = |id: &ServerId| next.servers.iter().any(|s| s.id == *id);
+        self.servers.iter().map(|s| s.id.clone()).filter(|id| !kept(id)).collect()
+    }
+
+    /// Of the server ids something is kept for (credentials, a key), those of no server in
+    /// this document: left behind by a removal that did not finish (the worker stopped, an
+    /// older version). Ids used while testing a draft (`test_…`) are no one's either.
+    pub fn orphans<'a>(&self, kept_for: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut orphans: Vec<String> = kept_for
+            .into_iter()
+            .filter(|id| !self.servers.iter().any(|s| s.id.as_str() == *id))
+            .map(str::to_owned)
+            .collect();
+        orphans.sort_unstable();
+        orphans.dedup();
+        orphans
+    }
 }
 
 /// Server names are compared without case: tool names derived from them are lower-cased, so

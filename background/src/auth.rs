@@ -6,6 +6,10 @@
 //! `oauth_idp_sessions` (sign-ins at enterprise identity providers). A server's DPoP key is a
 //! non-extractable `CryptoKey` in IndexedDB (`gemipanel_browser::keys`). No message to a page
 //! carries any of them; pages see [`SignedInView`] (issuer and scopes).
+//!
+//! Sign-in's POSTs (token, registration, revocation) leave without an `Origin` header, through
+//! a session rule for the one URL (`core::oauth::origin_rule`): authorization servers that
+//! check the origin of browser requests would refuse the extension's.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -15,12 +19,13 @@ use gemipanel_browser::http::{self, now_ms};
 use gemipanel_browser::keys::{self, DpopKey};
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
-use gemipanel_core::mcp::{HttpRequest, ResponseBody};
+use gemipanel_core::mcp::{HttpRequest, Method, ResponseBody};
 use gemipanel_core::messages::{SignInOutcome, SignedInView};
 use gemipanel_core::oauth::authorizer::{AuthorizerHost, Failure};
 use gemipanel_core::oauth::dpop::ProofSigner;
 use gemipanel_core::oauth::drive::OAuthHost;
 use gemipanel_core::oauth::enterprise::IdpSession;
+use gemipanel_core::oauth::origin_rule::OriginRule;
 use gemipanel_core::oauth::{
     self, Credentials, Randomness, RegisteredClient, Response, MAX_DOCUMENT_BYTES,
 };
@@ -48,6 +53,9 @@ thread_local! {
     static CLIENTS_LOCK: Rc<FifoLock> = Rc::default();
     // One sign-in window at a time: a second Sign in waits for the first to end.
     static SIGN_IN_LOCK: Rc<FifoLock> = Rc::default();
+    // URLs whose `Origin` rule is in place (session rules outlive the worker; this does not,
+    // and putting one in place again is harmless).
+    static WITHOUT_ORIGIN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `chrome.identity.getRedirectURL("oauth")`, where the authorization server sends the browser
@@ -138,8 +146,26 @@ pub struct Host {
     pub server_id: ServerId,
 }
 
+/// Makes sure POSTs to `url` leave without an `Origin` header (see the top of the module). A
+/// browser without `declarativeNetRequest` sends it as before; the server's refusal then says
+/// what happened (`oauth::Error::OriginRefused`).
+async fn without_origin(url: &str) {
+    if WITHOUT_ORIGIN.with(|done| done.borrow().iter().any(|u| u == url)) {
+        return;
+    }
+    match chrome::remove_origin_header(&OriginRule::for_url(url)).await {
+        Ok(()) => WITHOUT_ORIGIN.with(|done| done.borrow_mut().push(url.to_owned())),
+        Err(e) => {
+            web_sys::console::warn_1(&format!("requests to {url} keep their Origin: {e}").into())
+        }
+    }
+}
+
 impl OAuthHost for Host {
     async fn send(&self, request: HttpRequest) -> Result<Response, String> {
+        if request.method == Method::Post {
+            without_origin(&request.url).await;
+        }
         let exchange = async {
             let mut response = http::send(request).await.map_err(|e| e.to_string())?;
             let mut body = Vec::new();

@@ -27,6 +27,7 @@ mod exchange;
 pub mod jose;
 mod learned;
 pub mod metadata;
+pub mod origin_rule;
 pub mod pkce;
 pub mod recovery;
 pub mod registration;

@@ -1,7 +1,8 @@
 // Sign-in's keys and leftovers end to end, the built extension against oidc-provider:
 // DPoP-bound tokens with nonces at both servers (a key the worker cannot hand out, a token
 // copied out of storage refused without it), a removed server's tokens gone with it even when
-// the worker slept, and orphans of an unfinished removal cleaned at start.
+// the worker slept, orphans of an unfinished removal cleaned at start, and an authorization
+// server with oidc-provider's default CORS policy, which refuses an extension's Origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, screenshot, stopServiceWorkers } from './harness.mjs';
@@ -207,4 +208,14 @@ test('what a removal left behind (credentials, a DPoP key, a tool list) is clean
   assert.equal(`tools_cache:${orphan}` in now, false);
   assert.ok(now[`oauth_credentials:${kept.id}`]?.accessToken, 'a configured server keeps its sign-in');
   assert.ok((await keyIds()).includes(kept.id), 'and its key');
+});
+
+test("an authorization server with oidc-provider's default CORS policy: sign-in's requests leave without Origin", async () => {
+  const server = await oidc({ cors: 'default', autoApprove: 'carol' });
+  const { row } = await addAndSignIn('Strict', server.mcpUrl);
+  assert.match(await row.getByTestId('tool-count').innerText(), /^3 tools$/);
+  const tokens = (await server.events()).filter((e) => e.kind === 'token');
+  assert.ok(tokens.length >= 1 && tokens.every((e) => e.status === 200), JSON.stringify(tokens));
+  assert.ok(tokens.every((e) => e.origin === undefined), `no Origin: ${JSON.stringify(tokens)}`);
+  await screenshot(popup, 'oauth-default-cors-signed-in');
 });

@@ -111,12 +111,24 @@ fn manifest_permissions_are_the_ones_in_use() {
         .collect();
     assert_eq!(
         permissions,
-        ["storage", "unlimitedStorage", "sidePanel", "identity", "nativeMessaging"]
+        [
+            "storage",
+            "unlimitedStorage",
+            "sidePanel",
+            "identity",
+            "nativeMessaging",
+            "declarativeNetRequestWithHostAccess"
+        ]
     );
     // nativeMessaging is in use while the worker reaches the bridge for local servers.
     let chrome = std::fs::read_to_string(root().join("browser/src/chrome.rs")).unwrap();
     let worker = std::fs::read_to_string(root().join("background/src/local.rs")).unwrap();
     assert!(chrome.contains("js_name = connectNative") && worker.contains("connect_native("));
+    // declarativeNetRequestWithHostAccess: sign-in's POSTs leave without `Origin`.
+    let auth = std::fs::read_to_string(root().join("background/src/auth.rs")).unwrap();
+    assert!(
+        chrome.contains("js_name = updateSessionRules") && auth.contains("remove_origin_header(")
+    );
     let hosts: Vec<&str> = manifest["host_permissions"]
         .as_array()
         .expect("manifest.json lists host permissions")

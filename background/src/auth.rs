@@ -299,6 +299,13 @@ async fn write<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> 
     chrome::local_set(key, &value).await.map_err(|e| e.to_string())
 }
 
+/// The authorization server `url` names now, for the form to bind a client to; `None` when
+/// it cannot be found (or reached: the server's host permission may not cover it).
+pub async fn find_issuer(url: &str, challenge: Option<String>) -> Option<String> {
+    let host = Host { server_id: ServerId::generate([0; 16]) };
+    oauth::drive::find_issuer(&host, url, challenge).await.ok()
+}
+
 /// Signs in from the person's click, then fetches the tools with the new token.
 pub async fn sign_in(server: &Server) -> SignInOutcome {
     let lock = SIGN_IN_LOCK.with(Rc::clone);

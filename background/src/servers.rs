@@ -300,7 +300,12 @@ async fn try_connect(
             tools: list.tools,
             invalid: list.invalid,
         },
-        Err(err) if err.is_auth_required() => ConnectionOutcome::NeedsSignIn,
+        Err(err) if err.is_auth_required() => {
+            let challenge = err.www_authenticate().map(str::to_owned);
+            ConnectionOutcome::NeedsSignIn {
+                issuer: crate::auth::find_issuer(url, challenge).await,
+            }
+        }
         // A local server's address is internal: the person knows it by the name they typed.
         Err(err) if draft.local.is_some() => {
             ConnectionOutcome::Failed { error: err.text_naming(&draft.name) }

@@ -319,7 +319,12 @@ pub enum ConnectionOutcome {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         invalid: Vec<InvalidTool>,
     },
-    NeedsSignIn,
+    /// The server wants a sign-in; `issuer` is the authorization server it names (what a
+    /// client the person enters for it is bound to), when it could be found.
+    NeedsSignIn {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        issuer: Option<String>,
+    },
     /// GemiPanel may not reach `origin` yet; the page asks for it in the person's click.
     NeedsPermission {
         origin: String,

@@ -261,7 +261,10 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::CloseForm => next.form = None,
         Action::TestStarted => next.with_form(|f| f.test = Pending::Running),
-        Action::TestFinished(outcome) => next.with_form(|f| f.test = Pending::Done(outcome)),
+        Action::TestFinished(outcome) => next.with_form(|f| {
+            f.take_test_outcome(&outcome);
+            f.test = Pending::Done(outcome)
+        }),
         Action::TestFailed(message) => next.with_form(|f| f.test = Pending::Failed(message)),
         Action::FormSaving => next.with_form(|f| {
             f.saving = true;

@@ -84,6 +84,8 @@ async function tryStartOidc({ accessTokenTtl, autoApprove, dpop, cors }) {
     revoke: () => post('revoke'),
     /** Every access token issued so far counts as expired at the MCP server (the next refresh works). */
     expireTokens: () => post('expire'),
+    /** The clients registered for machines: { clientId, clientSecret, keyClientId, privateKeyPem }. */
+    machine: async () => (await fetch(`${admin}/machine`)).json(),
     /** What the provider and the MCP server saw, oldest first. */
     events: async () => (await fetch(`${admin}/events`)).json(),
     async stop() {

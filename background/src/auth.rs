@@ -71,6 +71,8 @@ pub async fn stored_credentials(id: &ServerId) -> Option<Credentials> {
     if raw.is_undefined() || raw.is_null() {
         return None;
     }
+    // Sealed under the person's passphrase: none while it is not entered.
+    let raw = crate::vault::open_json(raw).await?;
     match from_js(raw) {
         Ok(credentials) => Some(credentials),
         Err(e) => {
@@ -289,13 +291,18 @@ async fn read_clients() -> Vec<RegisteredClient> {
 
 async fn read_list<T: serde::de::DeserializeOwned>(key: &str) -> Vec<T> {
     match chrome::local_get(key).await {
-        Ok(raw) if !raw.is_undefined() => from_js(raw).unwrap_or_default(),
+        Ok(raw) if !raw.is_undefined() => match crate::vault::open_json(raw).await {
+            Some(raw) => from_js(raw).unwrap_or_default(),
+            None => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }
 
+/// Writes a sign-in document, sealed under the person's passphrase when one is set.
 async fn write<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> {
     let value = to_js(value).map_err(|e| e.to_string())?;
+    let value = crate::vault::seal_json(value).await.map_err(|e| e.to_string())?;
     chrome::local_set(key, &value).await.map_err(|e| e.to_string())
 }
 

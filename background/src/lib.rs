@@ -15,6 +15,7 @@ mod router;
 mod servers;
 mod settings;
 mod store;
+mod vault;
 
 use std::cell::Cell;
 

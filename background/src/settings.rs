@@ -43,8 +43,12 @@ pub async fn edit(edit: SettingsEdit) -> Response {
     }
 }
 
-/// Exports are made here, where the secrets are: the pages never see header values.
+/// Exports are made here, where the secrets are: the pages never see header values. With
+/// secrets locked, only an export without them.
 pub async fn export(include_secrets: bool) -> Response {
+    if include_secrets && crate::vault::is_locked().await {
+        return Response::Error { error: gemipanel_core::text::Text::new("errVaultLocked") };
+    }
     match store::read().await {
         Ok(doc) => {
             Response::Exported { export: settings::export(&doc, ExportOptions { include_secrets }) }

@@ -405,8 +405,12 @@ mod tests {
 
     #[test]
     fn refreshing_shows_loading_until_the_answer() {
-        let status =
-            WorkerStatus { extension_version: "0.1.0".into(), uptime_ms: 1, configured_servers: 0 };
+        let status = WorkerStatus {
+            extension_version: "0.1.0".into(),
+            uptime_ms: 1,
+            configured_servers: 0,
+            vault: Default::default(),
+        };
         let state = reduce(&State::default(), Action::StatusLoaded(status.clone()));
         assert_eq!(state.worker, WorkerView::Ready(status));
         let refreshing = reduce(&state, Action::RefreshStatus);

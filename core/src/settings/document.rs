@@ -40,6 +40,10 @@ impl Settings {
     /// them, and only the worker sends them). The Gemini key stays: the side panel calls Gemini.
     pub fn for_pages(&self) -> Settings {
         let mut view = self.clone();
+        // Locked (`core::vault`): the pages get no key rather than its sealed text.
+        if view.gemini.api_key.as_ref().is_some_and(|k| crate::vault::is_sealed(k.expose())) {
+            view.gemini.api_key = None;
+        }
         for server in &mut view.servers {
             server.headers.values_mut().for_each(|value| *value = Secret::default());
             server.oauth.secrets_mut().for_each(|secret| *secret = Secret::default());

@@ -153,9 +153,11 @@ pub fn validate_oauth_client(client: &OAuthClient) -> Result<(), Invalid> {
     let printable = |text: &str| {
         !text.is_empty() && text.len() <= 512 && text.bytes().all(|b| b.is_ascii_graphic())
     };
-    // An empty secret is the pages' blank copy of a stored one (see `ServerPatch`).
+    // An empty secret is the pages' blank copy of a stored one (see `ServerPatch`); a sealed
+    // one (`core::vault`) was checked when it was entered.
+    let plain = |s: &Secret| !s.is_empty() && !crate::vault::is_sealed(s.expose());
     let bad_secret =
-        |s: &Option<Secret>| s.as_ref().is_some_and(|s| !s.is_empty() && !printable(s.expose()));
+        |s: &Option<Secret>| s.as_ref().is_some_and(|s| plain(s) && !printable(s.expose()));
     if client.client_id.as_deref().is_some_and(|id| !printable(id)) {
         return invalid("errSettingsClientId");
     }
@@ -167,7 +169,7 @@ pub fn validate_oauth_client(client: &OAuthClient) -> Result<(), Invalid> {
     {
         return invalid("errSettingsSecretWithoutId");
     }
-    if let Some(key) = client.private_key.as_ref().filter(|k| !k.is_empty()) {
+    if let Some(key) = client.private_key.as_ref().filter(|k| plain(k)) {
         if let Err(problem) = pkcs8_from_pem(key.expose()) {
             return invalid(problem.message_key());
         }
@@ -278,6 +280,10 @@ pub fn validate_model(model: &str) -> Result<(), Invalid> {
 
 pub fn validate_api_key(key: &Secret) -> Result<(), Invalid> {
     let k = key.expose();
+    // Sealed at rest (`core::vault`): checked when it was entered.
+    if crate::vault::is_sealed(k) {
+        return Ok(());
+    }
     if k.is_empty() || k.len() > 512 || k.bytes().any(|b| !b.is_ascii_graphic()) {
         // Deliberately says nothing about the key's content.
         return Err(Invalid::new(Field::ApiKey, Text::new("errSettingsApiKey")));

@@ -29,7 +29,7 @@ use super::recovery::{Reaction, Recovery};
 use super::sign_in::{ClientOptions, Purpose, Randomness, SignInConfig};
 use super::store::{Credentials, RegisteredClient};
 use crate::mcp::{self, Authorization};
-use crate::settings::Secret;
+use crate::settings::{Secret, SignInMethod};
 use crate::sync::FifoLock;
 use crate::text::Text;
 
@@ -200,6 +200,20 @@ impl Authorizer {
         self.sign_in_now(host, true).await
     }
 
+    /// Whether a sign-in can go without the person now: client credentials always, enterprise
+    /// sign-in while the identity provider's sign-in is kept and alive.
+    async fn signs_in_silently(&self, host: &impl AuthorizerHost) -> bool {
+        match (self.client.method, &self.client.identity_provider) {
+            (SignInMethod::ClientCredentials, _) => true,
+            (SignInMethod::Enterprise, Some(provider)) => {
+                let now = host.now_ms();
+                let sessions = host.idp_sessions().await;
+                sessions.iter().any(|s| s.usable(&provider.issuer, &provider.client_id, now))
+            }
+            _ => false,
+        }
+    }
+
     /// Signs in; without `interactive` only as far as no page has to open.
     async fn sign_in_now(
         &self,
@@ -307,9 +321,7 @@ impl Authorizer {
         let interactive = interaction == Interaction::Allowed;
         match reaction {
             Reaction::GiveUp(e) => Err(Failure::OAuth(e)),
-            _ if !interactive && !self.client.signs_in_without_window() => {
-                Err(Failure::NeedsSignIn)
-            }
+            _ if !interactive && !self.signs_in_silently(host).await => Err(Failure::NeedsSignIn),
             _ => match self.sign_in_now(host, interactive).await {
                 Ok(_) => Ok(()),
                 Err(Error::NeedsInteraction) => Err(Failure::NeedsSignIn),

@@ -129,12 +129,6 @@ impl ClientOptions {
             identity_provider: configured.identity_provider.clone(),
         }
     }
-
-    /// Whether signing in can go without the person (no window): client credentials always,
-    /// enterprise sign-in while the identity provider's sign-in lasts.
-    pub fn signs_in_without_window(&self) -> bool {
-        self.method != SignInMethod::Browser
-    }
 }
 
 /// A client id (and secret or key) the person entered, from a registration of their own.

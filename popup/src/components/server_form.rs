@@ -230,6 +230,8 @@ fn method_choice(method: SignInMethod, on_edit: &Callback<FormEdit>) -> Html {
 /// The organization's identity provider and GemiPanel's client there.
 fn identity_provider(props: &Props) -> Html {
     let form = &props.form;
+    // What the organization registers for that client: where its sign-in comes back to.
+    let redirect = gemipanel_browser::chrome::redirect_url("oauth").ok();
     let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
     html! {
         <>
@@ -237,7 +239,8 @@ fn identity_provider(props: &Props) -> Html {
                 value={form.idp_issuer.clone()} oninput={edit(FormEdit::IdpIssuer)}
                 placeholder="https://login.example.com" hint={message("popupIdpIssuerHint", &[])} />
             <TextField id="server-idp-client-id" label={message("popupIdpClientId", &[])}
-                value={form.idp_client_id.clone()} oninput={edit(FormEdit::IdpClientId)} />
+                value={form.idp_client_id.clone()} oninput={edit(FormEdit::IdpClientId)}
+                hint={redirect.map(|uri| message("popupIdpRedirectHint", &[&uri]))} />
             <TextField id="server-idp-client-secret" label={message("popupIdpClientSecret", &[])}
                 input_type="password" value={form.idp_client_secret.clone()}
                 oninput={edit(FormEdit::IdpClientSecret)}

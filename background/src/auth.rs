@@ -1,26 +1,37 @@
 //! Signing in to MCP servers: core's [`Authorizer`] with the browser as its host (fetch without
 //! redirects, `chrome.identity.launchWebAuthFlow`, `chrome.storage.local`).
 //!
-//! Tokens stay here: under `oauth_credentials:<server id>` (one server's credentials) and
-//! `oauth_clients` (clients registered per issuer, reused by every server behind it). No
-//! message to a page carries them; pages see [`SignedInView`] (issuer and scopes).
+//! Tokens stay here: under `oauth_credentials:<server id>` (one server's credentials),
+//! `oauth_clients` (clients registered per issuer, reused by every server behind it) and
+//! `oauth_idp_sessions` (sign-ins at enterprise identity providers). A server's DPoP key is a
+//! non-extractable `CryptoKey` in IndexedDB (`gemipanel_browser::keys`). No message to a page
+//! carries any of them; pages see [`SignedInView`] (issuer and scopes).
+//!
+//! Sign-in's POSTs (token, registration, revocation) leave without an `Origin` header, through
+//! a session rule for the one URL (`core::oauth::origin_rule`): authorization servers that
+//! check the origin of browser requests would refuse the extension's.
 
 use std::rc::Rc;
 use std::time::Duration;
 
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::{self, now_ms};
+use gemipanel_browser::keys::{self, DpopKey};
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
-use gemipanel_core::mcp::{HttpRequest, ResponseBody};
+use gemipanel_core::mcp::{HttpRequest, Method, ResponseBody};
 use gemipanel_core::messages::{SignInOutcome, SignedInView};
 use gemipanel_core::oauth::authorizer::{AuthorizerHost, Failure};
+use gemipanel_core::oauth::dpop::ProofSigner;
 use gemipanel_core::oauth::drive::OAuthHost;
+use gemipanel_core::oauth::enterprise::IdpSession;
+use gemipanel_core::oauth::origin_rule::OriginRule;
 use gemipanel_core::oauth::{
     self, Credentials, Randomness, RegisteredClient, Response, MAX_DOCUMENT_BYTES,
 };
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, FifoLock};
+use wasm_bindgen::JsValue;
 
 pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction};
 
@@ -28,16 +39,23 @@ pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction}
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 const CLIENTS_KEY: &str = "oauth_clients";
+const IDP_SESSIONS_KEY: &str = "oauth_idp_sessions";
 
 fn credentials_key(id: &ServerId) -> String {
-    format!("oauth_credentials:{id}")
+    Credentials::storage_key(id)
 }
+
+/// Whether the orphans of this browser session were looked for (`chrome.storage.session`).
+const ORPHANS_CHECKED_KEY: &str = "oauth_orphans_checked";
 
 thread_local! {
     // Read-modify-write of the registered clients, shared by every server's sign-in.
     static CLIENTS_LOCK: Rc<FifoLock> = Rc::default();
     // One sign-in window at a time: a second Sign in waits for the first to end.
     static SIGN_IN_LOCK: Rc<FifoLock> = Rc::default();
+    // URLs whose `Origin` rule is in place (session rules outlive the worker; this does not,
+    // and putting one in place again is harmless).
+    static WITHOUT_ORIGIN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `chrome.identity.getRedirectURL("oauth")`, where the authorization server sends the browser
@@ -49,9 +67,12 @@ pub fn redirect_uri() -> String {
 /// The credentials kept for `id`, if any (and readable).
 pub async fn stored_credentials(id: &ServerId) -> Option<Credentials> {
     let raw = chrome::local_get(&credentials_key(id)).await.ok()?;
-    if raw.is_undefined() {
+    // `null`: blanked with the server's removal, not yet taken away.
+    if raw.is_undefined() || raw.is_null() {
         return None;
     }
+    // Sealed under the person's passphrase: none while it is not entered.
+    let raw = crate::vault::open_json(raw).await?;
     match from_js(raw) {
         Ok(credentials) => Some(credentials),
         Err(e) => {
@@ -62,9 +83,64 @@ pub async fn stored_credentials(id: &ServerId) -> Option<Credentials> {
     }
 }
 
-/// Forgets a removed server's credentials (without revoking: the server may be gone).
-pub async fn forget(id: &ServerId) {
-    let _ = chrome::local_remove(&credentials_key(id)).await;
+/// What is left of a removed server's sign-in goes: its tokens are revoked where the
+/// authorization server offers RFC 7009 revocation (`credentials`, read before the removal
+/// blanked them), its DPoP key is deleted and the blank is taken away. Revocation is a
+/// courtesy: the tokens are already gone from storage whatever it answers.
+pub async fn forget(id: &str, credentials: Option<Credentials>) {
+    if let Some(credentials) = credentials {
+        let host =
+            Host { server_id: ServerId::parse(id).unwrap_or_else(|| ServerId::generate([0; 16])) };
+        for result in oauth::drive::revoke(&host, &credentials).await {
+            if let Err(e) = result {
+                web_sys::console::warn_1(
+                    &format!("revocation of a removed server's tokens: {e:?}").into(),
+                );
+            }
+        }
+    }
+    if let Err(e) = DpopKey::delete(id).await {
+        web_sys::console::warn_1(&format!("the DPoP key of {id} was not deleted: {e}").into());
+    }
+    let _ = chrome::local_remove(&format!("{}{id}", Credentials::STORAGE_PREFIX)).await;
+}
+
+/// Once a browser session, after the worker started: what is kept for servers no longer in
+/// the settings (credentials, DPoP keys, tool lists), left by a removal that did not finish or
+/// an older version, goes as a removal's would. Never while the settings cannot be read: then
+/// every server would look gone.
+pub async fn clean_orphans() {
+    if chrome::session_get(ORPHANS_CHECKED_KEY).await.is_ok_and(|v| !v.is_undefined()) {
+        return;
+    }
+    if crate::store::problem().await.is_some() {
+        return;
+    }
+    let Ok(settings) = crate::store::read().await else { return };
+    let _ = chrome::session_set(ORPHANS_CHECKED_KEY, &JsValue::TRUE).await;
+    let stored = chrome::local_get_prefixed(Credentials::STORAGE_PREFIX).await.unwrap_or_default();
+    let credentials: Vec<(String, JsValue)> = stored
+        .into_iter()
+        .filter_map(|(key, value)| {
+            Some((key.strip_prefix(Credentials::STORAGE_PREFIX)?.to_owned(), value))
+        })
+        .collect();
+    let keys = DpopKey::ids().await.unwrap_or_default();
+    let tools = chrome::local_get_prefixed("tools_cache:").await.unwrap_or_default();
+    let tool_ids: Vec<String> = tools
+        .iter()
+        .filter_map(|(key, _)| key.strip_prefix("tools_cache:").map(str::to_owned))
+        .collect();
+    let ids = credentials.iter().map(|(id, _)| id.as_str()).chain(keys.iter().map(String::as_str));
+    for id in settings.orphans(ids) {
+        let kept = credentials.iter().find(|(i, _)| *i == id).map(|(_, v)| v.clone());
+        let kept: Option<Credentials> =
+            kept.filter(|v| v.is_object()).and_then(|v| from_js(v).ok());
+        forget(&id, kept).await;
+    }
+    for id in settings.orphans(tool_ids.iter().map(String::as_str)) {
+        let _ = chrome::local_remove(&format!("tools_cache:{id}")).await;
+    }
 }
 
 /// The browser side of one server's sign-in.
@@ -72,8 +148,26 @@ pub struct Host {
     pub server_id: ServerId,
 }
 
+/// Makes sure POSTs to `url` leave without an `Origin` header (see the top of the module). A
+/// browser without `declarativeNetRequest` sends it as before; the server's refusal then says
+/// what happened (`oauth::Error::OriginRefused`).
+async fn without_origin(url: &str) {
+    if WITHOUT_ORIGIN.with(|done| done.borrow().iter().any(|u| u == url)) {
+        return;
+    }
+    match chrome::remove_origin_header(&OriginRule::for_url(url)).await {
+        Ok(()) => WITHOUT_ORIGIN.with(|done| done.borrow_mut().push(url.to_owned())),
+        Err(e) => {
+            web_sys::console::warn_1(&format!("requests to {url} keep their Origin: {e}").into())
+        }
+    }
+}
+
 impl OAuthHost for Host {
     async fn send(&self, request: HttpRequest) -> Result<Response, String> {
+        if request.method == Method::Post {
+            without_origin(&request.url).await;
+        }
         let exchange = async {
             let mut response = http::send(request).await.map_err(|e| e.to_string())?;
             let mut body = Vec::new();
@@ -105,6 +199,14 @@ impl OAuthHost for Host {
 
     fn now_ms(&self) -> u64 {
         now_ms()
+    }
+
+    fn random_id(&self) -> Option<[u8; 16]> {
+        chrome::random_bytes().ok()
+    }
+
+    async fn sign_with_key(&self, pkcs8: &[u8], input: &[u8]) -> Result<Vec<u8>, String> {
+        keys::sign_with_pkcs8(pkcs8, input).await.map_err(|e| e.to_string())
     }
 }
 
@@ -141,18 +243,74 @@ impl AuthorizerHost for Host {
             web_sys::console::warn_1(&format!("the sign-in was not kept: {e}").into());
         }
     }
+
+    async fn proof_signer(&self) -> Option<Rc<dyn ProofSigner>> {
+        match DpopKey::get(self.server_id.as_str(), true).await {
+            Ok(key) => key.map(|k| Rc::new(k) as Rc<dyn ProofSigner>),
+            Err(e) => {
+                // Without a key the tokens are bearer tokens, as before DPoP.
+                web_sys::console::warn_1(&format!("no DPoP key: {e}").into());
+                None
+            }
+        }
+    }
+
+    async fn idp_sessions(&self) -> Vec<IdpSession> {
+        read_list(IDP_SESSIONS_KEY).await
+    }
+
+    async fn keep_idp_session(&self, session: &IdpSession) {
+        let lock = CLIENTS_LOCK.with(Rc::clone);
+        let _turn = lock.lock().await;
+        let mut sessions: Vec<IdpSession> = read_list(IDP_SESSIONS_KEY).await;
+        sessions.retain(|s| !(s.issuer == session.issuer && s.client_id == session.client_id));
+        sessions.push(session.clone());
+        if let Err(e) = write(IDP_SESSIONS_KEY, &sessions).await {
+            web_sys::console::warn_1(
+                &format!("the identity provider's sign-in was not kept: {e}").into(),
+            );
+        }
+    }
+}
+
+/// The DPoP key a server's kept credentials are bound to, if they are and it is there.
+pub async fn kept_signer(
+    id: &ServerId,
+    credentials: Option<&Credentials>,
+) -> Option<Rc<dyn ProofSigner>> {
+    credentials.filter(|c| c.is_bound())?;
+    match DpopKey::get(id.as_str(), false).await {
+        Ok(key) => key.map(|k| Rc::new(k) as Rc<dyn ProofSigner>),
+        Err(_) => None,
+    }
 }
 
 async fn read_clients() -> Vec<RegisteredClient> {
-    match chrome::local_get(CLIENTS_KEY).await {
-        Ok(raw) if !raw.is_undefined() => from_js(raw).unwrap_or_default(),
+    read_list(CLIENTS_KEY).await
+}
+
+async fn read_list<T: serde::de::DeserializeOwned>(key: &str) -> Vec<T> {
+    match chrome::local_get(key).await {
+        Ok(raw) if !raw.is_undefined() => match crate::vault::open_json(raw).await {
+            Some(raw) => from_js(raw).unwrap_or_default(),
+            None => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }
 
+/// Writes a sign-in document, sealed under the person's passphrase when one is set.
 async fn write<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> {
     let value = to_js(value).map_err(|e| e.to_string())?;
+    let value = crate::vault::seal_json(value).await.map_err(|e| e.to_string())?;
     chrome::local_set(key, &value).await.map_err(|e| e.to_string())
+}
+
+/// The authorization server `url` names now, for the form to bind a client to; `None` when
+/// it cannot be found (or reached: the server's host permission may not cover it).
+pub async fn find_issuer(url: &str, challenge: Option<String>) -> Option<String> {
+    let host = Host { server_id: ServerId::generate([0; 16]) };
+    oauth::drive::find_issuer(&host, url, challenge).await.ok()
 }
 
 /// Signs in from the person's click, then fetches the tools with the new token.

@@ -16,6 +16,7 @@ mod router;
 mod servers;
 mod settings;
 mod store;
+mod vault;
 
 use std::cell::Cell;
 
@@ -33,6 +34,11 @@ thread_local! {
 #[wasm_bindgen]
 pub fn start() {
     STARTED_AT_MS.with(|t| t.set(js_sys::Date::now()));
+    // After the first message: this reads all of storage once a browser session.
+    wasm_bindgen_futures::spawn_local(async {
+        gemipanel_browser::timers::sleep(std::time::Duration::from_secs(2)).await;
+        auth::clean_orphans().await;
+    });
 }
 
 /// A one-shot message (`chrome.runtime.sendMessage`); resolves to the reply.

@@ -103,13 +103,9 @@ fn config_key(server: &Server) -> String {
     for (name, value) in &server.headers {
         key.push_str(&format!("\n{name}:{}", value.expose()));
     }
-    let oauth = &server.oauth;
-    key.push_str(&format!(
-        "\n{:?}\n{:?}\n{:?}",
-        oauth.client_id,
-        oauth.client_secret.as_ref().map(|s| s.expose()),
-        oauth.metadata_url
-    ));
+    // The sign-in client with its secrets (a `Secret` serialises as its value).
+    key.push('\n');
+    key.push_str(&serde_json::to_string(&server.oauth).unwrap_or_default());
     key
 }
 
@@ -121,6 +117,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
     }
     let saved = saved_session(server).await;
     let credentials = auth::stored_credentials(&server.id).await;
+    let signer = auth::kept_signer(&server.id, credentials.as_ref()).await;
     // Another request may have created it while storage was read.
     if let Some(client) = existing(&server.id, &key) {
         return client;
@@ -138,6 +135,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         &auth::redirect_uri(),
         config.authorization.clone(),
         credentials,
+        signer,
     );
     let client = Rc::new(Client::resuming(transport, config, saved.clone()));
     let entry = Entry {
@@ -310,7 +308,6 @@ pub fn retain(servers: &[Server]) {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = chrome::session_remove(&session_key(&id)).await;
             forget_tools(&id).await;
-            auth::forget(&id).await;
         });
     }
 }

@@ -13,7 +13,7 @@ use gemipanel_core::messages::{Request, Response, WorkerStatus};
 use gemipanel_core::settings::Settings;
 use gemipanel_core::text::Text;
 
-use crate::{calls, servers, settings, store};
+use crate::{calls, servers, settings, store, vault};
 
 type Handling = Pin<Box<dyn Future<Output = Response>>>;
 
@@ -36,7 +36,23 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
         }
         Request::ExportSettings { include_secrets } => boxed(settings::export(include_secrets)),
         Request::RecoverSettings { action } => boxed(settings::recover(action)),
+        Request::SetPassphrase { passphrase, current } => {
+            boxed(async move { done(vault::rekey(Some(&passphrase), current.as_ref()).await) })
+        }
+        Request::RemovePassphrase { passphrase } => {
+            boxed(async move { done(vault::rekey(None, Some(&passphrase)).await) })
+        }
+        Request::Unlock { passphrase } => {
+            boxed(async move { done(vault::unlock(&passphrase).await) })
+        }
         other => boxed(with_settings(other, port)),
+    }
+}
+
+fn done(result: Result<(), Text>) -> Response {
+    match result {
+        Ok(()) => Response::Ok,
+        Err(error) => Response::Error { error },
     }
 }
 
@@ -45,17 +61,35 @@ async fn with_settings(request: Request, port: Option<Port>) -> Response {
         Ok(settings) => settings,
         Err(error) => return Response::Error { error },
     };
+    // Locked secrets (`vault`): nothing that sends one to a server runs until they are opened.
+    let needs_secrets = matches!(
+        request,
+        Request::ListTools { .. }
+            | Request::CallTool { .. }
+            | Request::ListResources { .. }
+            | Request::ReadResource { .. }
+            | Request::SignIn { .. }
+            | Request::SignOut { .. }
+    );
+    if needs_secrets && vault::is_locked().await {
+        return Response::Error { error: Text::new("errVaultLocked") };
+    }
     with(settings, request, port).await
+}
+
+async fn status(settings: Rc<Settings>) -> Response {
+    Response::Status(WorkerStatus {
+        extension_version: chrome::extension_version(),
+        uptime_ms: crate::uptime_ms(),
+        configured_servers: settings.servers.len() as u32,
+        vault: vault::state().await,
+    })
 }
 
 /// The requests that need the settings, each a future of its own (see the top of the module).
 fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handling {
     match request {
-        Request::Status => boxed(ready(Response::Status(WorkerStatus {
-            extension_version: chrome::extension_version(),
-            uptime_ms: crate::uptime_ms(),
-            configured_servers: settings.servers.len() as u32,
-        }))),
+        Request::Status => boxed(status(settings)),
         Request::GetSettings => boxed(ready(Response::Settings { settings: settings.for_pages() })),
         Request::ListServers => boxed(servers::list(settings)),
         Request::ListTools { server_id, refresh } => {
@@ -81,7 +115,10 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         | Request::TestConnection { .. }
         | Request::AnswerElicitation { .. }
         | Request::ExportSettings { .. }
-        | Request::RecoverSettings { .. } => boxed(ready(Response::Error {
+        | Request::RecoverSettings { .. }
+        | Request::SetPassphrase { .. }
+        | Request::RemovePassphrase { .. }
+        | Request::Unlock { .. } => boxed(ready(Response::Error {
             error: Text::new("errWorkerBadRequest").arg("misrouted"),
         })),
     }

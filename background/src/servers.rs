@@ -34,6 +34,15 @@ const LIST_WAIT: Duration = Duration::from_secs(3);
 /// here: pages list servers at every settings change, and a status listing does not need it.
 pub async fn list(settings: Rc<Settings>) -> Response {
     registry::retain(&settings.servers);
+    // Locked secrets: no server is contacted; each says why.
+    if crate::vault::is_locked().await {
+        let locked = ServerStatus::Error { error: Text::new("errVaultLocked") };
+        let mut servers = Vec::with_capacity(settings.servers.len());
+        for server in &settings.servers {
+            servers.push(ServerView { status: locked.clone(), ..view(server).await });
+        }
+        return Response::Servers { servers };
+    }
     let mut done = Vec::new();
     for server in &settings.servers {
         let stale =
@@ -339,7 +348,12 @@ async fn try_connect(
             tools: list.tools,
             invalid: list.invalid,
         },
-        Err(err) if err.is_auth_required() => ConnectionOutcome::NeedsSignIn,
+        Err(err) if err.is_auth_required() => {
+            let challenge = err.www_authenticate().map(str::to_owned);
+            ConnectionOutcome::NeedsSignIn {
+                issuer: crate::auth::find_issuer(url, challenge).await,
+            }
+        }
         // A local server's address is internal: the person knows it by the name they typed.
         Err(err) if draft.local.is_some() => {
             ConnectionOutcome::Failed { error: err.text_naming(&draft.name) }

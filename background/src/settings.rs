@@ -4,12 +4,17 @@
 use gemipanel_core::messages::{Recovery, Response};
 use gemipanel_core::settings::{self, Export, ExportOptions, SettingsEdit};
 
-use crate::{registry, store};
+use crate::{auth, registry, store};
 
 pub async fn edit(edit: SettingsEdit) -> Response {
     let removed = match &edit {
         SettingsEdit::RemoveServer { id } => Some(id.clone()),
         _ => None,
+    };
+    // Read before the removal blanks them (in the same write as the server): to revoke.
+    let credentials = match &removed {
+        Some(id) => auth::stored_credentials(id).await,
+        None => None,
     };
     let confirmed = match &edit {
         SettingsEdit::ConfirmCommand { id, .. } => Some(id.clone()),
@@ -21,6 +26,9 @@ pub async fn edit(edit: SettingsEdit) -> Response {
             registry::retain(&settings.servers);
             if let Some(id) = removed {
                 registry::forget_tools(&id).await;
+                wasm_bindgen_futures::spawn_local(async move {
+                    auth::forget(id.as_str(), credentials).await;
+                });
             }
             // A command the person just allowed starts now: its status and tools follow as
             // events, whether or not a page lists the servers again.
@@ -35,8 +43,12 @@ pub async fn edit(edit: SettingsEdit) -> Response {
     }
 }
 
-/// Exports are made here, where the secrets are: the pages never see header values.
+/// Exports are made here, where the secrets are: the pages never see header values. With
+/// secrets locked, only an export without them.
 pub async fn export(include_secrets: bool) -> Response {
+    if include_secrets && crate::vault::is_locked().await {
+        return Response::Error { error: gemipanel_core::text::Text::new("errVaultLocked") };
+    }
     match store::read().await {
         Ok(doc) => {
             Response::Exported { export: settings::export(&doc, ExportOptions { include_secrets }) }

@@ -22,13 +22,14 @@ use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::messages::{Event, Recovery, SettingsProblem};
-use gemipanel_core::settings::{apply, load, Settings, SettingsEdit};
+use gemipanel_core::oauth::Credentials;
+use gemipanel_core::settings::{apply, load, ServerId, Settings, SettingsEdit};
 use gemipanel_core::sync::FifoLock;
 use gemipanel_core::text::Text;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-use crate::ports;
+use crate::{ports, vault};
 
 pub const KEY: &str = "settings";
 /// The last load problem, until the person chooses what to do about it.
@@ -46,6 +47,9 @@ thread_local! {
     /// Dropped whenever `settings` changes in storage, whoever wrote it.
     static CACHED: RefCell<Option<Rc<Settings>>> = const { RefCell::new(None) };
     static WATCHING: Cell<bool> = const { Cell::new(false) };
+    /// Counts the changes of the stored document: a read that awaited past one does not keep
+    /// what it read, which may be older.
+    static CHANGES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
@@ -55,11 +59,16 @@ pub async fn read() -> Result<Rc<Settings>, Text> {
         return Ok(settings);
     }
     watch_for_changes();
+    let changes = CHANGES.with(Cell::get);
     if let Some(raw) = stored().await? {
         if let Ok(loaded) = load(&from_js::<Value>(raw).unwrap_or(Value::Null)) {
             if loaded.migrated_from.is_none() {
-                let settings = Rc::new(loaded.settings);
-                if WATCHING.with(Cell::get) {
+                let mut settings = loaded.settings;
+                // Locked, the secrets stay sealed: not kept, so an unlock reads them again.
+                let opened = vault::open_settings(&mut settings).await;
+                let settings = Rc::new(settings);
+                let unchanged = CHANGES.with(Cell::get) == changes;
+                if opened && unchanged && WATCHING.with(Cell::get) {
                     CACHED.with(|c| *c.borrow_mut() = Some(settings.clone()));
                 }
                 return Ok(settings);
@@ -72,6 +81,25 @@ pub async fn read() -> Result<Rc<Settings>, Text> {
     read_locked().await.map(Rc::new)
 }
 
+/// The queue's turn, for a change of more than the document (`vault::rekey`): no edit runs
+/// while it is held.
+pub async fn hold() -> impl Drop {
+    queue().lock().await
+}
+
+/// The document with its secrets opened, while [`hold`] is held.
+pub async fn read_for_rewrite() -> Result<Settings, Text> {
+    if problem().await.is_some() {
+        return Err(Text::new("errSettingsBlocked"));
+    }
+    read_locked().await
+}
+
+/// Drops the document kept in memory (its secrets were sealed, or are now).
+pub fn forget_cached() {
+    CACHED.with(|c| c.borrow_mut().take());
+}
+
 /// Drops the cached document whenever the stored one changes. Caching only starts once this
 /// listener is in place, so a cached document is never older than the last change.
 fn watch_for_changes() {
@@ -80,6 +108,7 @@ fn watch_for_changes() {
     }
     let watching = chrome::on_local_storage_changed(|key| {
         if key == KEY || key == PROBLEM_KEY {
+            CHANGES.with(|c| c.set(c.get() + 1));
             CACHED.with(|c| c.borrow_mut().take());
         }
     });
@@ -138,7 +167,7 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
         answers.push((reply, result));
     }
     if doc != before {
-        if let Err(message) = write(&doc).await {
+        if let Err(message) = write_forgetting(&doc, &before.removed_in(&doc)).await {
             for (_, result) in &mut answers {
                 if result.is_ok() {
                     *result = Err(message.clone());
@@ -230,10 +259,11 @@ async fn read_locked() -> Result<Settings, Text> {
     // A value that is not even JSON (it cannot come from this worker) reads as `null` and so
     // fails to load below; what is kept aside is the stored value itself.
     match load(&from_js::<Value>(raw.clone()).unwrap_or(Value::Null)) {
-        Ok(loaded) => {
-            if loaded.migrated_from.is_some() {
+        Ok(mut loaded) => {
+            if loaded.migrated_from.is_some() && !vault::is_locked().await {
                 write(&loaded.settings).await?;
             }
+            vault::open_settings(&mut loaded.settings).await;
             Ok(loaded.settings)
         }
         Err(err) => {
@@ -264,8 +294,23 @@ async fn keep_aside(raw: JsValue, error: Text) -> Result<SettingsProblem, Text> 
 
 /// The one way the document is written.
 async fn write(settings: &Settings) -> Result<(), Text> {
-    let value = to_js(settings).map_err(storage)?;
-    chrome::local_set(KEY, &value)
+    write_forgetting(settings, &[]).await
+}
+
+/// Writes the document and, in the same storage write, blanks the credentials of the servers
+/// it no longer has (`removed`): a removed server's tokens and client secret never outlive it,
+/// even when the worker stops right after (issue 22, item 3). The blanks (`null`) are taken
+/// away afterwards, with the revocation (`auth::forget`).
+async fn write_forgetting(settings: &Settings, removed: &[ServerId]) -> Result<(), Text> {
+    // Sealed when a passphrase is set; refused while it is not entered (the document read
+    // then has its secrets sealed, and the person's edit may add new ones).
+    let settings = vault::seal_settings(settings).await?;
+    let value = to_js(&settings).map_err(storage)?;
+    let keys: Vec<String> = removed.iter().map(Credentials::storage_key).collect();
+    let blank = JsValue::NULL;
+    let mut entries = vec![(KEY, &value)];
+    entries.extend(keys.iter().map(|key| (key.as_str(), &blank)));
+    chrome::local_set_all(&entries)
         .await
         .map_err(|e| Text::new("errSettingsNotSavedBecause").arg(e.message()))
 }

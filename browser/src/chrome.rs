@@ -70,6 +70,50 @@ extern "C" {
     fn identity_get_redirect_url(path: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "identity"], js_name = launchWebAuthFlow)]
     fn identity_launch_web_auth_flow(details: &JsValue) -> Result<Promise, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "declarativeNetRequest"], js_name = updateSessionRules)]
+    fn dnr_update_session_rules(options: &JsValue) -> Result<Promise, JsValue>;
+}
+
+/// `chrome.runtime.id`.
+pub fn extension_id() -> Option<String> {
+    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &key.into()).ok();
+    let chrome = get(&js_sys::global(), "chrome")?;
+    get(&get(&chrome, "runtime")?, "id")?.as_string()
+}
+
+/// Installs a `declarativeNetRequest` session rule that removes the `Origin` header from this
+/// extension's own requests (not a tab's) to the URL `rule` matches; see
+/// `core::oauth::origin_rule`. A rule with the same id is replaced.
+pub async fn remove_origin_header(
+    rule: &gemipanel_core::oauth::origin_rule::OriginRule,
+) -> Result<(), BrowserError> {
+    let doing = "adding a network rule";
+    let id = extension_id().ok_or_else(|| BrowserError::new("the extension has no id"))?;
+    let options = serde_json::json!({
+        "removeRuleIds": [rule.id],
+        "addRules": [{
+            "id": rule.id,
+            "priority": 1,
+            "action": {
+                "type": "modifyHeaders",
+                "requestHeaders": [{ "header": "origin", "operation": "remove" }],
+            },
+            "condition": {
+                "regexFilter": rule.regex,
+                "resourceTypes": ["xmlhttprequest"],
+                // Requests from no tab: the service worker's.
+                "tabIds": [-1],
+                "initiatorDomains": [id],
+            },
+        }],
+    });
+    let options =
+        js_sys::JSON::parse(&options.to_string()).map_err(|e| BrowserError::from_js(doing, e))?;
+    let promise =
+        dnr_update_session_rules(&options).map_err(|e| BrowserError::from_js(doing, e))?;
+    let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    Ok(())
 }
 
 /// `chrome.identity.getRedirectURL(path)`: `https://<extension id>.chromiumapp.org/<path>`.
@@ -207,9 +251,16 @@ pub fn on_local_storage_changed(
 
 /// Writes one key of `chrome.storage.local`.
 pub async fn local_set(key: &str, value: &JsValue) -> Result<(), BrowserError> {
+    local_set_all(&[(key, value)]).await
+}
+
+/// Writes several keys of `chrome.storage.local` in one write: all of them or none.
+pub async fn local_set_all(entries: &[(&str, &JsValue)]) -> Result<(), BrowserError> {
     let items = Object::new();
-    js_sys::Reflect::set(&items, &key.into(), value)
-        .map_err(|e| BrowserError::from_js("writing storage", e))?;
+    for (key, value) in entries {
+        js_sys::Reflect::set(&items, &(*key).into(), value)
+            .map_err(|e| BrowserError::from_js("writing storage", e))?;
+    }
     let promise =
         storage_local_set(&items).map_err(|e| BrowserError::from_js("writing storage", e))?;
     let _: JsValue =

@@ -11,11 +11,13 @@ mod error;
 pub mod gemini_http;
 pub mod gemini_models;
 pub mod http;
+pub mod keys;
 pub mod locks;
 pub mod messaging;
 pub mod page;
 pub mod port;
 pub mod timers;
+pub mod vault;
 
 pub use error::BrowserError;
 
@@ -31,9 +33,15 @@ pub fn worker_status_text(status: &WorkerStatus) -> String {
     };
     let uptime = chrome::message(key, &[&amount.to_string()]);
     let servers = status.configured_servers as usize;
-    chrome::counted_message(
+    let line = chrome::counted_message(
         "workerStatusLine",
         servers,
         &[&status.extension_version, &uptime, &servers.to_string()],
-    )
+    );
+    match status.vault {
+        gemipanel_core::vault::VaultState::Locked => {
+            format!("{line} · {}", chrome::message("workerSecretsLocked", &[]))
+        }
+        _ => line,
+    }
 }

@@ -85,6 +85,7 @@ mod tests {
             extension_version: "1.2.3".into(),
             uptime_ms: 4_000_000_000,
             configured_servers: 3,
+            vault: Default::default(),
         })
     }
 

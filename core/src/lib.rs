@@ -24,4 +24,5 @@ pub mod text;
 pub mod tool_cache;
 pub mod tools;
 pub mod url_policy;
+pub mod vault;
 pub mod web_url;

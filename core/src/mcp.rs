@@ -23,7 +23,7 @@ pub mod transport;
 pub mod types;
 
 pub use crate::sync::CancelToken;
-pub use authorization::Authorization;
+pub use authorization::{Authorization, ProofOfPossession};
 pub use cache::Freshness;
 pub use client::{
     CallEvent, CallHandler, Client, ServerConfig, ToolList, MAX_LIST_BYTES, MAX_LIST_PAGES,

@@ -11,7 +11,9 @@ use serde_json::Value;
 use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Resource, Tool};
 use crate::native::run_line::RunLine;
 use crate::oauth::Credentials;
-use crate::settings::{Export, LocalCommand, ServerDraft, ServerId, Settings, SettingsEdit};
+use crate::settings::{
+    Export, LocalCommand, Secret, ServerDraft, ServerId, Settings, SettingsEdit,
+};
 use crate::text::Text;
 
 /// A request from a page, with the id its answer will carry. Read with
@@ -113,6 +115,23 @@ pub enum Request {
         server_id: Option<ServerId>,
         local: LocalCommand,
     },
+
+    // --- Secrets at rest (`core::vault`). ---
+    /// Seals every stored secret under a key derived from `passphrase` (or, with a passphrase
+    /// set already, under a new one: `current` must then be the one set).
+    SetPassphrase {
+        passphrase: Secret,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        current: Option<Secret>,
+    },
+    /// Opens the secrets for this browser session.
+    Unlock {
+        passphrase: Secret,
+    },
+    /// Stores the secrets as they are again.
+    RemovePassphrase {
+        passphrase: Secret,
+    },
 }
 
 /// Who calls a tool.
@@ -168,6 +187,9 @@ impl Request {
             | Request::ServerLog { .. }
             | Request::PreviewCommand { .. } => true,
             Request::EditSettings { .. }
+            | Request::SetPassphrase { .. }
+            | Request::Unlock { .. }
+            | Request::RemovePassphrase { .. }
             | Request::RecoverSettings { .. }
             | Request::CallTool { .. }
             | Request::CancelToolCall { .. }
@@ -343,7 +365,12 @@ pub enum ConnectionOutcome {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         invalid: Vec<InvalidTool>,
     },
-    NeedsSignIn,
+    /// The server wants a sign-in; `issuer` is the authorization server it names (what a
+    /// client the person enters for it is bound to), when it could be found.
+    NeedsSignIn {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        issuer: Option<String>,
+    },
     /// GemiPanel may not reach `origin` yet; the page asks for it in the person's click.
     NeedsPermission {
         origin: String,
@@ -362,6 +389,9 @@ pub struct WorkerStatus {
     /// stops and revives the worker.
     pub uptime_ms: u64,
     pub configured_servers: u32,
+    /// Whether secrets are locked with a passphrase, and entered in this browser session.
+    #[serde(default, skip_serializing_if = "crate::vault::VaultState::is_off")]
+    pub vault: crate::vault::VaultState,
 }
 
 impl WorkerStatus {
@@ -511,8 +541,12 @@ mod tests {
             (u64::MAX, (u64::MAX / 1000 / 3600, UptimeUnit::Hours)),
         ];
         for (uptime_ms, expected) in cases {
-            let status =
-                WorkerStatus { extension_version: String::new(), uptime_ms, configured_servers: 0 };
+            let status = WorkerStatus {
+                extension_version: String::new(),
+                uptime_ms,
+                configured_servers: 0,
+                vault: Default::default(),
+            };
             assert_eq!(status.uptime(), expected, "{uptime_ms} ms");
         }
     }
@@ -533,6 +567,7 @@ mod tests {
                 extension_version: "0.1.0".into(),
                 uptime_ms: 12,
                 configured_servers: 2,
+                vault: Default::default(),
             }),
         };
         assert_eq!(

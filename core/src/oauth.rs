@@ -19,24 +19,29 @@
 pub mod authorizer;
 pub mod challenge;
 pub mod discovery;
+pub mod dpop;
 pub mod drive;
+pub mod enterprise;
 mod error;
 mod exchange;
+pub mod jose;
 mod learned;
 pub mod metadata;
+pub mod origin_rule;
 pub mod pkce;
 pub mod recovery;
 pub mod registration;
 pub mod renewal;
+mod requests;
 pub mod scopes;
 pub mod sign_in;
 pub mod store;
 pub mod token;
 
 pub use error::{Error, Step};
-pub use exchange::{Response, MAX_DOCUMENT_BYTES};
+pub use exchange::{ClientAssertion, Response, SignedRequest, MAX_DOCUMENT_BYTES};
 pub use recovery::{Reaction, Recovery};
 pub use sign_in::{
-    Action, ClientOptions, PreRegistered, Randomness, SignIn, SignInConfig, SignedIn,
+    Action, ClientOptions, PreRegistered, Purpose, Randomness, SignIn, SignInConfig, SignedIn,
 };
-pub use store::{ClientAuth, Credentials, RegisteredClient, TokenEndpointAuth};
+pub use store::{ClientAuth, Credentials, Grant, RegisteredClient, TokenEndpointAuth};

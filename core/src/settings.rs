@@ -18,13 +18,14 @@ mod jsonc;
 mod load;
 mod local;
 mod migrate;
+mod private_key;
 mod secret;
 mod secret_args;
 mod validate;
 
 pub use document::{
-    same_name, GeminiSettings, Headers, OAuthClient, Server, ServerId, Settings, SourceSettings,
-    ToolNames, CURRENT_VERSION, DEFAULT_TIMEOUT_MS,
+    same_name, GeminiSettings, Headers, IdentityProvider, OAuthClient, Server, ServerId, Settings,
+    SignInMethod, SourceSettings, ToolNames, CURRENT_VERSION, DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit, SourceChange};
 pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};
@@ -35,5 +36,6 @@ pub use jsonc::strip_comments;
 pub use load::{load, LoadError, LoadFailure, Loaded};
 pub use local::{validate_local, LocalCommand};
 pub use migrate::{migrate, version_of, MigrationError};
+pub use private_key::{pkcs8_from_pem, KeyProblem};
 pub use secret::Secret;
 pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};

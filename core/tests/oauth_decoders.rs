@@ -127,7 +127,7 @@ proptest! {
         let mut finished = false;
         for _ in 0..40 {
             match flow.poll() {
-                Some(Action::Send(_)) => {
+                Some(Action::Send(_) | Action::SendSigned(_)) => {
                     let Some((status, body, valid_json)) = answers.next() else { break };
                     let body = if valid_json {
                         br#"{"resource":"https://mcp.example.com/mcp","authorization_servers":["https://a.example"],"issuer":"https://a.example","authorization_endpoint":"https://a.example/a","token_endpoint":"https://a.example/t","code_challenge_methods_supported":["S256"],"registration_endpoint":"https://a.example/r","client_id":"c","access_token":"x"}"#.to_vec()
@@ -137,7 +137,7 @@ proptest! {
                     flow.handle_response(NOW_MS, HttpResponse { status, headers: Vec::new(), body });
                 }
                 Some(Action::OpenAuthorizationPage(_)) => flow.handle_redirect(&redirect),
-                Some(Action::Finished(_)) => { finished = true; break }
+                Some(Action::Finished(_) | Action::IssuerFound(_)) => { finished = true; break }
                 None => break,
             }
         }

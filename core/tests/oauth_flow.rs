@@ -193,9 +193,11 @@ fn client_identity_in_the_specified_order() {
                 pre_registered: Some(PreRegistered {
                     client_id: "mine".into(),
                     client_secret: Some(Secret::new("s3cret")),
-                    issuer: None,
+                    private_key: None,
+                    issuer: Some("https://auth.example.com".into()),
                 }),
                 metadata_document_url: Some(cimd.into()),
+                ..ClientOptions::default()
             },
             registered: true,
             expect_client_id: "mine",
@@ -209,6 +211,7 @@ fn client_identity_in_the_specified_order() {
             client: ClientOptions {
                 pre_registered: None,
                 metadata_document_url: Some(cimd.into()),
+                ..ClientOptions::default()
             },
             registered: true,
             expect_client_id: cimd,
@@ -221,6 +224,7 @@ fn client_identity_in_the_specified_order() {
             client: ClientOptions {
                 pre_registered: None,
                 metadata_document_url: Some(cimd.into()),
+                ..ClientOptions::default()
             },
             registered: true,
             expect_client_id: "kept-before",
@@ -292,7 +296,10 @@ fn previous(issuer: &str, scopes: &[&str]) -> Credentials {
             client_id: "old-client".into(),
             client_secret: None,
             method: TokenEndpointAuth::None,
+            private_key: None,
         },
+        dpop_jkt: None,
+        grant: Default::default(),
     }
 }
 

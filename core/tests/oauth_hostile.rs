@@ -7,6 +7,7 @@ mod world;
 use gemipanel_core::oauth::{
     ClientOptions, Error, PreRegistered, SignInConfig, MAX_DOCUMENT_BYTES,
 };
+use gemipanel_core::settings::Secret;
 use gemipanel_core::url_policy::RefusalKind;
 use world::{config, fixture, sdk_example, Page, Route, World};
 
@@ -289,13 +290,48 @@ fn cases() -> Vec<Case> {
                     pre_registered: Some(PreRegistered {
                         client_id: "mine".into(),
                         client_secret: None,
+                        private_key: None,
                         issuer: Some("https://old-auth.example.com/".into()),
                     }),
-                    metadata_document_url: None,
+                    ..ClientOptions::default()
                 };
             },
             expect: |e| matches!(e, Error::ClientIdForOtherServer { .. }),
             message: "was issued by https://old-auth.example.com/",
+        },
+        Case {
+            name: "a secret entered for another authorization server",
+            setup: |_, c| {
+                c.client = ClientOptions {
+                    pre_registered: Some(PreRegistered {
+                        client_id: "mine".into(),
+                        client_secret: Some(Secret::new("SECRET-FOR-OLD-AUTH")),
+                        private_key: None,
+                        issuer: Some("https://old-auth.example.com".into()),
+                    }),
+                    ..ClientOptions::default()
+                };
+            },
+            expect: |e| matches!(e, Error::ClientIdForOtherServer { .. }),
+            message: "was issued by https://old-auth.example.com/",
+        },
+        Case {
+            // Issue 22, item 8: a secret typed without the issuer it belongs to goes nowhere,
+            // not even to the first authorization server the MCP server names.
+            name: "a secret entered without the authorization server it belongs to",
+            setup: |_, c| {
+                c.client = ClientOptions {
+                    pre_registered: Some(PreRegistered {
+                        client_id: "mine".into(),
+                        client_secret: Some(Secret::new("SECRET-FOR-OLD-AUTH")),
+                        private_key: None,
+                        issuer: None,
+                    }),
+                    ..ClientOptions::default()
+                };
+            },
+            expect: |e| matches!(e, Error::SecretWithoutIssuer { .. }),
+            message: "is not tied to an authorization server, so it is not sent to https://auth.example.com/",
         },
         Case {
             name: "a forged state",
@@ -385,6 +421,18 @@ fn hostile_and_broken_servers_are_refused_with_a_message() {
             {
                 assert!(!request.contains(forbidden), "{}: contacted {request}", case.name);
             }
+        }
+        // A secret entered for the server reaches no one it was not entered for.
+        for request in &world.requests {
+            let body = request.body.as_deref().unwrap_or_default();
+            let sent = format!("{} {:?} {body}", request.url, request.headers);
+            assert!(
+                !sent.contains("SECRET-FOR-OLD-AUTH"),
+                "{}: sent to {}",
+                case.name,
+                request.url
+            );
+            assert!(request.header("Authorization").is_none(), "{}: {}", case.name, request.url);
         }
         let exchanged = world.trail().iter().any(|r| r.ends_with("/token"));
         let refused_at_token =

@@ -29,7 +29,10 @@ fn credentials(method: TokenEndpointAuth, refresh: Option<&str>) -> Credentials 
             client_id: "client".into(),
             client_secret: (method != TokenEndpointAuth::None).then(|| Secret::new("SECRET")),
             method,
+            private_key: None,
         },
+        dpop_jkt: None,
+        grant: Default::default(),
     }
 }
 
@@ -83,7 +86,9 @@ fn the_refresh_request_carries_the_resource_and_the_client_authentication() {
         (TokenEndpointAuth::ClientSecretPost, false, true, true),
         (TokenEndpointAuth::ClientSecretBasic, true, false, false),
     ] {
-        let request = refresh_request(&credentials(method, Some("REFRESH-1"))).unwrap();
+        let signed = refresh_request(&credentials(method, Some("REFRESH-1"))).unwrap();
+        assert!(!signed.proof && signed.assertion.is_none(), "a bearer token, a secret");
+        let request = signed.request;
         assert_eq!(request.method, Method::Post);
         assert_eq!(request.url, "https://auth.example.com/token");
         let sent = form(&request.body);
@@ -144,13 +149,13 @@ fn refreshed_tokens_rotate_or_stay() {
 fn sign_out_revokes_the_refresh_token_then_the_access_token() {
     let kept = credentials(TokenEndpointAuth::ClientSecretPost, Some("REFRESH-1"));
     let requests = revocation_requests(&kept);
-    let sent: Vec<_> = requests.iter().map(|r| form(&r.body)).collect();
+    let sent: Vec<_> = requests.iter().map(|r| form(&r.request.body)).collect();
     assert_eq!(sent.len(), 2);
     assert!(sent[0].contains(&("token".into(), "REFRESH-1".into())));
     assert!(sent[0].contains(&("token_type_hint".into(), "refresh_token".into())));
     assert!(sent[1].contains(&("token".into(), "ACCESS-1".into())));
     assert!(sent[1].contains(&("client_secret".into(), "SECRET".into())));
-    assert!(requests.iter().all(|r| r.url == "https://auth.example.com/revoke"));
+    assert!(requests.iter().all(|r| r.request.url == "https://auth.example.com/revoke"));
 
     let no_endpoint = Credentials { revocation_endpoint: None, ..kept };
     assert!(revocation_requests(&no_endpoint).is_empty());

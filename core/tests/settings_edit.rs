@@ -382,11 +382,18 @@ fn a_server_added_without_a_timeout_gets_the_protocol_default_of_30_seconds() {
 
 #[test]
 fn a_client_secret_is_never_shown_to_the_pages_and_survives_a_form_that_did_not_touch_it() {
-    use gemipanel_core::settings::OAuthClient;
+    use gemipanel_core::settings::{IdentityProvider, OAuthClient, SignInMethod};
     let client = OAuthClient {
         client_id: Some("mine".into()),
         client_secret: Some(Secret::new("FAKE-client-secret")),
-        metadata_url: None,
+        issuer: Some("https://auth.example".into()),
+        method: SignInMethod::Enterprise,
+        identity_provider: Some(IdentityProvider {
+            issuer: "https://idp.example".into(),
+            client_id: "gemipanel".into(),
+            client_secret: Some(Secret::new("FAKE-idp-secret")),
+        }),
+        ..OAuthClient::default()
     };
     let doc =
         update(&base(), 1, ServerPatch { oauth: Some(client), ..ServerPatch::default() }).unwrap();
@@ -398,6 +405,8 @@ fn a_client_secret_is_never_shown_to_the_pages_and_survives_a_form_that_did_not_
     let doc = update(&doc, 1, ServerPatch::between(&opened, &renamed)).unwrap();
     let kept = doc.server(&id(1)).unwrap().oauth.client_secret.clone();
     assert_eq!(kept.as_ref().map(Secret::expose), Some("FAKE-client-secret"));
+    let provider = doc.server(&id(1)).unwrap().oauth.identity_provider.clone().unwrap();
+    assert_eq!(provider.client_secret.as_ref().map(Secret::expose), Some("FAKE-idp-secret"));
     // Changing the id with the blank secret in the form keeps the secret too.
     let mut other = opened.clone();
     other.oauth.client_id = Some("other".into());
@@ -498,4 +507,64 @@ fn the_browser_and_pages_keep_trust_always_allow_and_tools_turned_off() {
         change: SourceChange::PageContentCheck(false),
     };
     assert!(apply(&doc, &unknown).is_err());
+}
+
+#[test]
+fn a_private_key_is_a_secret_like_the_others_and_must_be_a_p256_key() {
+    use gemipanel_core::settings::{export, ExportOptions, OAuthClient, SignInMethod};
+    let pem = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgv0BAvkftLG1fbmAq
+gSlHB+0seRYZjdD0WzUL+TU+VTahRANCAASAJrhgpEVy5o0OXEO0NLMkB2izvBPv
+BzsJ5SbTB5WSR9jlbnaowpsP+/nFBeM5yy7hfeUqP4q/pPR9xgyWjh1m
+-----END PRIVATE KEY-----";
+    let client = OAuthClient {
+        client_id: Some("machine".into()),
+        private_key: Some(Secret::new(pem)),
+        issuer: Some("https://auth.example".into()),
+        method: SignInMethod::ClientCredentials,
+        ..OAuthClient::default()
+    };
+    let doc =
+        update(&base(), 1, ServerPatch { oauth: Some(client.clone()), ..ServerPatch::default() })
+            .unwrap();
+    assert!(!serde_json::to_string(&doc.for_pages()).unwrap().contains("MIGHAgEA"));
+    let without = export(&doc, ExportOptions { include_secrets: false }).text;
+    assert!(!without.contains("MIGHAgEA") && without.contains("client_credentials"), "{without}");
+    assert!(export(&doc, ExportOptions { include_secrets: true }).text.contains("MIGHAgEA"));
+    // A form that did not touch it keeps it.
+    let opened = ServerDraft::of(doc.for_pages().server(&id(1)).unwrap());
+    let renamed = ServerDraft { name: "renamed".into(), ..opened.clone() };
+    let doc = update(&doc, 1, ServerPatch::between(&opened, &renamed)).unwrap();
+    assert_eq!(
+        doc.server(&id(1)).unwrap().oauth.private_key.as_ref().map(Secret::expose),
+        Some(pem)
+    );
+    // An RSA key, or client credentials with nothing to prove the client with, are refused.
+    for bad in [
+        OAuthClient {
+            private_key: Some(Secret::new(
+                "-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAw\n-----END PRIVATE KEY-----",
+            )),
+            ..client.clone()
+        },
+        OAuthClient { private_key: None, ..client.clone() },
+        OAuthClient { method: SignInMethod::Enterprise, ..client.clone() },
+    ] {
+        let err = update(&doc, 1, ServerPatch { oauth: Some(bad), ..ServerPatch::default() })
+            .unwrap_err();
+        assert_eq!(err.field(), Field::SignIn);
+    }
+}
+
+#[test]
+fn what_is_kept_for_servers_no_longer_configured_is_found() {
+    let doc = add(&base(), 2, "a", "https://a.example/mcp");
+    let removed = apply(&doc, &SettingsEdit::RemoveServer { id: id(2) }).unwrap();
+    let (one, two) = (id(1), id(2));
+    let kept = [one.as_str(), two.as_str(), "test_srv_draft", two.as_str()];
+    assert_eq!(doc.orphans(kept), ["test_srv_draft"]);
+    assert_eq!(removed.orphans(kept), [two.as_str(), "test_srv_draft"]);
+    assert!(Settings::default().orphans([]).is_empty());
+    assert_eq!(doc.removed_in(&removed), [id(2)]);
+    assert!(removed.removed_in(&doc).is_empty());
 }

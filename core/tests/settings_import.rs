@@ -355,3 +355,44 @@ fn export_without_secrets_blanks_arguments_that_look_like_secrets() {
     assert!(full.text.contains("FAKE-bearer-1") && full.text.contains("FAKE-token-2"));
     assert!(full.args_blanked.is_empty());
 }
+
+#[test]
+fn an_export_keeps_each_servers_sign_in_method_and_leaves_its_secrets_to_enter_again() {
+    use gemipanel_core::settings::{
+        IdentityProvider, OAuthClient, Secret, ServerDraft, SettingsEdit, SignInMethod,
+    };
+    let work = OAuthClient {
+        client_id: Some("gemipanel-at-work".into()),
+        client_secret: Some(Secret::new("FAKE-as-secret")),
+        issuer: Some("https://auth.example.com".into()),
+        method: SignInMethod::Enterprise,
+        identity_provider: Some(IdentityProvider {
+            issuer: "https://login.example.com".into(),
+            client_id: "gemipanel".into(),
+            client_secret: Some(Secret::new("FAKE-idp-secret")),
+        }),
+        ..OAuthClient::default()
+    };
+    let draft = ServerDraft {
+        oauth: work.clone(),
+        ..ServerDraft::new("work", "https://mcp.example.com/mcp")
+    };
+    let id = gemipanel_core::settings::ServerId::generate([9; 16]);
+    let doc = apply(&Settings::default(), &SettingsEdit::AddServer { id, server: draft }).unwrap();
+
+    let full = export(&doc, ExportOptions { include_secrets: true }).text;
+    let preview = preview_import(&full, &Settings::default(), SEED).unwrap();
+    assert_eq!(preview.added[0].oauth, work, "with secrets, all of it comes back");
+
+    let plain = export(&doc, ExportOptions::default()).text;
+    assert!(!plain.contains("FAKE"), "{plain}");
+    let preview = preview_import(&plain, &Settings::default(), SEED).unwrap();
+    let oauth = &preview.added[0].oauth;
+    assert_eq!(oauth.method, SignInMethod::Enterprise);
+    assert_eq!(oauth.issuer, work.issuer);
+    assert_eq!(
+        oauth.identity_provider.as_ref().map(|p| p.issuer.as_str()),
+        Some("https://login.example.com")
+    );
+    assert!(preview.warnings.iter().map(ToString::to_string).any(|w| w.contains("sign-in secret")));
+}

@@ -3,8 +3,8 @@
 
 use gemipanel_core::messages::{Recovery, SettingsProblem};
 use gemipanel_core::settings::{
-    load, GeminiSettings, Headers, LocalCommand, OAuthClient, Secret, Server, ServerDraft,
-    ServerId, ServerPatch, Settings, SettingsEdit, ToolNames,
+    load, GeminiSettings, Headers, IdentityProvider, LocalCommand, OAuthClient, Secret, Server,
+    ServerDraft, ServerId, ServerPatch, Settings, SettingsEdit, SignInMethod, ToolNames,
 };
 use gemipanel_core::text::Text;
 use serde::de::DeserializeOwned;
@@ -94,6 +94,20 @@ fn oauth_client() -> OAuthClient {
         client_id: Some("my-client".into()),
         client_secret: Some(Secret::new("shh")),
         metadata_url: Some("https://gemipanel.example/client.json".into()),
+        issuer: Some("https://auth.example".into()),
+        private_key: Some(Secret::new(
+            "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgv0BAvkftLG1fbmAq
+gSlHB+0seRYZjdD0WzUL+TU+VTahRANCAASAJrhgpEVy5o0OXEO0NLMkB2izvBPv
+BzsJ5SbTB5WSR9jlbnaowpsP+/nFBeM5yy7hfeUqP4q/pPR9xgyWjh1m
+-----END PRIVATE KEY-----",
+        )),
+        method: SignInMethod::Enterprise,
+        identity_provider: Some(IdentityProvider {
+            issuer: "https://idp.example".into(),
+            client_id: "gemipanel".into(),
+            client_secret: Some(Secret::new("idp-shh")),
+        }),
     }
 }
 

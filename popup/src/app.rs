@@ -2,6 +2,7 @@
 
 use gemipanel_browser::{chrome, chrome::message, worker_status_text};
 use gemipanel_core::settings::{ServerId, SettingsEdit};
+use gemipanel_core::vault::VaultState;
 use yew::prelude::*;
 
 use crate::components::gemini_card::GeminiCard;
@@ -9,6 +10,7 @@ use crate::components::import_export::ImportExport;
 use crate::components::server_form::ServerFormView;
 use crate::components::server_list::ServerList;
 use crate::components::settings_problem::SettingsProblemBanner;
+use crate::components::vault_card::VaultCard;
 use crate::effects::{self, Dispatch};
 use crate::hooks::{use_shortcut, use_window_id, use_worker};
 use crate::state::{Action, State, WorkerView};
@@ -103,6 +105,19 @@ pub fn App() -> Html {
         let (d, include) = (dispatch.clone(), state.include_secrets);
         Callback::from(move |()| effects::export(d.clone(), include))
     };
+    let vault = match &state.worker {
+        WorkerView::Ready(status) => Some(status.vault),
+        _ => None,
+    };
+    let on_vault_changed = {
+        let d = dispatch.clone();
+        Callback::from(move |()| {
+            d.dispatch(Action::RefreshStatus);
+            d.dispatch(Action::RefreshServers);
+            effects::load_settings(d.clone());
+        })
+    };
+    let locked = vault == Some(VaultState::Locked);
 
     html! {
         <div class="page popup">
@@ -114,6 +129,9 @@ pub fn App() -> Html {
                 }
                 if let Some(error) = &state.settings_error {
                     <p class="banner error" role="alert">{ message("popupSettingsUnavailable", &[error]) }</p>
+                }
+                if locked {
+                    <VaultCard state={VaultState::Locked} on_changed={on_vault_changed.clone()} />
                 }
                 <GeminiCard form={state.gemini.clone()} loaded={state.settings.is_some()}
                     on_key={dispatch_with(&dispatch, Action::ApiKeyInput)}
@@ -140,6 +158,9 @@ pub fn App() -> Html {
                     on_export={on_export} export_shortened={state.export_shortened.clone()}
                     export_blanked={state.export_blanked.clone()}
                     on_include_secrets={dispatch_with(&dispatch, Action::IncludeSecrets)} />
+                if let Some(state) = vault.filter(|_| !locked) {
+                    <VaultCard {state} on_changed={on_vault_changed} />
+                }
             </main>
             <StatusBar worker={state.worker.clone()} on_refresh={act(|| Action::RefreshStatus)} />
         </div>

@@ -6,8 +6,9 @@
 //! A local server's command line is checked by `settings::validate_local`.
 
 use gemipanel_core::settings::{
-    self, parse_headers, validate_local, Field, LocalCommand, OAuthClient, Secret, Server,
-    ServerDraft, ServerId, ServerPatch, Settings, SettingsEdit,
+    self, parse_headers, pkcs8_from_pem, validate_local, Field, IdentityProvider, LocalCommand,
+    OAuthClient, Secret, Server, ServerDraft, ServerId, ServerPatch, Settings, SettingsEdit,
+    SignInMethod,
 };
 use gemipanel_core::text::Text;
 use gemipanel_core::url_policy::{self, Policy, UrlRefusal};
@@ -53,12 +54,22 @@ pub struct ServerForm {
     pub include: String,
     pub exclude: String,
     pub enabled_by_default: bool,
-    /// Sign-in (Advanced): a client id and secret of the person's own, or a client metadata
-    /// document's URL. The stored secret stays out of the form; an empty box keeps it.
+    /// Sign-in (Advanced): how, a client id and secret or private key of the person's own
+    /// with the authorization server they belong to, a client metadata document's URL, and
+    /// for enterprise sign-in the identity provider. Stored secrets stay out of the form; an
+    /// empty box keeps them.
+    pub sign_in_method: SignInMethod,
     pub client_id: String,
     pub client_secret: String,
     pub has_stored_secret: bool,
+    pub private_key: String,
+    pub has_stored_key: bool,
+    pub issuer: String,
     pub client_metadata_url: String,
+    pub idp_issuer: String,
+    pub idp_client_id: String,
+    pub idp_client_secret: String,
+    pub has_stored_idp_secret: bool,
     /// A local server's program, its arguments one per line, its environment one `NAME=value`
     /// per line (stored values stay out of the form: a blank value keeps the stored one) and
     /// its working folder (empty: the bridge's own).
@@ -87,9 +98,15 @@ pub enum FormEdit {
     Exclude(String),
     EnabledByDefault(bool),
     HeadersToNewOrigin(bool),
+    SignInMethod(SignInMethod),
     ClientId(String),
     ClientSecret(String),
+    PrivateKey(String),
+    Issuer(String),
     ClientMetadataUrl(String),
+    IdpIssuer(String),
+    IdpClientId(String),
+    IdpClientSecret(String),
     Kind(ServerKind),
     Command(String),
     Args(String),
@@ -141,11 +158,21 @@ pub struct LiveErrors {
     pub headers: Option<Text>,
     pub timeout: bool,
     pub local: Option<LocalProblem>,
+    /// A pasted private key that is not a P-256 key in PKCS #8.
+    pub private_key: Option<Text>,
+    /// A secret or key without the authorization server it belongs to: it would be sent to
+    /// none (issue 22, item 8), so saving waits for it.
+    pub issuer_missing: bool,
 }
 
 impl LiveErrors {
     pub fn any(&self) -> bool {
-        self.url.is_some() || self.headers.is_some() || self.timeout || self.local.is_some()
+        self.url.is_some()
+            || self.headers.is_some()
+            || self.timeout
+            || self.local.is_some()
+            || self.private_key.is_some()
+            || self.issuer_missing
     }
 
     /// The message to show next to one of the local server's fields.
@@ -162,6 +189,7 @@ impl ServerForm {
     /// The form for editing `server`; header and environment values stay out of it.
     pub fn edit(server: &Server) -> Self {
         let local = server.local.as_ref().map(LocalCommand::for_pages);
+        let provider = server.oauth.identity_provider.as_ref();
         ServerForm {
             editing: Some(server.id.clone()),
             kind: if local.is_some() { ServerKind::Local } else { ServerKind::Remote },
@@ -179,9 +207,15 @@ impl ServerForm {
             include: server.include_tools.as_deref().map(|t| t.join(", ")).unwrap_or_default(),
             exclude: server.exclude_tools.join(", "),
             enabled_by_default: server.enabled_by_default,
+            sign_in_method: server.oauth.method,
             client_id: server.oauth.client_id.clone().unwrap_or_default(),
             has_stored_secret: server.oauth.client_secret.is_some(),
+            has_stored_key: server.oauth.private_key.is_some(),
+            issuer: server.oauth.issuer.clone().unwrap_or_default(),
             client_metadata_url: server.oauth.metadata_url.clone().unwrap_or_default(),
+            idp_issuer: provider.map(|p| p.issuer.clone()).unwrap_or_default(),
+            idp_client_id: provider.map(|p| p.client_id.clone()).unwrap_or_default(),
+            has_stored_idp_secret: provider.is_some_and(|p| p.client_secret.is_some()),
             ..Default::default()
         }
     }
@@ -213,9 +247,15 @@ impl ServerForm {
             FormEdit::Exclude(v) => self.exclude = v,
             FormEdit::EnabledByDefault(v) => self.enabled_by_default = v,
             FormEdit::HeadersToNewOrigin(v) => self.headers_to_new_origin = v,
+            FormEdit::SignInMethod(v) => self.sign_in_method = v,
             FormEdit::ClientId(v) => self.client_id = v,
             FormEdit::ClientSecret(v) => self.client_secret = v,
+            FormEdit::PrivateKey(v) => self.private_key = v,
+            FormEdit::Issuer(v) => self.issuer = v,
             FormEdit::ClientMetadataUrl(v) => self.client_metadata_url = v,
+            FormEdit::IdpIssuer(v) => self.idp_issuer = v,
+            FormEdit::IdpClientId(v) => self.idp_client_id = v,
+            FormEdit::IdpClientSecret(v) => self.idp_client_secret = v,
             FormEdit::Kind(v) => self.kind = v,
             FormEdit::Command(v) => self.command = v,
             FormEdit::Args(v) => self.args = v,
@@ -239,9 +279,42 @@ impl ServerForm {
                 headers: parse_headers(&self.headers).err().map(|e| e.message),
                 timeout,
                 local: None,
+                private_key: match self.private_key.trim() {
+                    pem if !pem.is_empty() && self.uses_key() => {
+                        pkcs8_from_pem(pem).err().map(|p| Text::new(p.message_key()))
+                    }
+                    _ => None,
+                },
+                issuer_missing: self.issuer_missing(),
             },
             ServerKind::Local => {
                 LiveErrors { timeout, local: self.local_problem(), ..LiveErrors::default() }
+            }
+        }
+    }
+
+    /// Whether a secret or key (typed, or kept from before) has no authorization server to
+    /// belong to.
+    fn issuer_missing(&self) -> bool {
+        let typed = |s: &str| !s.trim().is_empty();
+        let secret = typed(&self.client_secret) || self.has_stored_secret;
+        let key = self.uses_key() && (typed(&self.private_key) || self.has_stored_key);
+        typed(&self.client_id) && (secret || key) && !typed(&self.issuer)
+    }
+
+    /// A private key is a client credentials thing: the other methods' forms have no box
+    /// for it, and what was typed there is not used.
+    fn uses_key(&self) -> bool {
+        self.sign_in_method == SignInMethod::ClientCredentials
+    }
+
+    /// What Test connection found: the authorization server the server names fills an empty
+    /// issuer box while a client of the person's own is being entered (they see it before
+    /// saving; its secret then goes there and nowhere else).
+    pub fn take_test_outcome(&mut self, outcome: &ConnectionOutcome) {
+        if let ConnectionOutcome::NeedsSignIn { issuer: Some(issuer) } = outcome {
+            if self.issuer.trim().is_empty() && !self.client_id.trim().is_empty() {
+                self.issuer = issuer.clone();
             }
         }
     }
@@ -365,18 +438,43 @@ impl ServerForm {
     }
 
     /// The sign-in client as typed; an untouched secret box keeps the stored secret (the blank
-    /// copy the popup holds stands for it).
+    /// copy the popup holds stands for it), and so do the key and the identity provider's
+    /// secret boxes.
     fn oauth_client(&self) -> OAuthClient {
         let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
-        let stored = self.opened.as_ref().and_then(|o| o.oauth.client_secret.clone());
-        let client_secret = match text(&self.client_secret) {
+        let opened = self.opened.as_ref().map(|o| &o.oauth);
+        let secret = |typed: &str, stored: Option<&Secret>| match text(typed) {
             Some(typed) => Some(Secret::new(typed)),
-            None => stored,
+            None => stored.cloned(),
+        };
+        let client_id = text(&self.client_id);
+        let has_id = client_id.is_some();
+        let stored_provider = opened.and_then(|o| o.identity_provider.as_ref());
+        let identity_provider = match (text(&self.idp_issuer), text(&self.idp_client_id)) {
+            (None, None) => None,
+            (issuer, client_id) => Some(IdentityProvider {
+                issuer: issuer.unwrap_or_default(),
+                client_id: client_id.unwrap_or_default(),
+                client_secret: secret(
+                    &self.idp_client_secret,
+                    stored_provider.and_then(|p| p.client_secret.as_ref()),
+                ),
+            }),
         };
         OAuthClient {
-            client_id: text(&self.client_id),
-            client_secret: client_secret.filter(|_| !self.client_id.trim().is_empty()),
+            client_secret: secret(
+                &self.client_secret,
+                opened.and_then(|o| o.client_secret.as_ref()),
+            )
+            .filter(|_| has_id),
+            private_key: secret(&self.private_key, opened.and_then(|o| o.private_key.as_ref()))
+                .filter(|_| has_id && self.uses_key()),
+            client_id,
             metadata_url: text(&self.client_metadata_url),
+            issuer: text(&self.issuer),
+            method: self.sign_in_method,
+            identity_provider: identity_provider
+                .filter(|_| self.sign_in_method == SignInMethod::Enterprise),
         }
     }
 
@@ -895,5 +993,104 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    const PEM: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgv0BAvkftLG1fbmAq
+gSlHB+0seRYZjdD0WzUL+TU+VTahRANCAASAJrhgpEVy5o0OXEO0NLMkB2izvBPv
+BzsJ5SbTB5WSR9jlbnaowpsP+/nFBeM5yy7hfeUqP4q/pPR9xgyWjh1m
+-----END PRIVATE KEY-----";
+
+    fn remote(edits: Vec<FormEdit>) -> ServerForm {
+        let mut all = vec![
+            FormEdit::Name("Work".into()),
+            FormEdit::Url("https://mcp.example.com/mcp".into()),
+        ];
+        all.extend(edits);
+        typed(all)
+    }
+
+    #[test]
+    fn a_secret_waits_for_the_authorization_server_it_belongs_to_which_test_fills_in() {
+        let mut form = remote(vec![
+            FormEdit::ClientId("mine".into()),
+            FormEdit::ClientSecret("s3cret".into()),
+        ]);
+        assert!(form.live_errors().issuer_missing && form.live_errors().any());
+        // Test found the authorization server the server names: the box fills, the person sees it.
+        let found =
+            ConnectionOutcome::NeedsSignIn { issuer: Some("https://auth.example.com/".into()) };
+        form.take_test_outcome(&found);
+        assert_eq!(form.issuer, "https://auth.example.com/");
+        assert!(!form.live_errors().any());
+        let oauth = form.draft().unwrap().oauth;
+        assert_eq!(oauth.issuer.as_deref(), Some("https://auth.example.com/"));
+        assert_eq!(oauth.client_secret.as_ref().map(Secret::expose), Some("s3cret"));
+        // One typed by the person is never replaced by a test.
+        form.change(FormEdit::Issuer("https://mine.example.com".into()));
+        form.take_test_outcome(&found);
+        assert_eq!(form.issuer, "https://mine.example.com");
+        // A client id alone (a public client) has no secret to bind.
+        assert!(!remote(vec![FormEdit::ClientId("mine".into())]).live_errors().issuer_missing);
+    }
+
+    #[test]
+    fn client_credentials_with_a_pasted_key_and_enterprise_sign_in_reach_the_draft() {
+        let form = remote(vec![
+            FormEdit::SignInMethod(SignInMethod::ClientCredentials),
+            FormEdit::ClientId("machine".into()),
+            FormEdit::PrivateKey(PEM.into()),
+            FormEdit::Issuer("https://auth.example.com".into()),
+        ]);
+        assert_eq!(form.live_errors(), LiveErrors::default());
+        let oauth = form.draft().unwrap().oauth;
+        assert_eq!(oauth.method, SignInMethod::ClientCredentials);
+        assert_eq!(oauth.private_key.as_ref().map(Secret::expose), Some(PEM));
+        let rsa = remote(vec![FormEdit::SignInMethod(SignInMethod::ClientCredentials), FormEdit::PrivateKey("-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAw\n-----END PRIVATE KEY-----".into())]);
+        assert_eq!(
+            rsa.live_errors().private_key.map(|t| t.key.to_string()).as_deref(),
+            Some("errKeyNotP256")
+        );
+
+        let form = remote(vec![
+            FormEdit::SignInMethod(SignInMethod::Enterprise),
+            FormEdit::IdpIssuer("https://login.example.com".into()),
+            FormEdit::IdpClientId("gemipanel".into()),
+            FormEdit::ClientId("xaa-client".into()),
+            FormEdit::ClientSecret("xaa-secret".into()),
+            FormEdit::Issuer("https://auth.example.com".into()),
+        ]);
+        let oauth = form.draft().unwrap().oauth;
+        let provider = oauth.identity_provider.expect("the identity provider");
+        assert_eq!(
+            (provider.issuer.as_str(), provider.client_id.as_str()),
+            ("https://login.example.com", "gemipanel")
+        );
+        assert_eq!(oauth.method, SignInMethod::Enterprise);
+        let saved = form.save_edit(&Settings::default(), ServerId::generate([3; 16]));
+        assert!(saved.is_ok(), "{saved:?}");
+    }
+
+    #[test]
+    fn stored_keys_and_secrets_stay_out_of_the_form_and_are_kept() {
+        let id = ServerId::generate([4; 16]);
+        let mut server = Server::blank(id.clone(), "Work".into());
+        server.url = "https://mcp.example.com/mcp".into();
+        server.oauth = OAuthClient {
+            client_id: Some("machine".into()),
+            private_key: Some(Secret::new(PEM)),
+            issuer: Some("https://auth.example.com".into()),
+            method: SignInMethod::ClientCredentials,
+            ..OAuthClient::default()
+        };
+        let stored = Settings { servers: vec![server], ..Settings::default() };
+        let shown = stored.for_pages();
+        let mut form = ServerForm::edit(&shown.servers[0]);
+        assert!(form.has_stored_key && form.private_key.is_empty());
+        assert!(!form.live_errors().issuer_missing);
+        form.change(FormEdit::Name("Renamed".into()));
+        let edit = form.save_edit(&shown, ServerId::generate([5; 16])).unwrap();
+        let saved = settings::apply(&stored, &edit).unwrap();
+        assert_eq!(saved.servers[0].oauth.private_key.as_ref().map(Secret::expose), Some(PEM));
     }
 }

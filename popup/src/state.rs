@@ -277,7 +277,10 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::CloseForm => next.form = None,
         Action::TestStarted => next.with_form(|f| f.test = Pending::Running),
-        Action::TestFinished(outcome) => next.with_form(|f| f.test = Pending::Done(outcome)),
+        Action::TestFinished(outcome) => next.with_form(|f| {
+            f.take_test_outcome(&outcome);
+            f.test = Pending::Done(outcome)
+        }),
         Action::TestFailed(message) => next.with_form(|f| f.test = Pending::Failed(message)),
         Action::FormSaving => next.with_form(|f| {
             f.saving = true;
@@ -419,8 +422,12 @@ mod tests {
 
     #[test]
     fn refreshing_shows_loading_until_the_answer() {
-        let status =
-            WorkerStatus { extension_version: "0.1.0".into(), uptime_ms: 1, configured_servers: 0 };
+        let status = WorkerStatus {
+            extension_version: "0.1.0".into(),
+            uptime_ms: 1,
+            configured_servers: 0,
+            vault: Default::default(),
+        };
         let state = reduce(&State::default(), Action::StatusLoaded(status.clone()));
         assert_eq!(state.worker, WorkerView::Ready(status));
         let refreshing = reduce(&state, Action::RefreshStatus);

@@ -656,7 +656,12 @@ mod tests {
     use super::*;
 
     fn status(uptime_ms: u64) -> WorkerStatus {
-        WorkerStatus { extension_version: "0.1.0".into(), uptime_ms, configured_servers: 1 }
+        WorkerStatus {
+            extension_version: "0.1.0".into(),
+            uptime_ms,
+            configured_servers: 1,
+            vault: Default::default(),
+        }
     }
 
     fn run(actions: Vec<Action>) -> State {

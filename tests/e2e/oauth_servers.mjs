@@ -10,6 +10,10 @@
 //
 //   startOidc({ accessTokenTtl: 30 })         // short-lived access tokens (seconds)
 //   startOidc({ autoApprove: 'alice' })       // no login or consent page: every sign-in approved
+//   startOidc({ dpop: 'nonce' })              // DPoP with nonces at both servers ('on' by
+//                                             // default, as oidc-provider; or 'off')
+//   startOidc({ cors: 'default' })            // oidc-provider's own CORS policy, which refuses
+//                                             // an extension's Origin at the token endpoint
 //
 // The window `chrome.identity.launchWebAuthFlow({interactive: true})` opens is a new page of the
 // Playwright context; fill the provider's login and consent pages there:
@@ -36,21 +40,23 @@ const script = fileURLToPath(new URL('../fixtures/oidc/server.mjs', import.meta.
  * official SDK that accepts only its tokens (tools `whoami`, `echo`, and `admin_report`, which
  * needs the scope `mcp:admin`).
  */
-export async function startOidc({ accessTokenTtl = 3600, autoApprove } = {}) {
+export async function startOidc({ accessTokenTtl = 3600, autoApprove, dpop = 'on', cors = 'extension' } = {}) {
   for (let attempt = 1; attempt <= 5; attempt += 1) {
-    const server = await tryStartOidc({ accessTokenTtl, autoApprove });
+    const server = await tryStartOidc({ accessTokenTtl, autoApprove, dpop, cors });
     if (server) return server;
   }
   throw new Error('the oidc fixture did not start: its ports stayed taken');
 }
 
-async function tryStartOidc({ accessTokenTtl, autoApprove }) {
+async function tryStartOidc({ accessTokenTtl, autoApprove, dpop, cors }) {
   const [oidcPort, mcpPort] = [await freePort(), await freePort()];
   const env = {
     ...process.env,
     OIDC_PORT: String(oidcPort),
     MCP_PORT: String(mcpPort),
     OIDC_ACCESS_TOKEN_TTL: String(accessTokenTtl),
+    OIDC_DPOP: dpop,
+    OIDC_CORS: cors,
     GEMIPANEL_TEST_LISTENS: '2',
   };
   delete env.GEMIPANEL_TEST_PORT;
@@ -78,6 +84,8 @@ async function tryStartOidc({ accessTokenTtl, autoApprove }) {
     revoke: () => post('revoke'),
     /** Every access token issued so far counts as expired at the MCP server (the next refresh works). */
     expireTokens: () => post('expire'),
+    /** The clients registered for machines: { clientId, clientSecret, keyClientId, privateKeyPem }. */
+    machine: async () => (await fetch(`${admin}/machine`)).json(),
     /** What the provider and the MCP server saw, oldest first. */
     events: async () => (await fetch(`${admin}/events`)).json(),
     async stop() {

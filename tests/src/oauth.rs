@@ -4,14 +4,19 @@
 //! `oidc-provider`'s login and consent pages), random bytes from the OS, the wall clock.
 //!
 //! The host keeps what core's [`Authorizer`] hands it in memory (the worker keeps it in
-//! `chrome.storage`) and counts the authorization pages it opened.
+//! `chrome.storage`) and counts the authorization pages it opened. It holds one DPoP key, made
+//! when a sign-in first asks for it (`crate::keys`), as a browser profile holds one per server.
 
 use gemipanel_core::mcp::{self, Authorization, HttpRequest, Method};
 use gemipanel_core::oauth::authorizer::AuthorizerHost;
 pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Failure, Interaction};
+use gemipanel_core::oauth::dpop::ProofSigner;
+use gemipanel_core::oauth::enterprise::IdpSession;
 use gemipanel_core::oauth::{
     self, ClientOptions, Credentials, RegisteredClient, SignInConfig, SignedIn, MAX_DOCUMENT_BYTES,
 };
+
+use crate::keys::{self, NativeKey};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -40,6 +45,8 @@ pub struct OAuthHost {
     kept: Rc<Kept>,
     /// Who goes through the authorization pages; `None`: they must redirect at once.
     pages: Option<DevPages>,
+    /// Whether sign-ins get a DPoP key (as in a browser with WebCrypto).
+    with_dpop: bool,
 }
 
 /// What sign-in produced, as the worker would store it.
@@ -49,6 +56,9 @@ pub struct Kept {
     pub credentials: RefCell<Option<Credentials>>,
     /// How many authorization pages were opened.
     pub pages: Cell<u32>,
+    /// The DPoP key, once a sign-in asked for one.
+    pub key: RefCell<Option<Rc<NativeKey>>>,
+    pub idp_sessions: RefCell<Vec<IdpSession>>,
 }
 
 impl Default for OAuthHost {
@@ -59,7 +69,7 @@ impl Default for OAuthHost {
             .pool_max_idle_per_host(0)
             .build()
             .unwrap_or_default();
-        OAuthHost { http, kept: Rc::default(), pages: None }
+        OAuthHost { http, kept: Rc::default(), pages: None, with_dpop: true }
     }
 }
 
@@ -69,8 +79,18 @@ impl OAuthHost {
         OAuthHost { pages: Some(pages), ..OAuthHost::default() }
     }
 
+    /// A host without a DPoP key: every token is a bearer token.
+    pub fn without_dpop(self) -> Self {
+        OAuthHost { with_dpop: false, ..self }
+    }
+
     pub fn kept(&self) -> &Kept {
         &self.kept
+    }
+
+    /// The DPoP key, as a signer (none before a sign-in asked for one).
+    pub fn signer(&self) -> Option<Rc<dyn ProofSigner>> {
+        self.kept.key.borrow().clone().map(|k| k as Rc<dyn ProofSigner>)
     }
 
     /// An authorizer for `server_url` whose header goes to `authorization`, with this host.
@@ -80,7 +100,7 @@ impl OAuthHost {
         client: ClientOptions,
         authorization: Authorization,
     ) -> Authorizer {
-        Authorizer::new(server_url, client, REDIRECT_URI, authorization, None)
+        Authorizer::new(server_url, client, REDIRECT_URI, authorization, None, None)
     }
 
     /// Sends a request and reads at most one byte past the cap, so the machine sees the excess.
@@ -132,11 +152,11 @@ impl OAuthHost {
 
     /// Drives one sign-in to its end (core's loop, this host's I/O).
     pub async fn sign_in(&self, config: SignInConfig) -> Result<SignedIn, oauth::Error> {
-        oauth::drive::sign_in(self, config, randomness()).await
+        oauth::drive::sign_in(self, config, randomness(), None, true).await
     }
 
     pub async fn refresh(&self, credentials: &Credentials) -> Result<Credentials, oauth::Error> {
-        oauth::drive::refresh(self, credentials).await
+        oauth::drive::refresh(self, credentials, None).await
     }
 
     /// Revokes both tokens; the result of each request.
@@ -169,6 +189,16 @@ impl oauth::drive::OAuthHost for OAuthHost {
     fn now_ms(&self) -> u64 {
         now_ms()
     }
+
+    fn random_id(&self) -> Option<[u8; 16]> {
+        let mut id = [0u8; 16];
+        getrandom::fill(&mut id).ok()?;
+        Some(id)
+    }
+
+    async fn sign_with_key(&self, pkcs8: &[u8], input: &[u8]) -> Result<Vec<u8>, String> {
+        keys::sign_with_pkcs8(pkcs8, input)
+    }
 }
 
 impl AuthorizerHost for OAuthHost {
@@ -191,5 +221,28 @@ impl AuthorizerHost for OAuthHost {
             eprintln!("oauth: signed in at {} (scopes {:?})", c.issuer, c.scopes);
         }
         *self.kept.credentials.borrow_mut() = credentials.cloned();
+    }
+
+    async fn proof_signer(&self) -> Option<Rc<dyn ProofSigner>> {
+        if !self.with_dpop {
+            return None;
+        }
+        let key = self
+            .kept
+            .key
+            .borrow_mut()
+            .get_or_insert_with(|| Rc::new(NativeKey::generate()))
+            .clone();
+        Some(key)
+    }
+
+    async fn idp_sessions(&self) -> Vec<IdpSession> {
+        self.kept.idp_sessions.borrow().clone()
+    }
+
+    async fn keep_idp_session(&self, session: &IdpSession) {
+        let mut sessions = self.kept.idp_sessions.borrow_mut();
+        sessions.retain(|s| !(s.issuer == session.issuer && s.client_id == session.client_id));
+        sessions.push(session.clone());
     }
 }

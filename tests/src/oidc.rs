@@ -212,12 +212,19 @@ pub enum Event {
         scope: Option<String>,
         expires_in: Option<u64>,
         refresh_token_issued: bool,
+        /// `Bearer`, or `DPoP` for a token bound to the proof's key.
+        token_type: Option<String>,
+        /// The request carried a DPoP proof.
+        had_proof: bool,
+        /// The request's `Origin`, when it had one.
+        origin: Option<String>,
     },
     /// RFC 7009 revocation.
     Revocation {
         status: u16,
         error: Option<String>,
         token_type_hint: Option<String>,
+        origin: Option<String>,
     },
     /// A request to the MCP server.
     Mcp {
@@ -225,6 +232,10 @@ pub enum Event {
         method: Option<String>,
         tool: Option<String>,
         had_token: bool,
+        /// The `Authorization` scheme: `Bearer` or `DPoP`.
+        scheme: Option<String>,
+        /// `ok` for a good DPoP proof, else why it was refused.
+        dpop: Option<String>,
         sub: Option<String>,
         scopes: Option<Vec<String>>,
         www_authenticate: Option<String>,

@@ -46,11 +46,14 @@ pub struct Oidc {
     /// An account that approves every sign-in with no page; `None`: the login and consent pages
     /// are shown and must be filled.
     pub auto_approve: Option<&'static str>,
+    /// DPoP (RFC 9449) at both servers: `on` (oidc-provider's default), `nonce` (both also
+    /// demand their nonce in every proof) or `off`.
+    pub dpop: &'static str,
 }
 
 impl Default for Oidc {
     fn default() -> Self {
-        Oidc { access_token_ttl: 3600, auto_approve: None }
+        Oidc { access_token_ttl: 3600, auto_approve: None, dpop: "on" }
     }
 }
 
@@ -143,7 +146,8 @@ impl TestServer {
             (Kind::Oidc(oidc), Some(auth_port)) => {
                 command
                     .env("OIDC_PORT", auth_port.to_string())
-                    .env("OIDC_ACCESS_TOKEN_TTL", oidc.access_token_ttl.to_string());
+                    .env("OIDC_ACCESS_TOKEN_TTL", oidc.access_token_ttl.to_string())
+                    .env("OIDC_DPOP", oidc.dpop);
                 if let Some(account) = oidc.auto_approve {
                     command.env("OIDC_AUTO_APPROVE", account);
                 }

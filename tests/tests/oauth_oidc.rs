@@ -41,6 +41,7 @@ impl Setup {
             redirect_uri,
             authorization,
             None,
+            None,
         );
         let client = Client::new(NativeHost::default(), config);
         let admin = Admin::new(&server.url(), &server.issuer().expect("an issuer"));
@@ -427,4 +428,90 @@ async fn the_extension_redirect_uris_are_registered_and_signed_in_with() {
         });
         assert!(exchanged, "{redirect_uri}: {events:?}");
     }
+}
+
+/// A request to the MCP server outside the client: `tools/list` with these headers; its status.
+async fn raw_tools_list(url: &str, headers: &[(&str, String)]) -> u16 {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    request.send().await.expect("the MCP server answers").status().as_u16()
+}
+
+#[tokio::test]
+async fn tokens_are_bound_to_the_dpop_key_and_useless_without_it() {
+    // oidc-provider offers DPoP by default: the sign-in binds the tokens to this host's key.
+    let setup = signed_in(Oidc::default()).await;
+    let credentials = setup.credentials();
+    let key = setup.host.signer().expect("a DPoP key was made for the sign-in");
+    let thumbprint = key.public_jwk().thumbprint();
+    assert_eq!(credentials.dpop_jkt.as_deref(), Some(thumbprint.as_str()));
+    let events = setup.admin.events().await;
+    let code = events.iter().find(|e| e.is_token("authorization_code")).expect("a code");
+    let Event::Token { token_type, had_proof, .. } = code else { unreachable!() };
+    assert_eq!((token_type.as_deref(), *had_proof), (Some("DPoP"), true));
+    let schemes: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Mcp { status: 200, scheme, dpop, .. } => Some((scheme.clone(), dpop.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(!schemes.is_empty());
+    assert!(schemes.iter().all(|s| *s == (Some("DPoP".into()), Some("ok".into()))), "{schemes:?}");
+
+    // The token copied out of the store, without the key: refused however it is presented.
+    let token = credentials.access_token.expose().to_owned();
+    let url = setup.server.url();
+    assert_eq!(raw_tools_list(&url, &[("Authorization", format!("Bearer {token}"))]).await, 401);
+    assert_eq!(raw_tools_list(&url, &[("Authorization", format!("DPoP {token}"))]).await, 401);
+    let thief = gemipanel_tests::keys::NativeKey::generate();
+    let stolen = std::rc::Rc::new(thief) as std::rc::Rc<dyn oauth::dpop::ProofSigner>;
+    let proof = oauth::dpop::Dpop::new(stolen)
+        .make_proof(gemipanel_core::mcp::Method::Post, &url, Some(&token))
+        .await
+        .expect("a proof of another key");
+    let with_other_key = [("Authorization", format!("DPoP {token}")), ("DPoP", proof)];
+    assert_eq!(raw_tools_list(&url, &with_other_key).await, 401);
+    // With the key it holds, the client still gets through, and a refresh stays bound.
+    setup.admin.expire_access_tokens().await;
+    assert_eq!(setup.whoami().await.expect("whoami after a refresh"), "alice");
+    let refreshed = setup.credentials();
+    assert_ne!(refreshed.access_token, credentials.access_token);
+    assert_eq!(refreshed.dpop_jkt.as_deref(), Some(thumbprint.as_str()));
+}
+
+#[tokio::test]
+async fn both_servers_nonces_are_used_after_one_retry_each() {
+    let setup = signed_in(Oidc { dpop: "nonce", ..Oidc::default() }).await;
+    assert!(setup.credentials().is_bound());
+    let events = setup.admin.events().await;
+    let codes: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Token { grant_type: Some(g), status, error, .. }
+                if g == "authorization_code" =>
+            {
+                Some((*status, error.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(codes, [(400, Some("use_dpop_nonce".into())), (200, None)], "{events:?}");
+    let mcp: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Mcp { status, dpop: Some(dpop), .. } => Some((*status, dpop.clone())),
+            _ => None,
+        })
+        .collect();
+    // The first request with the token learns the nonce; every later one carries it.
+    assert_eq!(mcp[0], (401, "nonce required".into()), "{mcp:?}");
+    assert!(mcp.len() > 2 && mcp[1..].iter().all(|(_, d)| d == "ok"), "{mcp:?}");
 }

@@ -1,16 +1,17 @@
 //! `cargo xtask conformance`: the official MCP conformance suite against our client.
 //!
 //! Builds the driver (`tests/src/bin/conformance.rs`), runs `--suite all` of both pinned suite
-//! versions (0.1 for 2025-11-25, 0.2 adding 2026-07-28) and the client scenarios 2026-07-28
-//! requires at its own wire, all in parallel, and counts every check. The suite's own tally is
+//! versions (0.1 for 2025-11-25, 0.2 adding 2026-07-28), the client scenarios 2026-07-28
+//! requires at its own wire and the extensions suite (DPoP, client credentials, enterprise
+//! sign-in), all in parallel, and counts every check. Each suite's table ends with the
+//! scenarios passed of those that apply. The suite's own tally is
 //! taken from its `SUITE SUMMARY`; on top of it each scenario gets one check of our own, "the
 //! driver exited cleanly" (the suite ignores exit codes in suite mode, but a client that
 //! crashed after the traffic looked right is still broken). Warnings count as failures, as the
 //! suite marks them ✗.
 //!
 //! Authorization scenarios (`auth/…`) count like the others, except those listed in
-//! [`NOT_APPLICABLE`] with the reason: grants in which no person signs in through a browser,
-//! and extensions GemiPanel does not implement. They run, and are listed, not counted.
+//! [`NOT_APPLICABLE`] with the reason: they run, and are listed, not counted.
 
 use crate::test::Tally;
 use crate::util::{self, cargo, Result};
@@ -28,7 +29,7 @@ struct SuiteVersion {
     args: &'static [&'static str],
 }
 
-const VERSIONS: [SuiteVersion; 3] = [
+const VERSIONS: [SuiteVersion; 4] = [
     SuiteVersion {
         label: "2025-11-25",
         package: "conformance-2025-11-25",
@@ -48,22 +49,20 @@ const VERSIONS: [SuiteVersion; 3] = [
         package: "conformance-2026-07-28",
         args: &["--requirements", "2026-07-28"],
     },
+    // The authorization extensions: DPoP (with nonces), client credentials (secret and
+    // private_key_jwt), enterprise-managed authorization, workload identity.
+    SuiteVersion {
+        label: "extensions",
+        package: "conformance-2026-07-28",
+        args: &["--suite", "extensions"],
+    },
 ];
 
-/// Authorization scenarios that do not test what GemiPanel does (a person signing in to an MCP
-/// server through the browser's auth window), with the reason.
-pub const NOT_APPLICABLE: &[(&str, &str)] = &[
-    ("auth/client-credentials-jwt", "client credentials: a machine client signs in as itself"),
-    ("auth/client-credentials-basic", "client credentials: a machine client signs in as itself"),
-    ("auth/cross-app-access-complete-flow", "cross-app access: an enterprise IdP's token exchange"),
-    (
-        "auth/enterprise-managed-authorization",
-        "cross-app access: an enterprise IdP's token exchange",
-    ),
-    ("auth/wif-jwt-bearer", "workload identity federation: a workload's JWT, no person"),
-    ("auth/dpop", "DPoP (extension): not implemented; bearer tokens only"),
-    ("auth/dpop-nonce", "DPoP (extension): not implemented; bearer tokens only"),
-];
+/// Authorization scenarios that have no place in a person's browser, with the reason.
+pub const NOT_APPLICABLE: &[(&str, &str)] = &[(
+    "auth/wif-jwt-bearer",
+    "workload identity federation: a workload's own JWT from its platform, which a browser has not",
+)];
 
 fn not_applicable(scenario: &str) -> Option<&'static str> {
     NOT_APPLICABLE.iter().find(|(name, _)| *name == scenario).map(|(_, why)| *why)
@@ -186,6 +185,7 @@ fn report(label: &str, results: &[ScenarioResult]) -> (Tally, String) {
     let mut tally = Tally::default();
     let mut table = format!("\nconformance {label}:\n");
     let mut skipped = Vec::new();
+    let (mut passed_scenarios, mut applicable) = (0, 0);
     let (mut auth_passed, mut auth_counted) = (0, 0);
     for ScenarioResult { scenario, driver_ok, failing } in results {
         if let Some(why) = not_applicable(&scenario.name) {
@@ -209,6 +209,8 @@ fn report(label: &str, results: &[ScenarioResult]) -> (Tally, String) {
         for check in failing {
             table.push_str(&format!("         - {check}\n"));
         }
+        applicable += 1;
+        passed_scenarios += u32::from(failed == 0);
         if scenario.is_auth() {
             auth_counted += 1;
             auth_passed += u32::from(failed == 0);
@@ -222,7 +224,8 @@ fn report(label: &str, results: &[ScenarioResult]) -> (Tally, String) {
         }
     }
     table.push_str(&format!(
-        "  {label}: {} passed, {} failed; auth scenarios: {auth_passed} of {auth_counted} pass\n",
+        "  {label}: {passed_scenarios} of {applicable} applicable scenarios pass \
+         (authorization: {auth_passed} of {auth_counted}); checks: {} passed, {} failed\n",
         tally.passed, tally.failed
     ));
     (tally, table)
@@ -432,17 +435,29 @@ mod tests {
                 driver_ok: false,
                 failing: vec![],
             },
+            ScenarioResult {
+                scenario: Scenario {
+                    name: "auth/wif-jwt-bearer".into(),
+                    passed: 0,
+                    failed: 3,
+                    warnings: 0,
+                    skipped: false,
+                },
+                driver_ok: true,
+                failing: vec![],
+            },
         ];
         let (tally, table) = report("2026-07-28", &results);
-        assert_eq!(tally, Tally { passed: 25, failed: 2 });
+        assert_eq!(tally, Tally { passed: 33, failed: 5 });
         assert!(table.contains("ok   tools_call"), "{table}");
         assert!(table.contains("FAIL sse-retry"), "{table}");
         assert!(table.contains("ok   auth/metadata-default"), "{table}");
+        assert!(table.contains("FAIL auth/client-credentials-basic"), "{table}");
+        assert!(table.contains("auth/wif-jwt-bearer (workload identity federation"), "{table}");
         assert!(
-            table.contains("auth/client-credentials-basic (client credentials: a machine"),
+            table.contains("2 of 4 applicable scenarios pass (authorization: 1 of 2)"),
             "{table}"
         );
-        assert!(table.contains("auth scenarios: 1 of 1 pass"), "{table}");
     }
 
     #[test]

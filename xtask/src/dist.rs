@@ -71,8 +71,18 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// attachments to 578.2 KB, so its ceiling went from 575 to 590.
 /// After that merge the popup measured 377.2 KB, a little over the sum of the raises (the
 /// branches' settings additions decode together): its ceiling went from 377 to 380.
+/// Issue 26 and issue 22's sign-in items raised the worker's by 60 (here 395 to 455), the
+/// popup's by 15 (380 to 395) and the side panel's by 5 (649 to 654); in their branch the worker
+/// went from 370 to 430, the popup from 350 to 365 and the side panel from 530 to 535 (measured with `cargo xtask dist`, gzip): DPoP,
+/// client credentials and enterprise-managed authorization (the sign-in machine's new steps,
+/// ES256 JWTs, proofs on every MCP request, keys in IndexedDB) 365 to 403.9 KB for the worker;
+/// a removal's credentials in the same write, their revocation, orphans and the Origin rule to
+/// 411.9; the secrets vault (PBKDF2 and AES-GCM through WebCrypto, sealing the document and the
+/// sign-in documents) to 425.5. The popup: 345 to 354.2 with the settings' new sign-in fields
+/// and their checks, 358.3 with the form's sign-in methods, 363.1 with the passphrase card. The
+/// side panel only reads the settings: their new types took it from 525.0 to 532.2.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 395.0), ("sidepanel", 649.0), ("popup", 380.0), ("apphost", 174.0)];
+    [("background", 455.0), ("sidepanel", 654.0), ("popup", 395.0), ("apphost", 174.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -119,7 +119,8 @@ fn manifest_permissions_are_the_ones_in_use() {
             "nativeMessaging",
             "activeTab",
             "scripting",
-            "contextMenus"
+            "contextMenus",
+            "declarativeNetRequestWithHostAccess"
         ]
     );
     // The page beside the chat: `activeTab` and `scripting` read the tab the person invoked
@@ -133,6 +134,11 @@ fn manifest_permissions_are_the_ones_in_use() {
     let worker = std::fs::read_to_string(root().join("background/src/local.rs")).unwrap();
     assert!(chrome.contains("js_name = connectNative") && worker.contains("connect_native("));
     assert!(chrome.contains("js_namespace = [\"chrome\", \"contextMenus\"]"));
+    // declarativeNetRequestWithHostAccess: sign-in's POSTs leave without `Origin`.
+    let auth = std::fs::read_to_string(root().join("background/src/auth.rs")).unwrap();
+    assert!(
+        chrome.contains("js_name = updateSessionRules") && auth.contains("remove_origin_header(")
+    );
     let hosts: Vec<&str> = manifest["host_permissions"]
         .as_array()
         .expect("manifest.json lists host permissions")

@@ -374,11 +374,8 @@ where
             headers,
             body: None,
         };
-        let sent = first(
-            self.transport.send(request),
-            self.transport.sleep(self.config.notification_timeout),
-        )
-        .await;
+        let sent =
+            first(self.send(request), self.transport.sleep(self.config.notification_timeout)).await;
         match sent {
             // 405: the server does not let clients end sessions; that is allowed.
             Either::Left(Ok(r)) if r.status < 300 || r.status == 404 || r.status == 405 => Ok(()),

@@ -8,7 +8,9 @@ use super::headers::encode_value;
 use super::param_headers;
 use super::reply::{DecodeError, ReplyDecoder};
 use super::session::SessionState;
-use super::transport::{HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer};
+use super::transport::{
+    HttpRequest, HttpResponse, HttpTransport, Method, ResponseBody, Timer, TransportError,
+};
 use crate::jsonrpc::{Id, Message, Notification, Request, Response};
 use crate::sync::{first, Either};
 use serde_json::{json, Map, Value};
@@ -55,8 +57,7 @@ where
             headers,
             body: Some(Message::Request(request).to_json()),
         };
-        let response =
-            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
+        let response = self.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
         if response.status == 404 && session.session_id.is_some() {
             return Err(self.error(Kind::SessionExpired));
         }
@@ -138,8 +139,7 @@ where
         headers.push(("Last-Event-ID".into(), last_event_id.into()));
         let request =
             HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
-        let response =
-            self.transport.send(request).await.map_err(|e| self.error(Kind::Transport(e)))?;
+        let response = self.send(request).await.map_err(|e| self.error(Kind::Transport(e)))?;
         if response.status == 404 && session.session_id.is_some() {
             return Err(self.error(Kind::SessionExpired));
         }
@@ -260,8 +260,7 @@ where
             headers: self.session_headers(session),
             body: Some(message.to_json()),
         };
-        let response =
-            self.transport.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
+        let response = self.send(http).await.map_err(|e| self.error(Kind::Transport(e)))?;
         if (200..300).contains(&response.status) {
             Ok(())
         } else {
@@ -270,6 +269,40 @@ where
     }
 
     // ---- helpers -----------------------------------------------------------------------------
+
+    /// Sends one request as the sign-in says: a token bound to a key (DPoP) goes with a fresh
+    /// proof, and a server that answers asking for a (new) nonce gets the request once more
+    /// with a proof using it (RFC 9449 §9). Every request of the client leaves through here.
+    pub(super) async fn send(
+        &self,
+        request: HttpRequest,
+    ) -> Result<HttpResponse<T::Body>, TransportError> {
+        let proof = self.config.authorization.proof();
+        // The token the request carries, read off its header: the one the proof must name.
+        let token = request
+            .header("Authorization")
+            .and_then(|value| value.strip_prefix("DPoP "))
+            .map(str::to_owned);
+        let (Some(proof), Some(token)) = (proof, token) else {
+            return self.transport.send(request).await;
+        };
+        let mut retried = false;
+        loop {
+            let mut attempt = request.clone();
+            let header = proof
+                .proof(attempt.method, &attempt.url, &token)
+                .await
+                .map_err(|e| TransportError::io(format!("no DPoP proof could be made: {e}")))?;
+            attempt.headers.push(("DPoP".into(), header));
+            let response = self.transport.send(attempt).await?;
+            let again = proof.answered(&request.url, response.status, &response.headers);
+            if again && !retried {
+                retried = true;
+                continue;
+            }
+            return Ok(response);
+        }
+    }
 
     pub(super) fn fresh_id(&self) -> Id {
         let n = self.next_id.get();

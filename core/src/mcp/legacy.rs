@@ -391,7 +391,7 @@ where
         headers.push(("Accept".into(), "text/event-stream".into()));
         let request =
             HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
-        let response = match (self.transport.send(request).await, post_error) {
+        let response = match (self.send(request).await, post_error) {
             (Ok(r), _) if (200..300).contains(&r.status) && is_event_stream(&r) => r,
             // Not a server of the old transport either: the POST's error says more.
             (_, Some(post_error)) => return Err(post_error),

@@ -195,11 +195,10 @@ where
             body: Some(Message::Request(request).to_json()),
         };
         let timeout = self.config.request_timeout;
-        let mut response =
-            match first(self.transport.send(http), self.transport.sleep(timeout)).await {
-                Either::Left(sent) => sent.map_err(|e| self.error(Kind::Transport(e)))?,
-                Either::Right(()) => return Err(self.error(Kind::Timeout(timeout))),
-            };
+        let mut response = match first(self.send(http), self.transport.sleep(timeout)).await {
+            Either::Left(sent) => sent.map_err(|e| self.error(Kind::Transport(e)))?,
+            Either::Right(()) => return Err(self.error(Kind::Timeout(timeout))),
+        };
         if !(200..300).contains(&response.status) {
             return Err(self.error(self.http_error(response).await));
         }

@@ -153,11 +153,8 @@ where
             HttpRequest { method: Method::Get, url: self.config.url.clone(), headers, body: None };
         // Bounded like a notification: a server that never answers the GET delays the call
         // only this long, and then the call goes on without the stream.
-        let sent = first(
-            self.transport.send(request),
-            self.transport.sleep(self.config.notification_timeout),
-        )
-        .await;
+        let sent =
+            first(self.send(request), self.transport.sleep(self.config.notification_timeout)).await;
         match sent {
             Either::Left(Ok(response)) if (200..300).contains(&response.status) => {
                 let content_type = response.header("Content-Type").map(str::to_owned);

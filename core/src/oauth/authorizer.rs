@@ -11,18 +11,25 @@
 //!   challenge is kept for the click that follows;
 //! * one renewal at a time: concurrent requests refused with the same token wait for the first
 //!   one's refresh or sign-in and retry with its result instead of starting their own;
-//! * a failed refresh loses nothing: the credentials stay (the next sign-in replaces them).
+//! * a failed refresh loses nothing: the credentials stay (the next sign-in replaces them);
+//! * a token bound to a DPoP key goes out with a proof of it; credentials bound to a key this
+//!   host no longer has (the profile was copied, the key deleted) are not used at all, so the
+//!   server asks for a clean sign-in instead of refusing proof after proof;
+//! * client credentials, and enterprise sign-in while the identity provider's sign-in lasts,
+//!   sign in again without the person when a request needs it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::dpop::{Dpop, ProofSigner};
 use super::drive::{self, OAuthHost};
+use super::enterprise::IdpSession;
 use super::error::Error;
 use super::recovery::{Reaction, Recovery};
-use super::sign_in::{ClientOptions, Randomness, SignInConfig};
+use super::sign_in::{ClientOptions, Purpose, Randomness, SignInConfig};
 use super::store::{Credentials, RegisteredClient};
 use crate::mcp::{self, Authorization};
-use crate::settings::Secret;
+use crate::settings::{Secret, SignInMethod};
 use crate::sync::FifoLock;
 use crate::text::Text;
 
@@ -37,6 +44,12 @@ pub trait AuthorizerHost: OAuthHost {
     async fn keep_client(&self, client: &RegisteredClient);
     /// The server's credentials changed (`None`: forgotten).
     async fn keep_credentials(&self, credentials: Option<&Credentials>);
+    /// The server's DPoP key, made now when there is none; `None` when the platform has no
+    /// way to make one (tokens are then bearer tokens).
+    async fn proof_signer(&self) -> Option<Rc<dyn ProofSigner>>;
+    /// Sign-ins at identity providers kept from before (one is reused per provider).
+    async fn idp_sessions(&self) -> Vec<IdpSession>;
+    async fn keep_idp_session(&self, session: &IdpSession);
 }
 
 /// Whether a sign-in may open the authorization page now.
@@ -95,20 +108,35 @@ pub struct Authorizer {
     client_name: String,
     authorization: Authorization,
     state: RefCell<State>,
+    /// The server's DPoP key with its servers' nonces, once there is one.
+    dpop: RefCell<Option<Rc<Dpop>>>,
     renewing: Rc<FifoLock>,
 }
 
 impl Authorizer {
-    /// `stored`: credentials kept from before, used only when they are for `server_url`.
+    /// `stored`: credentials kept from before, used only when they are for `server_url` and,
+    /// when bound to a DPoP key, when `signer` holds that key.
     pub fn new(
         server_url: &str,
         client: ClientOptions,
         redirect_uri: &str,
         authorization: Authorization,
         stored: Option<Credentials>,
+        signer: Option<Rc<dyn ProofSigner>>,
     ) -> Self {
-        let credentials = stored.filter(|c| c.server_url == server_url);
-        authorization.set(credentials.as_ref().map(|c| Secret::new(c.authorization())));
+        let dpop = signer.map(Dpop::new);
+        let key_held = |c: &Credentials| match &c.dpop_jkt {
+            Some(jkt) => dpop.as_ref().is_some_and(|d| d.thumbprint() == jkt),
+            None => true,
+        };
+        let mut credentials = stored.filter(|c| c.server_url == server_url && key_held(c));
+        // The client's private key stays in the settings; the credentials name the client.
+        if let (Some(credentials), Some(entered)) = (&mut credentials, &client.pre_registered) {
+            if credentials.client.client_id == entered.client_id {
+                credentials.client.private_key = entered.private_key.clone();
+            }
+        }
+        set_header(&authorization, credentials.as_ref(), dpop.as_ref());
         Authorizer {
             server_url: server_url.to_owned(),
             client,
@@ -116,8 +144,13 @@ impl Authorizer {
             client_name: "GemiPanel".into(),
             authorization,
             state: RefCell::new(State { credentials, generation: 0, challenge: None }),
+            dpop: RefCell::new(dpop),
             renewing: Rc::default(),
         }
+    }
+
+    fn dpop(&self) -> Option<Rc<Dpop>> {
+        self.dpop.borrow().clone()
     }
 
     pub fn credentials(&self) -> Option<Credentials> {
@@ -134,7 +167,7 @@ impl Authorizer {
 
     async fn keep(&self, host: &impl AuthorizerHost, credentials: Option<Credentials>) {
         host.keep_credentials(credentials.as_ref()).await;
-        self.authorization.set(credentials.as_ref().map(|c| Secret::new(c.authorization())));
+        set_header(&self.authorization, credentials.as_ref(), self.dpop().as_ref());
         let mut state = self.state.borrow_mut();
         state.credentials = credentials;
         state.generation += 1;
@@ -156,7 +189,7 @@ impl Authorizer {
         let _turn = self.renewing.lock().await;
         // Someone else may have refreshed while this one waited.
         let Some(credentials) = due(&self.state.borrow()) else { return };
-        if let Ok(renewed) = drive::refresh(host, &credentials).await {
+        if let Ok(renewed) = drive::refresh(host, &credentials, self.dpop().as_deref()).await {
             self.keep(host, Some(renewed)).await;
         }
     }
@@ -164,13 +197,46 @@ impl Authorizer {
     /// Signs in through the authorization page (the person asked for it).
     pub async fn sign_in(&self, host: &impl AuthorizerHost) -> Result<Credentials, Error> {
         let _turn = self.renewing.lock().await;
-        self.sign_in_now(host).await
+        self.sign_in_now(host, true).await
     }
 
-    async fn sign_in_now(&self, host: &impl AuthorizerHost) -> Result<Credentials, Error> {
+    /// Whether a sign-in can go without the person now: client credentials always, enterprise
+    /// sign-in while the identity provider's sign-in is kept and alive.
+    async fn signs_in_silently(&self, host: &impl AuthorizerHost) -> bool {
+        match (self.client.method, &self.client.identity_provider) {
+            (SignInMethod::ClientCredentials, _) => true,
+            (SignInMethod::Enterprise, Some(provider)) => {
+                let now = host.now_ms();
+                let sessions = host.idp_sessions().await;
+                sessions.iter().any(|s| s.usable(&provider.issuer, &provider.client_id, now))
+            }
+            _ => false,
+        }
+    }
+
+    /// Signs in; without `interactive` only as far as no page has to open.
+    async fn sign_in_now(
+        &self,
+        host: &impl AuthorizerHost,
+        interactive: bool,
+    ) -> Result<Credentials, Error> {
         let (challenge, previous) = {
             let state = self.state.borrow();
             (state.challenge.clone(), state.credentials.clone())
+        };
+        if self.dpop().is_none() {
+            let signer = host.proof_signer().await;
+            *self.dpop.borrow_mut() = signer.map(Dpop::new);
+        }
+        let dpop = self.dpop();
+        let provider = self.client.identity_provider.as_ref();
+        let idp_session = match provider {
+            Some(provider) => host
+                .idp_sessions()
+                .await
+                .into_iter()
+                .find(|s| s.usable(&provider.issuer, &provider.client_id, host.now_ms())),
+            None => None,
         };
         let config = SignInConfig {
             server_url: self.server_url.clone(),
@@ -180,15 +246,27 @@ impl Authorizer {
             client: self.client.clone(),
             registered_clients: host.registered_clients().await,
             previous,
+            dpop: dpop.as_ref().map(|d| d.thumbprint().to_owned()),
+            idp_session,
+            purpose: Purpose::SignIn,
         };
         let random = host.randomness().ok_or(Error::NoRandomness)?;
-        let signed_in = drive::sign_in(host, config, random).await?;
+        let signed_in = drive::sign_in(host, config, random, dpop.as_deref(), interactive).await?;
         if let Some(registered) = &signed_in.registered_client {
             host.keep_client(registered).await;
         }
+        if let Some(session) = &signed_in.idp_session {
+            host.keep_idp_session(session).await;
+        }
         self.state.borrow_mut().challenge = None;
-        self.keep(host, Some(signed_in.credentials.clone())).await;
-        Ok(signed_in.credentials)
+        let mut credentials = signed_in.credentials;
+        if let Some(entered) = &self.client.pre_registered {
+            if credentials.client.client_id == entered.client_id {
+                credentials.client.private_key = entered.private_key.clone();
+            }
+        }
+        self.keep(host, Some(credentials.clone())).await;
+        Ok(credentials)
     }
 
     /// Forgets the credentials, revoking them first where the server offers revocation. The
@@ -229,7 +307,7 @@ impl Authorizer {
         let reaction = match reaction {
             Some(Reaction::Refresh) => {
                 let Some(credentials) = credentials else { return Err(Failure::Mcp(error)) };
-                match drive::refresh(host, &credentials).await {
+                match drive::refresh(host, &credentials, self.dpop().as_deref()).await {
                     Ok(renewed) => {
                         self.keep(host, Some(renewed)).await;
                         return Ok(());
@@ -240,11 +318,32 @@ impl Authorizer {
             Some(reaction) => reaction,
             None => return Err(Failure::Mcp(error)),
         };
+        let interactive = interaction == Interaction::Allowed;
         match reaction {
             Reaction::GiveUp(e) => Err(Failure::OAuth(e)),
-            _ if interaction == Interaction::Silent => Err(Failure::NeedsSignIn),
-            _ => self.sign_in_now(host).await.map(drop).map_err(Failure::OAuth),
+            _ if !interactive && !self.signs_in_silently(host).await => Err(Failure::NeedsSignIn),
+            _ => match self.sign_in_now(host, interactive).await {
+                Ok(_) => Ok(()),
+                Err(Error::NeedsInteraction) => Err(Failure::NeedsSignIn),
+                Err(e) => Err(Failure::OAuth(e)),
+            },
         }
+    }
+}
+
+/// Puts the credentials' token into the `Authorization` the client sends: bound to `dpop`'s
+/// key when the token is (the authorizer only keeps bound credentials whose key it holds).
+fn set_header(
+    authorization: &Authorization,
+    credentials: Option<&Credentials>,
+    dpop: Option<&Rc<Dpop>>,
+) {
+    match (credentials, dpop) {
+        (Some(c), Some(dpop)) if c.is_bound() => {
+            authorization.set_bound(&c.access_token, dpop.clone())
+        }
+        (Some(c), _) => authorization.set(Some(Secret::new(c.authorization()))),
+        (None, _) => authorization.set(None),
     }
 }
 
@@ -319,6 +418,14 @@ mod tests {
         fn now_ms(&self) -> u64 {
             1_000_000
         }
+
+        fn random_id(&self) -> Option<[u8; 16]> {
+            Some([5; 16])
+        }
+
+        async fn sign_with_key(&self, _pkcs8: &[u8], _input: &[u8]) -> Result<Vec<u8>, String> {
+            Err("no client keys here".into())
+        }
     }
 
     impl AuthorizerHost for ScriptedHost {
@@ -332,6 +439,13 @@ mod tests {
         async fn keep_credentials(&self, credentials: Option<&Credentials>) {
             self.kept.borrow_mut().push(credentials.map(|c| c.access_token.expose().to_owned()));
         }
+        async fn proof_signer(&self) -> Option<Rc<dyn ProofSigner>> {
+            None
+        }
+        async fn idp_sessions(&self) -> Vec<IdpSession> {
+            Vec::new()
+        }
+        async fn keep_idp_session(&self, _session: &IdpSession) {}
     }
 
     async fn yield_once() {
@@ -364,7 +478,10 @@ mod tests {
                 client_id: "gemipanel".into(),
                 client_secret: None,
                 method: TokenEndpointAuth::None,
+                private_key: None,
             },
+            dpop_jkt: None,
+            grant: Default::default(),
         }
     }
 
@@ -384,6 +501,7 @@ mod tests {
             "https://ext.chromiumapp.org/oauth",
             authorization.clone(),
             stored,
+            None,
         );
         (auth, authorization)
     }
@@ -398,6 +516,46 @@ mod tests {
         let (auth, authorization) = authorizer(Some(credentials("access-1", None)));
         assert!(auth.is_signed_in());
         assert_eq!(authorization.header_value().as_deref(), Some("Bearer access-1"));
+    }
+
+    #[test]
+    fn credentials_bound_to_a_key_that_is_gone_are_not_used() {
+        let signer: Rc<dyn ProofSigner> = crate::oauth::dpop::tests::TestSigner::new(4);
+        let held = Dpop::new(signer.clone());
+        let mut bound = credentials("access-1", None);
+        bound.dpop_jkt = Some(held.thumbprint().to_owned());
+        // The key is there: the token goes out bound, as `DPoP`.
+        let authorization = Authorization::default();
+        let options = ClientOptions::default();
+        let redirect = "https://ext.chromiumapp.org/oauth";
+        let auth = Authorizer::new(
+            SERVER,
+            options.clone(),
+            redirect,
+            authorization.clone(),
+            Some(bound.clone()),
+            Some(signer),
+        );
+        assert!(auth.is_signed_in());
+        assert_eq!(authorization.header_value().as_deref(), Some("DPoP access-1"));
+        assert!(authorization.proof().is_some());
+        // Another profile, or the key deleted: no key, or another one. Not signed in at all, so
+        // the server's 401 leads to a clean sign-in, never to a token sent without its proof.
+        for other in
+            [None, Some(crate::oauth::dpop::tests::TestSigner::new(5) as Rc<dyn ProofSigner>)]
+        {
+            let authorization = Authorization::default();
+            let auth = Authorizer::new(
+                SERVER,
+                options.clone(),
+                redirect,
+                authorization.clone(),
+                Some(bound.clone()),
+                other,
+            );
+            assert!(!auth.is_signed_in());
+            assert_eq!(authorization.header_value(), None);
+        }
     }
 
     #[test]

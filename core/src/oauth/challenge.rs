@@ -36,10 +36,16 @@ pub struct BearerChallenge {
 }
 
 impl BearerChallenge {
-    /// The first `Bearer` challenge of a header, if there is one.
+    /// The first `Bearer` challenge of a header, else its first `DPoP` one (RFC 9449 §7.1: a
+    /// resource server taking only bound tokens challenges with `DPoP`, with the same
+    /// parameters), if there is one.
     pub fn from_header(header: &str) -> Option<BearerChallenge> {
-        let challenge =
-            parse(header).into_iter().find(|c| c.scheme.eq_ignore_ascii_case("bearer"))?;
+        let challenges = parse(header);
+        let scheme = |name: &'static str| move |c: &&Challenge| c.scheme.eq_ignore_ascii_case(name);
+        let challenge = challenges
+            .iter()
+            .find(scheme("bearer"))
+            .or_else(|| challenges.iter().find(scheme("dpop")))?;
         let text = |name| challenge.param(name).map(str::to_owned);
         Some(BearerChallenge {
             resource_metadata: text("resource_metadata").filter(|v| !v.is_empty()),
@@ -277,5 +283,16 @@ mod tests {
         assert!(bearer.is_insufficient_scope());
         assert_eq!(bearer.scopes, vec!["files:read", "files:write"]);
         assert_eq!(BearerChallenge::from_header("Basic realm=x"), None);
+    }
+
+    #[test]
+    fn a_server_taking_only_bound_tokens_challenges_with_dpop() {
+        // The conformance suite's DPoP server, asking for sign-in.
+        let header = r#"DPoP resource_metadata="http://localhost:1/.well-known/oauth-protected-resource/mcp""#;
+        let challenge = BearerChallenge::from_header(header).unwrap();
+        assert_eq!(
+            challenge.resource_metadata.as_deref(),
+            Some("http://localhost:1/.well-known/oauth-protected-resource/mcp")
+        );
     }
 }

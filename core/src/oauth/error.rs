@@ -24,6 +24,10 @@ pub enum Step {
     Token,
     /// RFC 7009 revocation.
     Revocation,
+    /// The person's enterprise identity provider: its metadata, sign-in and ID token.
+    IdentityProvider,
+    /// RFC 8693 token exchange at the identity provider (an ID token for an ID-JAG).
+    TokenExchange,
 }
 
 impl Step {
@@ -34,6 +38,8 @@ impl Step {
             Step::Registration => "oauthStepRegistration",
             Step::Token => "oauthStepToken",
             Step::Revocation => "oauthStepRevocation",
+            Step::IdentityProvider => "oauthStepIdentityProvider",
+            Step::TokenExchange => "oauthStepTokenExchange",
         })
     }
 }
@@ -110,6 +116,26 @@ pub enum Error {
     UnexpectedInput,
     /// The host could not draw random bytes for PKCE and `state`.
     NoRandomness,
+    /// A client secret or key the person entered is bound to no authorization server, so it
+    /// is not sent to the one the MCP server names now (`issuer`).
+    SecretWithoutIssuer { issuer: String },
+    /// Client credentials need a client id with its secret or private key.
+    ClientCredentialsNeedSecret,
+    /// Enterprise sign-in without an identity provider configured.
+    NoIdentityProvider,
+    /// The identity provider answered the sign-in without an ID token.
+    IdTokenMissing,
+    /// The ID token is not one of this sign-in (`reason`: issuer, audience, nonce, expired,
+    /// unreadable).
+    IdTokenRejected { reason: String },
+    /// The identity provider refused to exchange the ID token for the server (its policy, or
+    /// an ID token it no longer accepts).
+    TokenExchangeRefused { status: u16, error: String, description: Option<String> },
+    /// The authorization server refused a request because of where it came from (a browser
+    /// extension's `Origin`), whatever was in it.
+    OriginRefused { step: Step, url: String },
+    /// Signing in would need the person (a window) and none was asked for.
+    NeedsInteraction,
 }
 
 impl Error {
@@ -118,7 +144,10 @@ impl Error {
     pub fn needs_sign_in(&self) -> bool {
         matches!(
             self,
-            Error::TokenRefused { .. } | Error::NoRefreshToken | Error::StillUnauthorized { .. }
+            Error::TokenRefused { .. }
+                | Error::NoRefreshToken
+                | Error::StillUnauthorized { .. }
+                | Error::NeedsInteraction
         )
     }
 }
@@ -206,6 +235,21 @@ impl Error {
             Error::Cancelled => Text::new("oauthCancelled"),
             Error::UnexpectedInput => Text::new("oauthUnexpectedInput"),
             Error::NoRandomness => Text::new("oauthNoRandomness"),
+            Error::SecretWithoutIssuer { issuer } => {
+                Text::new("oauthSecretWithoutIssuer").arg(issuer)
+            }
+            Error::ClientCredentialsNeedSecret => Text::new("oauthClientCredentialsNeedSecret"),
+            Error::NoIdentityProvider => Text::new("oauthNoIdentityProvider"),
+            Error::IdTokenMissing => Text::new("oauthIdTokenMissing"),
+            Error::IdTokenRejected { reason } => Text::new("oauthIdTokenRejected").arg(reason),
+            Error::TokenExchangeRefused { status, error, description } => with_description(
+                Text::new("oauthTokenExchangeRefused").arg(status).arg(error),
+                description,
+            ),
+            Error::OriginRefused { step, url } => {
+                Text::new("oauthOriginRefused").with(step.text()).arg(url)
+            }
+            Error::NeedsInteraction => Text::new("oauthNeedsInteraction"),
         }
     }
 }

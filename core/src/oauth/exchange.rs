@@ -14,6 +14,38 @@ pub type Response = HttpResponse<Vec<u8>>;
 /// The largest metadata, registration or token document accepted. Real ones are a few KB.
 pub const MAX_DOCUMENT_BYTES: usize = 1024 * 1024;
 
+/// A request whose signatures the driver adds before it leaves: they need the host's keys,
+/// which this crate never holds.
+#[derive(Debug, Clone)]
+pub struct SignedRequest {
+    pub request: HttpRequest,
+    /// Add a DPoP proof of the request's method and URL (RFC 9449 §5), with the server's last
+    /// nonce; an answer asking for a new nonce gets the request once more.
+    pub proof: bool,
+    /// Authenticate the client with a JWT signed by its private key (RFC 7523 §2.2), added to
+    /// the form as `client_assertion`.
+    pub assertion: Option<ClientAssertion>,
+}
+
+impl SignedRequest {
+    pub fn plain(request: HttpRequest) -> SignedRequest {
+        SignedRequest { request, proof: false, assertion: None }
+    }
+}
+
+/// What a client assertion says: the client is both its issuer and its subject, for the
+/// authorization server (`audience`, its issuer identifier).
+#[derive(Debug, Clone)]
+pub struct ClientAssertion {
+    pub client_id: String,
+    pub audience: String,
+    /// PEM, PKCS #8, P-256.
+    pub private_key: crate::settings::Secret,
+}
+
+/// RFC 7523 §2.2.
+pub const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
 pub(crate) fn get_json(url: &str) -> HttpRequest {
     HttpRequest {
         method: Method::Get,

@@ -69,6 +69,11 @@ pub struct AuthorizationServerMetadata {
     /// draft-ietf-oauth-client-id-metadata-document: an https URL may be the client id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id_metadata_document_supported: Option<bool>,
+    /// RFC 9449 §5.1: the server binds tokens to DPoP keys of these algorithms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_documentation: Option<String>,
     // OpenID Connect Discovery 1.0 §3.
@@ -95,6 +100,13 @@ impl AuthorizationServerMetadata {
 
     pub fn promises_iss(&self) -> bool {
         self.authorization_response_iss_parameter_supported == Some(true)
+    }
+
+    /// Whether the server binds tokens to ES256 DPoP keys, the kind this client holds.
+    pub fn offers_dpop_es256(&self) -> bool {
+        self.dpop_signing_alg_values_supported
+            .as_ref()
+            .is_some_and(|algs| algs.iter().any(|a| a == super::jose::ES256))
     }
 
     pub fn accepts_client_metadata_documents(&self) -> bool {

@@ -3,21 +3,29 @@
 //! the request and hands the answer back.
 
 use super::error::{Error, Step};
-use super::exchange::{self, Response};
-use super::sign_in::{read_token_response, refusal, token_request};
+use super::exchange::{self, Response, SignedRequest};
+use super::requests::{read_token_response, refusal, token_request};
 use super::store::Credentials;
-use crate::mcp::HttpRequest;
 
-/// The refresh request, or [`Error::NoRefreshToken`] when there is nothing to refresh with.
-pub fn refresh_request(credentials: &Credentials) -> Result<HttpRequest, Error> {
+/// The refresh request, or [`Error::NoRefreshToken`] when there is nothing to refresh with. A
+/// bound token's refresh proves possession of its key (RFC 9449 §5: a public client's refresh
+/// token is bound to it too).
+pub fn refresh_request(credentials: &Credentials) -> Result<SignedRequest, Error> {
     let refresh_token = credentials.refresh_token.as_ref().filter(|t| !t.is_empty());
     let refresh_token = refresh_token.ok_or(Error::NoRefreshToken)?;
-    let mut pairs = vec![
+    let pairs = vec![
         ("grant_type", "refresh_token"),
         ("refresh_token", refresh_token.expose()),
         ("resource", credentials.resource.as_str()),
     ];
-    Ok(token_request(&credentials.token_endpoint, &mut pairs, &credentials.client))
+    let mut signed = token_request(
+        &credentials.token_endpoint,
+        &pairs,
+        &credentials.client,
+        &credentials.issuer,
+    );
+    signed.proof = credentials.is_bound();
+    Ok(signed)
 }
 
 /// The credentials after a refresh. A new refresh token replaces the old one (rotation); a
@@ -28,8 +36,12 @@ pub fn refreshed(
     now_ms: u64,
     response: &Response,
 ) -> Result<Credentials, Error> {
-    let issued = read_token_response(now_ms, &credentials.token_endpoint, response)?;
+    let issued =
+        read_token_response(now_ms, &credentials.token_endpoint, response, credentials.is_bound())?;
     let mut renewed = credentials.clone();
+    if !issued.bound {
+        renewed.dpop_jkt = None;
+    }
     renewed.access_token = issued.access_token;
     if let Some(rotated) = issued.refresh_token {
         renewed.refresh_token = Some(rotated);
@@ -44,7 +56,7 @@ pub fn refreshed(
 
 /// The revocation requests for signing out: the refresh token first (servers revoke the access
 /// tokens issued with it too), then the access token. None without a revocation endpoint.
-pub fn revocation_requests(credentials: &Credentials) -> Vec<HttpRequest> {
+pub fn revocation_requests(credentials: &Credentials) -> Vec<SignedRequest> {
     let Some(url) = credentials.revocation_endpoint.as_deref() else { return Vec::new() };
     let mut tokens = Vec::new();
     if let Some(refresh) = credentials.refresh_token.as_ref().filter(|t| !t.is_empty()) {
@@ -54,8 +66,8 @@ pub fn revocation_requests(credentials: &Credentials) -> Vec<HttpRequest> {
     tokens
         .into_iter()
         .map(|(token, hint)| {
-            let mut pairs = vec![("token", token), ("token_type_hint", hint)];
-            token_request(url, &mut pairs, &credentials.client)
+            let pairs = vec![("token", token), ("token_type_hint", hint)];
+            token_request(url, &pairs, &credentials.client, &credentials.issuer)
         })
         .collect()
 }

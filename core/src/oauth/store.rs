@@ -10,7 +10,7 @@ use std::fmt;
 
 use super::registration::ClientInformation;
 use crate::mcp::redact_url;
-use crate::settings::Secret;
+use crate::settings::{Secret, ServerId};
 
 /// How the client proves itself at the token endpoint (RFC 6749 §2.3, RFC 8414 §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,6 +22,8 @@ pub enum TokenEndpointAuth {
     ClientSecretPost,
     /// HTTP Basic with the form-encoded id and secret.
     ClientSecretBasic,
+    /// A JWT signed with the client's private key (RFC 7523 §2.2).
+    PrivateKeyJwt,
 }
 
 impl TokenEndpointAuth {
@@ -30,6 +32,7 @@ impl TokenEndpointAuth {
             "none" => Some(TokenEndpointAuth::None),
             "client_secret_post" => Some(TokenEndpointAuth::ClientSecretPost),
             "client_secret_basic" => Some(TokenEndpointAuth::ClientSecretBasic),
+            "private_key_jwt" => Some(TokenEndpointAuth::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -45,7 +48,9 @@ impl TokenEndpointAuth {
         if !has_secret {
             return TokenEndpointAuth::None;
         }
-        if let Some(method) = registered.and_then(TokenEndpointAuth::from_name) {
+        let registered = registered.and_then(TokenEndpointAuth::from_name);
+        // A registration naming a key when there is only a secret is not one this can follow.
+        if let Some(method) = registered.filter(|m| *m != TokenEndpointAuth::PrivateKeyJwt) {
             return method;
         }
         let Some(advertised) = advertised else { return TokenEndpointAuth::ClientSecretBasic };
@@ -70,6 +75,10 @@ pub struct ClientAuth {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<Secret>,
     pub method: TokenEndpointAuth,
+    /// The private key (PEM) of [`TokenEndpointAuth::PrivateKeyJwt`]. Never stored with the
+    /// credentials: it stays in the settings, where the authorizer takes it from.
+    #[serde(skip)]
+    pub private_key: Option<Secret>,
 }
 
 /// A client registered with an authorization server (RFC 7591), kept per issuer and reused by
@@ -122,6 +131,34 @@ pub struct Credentials {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revocation_endpoint: Option<String>,
     pub client: ClientAuth,
+    /// The RFC 7638 thumbprint of the DPoP key the access token is bound to (RFC 9449): it
+    /// goes out as `DPoP …` with a proof made with that key, and is useless without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
+    /// How the tokens were obtained; every grant but the authorization code can be repeated
+    /// without the person (client credentials always, an identity assertion while the
+    /// identity provider's ID token lasts).
+    #[serde(default, skip_serializing_if = "Grant::is_authorization_code")]
+    pub grant: Grant,
+}
+
+/// The grant that gave a server its tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grant {
+    /// The person signed in in the browser's window (RFC 6749 §4.1 with PKCE).
+    #[default]
+    AuthorizationCode,
+    /// The client signed in as itself (RFC 6749 §4.4).
+    ClientCredentials,
+    /// An identity assertion from the person's identity provider (RFC 7523 §2.1, ID-JAG).
+    JwtBearer,
+}
+
+impl Grant {
+    pub fn is_authorization_code(&self) -> bool {
+        *self == Grant::AuthorizationCode
+    }
 }
 
 /// How long before expiry a token is refreshed, so a request never leaves with a token about to
@@ -138,14 +175,30 @@ impl fmt::Debug for Credentials {
             .field("expires_at_ms", &self.expires_at_ms)
             .field("scopes", &self.scopes)
             .field("client", &self.client)
+            .field("dpop_jkt", &self.dpop_jkt)
+            .field("grant", &self.grant)
             .finish_non_exhaustive()
     }
 }
 
 impl Credentials {
-    /// The `Authorization` header value.
+    /// What the credentials of every server are stored under, followed by its id.
+    pub const STORAGE_PREFIX: &'static str = "oauth_credentials:";
+
+    /// The `chrome.storage.local` key of server `id`'s credentials.
+    pub fn storage_key(id: &ServerId) -> String {
+        format!("{}{id}", Self::STORAGE_PREFIX)
+    }
+
+    /// The `Authorization` header value of a bearer token (a bound one needs its key: see
+    /// `authorizer`).
     pub fn authorization(&self) -> String {
         format!("Bearer {}", self.access_token.expose())
+    }
+
+    /// Whether the access token is bound to a DPoP key.
+    pub fn is_bound(&self) -> bool {
+        self.dpop_jkt.is_some()
     }
 
     /// Whether the access token should be refreshed before the next request: within

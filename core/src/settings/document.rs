@@ -65,11 +65,13 @@ impl Settings {
     /// them, and only the worker sends them). The Gemini key stays: the side panel calls Gemini.
     pub fn for_pages(&self) -> Settings {
         let mut view = self.clone();
+        // Locked (`core::vault`): the pages get no key rather than its sealed text.
+        if view.gemini.api_key.as_ref().is_some_and(|k| crate::vault::is_sealed(k.expose())) {
+            view.gemini.api_key = None;
+        }
         for server in &mut view.servers {
             server.headers.values_mut().for_each(|value| *value = Secret::default());
-            if let Some(secret) = &mut server.oauth.client_secret {
-                *secret = Secret::default();
-            }
+            server.oauth.secrets_mut().for_each(|secret| *secret = Secret::default());
             if let Some(local) = &mut server.local {
                 *local = local.for_pages();
             }
@@ -100,6 +102,26 @@ impl Settings {
     /// Whether trusted tools of source `id` ask after web content entered the conversation.
     pub fn confirms_after_page_content(&self, id: &str) -> bool {
         !self.skip_page_content_check.contains(id)
+    }
+
+    /// The servers of this document that `next` no longer has.
+    pub fn removed_in(&self, next: &Settings) -> Vec<ServerId> {
+        let kept = |id: &ServerId| next.servers.iter().any(|s| s.id == *id);
+        self.servers.iter().map(|s| s.id.clone()).filter(|id| !kept(id)).collect()
+    }
+
+    /// Of the server ids something is kept for (credentials, a key), those of no server in
+    /// this document: left behind by a removal that did not finish (the worker stopped, an
+    /// older version). Ids used while testing a draft (`test_…`) are no one's either.
+    pub fn orphans<'a>(&self, kept_for: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut orphans: Vec<String> = kept_for
+            .into_iter()
+            .filter(|id| !self.servers.iter().any(|s| s.id.as_str() == *id))
+            .map(str::to_owned)
+            .collect();
+        orphans.sort_unstable();
+        orphans.dedup();
+        orphans
     }
 }
 
@@ -202,12 +224,80 @@ pub struct OAuthClient {
     /// An https URL serving a Client ID Metadata Document for GemiPanel's redirect URI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_url: Option<String>,
+    /// The authorization server (its issuer identifier) the client id was registered with. Its
+    /// secret or key is sent to no other, whatever the MCP server names later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// A private key (PEM, PKCS #8, P-256) the client proves itself with (`private_key_jwt`,
+    /// RFC 7523 §2.2) instead of a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<Secret>,
+    #[serde(default, skip_serializing_if = "SignInMethod::is_default")]
+    pub method: SignInMethod,
+    /// The person's enterprise identity provider, for [`SignInMethod::Enterprise`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_provider: Option<IdentityProvider>,
 }
 
 impl OAuthClient {
     pub fn is_empty(&self) -> bool {
         self == &OAuthClient::default()
     }
+
+    /// Every secret of the client: the client secret, the private key, the identity
+    /// provider's client secret.
+    pub fn secrets_mut(&mut self) -> impl Iterator<Item = &mut Secret> {
+        let provider = self.identity_provider.as_mut().and_then(|p| p.client_secret.as_mut());
+        self.client_secret.as_mut().into_iter().chain(self.private_key.as_mut()).chain(provider)
+    }
+
+    /// An empty secret is the pages' blank copy of a stored one: each such slot takes the
+    /// value `stored` has in it.
+    pub fn keep_blank_secrets_from(&mut self, stored: &OAuthClient) {
+        fn keep(slot: &mut Option<Secret>, stored: Option<&Secret>) {
+            if slot.as_ref().is_some_and(Secret::is_empty) {
+                *slot = stored.cloned();
+            }
+        }
+        keep(&mut self.client_secret, stored.client_secret.as_ref());
+        keep(&mut self.private_key, stored.private_key.as_ref());
+        if let Some(provider) = &mut self.identity_provider {
+            let kept = stored.identity_provider.as_ref().and_then(|p| p.client_secret.as_ref());
+            keep(&mut provider.client_secret, kept);
+        }
+    }
+}
+
+/// How GemiPanel gets a server's tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignInMethod {
+    /// The person signs in in the browser's sign-in window (authorization code with PKCE).
+    #[default]
+    Browser,
+    /// No person: a client of the person's own, with its secret or private key, gets tokens
+    /// for itself (OAuth client credentials, MCP extension `oauth-client-credentials`).
+    ClientCredentials,
+    /// The person signs in to their company's identity provider once; its identity assertion
+    /// is exchanged for the server's tokens (MCP extension `enterprise-managed-authorization`).
+    Enterprise,
+}
+
+impl SignInMethod {
+    pub fn is_default(&self) -> bool {
+        *self == SignInMethod::Browser
+    }
+}
+
+/// An enterprise identity provider (OpenID Connect) and GemiPanel's client there.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdentityProvider {
+    /// Its issuer identifier (the URL its discovery document is under).
+    pub issuer: String,
+    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Secret>,
 }
 
 /// Header name → value, in the order given. Every value counts as a secret.

@@ -532,12 +532,8 @@ fn patch(server: &mut Server, changes: &ServerPatch) -> Result<(), Invalid> {
         server.enabled_by_default = enabled;
     }
     if let Some(oauth) = &changes.oauth {
-        let kept = server.oauth.client_secret.take();
-        server.oauth = oauth.clone();
-        // An empty secret is the pages' blank copy: the stored one stays.
-        if server.oauth.client_secret.as_ref().is_some_and(Secret::is_empty) {
-            server.oauth.client_secret = kept;
-        }
+        let stored = std::mem::replace(&mut server.oauth, oauth.clone());
+        server.oauth.keep_blank_secrets_from(&stored);
     }
     Ok(())
 }

@@ -47,9 +47,7 @@ pub fn export(doc: &Settings, options: ExportOptions) -> Export {
         doc.gemini.api_key = None;
         for server in &mut doc.servers {
             server.headers.values_mut().for_each(|value| *value = Secret::default());
-            if let Some(secret) = &mut server.oauth.client_secret {
-                *secret = Secret::default();
-            }
+            server.oauth.secrets_mut().for_each(|secret| *secret = Secret::default());
             if let Some(local) = &mut server.local {
                 *local = local.for_pages();
                 let blanked = blank_secret_args(&mut local.args);

@@ -416,6 +416,12 @@ impl<'a> Builder<'a> {
             let name = server.name.clone();
             self.warn(&name, Text::new("importHeaderEmpty").arg(empty.join(", ")));
         }
+        // The sign-in method and client stay; a secret exported without its value is entered
+        // again in the server's form.
+        if server.oauth.secrets_mut().any(|secret| secret.is_empty()) {
+            let name = server.name.clone();
+            self.warn(&name, Text::new("importSignInSecretEmpty"));
+        }
     }
 
     /// Checks a server from the file and files it under added, updated or skipped.

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::document::{same_name, Headers, OAuthClient, Server, ServerId, Settings};
+use super::document::{same_name, Headers, OAuthClient, Server, ServerId, Settings, SignInMethod};
+use super::private_key::pkcs8_from_pem;
 use super::secret::Secret;
 use crate::mcp::{is_header_name, is_header_value};
 use crate::text::Text;
@@ -157,29 +158,86 @@ pub fn validate_server(server: &Server) -> Result<(), Invalid> {
 }
 
 /// A client id and secret are printable text on one line; a metadata document URL is https
-/// with a path (the id of a Client ID Metadata Document is its URL).
+/// with a path (the id of a Client ID Metadata Document is its URL); an issuer is an http(s)
+/// URL without query or fragment; a private key is a P-256 key in PKCS #8; client credentials
+/// need a client with a secret or key; enterprise sign-in needs the identity provider.
+///
+/// Documents stored before the newer fields load as before: nothing here asks for a field an
+/// older document could lack (the issuer a secret is bound to is asked for at sign-in).
 pub fn validate_oauth_client(client: &OAuthClient) -> Result<(), Invalid> {
+    let invalid = |key: &'static str| Err(Invalid::new(Field::SignIn, Text::new(key)));
     let printable = |text: &str| {
         !text.is_empty() && text.len() <= 512 && text.bytes().all(|b| b.is_ascii_graphic())
     };
+    // An empty secret is the pages' blank copy of a stored one (see `ServerPatch`); a sealed
+    // one (`core::vault`) was checked when it was entered.
+    let plain = |s: &Secret| !s.is_empty() && !crate::vault::is_sealed(s.expose());
+    let bad_secret =
+        |s: &Option<Secret>| s.as_ref().is_some_and(|s| plain(s) && !printable(s.expose()));
     if client.client_id.as_deref().is_some_and(|id| !printable(id)) {
-        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsClientId")));
+        return invalid("errSettingsClientId");
     }
-    // An empty secret is the pages' blank copy of a stored one (see `ServerPatch`).
-    if client.client_secret.as_ref().is_some_and(|s| !s.is_empty() && !printable(s.expose())) {
-        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsClientSecret")));
+    if bad_secret(&client.client_secret) {
+        return invalid("errSettingsClientSecret");
     }
-    if client.client_secret.is_some() && client.client_id.is_none() {
-        return Err(Invalid::new(Field::SignIn, Text::new("errSettingsSecretWithoutId")));
+    if (client.client_secret.is_some() || client.private_key.is_some())
+        && client.client_id.is_none()
+    {
+        return invalid("errSettingsSecretWithoutId");
+    }
+    if let Some(key) = client.private_key.as_ref().filter(|k| plain(k)) {
+        if let Err(problem) = pkcs8_from_pem(key.expose()) {
+            return invalid(problem.message_key());
+        }
     }
     if let Some(url) = &client.metadata_url {
         let ok = web_url::parse(url.trim())
             .is_some_and(|u| u.scheme == "https" && u.pathname.len() > 1 && u.fragment.is_none());
         if !ok {
-            return Err(Invalid::new(Field::SignIn, Text::new("errSettingsMetadataUrl")));
+            return invalid("errSettingsMetadataUrl");
+        }
+    }
+    if client.issuer.as_deref().is_some_and(|issuer| !is_issuer(issuer)) {
+        return invalid("errSettingsIssuer");
+    }
+    match client.method {
+        SignInMethod::Browser => {}
+        SignInMethod::ClientCredentials => {
+            if client.client_id.is_none()
+                || (client.client_secret.is_none() && client.private_key.is_none())
+            {
+                return invalid("errSettingsClientCredentials");
+            }
+        }
+        SignInMethod::Enterprise => {
+            let Some(provider) = &client.identity_provider else {
+                return invalid("errSettingsNoIdentityProvider");
+            };
+            if !is_issuer(&provider.issuer) {
+                return invalid("errSettingsIdentityProviderIssuer");
+            }
+            if !printable(&provider.client_id) {
+                return invalid("errSettingsClientId");
+            }
+            if bad_secret(&provider.client_secret) {
+                return invalid("errSettingsClientSecret");
+            }
+            if client.client_id.is_none() {
+                return invalid("errSettingsEnterpriseClientId");
+            }
         }
     }
     Ok(())
+}
+
+/// An issuer identifier: http(s), a host, no query or fragment (RFC 8414 §2).
+fn is_issuer(issuer: &str) -> bool {
+    web_url::parse(issuer.trim()).is_some_and(|u| {
+        matches!(u.scheme.as_str(), "https" | "http")
+            && !u.hostname.is_empty()
+            && u.query.is_none()
+            && u.fragment.is_none()
+    })
 }
 
 pub fn validate_name(name: &str) -> Result<(), Invalid> {
@@ -238,6 +296,10 @@ pub fn validate_model(model: &str) -> Result<(), Invalid> {
 
 pub fn validate_api_key(key: &Secret) -> Result<(), Invalid> {
     let k = key.expose();
+    // Sealed at rest (`core::vault`): checked when it was entered.
+    if crate::vault::is_sealed(k) {
+        return Ok(());
+    }
     if k.is_empty() || k.len() > 512 || k.bytes().any(|b| !b.is_ascii_graphic()) {
         // Deliberately says nothing about the key's content.
         return Err(Invalid::new(Field::ApiKey, Text::new("errSettingsApiKey")));

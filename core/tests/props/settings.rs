@@ -70,7 +70,9 @@ fn oauth() -> impl Strategy<Value = OAuthClient> {
         |(client_id, client_secret, metadata_url)| OAuthClient {
             client_id,
             client_secret,
+            issuer: metadata_url.clone(),
             metadata_url,
+            ..OAuthClient::default()
         },
     )
 }

@@ -7,6 +7,7 @@
 use gemipanel_core::mcp::{HttpRequest, Method};
 use gemipanel_core::oauth::{
     Action, ClientOptions, Error, Randomness, Response, SignIn, SignInConfig, SignedIn,
+    SignedRequest,
 };
 use std::collections::HashMap;
 use std::path::Path;
@@ -60,6 +61,8 @@ pub struct World {
     pub routes: HashMap<String, Route>,
     pub page: Page,
     pub requests: Vec<HttpRequest>,
+    /// The signed requests, as the machine asked for them (the driver's signatures not added).
+    pub signed: Vec<SignedRequest>,
     pub opened: Vec<String>,
     /// Replaces text in every served document (to move recorded hosts).
     pub replacements: Vec<(String, String)>,
@@ -71,6 +74,7 @@ impl World {
             routes: HashMap::new(),
             page,
             requests: Vec::new(),
+            signed: Vec::new(),
             opened: Vec::new(),
             replacements: Vec::new(),
         }
@@ -99,7 +103,7 @@ impl World {
         self.replacements.iter().fold(text.to_owned(), |t, (from, to)| t.replace(from, to))
     }
 
-    fn answer(&mut self, request: HttpRequest) -> Response {
+    pub fn answer(&mut self, request: HttpRequest) -> Response {
         let key = format!("{} {}", request.method.as_str(), request.url);
         self.requests.push(request);
         let route = self.routes.get(&key).cloned().unwrap_or_else(|| Route::status(404, ""));
@@ -155,6 +159,12 @@ impl World {
                     let response = self.answer(request);
                     flow.handle_response(NOW_MS, response);
                 }
+                Some(Action::SendSigned(signed)) => {
+                    self.signed.push((*signed).clone());
+                    let response = self.answer(signed.request);
+                    flow.handle_response(NOW_MS, response);
+                }
+                Some(Action::IssuerFound(issuer)) => panic!("a sign-in found only {issuer}"),
                 Some(Action::OpenAuthorizationPage(url)) => match self.authorize(&url) {
                     Some(landed) => flow.handle_redirect(&landed),
                     None => flow.cancel(),
@@ -189,6 +199,9 @@ pub fn config(server_url: &str, challenge: Option<&str>) -> SignInConfig {
         client: ClientOptions::default(),
         registered_clients: Vec::new(),
         previous: None,
+        dpop: None,
+        idp_session: None,
+        purpose: Default::default(),
     }
 }
 

@@ -13,3 +13,4 @@ pub mod server_log;
 pub mod server_row;
 pub mod settings_problem;
 pub mod test_result;
+pub mod vault_card;

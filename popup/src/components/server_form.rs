@@ -1,7 +1,7 @@
 //! The add/edit server form. Checks run as the person types (see `form.rs`).
 
 use gemipanel_browser::chrome::{counted_message, message, word};
-use gemipanel_core::settings::{Field, DEFAULT_TIMEOUT_MS};
+use gemipanel_core::settings::{Field, SignInMethod, DEFAULT_TIMEOUT_MS};
 use gemipanel_core::url_policy::{RefusalKind, UrlRefusal};
 use yew::prelude::*;
 
@@ -174,25 +174,115 @@ fn local_fields(props: &Props, live: &LiveErrors) -> Html {
     }
 }
 
-/// The sign-in client of the person's own (Advanced), for remote servers.
+/// How the worker signs in to a remote server (Advanced): the method, then what it needs.
 fn sign_in_client(props: &Props) -> Html {
     let form = &props.form;
+    let open = !form.client_id.is_empty()
+        || !form.client_metadata_url.is_empty()
+        || form.sign_in_method != SignInMethod::Browser;
+    html! {
+        <details class="advanced" open={open} data-testid="sign-in-settings">
+            <summary>{ message("popupAdvanced", &[]) }</summary>
+            { method_choice(form.sign_in_method, &props.on_edit) }
+            if let Some(error) = saved_error(form, Field::SignIn) {
+                <p class="note error" role="alert">{ error }</p>
+            }
+            if form.sign_in_method == SignInMethod::Enterprise {
+                { identity_provider(props) }
+                <p class="note">{ message("popupEnterpriseClientHint", &[]) }</p>
+            } else if form.sign_in_method == SignInMethod::Browser {
+                <p class="note">{ message("popupSignInClientHint", &[]) }</p>
+            }
+            { own_client(props) }
+            if form.sign_in_method == SignInMethod::Browser {
+                <TextField id="server-client-metadata" label={message("popupClientMetadataUrl", &[])}
+                    input_type="url" value={form.client_metadata_url.clone()}
+                    oninput={props.on_edit.reform(FormEdit::ClientMetadataUrl)}
+                    placeholder="https://…/client.json" />
+            }
+        </details>
+    }
+}
+
+/// In a browser window, through the organization, or as a client without a window: radio
+/// buttons (arrow keys move between them), each with what it means.
+fn method_choice(method: SignInMethod, on_edit: &Callback<FormEdit>) -> Html {
+    let option = |value: SignInMethod, key: &str, hint: &str, testid: &'static str| {
+        let onchange = on_edit.reform(move |_: Event| FormEdit::SignInMethod(value));
+        let id = format!("{testid}-input");
+        html! {
+            <div class="choice">
+                <input type="radio" name="sign-in-method" id={id.clone()} data-testid={testid}
+                    checked={method == value} {onchange} aria-describedby={format!("{id}-note")} />
+                <label for={id.clone()}>{ message(key, &[]) }</label>
+                <p class="note" id={format!("{id}-note")}>{ message(hint, &[]) }</p>
+            </div>
+        }
+    };
+    html! {
+        <fieldset class="choices" data-testid="sign-in-method">
+            <legend>{ message("popupSignInMethod", &[]) }</legend>
+            { option(SignInMethod::Browser, "popupMethodBrowser", "popupMethodBrowserHint", "method-browser") }
+            { option(SignInMethod::Enterprise, "popupMethodEnterprise", "popupMethodEnterpriseHint", "method-enterprise") }
+            { option(SignInMethod::ClientCredentials, "popupMethodClientCredentials", "popupMethodClientCredentialsHint", "method-client-credentials") }
+        </fieldset>
+    }
+}
+
+/// The organization's identity provider and GemiPanel's client there.
+fn identity_provider(props: &Props) -> Html {
+    let form = &props.form;
+    // What the organization registers for that client: where its sign-in comes back to.
+    let redirect = gemipanel_browser::chrome::redirect_url("oauth").ok();
     let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
     html! {
-        <details class="advanced" open={!form.client_id.is_empty() || !form.client_metadata_url.is_empty()}>
-            <summary>{ message("popupAdvanced", &[]) }</summary>
-            <p class="note">{ message("popupSignInClientHint", &[]) }</p>
+        <>
+            <TextField id="server-idp-issuer" label={message("popupIdpIssuer", &[])} input_type="url"
+                value={form.idp_issuer.clone()} oninput={edit(FormEdit::IdpIssuer)}
+                placeholder="https://login.example.com" hint={message("popupIdpIssuerHint", &[])} />
+            <TextField id="server-idp-client-id" label={message("popupIdpClientId", &[])}
+                value={form.idp_client_id.clone()} oninput={edit(FormEdit::IdpClientId)}
+                hint={redirect.map(|uri| message("popupIdpRedirectHint", &[&uri]))} />
+            <TextField id="server-idp-client-secret" label={message("popupIdpClientSecret", &[])}
+                input_type="password" value={form.idp_client_secret.clone()}
+                oninput={edit(FormEdit::IdpClientSecret)}
+                hint={form.has_stored_idp_secret.then(|| message("popupClientSecretKept", &[]))} />
+        </>
+    }
+}
+
+/// A client of the person's own at the server's authorization server: its id, its secret or
+/// private key, and that authorization server, the only one they go to.
+fn own_client(props: &Props) -> Html {
+    let form = &props.form;
+    let live = form.live_errors();
+    let edit = |make: fn(String) -> FormEdit| props.on_edit.reform(make);
+    let key_hint = match form.has_stored_key {
+        true => message("popupPrivateKeyKept", &[]),
+        false => message("popupPrivateKeyHint", &[]),
+    };
+    let issuer_error = live.issuer_missing.then(|| message("popupIssuerNeeded", &[]));
+    html! {
+        <>
             <TextField id="server-client-id" label={message("popupClientId", &[])}
-                value={form.client_id.clone()} oninput={edit(FormEdit::ClientId)}
-                error={saved_error(form, Field::SignIn)} />
+                value={form.client_id.clone()} oninput={edit(FormEdit::ClientId)} />
             <TextField id="server-client-secret" label={message("popupClientSecret", &[])}
                 input_type="password" value={form.client_secret.clone()}
                 oninput={edit(FormEdit::ClientSecret)}
                 hint={form.has_stored_secret.then(|| message("popupClientSecretKept", &[]))} />
-            <TextField id="server-client-metadata" label={message("popupClientMetadataUrl", &[])}
-                input_type="url" value={form.client_metadata_url.clone()}
-                oninput={edit(FormEdit::ClientMetadataUrl)} placeholder="https://…/client.json" />
-        </details>
+            if form.sign_in_method == SignInMethod::ClientCredentials {
+                <TextField id="server-private-key" label={message("popupPrivateKey", &[])}
+                    multiline=true value={form.private_key.clone()} oninput={edit(FormEdit::PrivateKey)}
+                    placeholder="-----BEGIN PRIVATE KEY-----" hint={key_hint}
+                    error={live.private_key.as_ref().map(word)} />
+            }
+            if !form.client_id.trim().is_empty() {
+                <TextField id="server-issuer" label={message("popupIssuer", &[])} input_type="url"
+                    value={form.issuer.clone()} oninput={edit(FormEdit::Issuer)}
+                    placeholder="https://auth.example.com" hint={message("popupIssuerHint", &[])}
+                    error={issuer_error} />
+            }
+        </>
     }
 }
 

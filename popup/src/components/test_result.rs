@@ -23,8 +23,13 @@ pub fn TestResult(props: &Props) -> Html {
         },
         Pending::Failed(error) => error_line(error),
         Pending::Done(ConnectionOutcome::Failed { error }) => error_line(&word(error)),
-        Pending::Done(ConnectionOutcome::NeedsSignIn) => html! {
-            <p class="note warn" data-state="sign-in">{ message("popupTestNeedsSignIn", &[]) }</p>
+        Pending::Done(ConnectionOutcome::NeedsSignIn { issuer }) => html! {
+            <p class="note warn" data-state="sign-in">
+                { message("popupTestNeedsSignIn", &[]) }
+                if let Some(issuer) = issuer {
+                    { " " }{ message("popupTestIssuer", &[issuer]) }
+                }
+            </p>
         },
         // Test asks for the permission in its click; refused, or revoked since.
         Pending::Done(ConnectionOutcome::NeedsPermission { origin }) => html! {

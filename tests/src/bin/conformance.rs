@@ -12,6 +12,13 @@
 //! every 401 and 403 the way the worker does. Scenarios whose server is hostile expect a refusal
 //! of one kind ([`expected_refusal`]): refusing for that reason is this client's success.
 //!
+//! The driver sets the server up as a person would in the popup's form ([`setup`]): the client
+//! id, secret or private key the scenario hands over, bound to the authorization server they
+//! belong to (the one the scenario names, else the one the server names now, as the form's Test
+//! connection finds it), and the sign-in method the scenario is about (client credentials,
+//! enterprise sign-in with the identity provider's ID token already at hand). DPoP is used
+//! wherever the authorization server offers it, as in the browser.
+//!
 //! On success the last line on stdout is `conformance driver: <scenario> ok`; `cargo xtask
 //! conformance` reads it from the suite's saved `stdout.txt` to count the exit as a check.
 
@@ -19,8 +26,10 @@ use gemipanel_core::mcp::{
     Authorization, CallHandler, CallToolResult, Client, ContentBlock, ElicitRequest, ElicitResult,
     Error, ServerConfig, Tool,
 };
+use gemipanel_core::oauth::enterprise::IdpSession;
+use gemipanel_core::oauth::jose;
 use gemipanel_core::oauth::{self, ClientOptions, PreRegistered};
-use gemipanel_core::settings::Secret;
+use gemipanel_core::settings::{IdentityProvider, Secret, SignInMethod};
 use gemipanel_tests::oauth::{authorized, Authorizer, Failure, Interaction, OAuthHost};
 use gemipanel_tests::NativeHost;
 use serde_json::{json, Map, Value};
@@ -109,21 +118,8 @@ async fn signed_in(
     client: &Client<NativeHost>,
     authorization: Authorization,
 ) -> Result<(), String> {
-    let context: Option<Value> = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|raw| serde_json::from_str(&raw).ok());
-    let text = |name: &str| {
-        context.as_ref().and_then(|c| c.get(name)).and_then(Value::as_str).map(str::to_owned)
-    };
-    let options = ClientOptions {
-        pre_registered: text("client_id").map(|client_id| PreRegistered {
-            client_id,
-            client_secret: text("client_secret").map(Secret::new),
-            issuer: None,
-        }),
-        metadata_document_url: Some(CLIENT_METADATA_URL.into()),
-    };
     let host = OAuthHost::default();
+    let options = setup(scenario, url, &host).await?;
     let auth = host.authorizer(url, options, authorization);
     let outcome = use_tools(client, &auth, &host).await;
     eprintln!("authorization pages opened: {}", host.kept().pages.get());
@@ -137,6 +133,61 @@ async fn signed_in(
         (Some(_), Ok(())) => Err("signed in and used the server, where refusing was right".into()),
         (Some(_), Err(failure)) => Err(format!("refused, but for another reason: {failure}")),
     }
+}
+
+/// The server's sign-in as the person would set it up for this scenario, from what the scenario
+/// hands over in `MCP_CONFORMANCE_CONTEXT`.
+async fn setup(scenario: &str, url: &str, host: &OAuthHost) -> Result<ClientOptions, String> {
+    let context: Option<Value> = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|raw| serde_json::from_str(&raw).ok());
+    let text = |name: &str| {
+        context.as_ref().and_then(|c| c.get(name)).and_then(Value::as_str).map(str::to_owned)
+    };
+    let method = if scenario.starts_with("auth/client-credentials") {
+        SignInMethod::ClientCredentials
+    } else if text("idp_issuer").is_some() {
+        SignInMethod::Enterprise
+    } else {
+        SignInMethod::Browser
+    };
+    let issuer = match (text("client_id"), text("issuer")) {
+        (Some(_), Some(issuer)) => Some(issuer),
+        (Some(_), None) => {
+            let found = oauth::drive::find_issuer(host, url, None).await;
+            Some(found.map_err(|e| format!("finding the server's authorization server: {e}"))?)
+        }
+        (None, _) => None,
+    };
+    let identity_provider = match (text("idp_issuer"), text("idp_client_id")) {
+        (Some(issuer), Some(client_id)) => {
+            Some(IdentityProvider { issuer, client_id, client_secret: None })
+        }
+        _ => None,
+    };
+    // The person signed in to their identity provider before: its ID token is at hand.
+    if let (Some(provider), Some(id_token)) = (&identity_provider, text("idp_id_token")) {
+        let expires = jose::unverified_claims(&id_token)
+            .and_then(|claims| claims.get("exp").and_then(Value::as_u64))
+            .ok_or("the scenario's ID token has no expiry")?;
+        host.kept().idp_sessions.borrow_mut().push(IdpSession {
+            issuer: provider.issuer.clone(),
+            client_id: provider.client_id.clone(),
+            id_token: Secret::new(id_token),
+            expires_at_ms: expires.saturating_mul(1000),
+        });
+    }
+    Ok(ClientOptions {
+        pre_registered: text("client_id").map(|client_id| PreRegistered {
+            client_id,
+            client_secret: text("client_secret").map(Secret::new),
+            private_key: text("private_key_pem").map(Secret::new),
+            issuer,
+        }),
+        metadata_document_url: Some(CLIENT_METADATA_URL.into()),
+        method,
+        identity_provider,
+    })
 }
 
 async fn use_tools(

@@ -1,0 +1,262 @@
+//! Secrets at rest under the person's passphrase (`core::vault`; WebCrypto through
+//! `gemipanel_browser::vault`).
+//!
+//! The key derived from the passphrase is kept for the browser session in
+//! `chrome.storage.session` (base64): that storage takes JSON values only, so a `CryptoKey`
+//! cannot live there; it is held in memory only, never written to disk, emptied when the
+//! browser closes, and content scripts cannot read it. The worker keeps a copy in memory too,
+//! so opening a secret does not read storage again. Without a passphrase none of this runs.
+//!
+//! What is sealed: the secrets inside the settings document (`store` seals on every write and
+//! opens on every read) and the sign-in documents `auth` keeps (credentials, registered
+//! clients, identity providers' sign-ins), each as one envelope.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use gemipanel_browser::chrome;
+use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_browser::vault as crypto;
+use gemipanel_core::messages::Event;
+use gemipanel_core::oauth::Credentials;
+use gemipanel_core::settings::{Secret, Settings};
+use gemipanel_core::text::Text;
+use gemipanel_core::vault::{self, Envelope, VaultRecord, VaultState, CHECK_TEXT, ITERATIONS};
+use wasm_bindgen::JsValue;
+
+/// The `chrome.storage.session` key of the derived key (base64url).
+const SESSION_KEY: &str = "vault_key";
+/// The other sign-in documents `auth` keeps (credentials are under a prefix of their own).
+const SIGN_IN_KEYS: [&str; 2] = ["oauth_clients", "oauth_idp_sessions"];
+
+thread_local! {
+    static KEY: RefCell<Option<Rc<Vec<u8>>>> = const { RefCell::new(None) };
+}
+
+fn locked_text() -> Text {
+    Text::new("errVaultLocked")
+}
+
+pub async fn record() -> Option<VaultRecord> {
+    let raw = chrome::local_get(vault::RECORD_KEY).await.ok()?;
+    if raw.is_undefined() || raw.is_null() {
+        return None;
+    }
+    from_js(raw).ok()
+}
+
+/// The key of this browser session, once the passphrase was entered.
+async fn key() -> Option<Rc<Vec<u8>>> {
+    if let Some(key) = KEY.with(|k| k.borrow().clone()) {
+        return Some(key);
+    }
+    let raw = chrome::session_get(SESSION_KEY).await.ok()?.as_string()?;
+    let key = Rc::new(URL_SAFE_NO_PAD.decode(raw).ok()?);
+    KEY.with(|k| *k.borrow_mut() = Some(key.clone()));
+    Some(key)
+}
+
+async fn keep_key(key: Option<Vec<u8>>) -> Result<(), Text> {
+    let stored = match &key {
+        Some(key) => chrome::session_set(SESSION_KEY, &URL_SAFE_NO_PAD.encode(key).into()).await,
+        None => chrome::session_remove(SESSION_KEY).await,
+    };
+    KEY.with(|k| *k.borrow_mut() = key.map(Rc::new));
+    stored.map_err(storage)
+}
+
+pub async fn state() -> VaultState {
+    match (record().await, key().await) {
+        (None, _) => VaultState::Off,
+        (Some(_), None) => VaultState::Locked,
+        (Some(_), Some(_)) => VaultState::Unlocked,
+    }
+}
+
+pub async fn is_locked() -> bool {
+    state().await == VaultState::Locked
+}
+
+/// Opens the sealed secrets of a document read from storage; `false` when they stay sealed
+/// (locked). A secret that does not open stays as it is: nothing is ever dropped.
+pub async fn open_settings(settings: &mut Settings) -> bool {
+    if !vault::has_sealed(settings) {
+        return true;
+    }
+    let Some(key) = key().await else { return false };
+    for secret in vault::secrets_mut(settings) {
+        if let Some(envelope) = Envelope::parse(secret.expose()) {
+            if let Ok(text) = crypto::open(&key, &envelope).await {
+                *secret = Secret::new(text);
+            }
+        }
+    }
+    !vault::has_sealed(settings)
+}
+
+/// The document as it is to be stored: every secret sealed when a passphrase is set.
+pub async fn seal_settings(settings: &Settings) -> Result<Settings, Text> {
+    if record().await.is_none() {
+        return Ok(settings.clone());
+    }
+    let key = key().await.ok_or_else(locked_text)?;
+    seal_settings_with(settings, &key).await
+}
+
+async fn seal_settings_with(settings: &Settings, key: &[u8]) -> Result<Settings, Text> {
+    let mut sealed = settings.clone();
+    for secret in vault::secrets_mut(&mut sealed) {
+        if !secret.is_empty() && !vault::is_sealed(secret.expose()) {
+            let envelope = crypto::seal(key, secret.expose()).await.map_err(failed)?;
+            *secret = Secret::new(envelope.to_text());
+        }
+    }
+    Ok(sealed)
+}
+
+/// A sign-in document as it is to be stored: one envelope when a passphrase is set.
+pub async fn seal_json(value: JsValue) -> Result<JsValue, Text> {
+    if record().await.is_none() {
+        return Ok(value);
+    }
+    let key = key().await.ok_or_else(locked_text)?;
+    seal_json_with(&value, &key).await
+}
+
+async fn seal_json_with(value: &JsValue, key: &[u8]) -> Result<JsValue, Text> {
+    let text = js_sys::JSON::stringify(value).map_err(|_| Text::new("errUnknown"))?;
+    let text = text.as_string().unwrap_or_default();
+    Ok(crypto::seal(key, &text).await.map_err(failed)?.to_text().into())
+}
+
+/// A sign-in document as stored, opened; `None` while locked (or when it does not open).
+pub async fn open_json(raw: JsValue) -> Option<JsValue> {
+    let Some(envelope) = raw.as_string().and_then(|t| Envelope::parse(&t)) else {
+        return Some(raw);
+    };
+    let key = key().await?;
+    open_json_with(&envelope, &key).await
+}
+
+async fn open_json_with(envelope: &Envelope, key: &[u8]) -> Option<JsValue> {
+    let text = crypto::open(key, envelope).await.ok()?;
+    js_sys::JSON::parse(&text).ok()
+}
+
+/// Checks `passphrase` against the vault; its key.
+async fn key_of(record: &VaultRecord, passphrase: &Secret) -> Result<Vec<u8>, Text> {
+    let salt = URL_SAFE_NO_PAD.decode(&record.salt).map_err(|_| Text::new("errVaultDamaged"))?;
+    let key =
+        crypto::derive(passphrase.expose(), &salt, record.iterations).await.map_err(failed)?;
+    let check = Envelope::parse(&record.check).ok_or_else(|| Text::new("errVaultDamaged"))?;
+    match crypto::open(&key, &check).await {
+        Ok(text) if text == CHECK_TEXT => Ok(key),
+        _ => Err(Text::new("errVaultWrongPassphrase")),
+    }
+}
+
+/// Opens the secrets for this browser session; the pages then get the settings again.
+pub async fn unlock(passphrase: &Secret) -> Result<(), Text> {
+    let record = record().await.ok_or_else(|| Text::new("errVaultNone"))?;
+    let key = key_of(&record, passphrase).await?;
+    keep_key(Some(key)).await?;
+    settings_changed().await;
+    Ok(())
+}
+
+/// Seals every stored secret under `passphrase` (replacing the one set, which `current` must
+/// be), or with `None` stores them as they are again (`current` the one set).
+pub async fn rekey(passphrase: Option<&Secret>, current: Option<&Secret>) -> Result<(), Text> {
+    if passphrase.is_some_and(|p| p.expose().chars().count() < 8) {
+        return Err(Text::new("errVaultShortPassphrase"));
+    }
+    // No edit in between: the document and the sign-in documents change in one write.
+    let _turn = crate::store::hold().await;
+    let old_key = match record().await {
+        Some(record) => Some(
+            key_of(&record, current.ok_or_else(|| Text::new("errVaultWrongPassphrase"))?).await?,
+        ),
+        None if passphrase.is_none() => return Err(Text::new("errVaultNone")),
+        None => None,
+    };
+    if old_key.is_some() {
+        keep_key(old_key.clone()).await?;
+    }
+    let settings = crate::store::read_for_rewrite().await?;
+    let new = match passphrase {
+        Some(passphrase) => {
+            let salt: [u8; 16] = chrome::random_bytes().map_err(failed)?;
+            let key =
+                crypto::derive(passphrase.expose(), &salt, ITERATIONS).await.map_err(failed)?;
+            let check = crypto::seal(&key, CHECK_TEXT).await.map_err(failed)?.to_text();
+            let record = VaultRecord {
+                version: 1,
+                salt: URL_SAFE_NO_PAD.encode(salt),
+                iterations: ITERATIONS,
+                check,
+            };
+            Some((key, record))
+        }
+        None => None,
+    };
+    // Everything as it is to be stored under the new key (or none), written at once.
+    let mut entries: Vec<(String, JsValue)> = Vec::new();
+    let document = match &new {
+        Some((key, _)) => seal_settings_with(&settings, key).await?,
+        None => settings.clone(),
+    };
+    entries.push((crate::store::KEY.to_owned(), to_js(&document).map_err(failed)?));
+    let mut sign_in =
+        chrome::local_get_prefixed(Credentials::STORAGE_PREFIX).await.map_err(storage)?;
+    for key in SIGN_IN_KEYS {
+        let value = chrome::local_get(key).await.map_err(storage)?;
+        if !value.is_undefined() {
+            sign_in.push((key.to_owned(), value));
+        }
+    }
+    for (name, value) in sign_in.into_iter().filter(|(_, v)| !v.is_null()) {
+        let opened = match (value.as_string().and_then(|t| Envelope::parse(&t)), &old_key) {
+            (Some(envelope), Some(old)) => match open_json_with(&envelope, old).await {
+                Some(opened) => opened,
+                None => continue,
+            },
+            _ => value,
+        };
+        let stored = match &new {
+            Some((key, _)) => seal_json_with(&opened, key).await?,
+            None => opened,
+        };
+        entries.push((name, stored));
+    }
+    match &new {
+        Some((_, record)) => {
+            entries.push((vault::RECORD_KEY.to_owned(), to_js(record).map_err(failed)?))
+        }
+        None => entries.push((vault::RECORD_KEY.to_owned(), JsValue::NULL)),
+    }
+    let refs: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    chrome::local_set_all(&refs).await.map_err(storage)?;
+    if new.is_none() {
+        let _ = chrome::local_remove(vault::RECORD_KEY).await;
+    }
+    keep_key(new.map(|(key, _)| key)).await?;
+    crate::store::forget_cached();
+    Ok(())
+}
+
+async fn settings_changed() {
+    crate::store::forget_cached();
+    if let Ok(settings) = crate::store::read().await {
+        crate::ports::broadcast(Event::SettingsChanged { settings: settings.for_pages() });
+    }
+}
+
+fn storage(error: gemipanel_browser::BrowserError) -> Text {
+    Text::new("errStorage").arg(error.message())
+}
+
+fn failed(error: gemipanel_browser::BrowserError) -> Text {
+    Text::new("errVaultFailed").arg(error.message())
+}

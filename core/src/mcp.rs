@@ -8,6 +8,7 @@
 mod authorization;
 mod cache;
 mod client;
+pub mod content;
 pub mod elicitation;
 pub(crate) mod error;
 mod exchange;

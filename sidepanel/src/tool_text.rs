@@ -1,42 +1,39 @@
-//! A tool result as the tool card shows it.
+//! A tool result as the tool card shows it: what the model got (core's one reading of the
+//! result), in the person's language.
 
+use gemipanel_core::mcp::content::Piece;
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::text::Text;
-use serde_json::Value;
 
-/// The result as the card shows it, block by block (structured content as JSON when there is no
-/// text): the server's own text as it came, other blocks named with a text to word in the
-/// person's language. `word` is `chrome::word` in the panel.
+/// The result as the card shows it: the structured content the model got when the tool gave
+/// one, else its pieces in order (the server's own words as they came, notes worded in the
+/// person's language); media are named with their size. `word` is `chrome::word` in the panel.
 pub fn result_text(result: &CallToolResult, word: impl Fn(&Text) -> String) -> (String, bool) {
-    let str_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+    let reading = result.reading();
     let mut parts = Vec::new();
-    for block in &result.content {
-        let block = &block.0;
-        parts.push(match block.get("type").and_then(Value::as_str) {
-            Some("text") => str_of(block, "text"),
-            Some("image") => {
-                let size = block.get("data").and_then(Value::as_str).map_or(0, str::len);
-                let kb = size * 3 / 4 / 1024;
-                word(&Text::new("panelResultImage").arg(str_of(block, "mimeType")).arg(kb))
-            }
-            Some("audio") => word(&Text::new("panelResultAudio").arg(str_of(block, "mimeType"))),
-            Some("resource") => word(&Text::new("panelResultResource")),
-            Some("resource_link") => word(&Text::new("panelResultLink").arg(str_of(block, "uri"))),
-            _ => word(&Text::new("panelResultUnknown")),
-        });
+    if let Some(structured) = reading.structured {
+        parts.push(serde_json::to_string_pretty(structured).unwrap_or_default());
     }
-    if parts.is_empty() {
-        if let Some(structured) = result.structured_content.as_ref().filter(|v| !v.is_null()) {
-            parts.push(serde_json::to_string_pretty(structured).unwrap_or_default());
+    for piece in &reading.pieces {
+        match piece {
+            Piece::Said(text) if reading.structured.is_none() => parts.push(text.to_string()),
+            Piece::Note(text) if reading.structured.is_none() => parts.push(word(text)),
+            Piece::Medium { mime, data } => parts.push(word(&medium(mime, data))),
+            Piece::Said(_) | Piece::Note(_) => {}
         }
     }
-    (parts.join("\n\n"), result.is_error())
+    (parts.join("\n\n"), reading.is_error)
+}
+
+fn medium(mime: &str, data: &str) -> Text {
+    let kb = data.len() * 3 / 4 / 1024;
+    Text::new("panelResultMedium").arg(mime).arg(kb)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).unwrap()
@@ -53,26 +50,36 @@ mod tests {
     }
 
     #[test]
-    fn images_are_described_and_structured_content_shown_without_text() {
+    fn media_are_named_with_their_size() {
         let r = result(
-            json!({"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]}),
+            json!({"content": [{"type": "image", "data": "A".repeat(4096), "mimeType": "image/png"}]}),
         );
-        assert_eq!(result_text(&r, |t| t.to_string()).0, "[image image/png, 0 KB]");
-        let r = result(json!({"content": [], "structuredContent": {"x": 1}}));
-        assert_eq!(result_text(&r, |t| t.to_string()).0, "{\n  \"x\": 1\n}");
+        assert_eq!(result_text(&r, |t| t.to_string()).0, "[image/png, 3 KB]");
     }
 
     #[test]
-    fn links_resources_and_unknown_blocks_are_named() {
+    fn the_card_shows_the_structured_content_the_model_got_not_its_text_copy() {
+        let r = result(json!({
+            "content": [{"type": "text", "text": "x is 1"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}],
+            "structuredContent": {"x": 1}
+        }));
+        assert_eq!(result_text(&r, |t| t.to_string()).0, "{\n  \"x\": 1\n}\n\n[image/png, 0 KB]");
+        let failed = result(json!({
+            "content": [{"type": "text", "text": "no x"}], "structuredContent": {"x": 1}, "isError": true
+        }));
+        assert_eq!(result_text(&failed, |t| t.to_string()), ("no x".to_owned(), true));
+    }
+
+    #[test]
+    fn resources_links_and_unknown_blocks_show_what_the_model_reads() {
         let r = result(json!({"content": [
             {"type": "resource_link", "uri": "file:///a.txt", "name": "a"},
             {"type": "resource", "resource": {"uri": "file:///b", "text": "b"}},
-            {"type": "unknown"},
-            {"no": "type"}
+            {"type": "hologram", "depth": 3},
         ]}));
         assert_eq!(
             result_text(&r, |t| t.to_string()).0,
-            "[link file:///a.txt]\n\n[embedded resource]\n\n[content of an unknown type]\n\n[content of an unknown type]"
+            "[link a: file:///a.txt]\n\n[resource file:///b]\n\nb\n\n{\"type\":\"hologram\",\"depth\":3}"
         );
     }
 }

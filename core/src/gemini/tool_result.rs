@@ -9,9 +9,10 @@
 //!   `inlineData` parts after the function responses, in the same user turn;
 //! - a type no model reads is named in the text instead.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::wire::{Blob, FunctionResponsePart, Part};
+use crate::mcp::content::Piece;
 use crate::mcp::CallToolResult;
 
 /// The result of running one [`super::ToolCall`], as the driver reports it.
@@ -82,7 +83,7 @@ struct Read {
 
 impl Read {
     /// Base64 `data` of type `mime` (from a content block or a resource's blob).
-    fn medium(&mut self, mime: String, data: String) {
+    fn medium(&mut self, mime: &str, data: &str) {
         let mime = mime.trim().to_ascii_lowercase();
         let essence = mime.split(';').next().unwrap_or_default().trim().to_owned();
         if self.media_inside && INSIDE_RESPONSE.contains(&essence.as_str()) {
@@ -101,17 +102,21 @@ impl Read {
 }
 
 fn convert_mcp(result: &CallToolResult, media_inside: bool) -> ConvertedOutcome {
+    let reading = result.reading();
     let mut read = Read { media_inside, ..Read::default() };
-    for block in &result.content {
-        read_block(&block.0, &mut read);
+    for piece in &reading.pieces {
+        match piece {
+            Piece::Said(text) => read.texts.push(text.to_string()),
+            Piece::Note(text) => read.texts.push(text.to_string()),
+            Piece::Medium { mime, data } => read.medium(mime, data),
+        }
     }
     let Read { texts, media, attachments, .. } = read;
     let text = texts.join("\n\n");
-    let mut response = if result.is_error() {
+    let mut response = if reading.is_error {
         let message = if text.is_empty() { "The tool reported an error.".into() } else { text };
         json!({ "error": message })
-    } else if let Some(structured) = result.structured_content.as_ref().filter(|v| !v.is_null()) {
-        // The text block of a structured result is a serialisation of the same object.
+    } else if let Some(structured) = reading.structured {
         json!({ "output": structured })
     } else if text.is_empty() && !(attachments.is_empty() && media.is_empty()) {
         let count = attachments.len() + media.len();
@@ -128,55 +133,4 @@ fn convert_mcp(result: &CallToolResult, media_inside: bool) -> ConvertedOutcome 
         }
     }
     ConvertedOutcome { response, media, attachments }
-}
-
-fn read_block(block: &Value, read: &mut Read) {
-    let str_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-    match block.get("type").and_then(Value::as_str) {
-        Some("text") => read.texts.extend(str_of(block, "text")),
-        Some("image" | "audio") => match (str_of(block, "mimeType"), str_of(block, "data")) {
-            (Some(mime), Some(data)) => read.medium(mime, data),
-            _ => read.texts.push("[an attachment without data was dropped]".into()),
-        },
-        Some("resource") => {
-            let resource = block.get("resource").unwrap_or(&Value::Null);
-            let uri = str_of(resource, "uri").unwrap_or_default();
-            if let Some(text) = str_of(resource, "text") {
-                read.texts.push(format!("Resource {uri}:\n{text}"));
-            } else if let (Some(mime), Some(blob)) =
-                (str_of(resource, "mimeType"), str_of(resource, "blob"))
-            {
-                read.texts.push(format!("Resource {uri} ({mime}):"));
-                read.medium(mime, blob);
-            }
-        }
-        Some("resource_link") => {
-            let uri = str_of(block, "uri").unwrap_or_default();
-            let name = str_of(block, "name").unwrap_or_default();
-            read.texts.push(format!("Resource link {name} {uri}").trim_end().to_owned());
-        }
-        // A block type of a newer protocol: its fields as JSON, but never its bytes.
-        _ => read.texts.push(without_payload(block).to_string()),
-    }
-}
-
-/// The block with base64 fields (`data`, `blob`, at any depth) replaced by their size.
-fn without_payload(value: &Value) -> Value {
-    match value {
-        Value::Object(fields) => {
-            let mut out = Map::new();
-            for (key, field) in fields {
-                let replaced = match (key.as_str(), field) {
-                    ("data" | "blob", Value::String(s)) => {
-                        json!(format!("[{} base64 characters]", s.len()))
-                    }
-                    _ => without_payload(field),
-                };
-                out.insert(key.clone(), replaced);
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(without_payload).collect()),
-        other => other.clone(),
-    }
 }

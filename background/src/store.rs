@@ -111,6 +111,9 @@ fn watch_for_changes() {
             CHANGES.with(|c| c.set(c.get() + 1));
             CACHED.with(|c| c.borrow_mut().take());
         }
+        if key == gemipanel_core::vault::RECORD_KEY {
+            crate::vault::forget_record();
+        }
     });
     match watching {
         Ok(()) => WATCHING.with(|w| w.set(true)),

@@ -33,6 +33,10 @@ const SIGN_IN_KEYS: [&str; 2] = ["oauth_clients", "oauth_idp_sessions"];
 
 thread_local! {
     static KEY: RefCell<Option<Rc<Vec<u8>>>> = const { RefCell::new(None) };
+    /// The stored record as last read or written here, so that the check before every tool
+    /// call costs no storage round trip. The worker is the record's only writer (`rekey`); a
+    /// change from elsewhere (storage cleared) drops the copy (`store`'s storage listener).
+    static RECORD: RefCell<Option<Option<VaultRecord>>> = const { RefCell::new(None) };
 }
 
 fn locked_text() -> Text {
@@ -40,11 +44,18 @@ fn locked_text() -> Text {
 }
 
 pub async fn record() -> Option<VaultRecord> {
-    let raw = chrome::local_get(vault::RECORD_KEY).await.ok()?;
-    if raw.is_undefined() || raw.is_null() {
-        return None;
+    if let Some(known) = RECORD.with(|r| r.borrow().clone()) {
+        return known;
     }
-    from_js(raw).ok()
+    let raw = chrome::local_get(vault::RECORD_KEY).await.ok()?;
+    let record = if raw.is_undefined() || raw.is_null() { None } else { Some(from_js(raw).ok()?) };
+    RECORD.with(|r| *r.borrow_mut() = Some(record.clone()));
+    record
+}
+
+/// The stored record changed behind the worker's back: read it again next time.
+pub fn forget_record() {
+    RECORD.with(|r| r.borrow_mut().take());
 }
 
 /// The key of this browser session, once the passphrase was entered.
@@ -68,10 +79,12 @@ async fn keep_key(key: Option<Vec<u8>>) -> Result<(), Text> {
 }
 
 pub async fn state() -> VaultState {
-    match (record().await, key().await) {
-        (None, _) => VaultState::Off,
-        (Some(_), None) => VaultState::Locked,
-        (Some(_), Some(_)) => VaultState::Unlocked,
+    if record().await.is_none() {
+        return VaultState::Off;
+    }
+    match key().await {
+        None => VaultState::Locked,
+        Some(_) => VaultState::Unlocked,
     }
 }
 
@@ -237,10 +250,12 @@ pub async fn rekey(passphrase: Option<&Secret>, current: Option<&Secret>) -> Res
         None => entries.push((vault::RECORD_KEY.to_owned(), JsValue::NULL)),
     }
     let refs: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    forget_record();
     chrome::local_set_all(&refs).await.map_err(storage)?;
     if new.is_none() {
         let _ = chrome::local_remove(vault::RECORD_KEY).await;
     }
+    forget_record();
     keep_key(new.map(|(key, _)| key)).await?;
     crate::store::forget_cached();
     Ok(())

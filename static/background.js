@@ -138,6 +138,8 @@ const lanes = (() => {
 })();
 
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+  // A page telling the side panels its tools changed (browser/js/page.js): not for the worker.
+  if (message?.type === 'page_toolchange') return false;
   ready
     .then(() => worker.on_message(message))
     .then((reply) => { firstAnswer(); sendResponse(reply); }, (err) => sendResponse({

@@ -309,6 +309,7 @@ export async function pageTools(tabId) {
   try {
     tab = await target(tabId);
     const answer = JSON.parse(await inTab(tab, listToolsInTab, [], 'MAIN'));
+    if (answer.modelContext?.secure) await hearToolChanges(tab);
     return JSON.stringify({ ...answer, tab: tabInfo(tab) });
   } catch (e) {
     return failure(e, tab);
@@ -324,6 +325,44 @@ export async function callPageTool(tabId, origin, name, argsJson) {
   } catch (e) {
     return failure(e, tab);
   }
+}
+
+/**
+ * Has the page tell the panels when its tools change (`toolchange`), once per document: the
+ * event is heard in the page's world, crosses to the extension's world as a DOM event, and is
+ * sent from there. A page can fake the DOM event; all it gets is its tools listed again.
+ */
+async function hearToolChanges(tab) {
+  await inTab(tab, () => {
+    if (!window.__gemipanelToolchange) {
+      window.__gemipanelToolchange = true;
+      document.modelContext.addEventListener('toolchange', () => document.dispatchEvent(new CustomEvent('gemipanel-toolchange')));
+    }
+    return '{}';
+  }, [], 'MAIN');
+  await inTab(tab, () => {
+    if (!window.__gemipanelToolchange) {
+      window.__gemipanelToolchange = true;
+      let queued = false;
+      document.addEventListener('gemipanel-toolchange', () => {
+        if (queued) return;
+        queued = true;
+        // A burst of registrations is one message.
+        setTimeout(() => {
+          queued = false;
+          chrome.runtime.sendMessage({ type: 'page_toolchange' }).catch(() => {});
+        }, 100);
+      });
+    }
+    return '{}';
+  }, [], 'ISOLATED');
+}
+
+/** Calls `onChange(tabId)` when the page in a tab whose tools were listed changes them. */
+export function watchPageTools(onChange) {
+  chrome.runtime.onMessage.addListener((message, sender) => {
+    if (message?.type === 'page_toolchange' && sender.tab?.id !== undefined) onChange(sender.tab.id);
+  });
 }
 
 async function listToolsInTab() {

@@ -19,6 +19,8 @@ extern "C" {
     fn tab_by_id_js(tab_id: i32) -> Promise;
     #[wasm_bindgen(catch, js_name = watchTabs)]
     fn watch_tabs_js(on_change: &Function) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = watchPageTools)]
+    fn watch_page_tools_js(on_change: &Function) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = readPage)]
     fn read_page_js(tab_id: Option<i32>, max_chars: u32) -> Promise;
     #[wasm_bindgen(js_name = readSelection)]
@@ -66,6 +68,15 @@ pub async fn tab(tab_id: i32) -> Result<Tab, AccessProblem> {
 pub fn watch_tabs(on_change: impl FnMut(i32) + 'static) {
     let closure = Closure::<dyn FnMut(i32)>::new(on_change);
     if watch_tabs_js(closure.as_ref().unchecked_ref()).is_ok() {
+        closure.forget();
+    }
+}
+
+/// Calls `on_change` with a tab id when the page in that tab, whose tools were listed
+/// ([`page_tools`]), registers or removes one (WebMCP's `toolchange`). For the life of the page.
+pub fn watch_page_tools(on_change: impl FnMut(i32) + 'static) {
+    let closure = Closure::<dyn FnMut(i32)>::new(on_change);
+    if watch_page_tools_js(closure.as_ref().unchecked_ref()).is_ok() {
         closure.forget();
     }
 }

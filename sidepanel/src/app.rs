@@ -24,13 +24,12 @@ use crate::components::{
     transcript_view::TranscriptView,
 };
 use crate::hooks::{
-    use_chat_persistence, use_context_menu_clicks, use_driver, use_page_beside,
-    use_stick_to_bottom, use_worker_port, use_worker_status,
+    list_page_tools, use_chat_persistence, use_context_menu_clicks, use_driver, use_page_beside,
+    use_page_tool_changes, use_stick_to_bottom, use_worker_port, use_worker_status,
 };
 use crate::shared::Shared;
 use crate::state::{Action, State, View};
 use gemipanel_core::page::browser_tools::{selection_context, BrowserTool, MAX_SELECTION_CHARS};
-use gemipanel_core::page::webmcp::PageTools;
 use gemipanel_core::settings::SourceChange;
 use gemipanel_core::tools::source::{BROWSER, PAGES};
 
@@ -85,6 +84,7 @@ pub fn App() -> Html {
     use_chat_persistence(state.clone());
     use_page_beside(state.dispatcher());
     use_context_menu_clicks(state.dispatcher());
+    use_page_tool_changes(state.dispatcher(), state.page_tools.is_some());
     let dispatcher = state.dispatcher();
     let model = state.model();
     let last = state.chat.entries.last().map_or(0, |e| Rc::as_ptr(e) as usize);
@@ -291,15 +291,7 @@ pub fn App() -> Html {
     };
     let on_menu_open = {
         let dispatcher = dispatcher.clone();
-        Callback::from(move |()| {
-            let dispatcher = dispatcher.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let listed = gemipanel_browser::page::page_tools(None).await;
-                let tools =
-                    listed.ok().and_then(|a| a.model_context).map(|m| Rc::new(PageTools::read(&m)));
-                dispatcher.dispatch(Action::PageToolsListed(tools));
-            });
-        })
+        Callback::from(move |()| list_page_tools(dispatcher.clone()))
     };
     let on_focus = {
         let (dispatcher, tab) = (dispatcher.clone(), state.page.tab.clone());

@@ -223,6 +223,31 @@ pub fn use_page_beside(dispatcher: UseReducerDispatcher<State>) {
     });
 }
 
+/// Lists the tools of the page beside the chat for the tools menu.
+pub fn list_page_tools(dispatcher: UseReducerDispatcher<State>) {
+    use gemipanel_core::page::webmcp::PageTools;
+    wasm_bindgen_futures::spawn_local(async move {
+        let listed = gemipanel_browser::page::page_tools(None).await;
+        let tools = listed.ok().and_then(|a| a.model_context).map(|m| Rc::new(PageTools::read(&m)));
+        dispatcher.dispatch(Action::PageToolsListed(tools));
+    });
+}
+
+/// Keeps the tools menu's list of the page's tools live: a page that registers or removes a
+/// tool (WebMCP's `toolchange`) is listed again, once its tools were listed at all.
+#[hook]
+pub fn use_page_tool_changes(dispatcher: UseReducerDispatcher<State>, listed: bool) {
+    let listed_now = use_mut_ref(|| listed);
+    *listed_now.borrow_mut() = listed;
+    use_effect_with((), move |_| {
+        gemipanel_browser::page::watch_page_tools(move |_tab| {
+            if *listed_now.borrow() {
+                list_page_tools(dispatcher.clone());
+            }
+        });
+    });
+}
+
 /// Takes what the context menu left for this window's panel (on opening, and whenever a
 /// click adds more): a page turns the chip on for its tab, a selection or link is attached, an
 /// image is fetched and attached.

@@ -98,6 +98,24 @@ test("the page's tools are listed, declared by page name, confirmed, and run in 
   await menu.locator('summary').click();
 });
 
+test('a tool the page registers while the menu is open shows at once (toolchange)', async () => {
+  await tab.goto(pages.url('/webmcp'));
+  await tab.bringToFront();
+  const menu = panel().getByTestId('tools-menu');
+  await menu.locator('summary').click();
+  const listed = panel().getByTestId('page-tools');
+  await listed.locator('[data-tool="order_tea"]').waitFor();
+  // The page's own script adds a tool; the menu stays open meanwhile.
+  await tab.evaluate(() => document.modelContext.registerTool({
+    name: 'brew_tea', description: 'Brews a pot.', inputSchema: { type: 'object', properties: {} },
+    execute: async () => 'Brewing.',
+  }));
+  await listed.locator('[data-tool="brew_tea"]').waitFor({ timeout: 5_000 });
+  const registered = await tab.evaluate(async () => (await document.modelContext.getTools()).map((t) => t.name));
+  assert.ok(registered.includes('brew_tea'), registered.join());
+  await menu.locator('summary').click();
+});
+
 test('without WebMCP in the browser, the menu says how to turn it on and nothing breaks', async () => {
   const plain = await openChat();
   try {

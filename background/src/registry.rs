@@ -398,6 +398,9 @@ pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus,
 /// The status of a local server the bridge reported a problem of, and its message.
 fn local_problem(server: &Server, problem: &Problem) -> (ServerStatus, Text) {
     let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
+    if *problem == Problem::NoPermission {
+        return (ServerStatus::NeedsLocalPermission, message);
+    }
     (ServerStatus::Error { error: message.clone() }, message)
 }
 

@@ -98,7 +98,9 @@ fn secrets_are_not_logged() {
     }
 }
 
-/// Every permission the manifest asks for, required or optional, is in use.
+/// Every permission the manifest asks for, required or optional, is justified in one line
+/// (`store::PERMISSIONS`, which the store package checks against the shipped code) and that
+/// line is in PRIVACY.md, where the store's reviewers and the people installing read it.
 /// Required, each with its reason:
 ///
 /// - `storage`, `unlimitedStorage`: settings, saved chats with their attachments, sign-ins;
@@ -132,6 +134,20 @@ fn manifest_permissions_are_the_ones_in_use() {
         ]
     );
     assert_eq!(list("optional_permissions"), ["tabs", "nativeMessaging"]);
+    let privacy = std::fs::read_to_string(root().join("PRIVACY.md")).unwrap();
+    for name in list("permissions").into_iter().chain(list("optional_permissions")) {
+        let justified = crate::store::PERMISSIONS.iter().find(|p| p.name == name);
+        let justified = justified.unwrap_or_else(|| {
+            panic!("`{name}` has no justification in xtask/src/store.rs PERMISSIONS")
+        });
+        assert!(
+            privacy.contains(&format!("`{name}`: {}", justified.why)),
+            "PRIVACY.md must justify `{name}` with the line in xtask/src/store.rs"
+        );
+    }
+    for (field, why) in crate::store::HOSTS {
+        assert!(privacy.contains(&format!("`{field}`: {why}")), "PRIVACY.md must justify {field}");
+    }
     // The page beside the chat: `activeTab` and `scripting` read the tab the person invoked
     // GemiPanel on; `tabs` (an install warning) is optional, asked for in a click.
     let page = std::fs::read_to_string(root().join("browser/js/page.js")).unwrap();

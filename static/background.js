@@ -185,3 +185,15 @@ chrome.contextMenus.onClicked.addListener((info, tab) => {
   const click = { ...info, tabId: tab?.id, windowId: tab?.windowId, tabTitle: tab?.title };
   ready.then(() => worker.on_context_menu(click));
 });
+
+// `nativeMessaging` is optional. Chrome binds `chrome.runtime.connectNative` only in contexts
+// started after it is granted, never in this running worker (a known Chrome behaviour, e.g.
+// https://github.com/getAlby/lightning-browser-extension/issues/562), so when the person grants
+// it the extension restarts once to start local servers; the second lets the click that asked
+// (a Save or an import) reach the worker first. Its pages close with it; the popup said so.
+const RESTART_AFTER_GRANT_MS = 1000;
+chrome.permissions.onAdded.addListener((added) => {
+  if (added.permissions?.includes('nativeMessaging') && typeof chrome.runtime.connectNative !== 'function') {
+    setTimeout(() => chrome.runtime.reload(), RESTART_AFTER_GRANT_MS);
+  }
+});

@@ -34,8 +34,13 @@ pub fn bridge() -> Rc<Bridge> {
     BRIDGE.with(Rc::clone)
 }
 
-fn connect() -> Result<Rc<dyn Port>, String> {
-    let port = chrome::connect_native(HOST_NAME).map_err(|e| e.to_string())?;
+fn connect() -> Result<Rc<dyn Port>, Problem> {
+    // `nativeMessaging` is optional: asked for when the person adds a local server.
+    if !chrome::can_connect_native() {
+        return Err(Problem::NoPermission);
+    }
+    let port =
+        chrome::connect_native(HOST_NAME).map_err(|e| Problem::BridgeEnded(e.to_string()))?;
     // Read as JSON text by the one decoder of bridge messages (serde_json in core), not by a
     // second, JS-value decoder of the same types.
     port.on_message(|value| {

@@ -235,10 +235,12 @@ pub fn status(id: &ServerId) -> ServerStatus {
     with_entry(id, |e| e.status.clone()).unwrap_or(ServerStatus::Idle)
 }
 
-/// The status shown for `server`: a local server waits for its command line to be confirmed,
-/// shown as the bridge will run it when the bridge said so.
+/// The status shown for `server`: a local server waits for `nativeMessaging` (without it the
+/// bridge cannot even say how it would run the line), then for its command line to be
+/// confirmed, shown as the bridge will run it when the bridge said so.
 pub fn status_of(server: &Server) -> ServerStatus {
     match &server.local {
+        Some(_) if !chrome::can_connect_native() => ServerStatus::NeedsLocalPermission,
         Some(local) if !server.command_confirmed() => {
             ServerStatus::NeedsConfirmation { line: local::run_line(server, local), changed: false }
         }
@@ -375,6 +377,9 @@ pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
 /// server named by its name (its address is internal). `None` for remote servers.
 pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus, Text)> {
     let local = server.local.as_ref()?;
+    if !chrome::can_connect_native() {
+        return Some(local_problem(server, &Problem::NoPermission));
+    }
     if !server.command_confirmed() {
         let message = Text::new("errNeedsConfirmation").arg(&server.name);
         let line = local::run_line(server, local);
@@ -398,6 +403,9 @@ pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus,
 /// The status of a local server the bridge reported a problem of, and its message.
 fn local_problem(server: &Server, problem: &Problem) -> (ServerStatus, Text) {
     let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
+    if *problem == Problem::NoPermission {
+        return (ServerStatus::NeedsLocalPermission, message);
+    }
     (ServerStatus::Error { error: message.clone() }, message)
 }
 

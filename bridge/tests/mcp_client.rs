@@ -50,7 +50,8 @@ fn link() -> (Rc<Bridge>, Children) {
     let (kids, weak) = (children.clone(), slot.clone());
     let bridge = Rc::new(Bridge::new(
         Box::new(move || {
-            let home = tempfile::tempdir().map_err(|e| e.to_string())?.keep();
+            let ended = |e: std::io::Error| Problem::BridgeEnded(e.to_string());
+            let home = tempfile::tempdir().map_err(ended)?.keep();
             let mut child = Command::new(support::bridge_binary())
                 .arg(pinned_origin())
                 .env("HOME", &home)
@@ -60,7 +61,7 @@ fn link() -> (Rc<Bridge>, Children) {
                 .stderr(std::process::Stdio::null())
                 .kill_on_drop(true)
                 .spawn()
-                .map_err(|e| e.to_string())?;
+                .map_err(ended)?;
             let mut stdin = child.stdin.take().expect("piped");
             let mut stdout = child.stdout.take().expect("piped");
             let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();

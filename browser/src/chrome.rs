@@ -352,6 +352,31 @@ pub async fn has_host_permission(origin_pattern: &str) -> Result<bool, BrowserEr
     Ok(granted.as_bool() == Some(true))
 }
 
+/// Whether the extension holds the API permission `name` (an optional one, say).
+pub async fn has_permission(name: &str) -> bool {
+    let query = Object::new();
+    let list = js_sys::Array::of1(&name.into());
+    if js_sys::Reflect::set(&query, &"permissions".into(), &list).is_err() {
+        return false;
+    }
+    let Ok(promise) = permissions_contains(&query) else { return false };
+    JsFuture::from(promise).await.ok().and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
+/// The optional permission local servers need: the bridge is reached through
+/// `chrome.runtime.connectNative`, which Chrome defines only while it is granted.
+pub const NATIVE_MESSAGING: &str = "nativeMessaging";
+
+/// Whether `chrome.runtime.connectNative` exists here (the permission is granted), checked
+/// before calling it: without it the call is a `TypeError` that says nothing to a person.
+pub fn can_connect_native() -> bool {
+    let get = |object: &JsValue, key: &str| js_sys::Reflect::get(object, &key.into()).ok();
+    get(&js_sys::global(), "chrome")
+        .and_then(|chrome| get(&chrome, "runtime"))
+        .and_then(|runtime| get(&runtime, "connectNative"))
+        .is_some_and(|f| f.is_function())
+}
+
 /// `N` bytes from `crypto.getRandomValues`.
 pub fn random_bytes<const N: usize>() -> Result<[u8; N], BrowserError> {
     let array = js_sys::Uint8Array::new_with_length(N as u32);
@@ -484,11 +509,27 @@ pub async fn current_window_id() -> Result<i32, BrowserError> {
 pub fn request_origins(
     origins: &[String],
 ) -> impl std::future::Future<Output = Result<bool, BrowserError>> {
+    request_permissions(&[], origins)
+}
+
+/// `chrome.permissions.request({permissions, origins})`: one prompt for optional API
+/// permissions and sites together; whether the person granted all of them. Already granted,
+/// it answers `true` without a prompt. Made before this returns, inside the user gesture.
+pub fn request_permissions(
+    permissions: &[&str],
+    origins: &[String],
+) -> impl std::future::Future<Output = Result<bool, BrowserError>> {
     let started = (|| {
-        let list: js_sys::Array = origins.iter().map(|o| JsValue::from_str(o)).collect();
-        let permissions = Object::new();
-        js_sys::Reflect::set(&permissions, &"origins".into(), &list)?;
-        permissions_request(&permissions)
+        let request = Object::new();
+        if !origins.is_empty() {
+            let list: js_sys::Array = origins.iter().map(|o| JsValue::from_str(o)).collect();
+            js_sys::Reflect::set(&request, &"origins".into(), &list)?;
+        }
+        if !permissions.is_empty() {
+            let list: js_sys::Array = permissions.iter().map(|p| JsValue::from_str(p)).collect();
+            js_sys::Reflect::set(&request, &"permissions".into(), &list)?;
+        }
+        permissions_request(&request)
     })();
     async move {
         let promise = started.map_err(|e| BrowserError::from_js("asking for permission", e))?;

@@ -338,6 +338,9 @@ pub enum ServerStatus {
     NeedsPermission {
         origin: String,
     },
+    /// A local server, while the person has not granted `nativeMessaging` (optional, asked when
+    /// they add a local server): the page asks for it in their click, then connects again.
+    NeedsLocalPermission,
     /// A local server whose command line the person has not allowed as it would run: it does
     /// not run until they do (`SettingsEdit::ConfirmCommand` with this line's fingerprint).
     /// The line is the bridge's, or the configured one when the bridge could not be asked.

@@ -13,6 +13,7 @@ use crate::components::settings_problem::SettingsProblemBanner;
 use crate::components::vault_card::VaultCard;
 use crate::effects::{self, Dispatch};
 use crate::hooks::{use_shortcut, use_window_id, use_worker};
+use crate::permissions::Needs;
 use crate::state::{Action, State, WorkerView};
 
 /// The manifest command that opens the side panel (handled by the worker).
@@ -70,6 +71,7 @@ pub fn App() -> Html {
         let on_save = save_server_callback(dispatch.clone(), &state);
         html! {
             <ServerFormView form={form} on_test={on_test} on_save={on_save}
+                local_allowed={state.local_permission != Some(false)}
                 on_edit={dispatch_with(&dispatch, Action::FormEdit)} on_cancel={act(|| Action::CloseForm)} />
         }
     });
@@ -144,6 +146,7 @@ pub fn App() -> Html {
                     on_remove={with(Action::AskRemove)} on_confirm={on_remove_confirmed}
                     on_cancel={act(|| Action::CancelRemove)}
                     on_allow={{ let d = dispatch.clone(); Callback::from(move |origin| effects::allow_origin(d.clone(), origin)) }}
+                    on_allow_local={{ let d = dispatch.clone(); Callback::from(move |()| effects::allow_local(d.clone())) }}
                     sign_in={state.sign_in.clone()}
                     on_sign_in={{ let d = dispatch.clone(); Callback::from(move |id| effects::sign_in(d.clone(), id)) }}
                     on_sign_out={{ let d = dispatch.clone(); Callback::from(move |id| effects::sign_out(d.clone(), id)) }}
@@ -186,7 +189,8 @@ fn save_server_callback(dispatch: Dispatch, state: &State) -> Callback<()> {
         match form.save_edit(settings, id) {
             Ok(edit) => {
                 let confirm = form.confirm_edit(&edit);
-                effects::save_server(dispatch.clone(), edit, confirm, form.permission())
+                let needs = form.draft().map(|d| Needs::of(&d)).unwrap_or_default();
+                effects::save_server(dispatch.clone(), edit, confirm, needs)
             }
             Err((field, message)) => {
                 let message = message.as_ref().map(chrome::word).unwrap_or_default();

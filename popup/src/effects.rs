@@ -11,6 +11,7 @@ use gemipanel_core::settings::{self, Secret, ServerDraft, ServerId, Settings, Se
 use wasm_bindgen_futures::spawn_local;
 use yew::UseReducerDispatcher;
 
+use crate::permissions::{Asked, Needs};
 use crate::state::{Action, Pending, State};
 
 pub type Dispatch = UseReducerDispatcher<State>;
@@ -116,21 +117,24 @@ pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model:
     });
 }
 
-/// Tests the form's server. Like saving, it first asks for the host permission the address
-/// needs, inside this click.
+/// Tests the form's server. Like saving, it first asks for what the server needs (its site,
+/// or leave to start local programs), inside this click; refused, nothing is tested and the
+/// form says so.
 pub fn test_connection(dispatch: Dispatch, draft: ServerDraft, run: Option<String>) {
     dispatch.dispatch(Action::TestStarted);
-    let asked = crate::form::host_permission(&draft.url).map(|o| chrome::request_origins(&[o]));
+    let needs = Needs::of(&draft);
+    let asked = needs.ask();
     spawn_local(async move {
         if let Some(asked) = asked {
-            if let Err(message) = permission_outcome(asked.await) {
+            if let Err(message) = needs.outcome(Asked::Test, asked.await) {
                 return dispatch.dispatch(Action::TestFailed(message));
             }
         }
+        let failed = |message: String| chrome::message("popupTestFailed", &[&message]);
         dispatch.dispatch(match ask(Request::TestConnection { draft, run }).await {
             Ok(Response::ConnectionTest { outcome }) => Action::TestFinished(outcome),
-            Ok(other) => Action::TestFailed(unexpected(&other)),
-            Err(message) => Action::TestFailed(message),
+            Ok(other) => Action::TestFailed(failed(unexpected(&other))),
+            Err(message) => Action::TestFailed(failed(message)),
         });
     });
 }
@@ -140,21 +144,23 @@ pub fn new_server_id() -> Result<ServerId, String> {
     chrome::random_bytes::<16>().map(ServerId::generate).map_err(|e| e.to_string())
 }
 
-/// Saves the server form's edit. When `permission` is set (a remote https server), the host
-/// permission is requested first — synchronously, inside the click — and saving stops if the
+/// Saves the server form's edit. What the server `needs` (its site, or leave to start local
+/// programs) is requested first — synchronously, inside the click — and saving stops if the
 /// person declines. `confirm` (a local server's `ConfirmCommand`) follows a successful save:
 /// the person saw that line in the form.
 pub fn save_server(
     dispatch: Dispatch,
     change: SettingsEdit,
     confirm: Option<SettingsEdit>,
-    permission: Option<String>,
+    needs: Needs,
 ) {
     dispatch.dispatch(Action::FormSaving);
-    let asked = permission.map(|origin| chrome::request_origins(&[origin]));
+    let asked = needs.ask();
     spawn_local(async move {
         if let Some(asked) = asked {
-            if let Err(message) = permission_outcome(asked.await) {
+            let answer = asked.await;
+            dispatch.dispatch(Action::LocalPermission(needs.local && answer == Ok(true)));
+            if let Err(message) = needs.outcome(Asked::Save, answer) {
                 return dispatch.dispatch(Action::FormSaveFailed(None, message));
             }
         }
@@ -198,24 +204,39 @@ pub fn allow_command(dispatch: Dispatch, id: ServerId, command_line: String, run
     });
 }
 
-/// What a permission prompt's answer means for the action that asked.
-fn permission_outcome(answer: Result<bool, gemipanel_browser::BrowserError>) -> Result<(), String> {
-    match answer {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(chrome::message("popupPermissionDenied", &[])),
-        Err(err) => Err(chrome::message("popupPermissionFailed", &[err.message()])),
-    }
-}
-
 /// Asks for access to `origin` (a server whose connection the browser refused), inside this
 /// click, then lists the servers again so they connect.
 pub fn allow_origin(dispatch: Dispatch, origin: String) {
-    let asked = chrome::request_origins(&[format!("{}/*", origin.trim_end_matches('/'))]);
+    let needs = Needs::site(Some(format!("{}/*", origin.trim_end_matches('/'))));
+    ask_then_refresh(dispatch, needs);
+}
+
+/// Asks for `nativeMessaging` (local servers), inside this click, then lists the servers
+/// again so they connect.
+pub fn allow_local(dispatch: Dispatch) {
+    ask_then_refresh(dispatch, Needs::local());
+}
+
+fn ask_then_refresh(dispatch: Dispatch, needs: Needs) {
+    let Some(asked) = needs.ask() else { return };
     spawn_local(async move {
-        match permission_outcome(asked.await) {
+        let answer = asked.await;
+        if needs.local {
+            dispatch.dispatch(Action::LocalPermission(answer == Ok(true)));
+        }
+        match needs.outcome(Asked::Allow, answer) {
             Ok(()) => dispatch.dispatch(Action::PermissionGranted),
             Err(message) => dispatch.dispatch(Action::ServersFailed(message)),
         }
+    });
+}
+
+/// Whether local servers may run (`nativeMessaging` granted), for the form's line saying why
+/// Chrome will ask.
+pub fn load_local_permission(dispatch: Dispatch) {
+    spawn_local(async move {
+        let granted = chrome::has_permission(chrome::NATIVE_MESSAGING).await;
+        dispatch.dispatch(Action::LocalPermission(granted));
     });
 }
 
@@ -236,9 +257,10 @@ pub fn sign_in(dispatch: Dispatch, id: ServerId) {
 
 /// Asks for access to the authorization server's origin inside this click, then signs in.
 pub fn allow_and_sign_in(dispatch: Dispatch, id: ServerId, origin: String) {
-    let asked = chrome::request_origins(&[format!("{}/*", origin.trim_end_matches('/'))]);
+    let needs = Needs::site(Some(format!("{}/*", origin.trim_end_matches('/'))));
+    let Some(asked) = needs.ask() else { return };
     spawn_local(async move {
-        match permission_outcome(asked.await) {
+        match needs.outcome(Asked::SignIn, asked.await) {
             Ok(()) => sign_in(dispatch, id),
             Err(message) => dispatch.dispatch(Action::SignInDone(id, Pending::Failed(message))),
         }
@@ -287,21 +309,29 @@ pub fn preview_import(dispatch: Dispatch, text: String) {
     });
 }
 
-/// Applies an import, first asking (inside this click) for the host permissions its servers
-/// need.
+/// Applies an import, first asking (inside this click) for what its servers need: their
+/// sites, and leave to start local programs when it brings local servers.
 pub fn apply_import(dispatch: Dispatch, change: SettingsEdit) {
     dispatch.dispatch(Action::ImportApplying);
-    let mut origins: Vec<String> = match &change {
-        SettingsEdit::Import { servers, .. } => {
-            servers.iter().filter_map(|s| crate::form::host_permission(&s.url)).collect()
+    let mut needs = Needs::default();
+    if let SettingsEdit::Import { servers, .. } = &change {
+        for server in servers {
+            match &server.local {
+                Some(_) => needs.local = true,
+                None => needs.origins.extend(crate::form::host_permission(&server.url)),
+            }
         }
-        _ => Vec::new(),
-    };
-    origins.dedup();
-    let asked = (!origins.is_empty()).then(|| chrome::request_origins(&origins));
+    }
+    needs.origins.sort();
+    needs.origins.dedup();
+    let asked = needs.ask();
     spawn_local(async move {
         if let Some(asked) = asked {
-            if let Err(message) = permission_outcome(asked.await) {
+            let answer = asked.await;
+            if needs.local {
+                dispatch.dispatch(Action::LocalPermission(answer == Ok(true)));
+            }
+            if let Err(message) = needs.outcome(Asked::Import, answer) {
                 return dispatch.dispatch(Action::ImportFailed(message));
             }
         }

@@ -491,11 +491,6 @@ impl ServerForm {
         Some(SettingsEdit::ConfirmCommand { id: id.clone(), command_line: local.display(), run })
     }
 
-    /// The host permission saving needs, asked inside the click (none for a local server).
-    pub fn permission(&self) -> Option<String> {
-        self.draft().and_then(|draft| host_permission(&draft.url))
-    }
-
     /// The edit that saves the form, checked against `settings` as the worker will check it.
     /// `new_id` is used when adding.
     pub fn save_edit(
@@ -890,7 +885,8 @@ mod tests {
         assert_eq!(local.cwd.as_deref(), Some("/home/me"));
         assert_eq!((draft.url.as_str(), draft.headers, draft.local_network), ("", None, false));
         assert_eq!((draft.timeout_ms, draft.trust), (Some(60_000), true));
-        assert_eq!(form.permission(), None, "nothing to ask the browser for");
+        let needs = crate::permissions::Needs::of(&form.draft().expect("valid"));
+        assert_eq!(needs, crate::permissions::Needs::local(), "no site; leave to start programs");
 
         let edit = form.save_edit(&Settings::default(), ServerId::generate([1; 16])).unwrap();
         assert!(matches!(&edit, SettingsEdit::AddServer { server, .. } if server.local.is_some()));

@@ -27,6 +27,7 @@ pub fn use_worker(state: &UseReducerHandle<State>) {
     });
     use_effect_with((), move |_| {
         effects::load_settings(dispatch.clone());
+        effects::load_local_permission(dispatch.clone());
         let port = WorkerPort::connect(PORT_NAME, move |event| on_event(&dispatch, event));
         // The port lives as long as the popup; dropping it at unmount is all the cleanup needed.
         move || drop(port)

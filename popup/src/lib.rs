@@ -9,6 +9,7 @@ mod download;
 mod effects;
 mod form;
 mod hooks;
+mod permissions;
 mod state;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]

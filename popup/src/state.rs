@@ -93,6 +93,8 @@ pub struct State {
     pub sign_in: Option<(ServerId, Pending<SignInOutcome>)>,
     /// The last "Allow to run" of a local server's command line, and how it went.
     pub allow_command: Option<(ServerId, Pending<()>)>,
+    /// Whether local servers may run (the optional `nativeMessaging`), once known.
+    pub local_permission: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +115,8 @@ pub enum Action {
     RecoveryFailed(String),
     /// Access to a server's origin was granted: connect again.
     PermissionGranted,
+    /// Whether `nativeMessaging` is granted, as read or as the person just answered.
+    LocalPermission(bool),
 
     SigningIn(ServerId),
     SignInDone(ServerId, Pending<SignInOutcome>),
@@ -206,6 +210,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::RecoveryExported => next.recovery = Pending::Done(()),
         Action::RecoveryFailed(message) => next.recovery = Pending::Failed(message),
         Action::PermissionGranted => next.servers_epoch += 1,
+        Action::LocalPermission(granted) => next.local_permission = Some(granted),
 
         Action::SigningIn(id) => next.sign_in = Some((id, Pending::Running)),
         Action::SignInDone(id, outcome) => {

@@ -1,5 +1,5 @@
 // Starts Chromium with the built extension loaded, as a person would after "Load unpacked".
-import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,15 +24,23 @@ export const bridgeBinary = process.env.GEMIPANEL_BRIDGE ?? join(target, 'debug'
  * `options.env` adds to the browser's environment (which the bridge inherits),
  * `options.profile` opens an existing profile (kept with `keepProfile`) again,
  * `options.webmcp` turns on Chromium's WebMCP (`document.modelContext`, pages' own tools);
- * `options.args` are more command-line switches.
- * Returns { context, worker, profile, url(page), close() }.
+ * `options.args` are more command-line switches;
+ * `options.anyId` takes the id Chromium gives the extension (a build without the manifest's
+ * `key`, such as the store package, gets one from its folder);
+ * `options.nativeMessaging` (on unless `false`) loads a copy of the extension whose manifest
+ * lists the optional `nativeMessaging` as required, so it is granted at install as it stays
+ * for people who granted it before it became optional; with `false` the extension is loaded
+ * as built, and local servers ask for it through Chrome's prompt.
+ * Returns { context, worker, id, profile, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, env = {}, profile: reused, webmcp = false, args = [] } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, env = {}, profile: reused, webmcp = false, args = [], anyId = false, nativeMessaging = true } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = reused ?? mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   if (bridge) {
     execFileSync(bridgeBinary, ['install', '--user-data-dir', profile, '--extension-id', extensionId], { stdio: 'pipe' });
   }
+  const granted = nativeMessaging ? withNativeMessaging(extension) : null;
+  if (granted) extension = granted;
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
@@ -55,22 +63,37 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
       ...args,
     ],
   });
-  const worker = await serviceWorker(context);
+  const worker = await serviceWorker(context, anyId ? null : extensionId);
+  const id = new URL(worker.url()).host;
   return {
     context,
     worker,
+    id,
     profile,
-    url: (page) => `chrome-extension://${extensionId}/${page}`,
+    url: (page) => `chrome-extension://${id}/${page}`,
     async close() {
       await context.close();
       if (!keepProfile) rmSync(profile, { recursive: true, force: true });
+      if (granted) rmSync(granted, { recursive: true, force: true });
     },
   };
 }
 
-/** The extension's service worker, waiting for it to register if needed. */
-export async function serviceWorker(context) {
-  const mine = (w) => w.url() === `chrome-extension://${extensionId}/background.js`;
+/** A copy of the extension in `dir` with `nativeMessaging` among its required permissions. */
+function withNativeMessaging(dir) {
+  const copy = mkdtempSync(join(tmpdir(), 'gemipanel-extension-'));
+  cpSync(dir, copy, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(copy, 'manifest.json'), 'utf8'));
+  manifest.permissions = [...manifest.permissions, 'nativeMessaging'];
+  manifest.optional_permissions = (manifest.optional_permissions ?? []).filter((p) => p !== 'nativeMessaging');
+  writeFileSync(join(copy, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return copy;
+}
+
+/** The extension's service worker (of the extension `id`, or any), waiting for it to register. */
+export async function serviceWorker(context, id = extensionId) {
+  const mine = (w) => (id ? w.url() === `chrome-extension://${id}/background.js`
+    : w.url().startsWith('chrome-extension://') && w.url().endsWith('/background.js'));
   const existing = context.serviceWorkers().find(mine);
   if (existing) return existing;
   return context.waitForEvent('serviceworker', { predicate: mine, timeout: 15_000 });

@@ -83,8 +83,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// side panel only reads the settings: their new types took it from 525.0 to 532.2.
 /// After that merge the worker measured 455.9 KB and the popup 397.4 KB, a little over the sums
 /// of the raises (the branches' settings and message types decode together): 460 and 400.
+/// Issue 27's optional `nativeMessaging` (the popup asks for it with the site in one prompt,
+/// says which button to press again after each refusal, and shows "Allow local servers" on a
+/// local server's row) took the popup from 397.4 to 402.6 KB: 405.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 460.0), ("sidepanel", 654.0), ("popup", 400.0), ("apphost", 174.0)];
+    [("background", 460.0), ("sidepanel", 654.0), ("popup", 405.0), ("apphost", 174.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

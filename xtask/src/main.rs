@@ -8,6 +8,7 @@ mod fuzz;
 mod readable_text;
 mod run;
 mod setup;
+mod store;
 mod test;
 mod tidy;
 mod util;
@@ -21,6 +22,8 @@ usage: cargo xtask <task>
 tasks:
   setup   install what the build and the tests need (idempotent)
   dist    build the extension into dist/ and print the wasm sizes
+  dist --store  dist, then the Chrome Web Store package target/store/gemipanel-<version>.zip
+  store   that package from the dist/ already built
   run     setup + dist, then open Chromium with the extension loaded
   test    setup, then every test suite; ends with `N passed, N failed`
   conformance  the official MCP conformance suites (2025-11-25, 2026-07-28) against the client
@@ -33,7 +36,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("setup") => setup::run(),
+        Some("dist") if args.get(1).map(String::as_str) == Some("--store") => store::run(),
         Some("dist") => dist::run().map(|_| ()),
+        Some("store") => store::package_built().map(|_| ()),
         Some("run") => run::run(),
         Some("test") => test::run(&args[1..]),
         Some("conformance") => conformance::main(),

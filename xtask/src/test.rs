@@ -164,6 +164,8 @@ fn node() -> Result<Tally> {
 /// The built extension in Chromium (and the demo MCP server some tests start).
 fn e2e() -> Result<Tally> {
     dist::run()?;
+    // The store package, which tests/e2e/store_package.test.mjs unzips and loads.
+    crate::store::package_built()?;
     cargo().args(["build", "-p", "gemipanel-demo", "-p", "gemipanel-bridge"]).run()?;
     node_test(&util::tests_dir().join("e2e"))
 }

@@ -98,41 +98,69 @@ fn secrets_are_not_logged() {
     }
 }
 
+/// Every permission the manifest asks for, required or optional, is justified in one line
+/// (`store::PERMISSIONS`, which the store package checks against the shipped code) and that
+/// line is in PRIVACY.md, where the store's reviewers and the people installing read it.
+/// Required, each with its reason:
+///
+/// - `storage`, `unlimitedStorage`: settings, saved chats with their attachments, sign-ins;
+/// - `sidePanel`: the chat's place;
+/// - `identity`: signing in to MCP servers (`launchWebAuthFlow`);
+/// - `activeTab`, `scripting`: reading the tab the person invoked GemiPanel on;
+/// - `contextMenus`: the right-click items;
+/// - `declarativeNetRequestWithHostAccess`: sign-in's POSTs without `Origin`.
+///
+/// Optional, asked in a click: `tabs` (the page chip follows every tab) and `nativeMessaging`
+/// (local servers, asked when the person first adds or imports one).
 #[test]
 fn manifest_permissions_are_the_ones_in_use() {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root().join("manifest.json")).unwrap())
             .unwrap();
-    let permissions: Vec<&str> = manifest["permissions"]
-        .as_array()
-        .expect("manifest.json lists permissions")
-        .iter()
-        .filter_map(|p| p.as_str())
-        .collect();
+    let list = |name: &str| -> Vec<&str> {
+        manifest[name].as_array().into_iter().flatten().filter_map(|p| p.as_str()).collect()
+    };
     assert_eq!(
-        permissions,
+        list("permissions"),
         [
             "storage",
             "unlimitedStorage",
             "sidePanel",
             "identity",
-            "nativeMessaging",
             "activeTab",
             "scripting",
             "contextMenus",
             "declarativeNetRequestWithHostAccess"
         ]
     );
+    assert_eq!(list("optional_permissions"), ["tabs", "nativeMessaging"]);
+    let privacy = std::fs::read_to_string(root().join("PRIVACY.md")).unwrap();
+    for name in list("permissions").into_iter().chain(list("optional_permissions")) {
+        let justified = crate::store::PERMISSIONS.iter().find(|p| p.name == name);
+        let justified = justified.unwrap_or_else(|| {
+            panic!("`{name}` has no justification in xtask/src/store.rs PERMISSIONS")
+        });
+        assert!(
+            privacy.contains(&format!("`{name}`: {}", justified.why)),
+            "PRIVACY.md must justify `{name}` with the line in xtask/src/store.rs"
+        );
+    }
+    for (field, why) in crate::store::HOSTS {
+        assert!(privacy.contains(&format!("`{field}`: {why}")), "PRIVACY.md must justify {field}");
+    }
     // The page beside the chat: `activeTab` and `scripting` read the tab the person invoked
     // GemiPanel on; `tabs` (an install warning) is optional, asked for in a click.
     let page = std::fs::read_to_string(root().join("browser/js/page.js")).unwrap();
     assert!(page.contains("chrome.scripting.executeScript") && page.contains("captureVisibleTab"));
-    assert_eq!(manifest["optional_permissions"], serde_json::json!(["tabs"]));
     assert!(page.contains("permissions: ['tabs']"));
-    // nativeMessaging is in use while the worker reaches the bridge for local servers.
+    // nativeMessaging: the worker reaches the bridge for local servers, once it is granted;
+    // the popup asks for it when a local server is saved, tested or imported.
     let chrome = std::fs::read_to_string(root().join("browser/src/chrome.rs")).unwrap();
     let worker = std::fs::read_to_string(root().join("background/src/local.rs")).unwrap();
     assert!(chrome.contains("js_name = connectNative") && worker.contains("connect_native("));
+    assert!(worker.contains("can_connect_native()"), "the worker checks before connecting");
+    let popup = std::fs::read_to_string(root().join("popup/src/permissions.rs")).unwrap();
+    assert!(popup.contains("NATIVE_MESSAGING"));
     assert!(chrome.contains("js_namespace = [\"chrome\", \"contextMenus\"]"));
     // declarativeNetRequestWithHostAccess: sign-in's POSTs leave without `Origin`.
     let auth = std::fs::read_to_string(root().join("background/src/auth.rs")).unwrap();

@@ -52,7 +52,9 @@ pub trait Port {
 }
 
 /// Opens the port; failures to reach the bridge arrive later, through [`Bridge::disconnected`].
-pub type Connect = Box<dyn Fn() -> Result<Rc<dyn Port>, String>>;
+/// It fails at once only where the host cannot even try ([`Problem::NoPermission`], or what
+/// its browser said as [`Problem::BridgeEnded`]).
+pub type Connect = Box<dyn Fn() -> Result<Rc<dyn Port>, Problem>>;
 
 /// Told of a server whose process ended on its own (crashed, or exited), with what a person
 /// should read about it: the server need not wait for a request to fail to show it.
@@ -67,6 +69,9 @@ const MAX_OPEN_CHUNKED: usize = 16;
 /// Why a local server cannot be reached, in terms a person can act on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
+    /// The person has not granted the optional `nativeMessaging` permission (asked when they
+    /// first add or import a local server): Chrome offers no way to the bridge until they do.
+    NoPermission,
     /// Chrome found no host manifest for [`super::HOST_NAME`].
     NotInstalled,
     /// The host manifest does not list this extension.
@@ -101,6 +106,7 @@ impl Problem {
 
     pub fn text(&self) -> Text {
         match self {
+            Problem::NoPermission => Text::new("errBridgeNoPermission"),
             Problem::NotInstalled => Text::new("errBridgeMissing").arg(INSTALL_COMMAND),
             Problem::NotAllowed => {
                 Text::new("errBridgeForbidden").arg(super::EXTENSION_ID).arg(INSTALL_COMMAND)
@@ -275,7 +281,10 @@ impl Bridge {
                     rx
                 }
                 Connection::Closed => {
-                    let port = (self.connect)().map_err(Problem::BridgeEnded)?;
+                    // Kept for the server's status: "allow local servers" is the person's to do.
+                    let port = (self.connect)().inspect_err(|problem| {
+                        *self.problem.borrow_mut() = Some(problem.clone());
+                    })?;
                     self.connections.set(self.connections.get() + 1);
                     let hello = encode(&ToBridge::Hello { protocol: PROTOCOL_VERSION });
                     port.post(&hello).map_err(Problem::BridgeEnded)?;
@@ -1200,8 +1209,48 @@ mod tests {
         assert!(port.0.borrow().is_empty(), "nothing was sent: {:?}", port.0.borrow());
         // A worker that Chrome restarted draws another seed: a session it kept in
         // `chrome.storage.session` from its predecessor is not one of its own either.
-        let restarted = Bridge::new(Box::new(|| Err("unused".to_owned())), 0xf00d);
+        let restarted = Bridge::new(Box::new(|| Err(Problem::NoPermission)), 0xf00d);
         assert_ne!(restarted.session_id(7), bridge.session_id(7));
+    }
+
+    #[test]
+    fn without_the_native_messaging_permission_a_server_says_what_to_allow_until_it_is_granted() {
+        let granted = Rc::new(std::cell::Cell::new(false));
+        let port = Rc::new(Recorded::default());
+        let (given, allowed) = (port.clone(), granted.clone());
+        let bridge = Rc::new(Bridge::new(
+            Box::new(move || match allowed.get() {
+                true => Ok(Rc::new(given.clone()) as Rc<dyn Port>),
+                false => Err(Problem::NoPermission),
+            }),
+            0x5eed,
+        ));
+        let mut pool = LocalPool::new();
+        let ask = |pool: &mut LocalPool| {
+            let (b, out) = (bridge.clone(), Rc::new(RefCell::new(None)));
+            let result = out.clone();
+            pool.spawner()
+                .spawn_local(async move {
+                    *result.borrow_mut() = Some(b.process("s", &spec(), "allowed").await)
+                })
+                .unwrap();
+            pool.run_until_stalled();
+            out
+        };
+        let refused = ask(&mut pool);
+        assert_eq!(*refused.borrow(), Some(Err(Problem::NoPermission)));
+        assert_eq!(bridge.problem("s"), Some(Problem::NoPermission));
+        assert_eq!(Problem::NoPermission.text().key, "errBridgeNoPermission");
+        assert!(port.0.borrow().is_empty(), "nothing was sent");
+        // Granted in the popup: the next request connects and says hello.
+        granted.set(true);
+        let _pending = ask(&mut pool);
+        assert!(port.0.borrow().iter().any(|m| m["type"] == "hello"), "{:?}", port.0.borrow());
+        from_bridge(
+            &bridge,
+            json!({"type": "hello", "version": "0.1.0", "protocol": PROTOCOL_VERSION}),
+        );
+        assert_eq!(bridge.problem("s"), None);
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub struct Props {
     pub on_test: Callback<()>,
     pub on_save: Callback<()>,
     pub on_cancel: Callback<()>,
+    /// `nativeMessaging` is granted (or not known yet): no line about Chrome's prompt.
+    pub local_allowed: bool,
 }
 
 #[function_component]
@@ -149,6 +151,9 @@ fn local_fields(props: &Props, live: &LiveErrors) -> Html {
     };
     html! {
         <>
+            if !props.local_allowed {
+                <p class="note" data-testid="local-permission-why">{ message("popupLocalPermissionWhy", &[]) }</p>
+            }
             <TextField id="server-command" label={message("popupCommand", &[])}
                 value={form.command.clone()} oninput={edit(FormEdit::Command)} placeholder="npx"
                 hint={message("popupCommandHint", &[])}

@@ -23,6 +23,7 @@ pub struct Props {
     pub on_confirm: Callback<ServerId>,
     pub on_cancel: Callback<()>,
     pub on_allow: Callback<String>,
+    pub on_allow_local: Callback<()>,
     pub sign_in: Option<(ServerId, Pending<SignInOutcome>)>,
     pub on_sign_in: Callback<ServerId>,
     pub on_sign_out: Callback<ServerId>,
@@ -46,6 +47,7 @@ pub fn ServerList(props: &Props) -> Html {
                             on_edit={props.on_edit.clone()} on_remove={props.on_remove.clone()}
                             on_confirm={props.on_confirm.clone()} on_cancel={props.on_cancel.clone()}
                             on_allow={props.on_allow.clone()}
+                            on_allow_local={props.on_allow_local.clone()}
                             sign_in={props.sign_in.as_ref().filter(|(id, _)| *id == server.id).map(|(_, s)| s.clone())}
                             on_sign_in={props.on_sign_in.clone()} on_sign_out={props.on_sign_out.clone()}
                             on_allow_sign_in={props.on_allow_sign_in.clone()}

@@ -23,6 +23,8 @@ pub struct Props {
     pub on_cancel: Callback<()>,
     /// Asks for access to an origin the browser refused (inside the click).
     pub on_allow: Callback<String>,
+    /// Asks for `nativeMessaging`, which local servers need (inside the click).
+    pub on_allow_local: Callback<()>,
     /// This server's last Sign in, when it was the last one clicked.
     pub sign_in: Option<Pending<SignInOutcome>>,
     pub on_sign_in: Callback<ServerId>,
@@ -50,6 +52,9 @@ pub fn status_parts(status: &ServerStatus) -> (&'static str, String, &'static st
         }
         ServerStatus::NeedsConfirmation { .. } => {
             ("pending", message("popupStatusNeedsConfirmation", &[]), "needs-confirmation")
+        }
+        ServerStatus::NeedsLocalPermission => {
+            ("pending", message("popupStatusNeedsLocal", &[]), "needs-local-permission")
         }
         // The row names the server already.
         ServerStatus::Error { error } => {
@@ -91,6 +96,12 @@ pub fn ServerRow(props: &Props) -> Html {
                         onclick={{ let (cb, origin) = (props.on_allow.clone(), origin.clone());
                                    Callback::from(move |_: MouseEvent| cb.emit(origin.clone())) }}>
                         { message("popupAllowAccess", &[]) }</button>
+                }
+                if server.status == ServerStatus::NeedsLocalPermission {
+                    <p class="note">{ message("popupLocalPermissionWhy", &[]) }</p>
+                    <button type="button" class="primary small" data-testid="allow-local"
+                        onclick={props.on_allow_local.reform(|_: MouseEvent| ())}>
+                        { message("popupAllowLocal", &[]) }</button>
                 }
                 if let ServerStatus::NeedsConfirmation { line, changed } = &server.status {
                     { command_to_allow(props, line, *changed) }

@@ -21,8 +21,11 @@ pub fn TestResult(props: &Props) -> Html {
                 <span class="spinner" aria-hidden="true"></span>{ message("popupTesting", &[]) }
             </p>
         },
-        Pending::Failed(error) => error_line(error),
-        Pending::Done(ConnectionOutcome::Failed { error }) => error_line(&word(error)),
+        // Already a sentence: a prompt refused (nothing was tested), or a failure in words.
+        Pending::Failed(sentence) => error_line(sentence),
+        Pending::Done(ConnectionOutcome::Failed { error }) => {
+            error_line(&message("popupTestFailed", &[&word(error)]))
+        }
         Pending::Done(ConnectionOutcome::NeedsSignIn { issuer }) => html! {
             <p class="note warn" data-state="sign-in">
                 { message("popupTestNeedsSignIn", &[]) }
@@ -79,9 +82,6 @@ fn unreadable(invalid: &[InvalidTool]) -> Html {
     }
 }
 
-fn error_line(error: &str) -> Html {
-    html! {
-        <p class="note error" role="alert" data-state="failed">
-            { message("popupTestFailed", &[error]) }</p>
-    }
+fn error_line(sentence: &str) -> Html {
+    html! { <p class="note error" role="alert" data-state="failed">{ sentence }</p> }
 }

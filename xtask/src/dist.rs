@@ -81,8 +81,12 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// sign-in documents) to 425.5. The popup: 345 to 354.2 with the settings' new sign-in fields
 /// and their checks, 358.3 with the form's sign-in methods, 363.1 with the passphrase card. The
 /// side panel only reads the settings: their new types took it from 525.0 to 532.2.
+/// An app's tool calls under the person's rules (issue 22, item 1) raised the worker's from 455
+/// to 460 and the popup's from 395 to 400: measured 458.4 and 398.4 KB with it (main's build
+/// here, by `gzip -9`, 2.6 and 1.0 KB smaller): the worker's decision and its ledger of asked
+/// calls, and the call request's new consent field, which every crate decodes.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 455.0), ("sidepanel", 654.0), ("popup", 395.0), ("apphost", 174.0)];
+    [("background", 460.0), ("sidepanel", 654.0), ("popup", 400.0), ("apphost", 174.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

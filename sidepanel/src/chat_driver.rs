@@ -687,6 +687,7 @@ impl Driver {
             tool: route.tool_name.clone(),
             arguments: Value::Object(call.args.clone()),
             caller: Caller::Model,
+            consent: Default::default(),
         };
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {

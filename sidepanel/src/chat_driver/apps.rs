@@ -57,6 +57,12 @@ impl Driver {
         }
     }
 
+    /// Content from a web page is in this chat: an app's calls of tools that may write ask
+    /// again, as the model's do.
+    pub fn page_content_seen(&self) -> bool {
+        gemipanel_core::page::context::page_content_in(self.0.borrow().chat.history())
+    }
+
     /// An app's `ui/update-model-context`: replaces what it asked before. `label` names the
     /// app for the model ("the chart app of tool render_chart").
     pub fn set_app_context(&self, call_id: &str, label: &str, text: &str) {

@@ -124,7 +124,7 @@ struct Inner {
     /// What that page offered, to declare again between rounds.
     turn_page: Option<Rc<page_tools::PageOffer>>,
     /// What apps asked to add to the next model request, by call (the last update of each).
-    app_contexts: IndexMap<String, String>,
+    app_contexts: IndexMap<String, crate::transcript::AppContextSent>,
     /// The tools running apps offer of their own, by the call that showed the app.
     view_tools: IndexMap<String, view_tools::ViewToolSet>,
     /// The running turn declares tools (no Google Search, a model that calls functions).
@@ -301,11 +301,16 @@ impl Driver {
             inner.turn_servers = Some((turn.settings, turn.servers));
             let _ = inner.chat.set_config(config);
             let mut parts = turn.context.parts(inner.chat.history());
-            parts.extend(apps::with_app_context(&mut inner.app_contexts, turn.text));
-            inner.chat.send_message(parts)
+            let (words, app_context) = apps::with_app_context(&mut inner.app_contexts, turn.text);
+            parts.extend(words);
+            inner.chat.send_message(parts).map(|()| app_context)
         };
-        if let Err(busy) = sent {
-            self.dispatch(Action::Notice(word(&busy.text())));
+        match sent {
+            Ok(app_context) if !app_context.is_empty() => {
+                self.dispatch(Action::AppContextSent(app_context))
+            }
+            Ok(_) => {}
+            Err(busy) => self.dispatch(Action::Notice(word(&busy.text()))),
         }
         self.pump();
     }

@@ -15,8 +15,8 @@ use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
 pub use crate::transcript::{
-    AppCard, ChatSummary, ContextLabel, ElicitationCard, Entry, ErrorKind, ErrorView, ModelReply,
-    Progress, SavedChat, ToolCard, ToolStatus,
+    AppCard, AppContextSent, ChatSummary, ContextLabel, ElicitationCard, Entry, ErrorKind,
+    ErrorView, ModelReply, Progress, SavedChat, ToolCard, ToolStatus,
 };
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
@@ -305,6 +305,8 @@ pub enum Action {
     },
     /// What the last message carried besides its words, once read.
     UserContext(Vec<ContextLabel>),
+    /// What apps added to the model's context with the person's last words.
+    AppContextSent(Vec<AppContextSent>),
     /// The active tab (or a tab that changed).
     TabSeen(Tab),
     TabsPermission(bool),
@@ -441,7 +443,11 @@ pub fn reduce(state: &State, action: Action) -> State {
             if chat.title.is_empty() {
                 chat.title = title_from(&text);
             }
-            chat.entries.push(Rc::new(Entry::User { text, context: Vec::new() }));
+            chat.entries.push(Rc::new(Entry::User {
+                text,
+                context: Vec::new(),
+                app_context: Vec::new(),
+            }));
             next.attachments.clear();
             chat.busy = true;
             chat.updated_ms = now_ms;
@@ -453,6 +459,14 @@ pub fn reduce(state: &State, action: Action) -> State {
                 last_user.map(|i| Rc::make_mut(&mut chat.entries[i]))
             {
                 *context = labels;
+            }
+        }
+        Action::AppContextSent(sent) => {
+            let last_user = chat.entries.iter().rposition(|e| matches!(**e, Entry::User { .. }));
+            if let Some(Entry::User { app_context, .. }) =
+                last_user.map(|i| Rc::make_mut(&mut chat.entries[i]))
+            {
+                *app_context = sent;
             }
         }
         Action::TabSeen(tab) => {

@@ -116,8 +116,20 @@ test('app requests: its own app-only tool runs, a model-only one is refused, lin
   await chat.page.getByTestId('input').press('Enter');
   await chat.lastReply().filter({ hasText: 'Noted.' }).waitFor();
   const last = chat.chatRequests().at(-1).body.contents.at(-1);
-  assert.match(JSON.stringify(last), /The counter shows 3/);
-  assert.match(JSON.stringify(last), /What does it show\?/);
+  // Quoted as the app's data, apart from the person's words, never as them.
+  const [added, words] = last.parts;
+  assert.match(added.text, /^\[Context from an app: the app of tool show_counter \(Apps\)\. The app added it, not the person/);
+  assert.match(added.text, /<<<app context (\w+)\nThe counter shows 3\n>>>app context \1$/);
+  assert.equal(words.text, 'What does it show?');
+  // The transcript says so beside the person's words, folded.
+  const user = chat.page.locator('li.entry.user').last();
+  assert.equal(await user.locator('.bubble').innerText(), 'What does it show?');
+  const sent = user.getByTestId('app-context-sent');
+  assert.equal(await sent.locator('summary').innerText(), 'Context added by the app of show_counter (Apps)');
+  assert.ok(!(await sent.locator('pre').isVisible()), 'folded');
+  await sent.locator('summary').click();
+  assert.equal(await sent.locator('pre').innerText(), 'The counter shows 3');
+  await chat.shoot('app-context-sent');
 });
 
 test("an app's tool calls follow the person's rules: excluded is refused, untrusted asks in the app's card", async () => {
@@ -455,13 +467,14 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     assert.equal(outcomes.initialize.outcome, 'answered', 'it speaks the protocol, so refusals are the host\'s');
     for (const name of ['chrome.runtime', 'chrome.storage', 'parent DOM', 'top DOM', 'fetch undeclared',
       'image undeclared', 'window.open', 'top navigation', 'model-only tool', 'other server tool', 'excluded tool',
-      'tool never allowed', 'flood']) {
+      'tool never allowed', 'huge context', 'flood']) {
       assert.equal(outcomes[name]?.outcome, 'blocked', `${name}: ${outcomes[name]?.text}`);
     }
     assert.match(outcomes['model-only tool'].text, /may not call secret/);
     assert.match(outcomes['other server tool'].text, /may not call only_elsewhere/);
     assert.match(outcomes['excluded tool'].text, /may not call show_clipboard: it is excluded/);
     assert.match(outcomes['tool never allowed'].text, /denied/);
+    assert.match(outcomes['huge context'].text, /model context too large: 124000 characters, at most 8000/);
     for (const name of ['show_clipboard', 'show_embed']) {
       assert.ok(!apps.calls().some((c) => c.name === name), `${name} never ran`);
     }

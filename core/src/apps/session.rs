@@ -16,6 +16,7 @@
 use serde_json::{Map, Value};
 
 use super::legacy::{LegacyError, LegacyFromApp, LegacyToApp, Ok as LegacyOk};
+use super::model_context;
 use super::protocol::{
     self, AppNotification, AppRequest, DisplayMode, FromApp, HostCapabilities, HostContext,
     HostInfo, InitializeResult,
@@ -205,6 +206,9 @@ impl AppSession {
             }
             AppRequest::UpdateModelContext(params) => {
                 let text = context_text(&params.content, params.structured_content.as_ref());
+                if let Err(error) = model_context::check(&text) {
+                    return vec![Action::Post(protocol::response(id, Err(error)))];
+                }
                 return vec![
                     Action::UpdateContext { text },
                     Action::Post(protocol::response(id, Ok(empty()))),
@@ -820,6 +824,20 @@ mod tests {
             log,
             [Action::Log { level: "warning".into(), text: "[chart] {\"n\":1}".into() }]
         );
+    }
+
+    #[test]
+    fn a_model_context_over_the_cap_is_refused_and_passes_nothing_on() {
+        let mut s = session();
+        initialize(&mut s);
+        let big = "x".repeat(model_context::MAX_CHARS + 1);
+        let refused = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 5, "method": "ui/update-model-context",
+            "params": {"content": [{"type": "text", "text": big}]}}),
+        );
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert_eq!(posted(&refused)[0]["error"]["code"], code::INVALID_PARAMS);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use yew::prelude::*;
 
 use super::app_call_ask::{AppAsks, AppCallAsk};
 use crate::app_host::AppServices;
-use crate::transcript::AppCard;
+use crate::transcript::{AppCard, AppContextSent};
 
 #[derive(Properties, Clone)]
 pub struct Props {
@@ -226,8 +226,14 @@ impl Callbacks {
         };
         let context = {
             let (driver, call_id) = (services.driver.clone(), props.call_id.to_string());
-            Closure::<dyn FnMut(String, String)>::new(move |label: String, text: String| {
-                driver.set_app_context(&call_id, &label, &text)
+            // Which app: the card's own tool and server, not the app host's English label.
+            let sent = AppContextSent {
+                tool: props.tool_name.to_string(),
+                server: props.server_name.to_string(),
+                text: String::new(),
+            };
+            Closure::<dyn FnMut(String, String)>::new(move |_label: String, text: String| {
+                driver.set_app_context(&call_id, AppContextSent { text, ..sent.clone() })
             })
         };
         let tools = {

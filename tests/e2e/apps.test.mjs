@@ -443,6 +443,9 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     await chat.reload();
     const panelUrl = page.url();
     const bumpsBefore = apps.calls().filter((c) => c.name === 'bump').length;
+    // The server's calls since this test began (the tests before it show these apps too).
+    const callsBefore = apps.calls().length;
+    const ran = (name) => apps.calls().slice(callsBefore).some((c) => c.name === name);
     const pagesBefore = chat.browser.context.pages().length;
     await page.getByTestId('tools').click();
     const browser = page.getByTestId('tool-browser');
@@ -456,8 +459,10 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     await ask.waitFor({ timeout: 60_000 });
     assert.match(await ask.innerText(), /This app \(show_hostile\) asks to run show_embed of Apps/);
     assert.match(await ask.innerText(), /from the hostile app/);
-    assert.ok(!apps.calls().some((c) => c.name === 'show_embed'), 'nothing ran before the person answered');
+    assert.ok(!ran('show_embed'), 'nothing ran before the person answered');
     await chat.shoot('app-hostile-asks');
+    // The person was typing meanwhile: the app's message goes after the draft.
+    await page.getByTestId('input').fill('My draft');
     await ask.getByRole('button', { name: 'Deny' }).click();
     await ask.waitFor({ state: 'detached' });
     await app.locator('#out[data-done="true"]').waitFor({ timeout: 90_000 });
@@ -467,7 +472,7 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     assert.equal(outcomes.initialize.outcome, 'answered', 'it speaks the protocol, so refusals are the host\'s');
     for (const name of ['chrome.runtime', 'chrome.storage', 'parent DOM', 'top DOM', 'fetch undeclared',
       'image undeclared', 'window.open', 'top navigation', 'model-only tool', 'other server tool', 'excluded tool',
-      'tool never allowed', 'huge context', 'flood']) {
+      'tool never allowed', 'huge context', 'fullscreen without a click', 'link over a link', 'flood']) {
       assert.equal(outcomes[name]?.outcome, 'blocked', `${name}: ${outcomes[name]?.text}`);
     }
     assert.match(outcomes['model-only tool'].text, /may not call secret/);
@@ -476,7 +481,7 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     assert.match(outcomes['tool never allowed'].text, /denied/);
     assert.match(outcomes['huge context'].text, /model context too large: 124000 characters, at most 8000/);
     for (const name of ['show_clipboard', 'show_embed']) {
-      assert.ok(!apps.calls().some((c) => c.name === name), `${name} never ran`);
+      assert.ok(!ran(name), `${name} never ran`);
     }
     // Fire-and-forget attempts: judged by what they would have reached.
     for (const name of ['form to top', 'forged relay control', 'forged to the panel', 'forged document to a waiting frame',
@@ -496,7 +501,13 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     // Forged control messages changed nothing: the app is still the one loaded, and nothing
     // reached the composer.
     assert.equal(await app.locator('h1').innerText(), 'Hostile');
-    assert.equal(await page.getByTestId('input').inputValue(), '');
+    assert.equal(await page.getByTestId('input').inputValue(), 'My draft\n\nThe app says hi');
+    // It stayed in its place, and the link shown is the first one it asked for.
+    assert.equal(await page.getByTestId('app-frame').last().getAttribute('data-mode'), 'inline');
+    const link = page.getByTestId('app-link');
+    assert.match(await link.innerText(), /first-link/);
+    assert.doesNotMatch(await link.innerText(), /second-link/);
+    await link.getByRole('button', { name: 'Cancel' }).click();
 
     // The flood: every message answered, all but a handful refused at the cap on work in
     // flight, the server spared, and the chat still quick to use.

@@ -13,7 +13,7 @@
 //! carry deadlines: `now` comes in with every input, [`AppSession::poll_timeout`] says when to
 //! call [`AppSession::handle_timeout`].
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use super::legacy::{LegacyError, LegacyFromApp, LegacyToApp, Ok as LegacyOk};
 use super::model_context;
@@ -161,12 +161,19 @@ impl AppSession {
         self.phase == Phase::Legacy
     }
 
-    /// One message the app posted, at `now` (ms).
-    pub fn receive(&mut self, message: Value, now: u64) -> Vec<Action> {
+    /// One message the app posted, at `now` (ms). `activated`: the person clicked or typed in
+    /// the app just before (the browser's transient user activation, as the app's sandbox page
+    /// saw it when it relayed the message; the app cannot set it).
+    pub fn receive(&mut self, message: Value, activated: bool, now: u64) -> Vec<Action> {
         if let Some(legacy) = LegacyFromApp::read(&message) {
             return self.receive_legacy(legacy);
         }
         match FromApp::read(message) {
+            Some(FromApp::Request { id, request: AppRequest::RequestDisplayMode(p) })
+                if p.mode != DisplayMode::Inline && !activated =>
+            {
+                self.display_mode_refused(id, p.mode)
+            }
             Some(FromApp::Request { id, request }) => self.request(id, request),
             Some(FromApp::Response { id: Some(id), outcome })
                 if Some(&id) != self.teardown.as_ref() =>
@@ -191,6 +198,24 @@ impl AppSession {
             }
             Some(FromApp::Ignored { .. }) | None => Vec::new(),
         }
+    }
+
+    /// An app may leave its place in the chat (fullscreen, picture-in-picture) only right after
+    /// the person used it, so it cannot cover the chat on its own: the answer is the mode it
+    /// keeps, as the specification has the host answer with the mode actually set.
+    fn display_mode_refused(&self, id: Id, asked: DisplayMode) -> Vec<Action> {
+        let mode = self.context.display_mode.unwrap_or(DisplayMode::Inline);
+        let text = format!(
+            "ui/request-display-mode refused: {} needs a click in the app just before",
+            serde_json::to_value(asked)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        );
+        vec![
+            Action::Log { level: "warning".into(), text },
+            Action::Post(protocol::response(id, Ok(json!({ "mode": mode })))),
+        ]
     }
 
     fn request(&mut self, id: Id, request: AppRequest) -> Vec<Action> {
@@ -606,8 +631,9 @@ mod tests {
         posted(actions).iter().filter_map(|v| v["method"].as_str().map(str::to_owned)).collect()
     }
 
+    /// A message sent right after the person used the app.
     fn receive(s: &mut AppSession, message: Value) -> Vec<Action> {
-        s.receive(message, 0)
+        s.receive(message, true, 0)
     }
 
     fn initialize(s: &mut AppSession) -> Vec<Action> {
@@ -824,6 +850,26 @@ mod tests {
             log,
             [Action::Log { level: "warning".into(), text: "[chart] {\"n\":1}".into() }]
         );
+    }
+
+    #[test]
+    fn leaving_the_chat_s_place_needs_a_click_in_the_app_going_back_does_not() {
+        let mut s = session();
+        initialize(&mut s);
+        let ask = |id: i64, mode: &str| json!({"jsonrpc": "2.0", "id": id, "method": "ui/request-display-mode", "params": {"mode": mode}});
+        for (id, mode) in [(7, "fullscreen"), (8, "pip")] {
+            let refused = s.receive(ask(id, mode), false, 0);
+            assert!(
+                !refused.iter().any(|a| matches!(a, Action::DisplayMode { .. })),
+                "{refused:?}"
+            );
+            assert_eq!(posted(&refused)[0]["result"], json!({"mode": "inline"}));
+            assert!(matches!(&refused[0], Action::Log { text, .. } if text.contains(mode)));
+        }
+        let clicked = s.receive(ask(9, "fullscreen"), true, 0);
+        assert!(matches!(clicked[0], Action::DisplayMode { mode: DisplayMode::Fullscreen, .. }));
+        let back = s.receive(ask(10, "inline"), false, 0);
+        assert!(matches!(back[0], Action::DisplayMode { mode: DisplayMode::Inline, .. }));
     }
 
     #[test]

@@ -298,6 +298,11 @@ impl AppSession {
                 let mut actions = vec![Action::Initialized];
                 actions.extend(self.flush());
                 actions.extend(self.list_view_tools(now));
+                // An app without tools of its own says so at once: a turn that waits for a
+                // just-shown app's tools goes on.
+                if !self.view_tools.offered() {
+                    actions.push(Action::ViewTools(Vec::new()));
+                }
                 actions
             }
             // Only a ready app is asked anything.
@@ -1023,6 +1028,17 @@ mod tests {
             Action::ViewTools(tools) => Some(tools.iter().map(|t| t.name.clone()).collect()),
             _ => None,
         })
+    }
+
+    #[test]
+    fn an_app_without_tools_says_so_once_initialized_one_with_tools_once_listed() {
+        let mut s = session();
+        let none = initialize(&mut s);
+        assert_eq!(view_tools(&none), Some(Vec::new()), "{none:?}");
+        let mut s = session();
+        let list = with_tools(&mut s);
+        let listed = receive(&mut s, list_answer(&list["id"], &["get_selection"]));
+        assert_eq!(view_tools(&listed), Some(vec!["get_selection".to_owned()]));
     }
 
     #[test]

@@ -339,6 +339,14 @@ impl AppSession {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
+                // The same cap as `ui/update-model-context`; this older message has no error,
+                // only `ok: false`.
+                if let Err(error) = model_context::check(&text) {
+                    let ack =
+                        LegacyToApp::ContextAcknowledged { id, result: LegacyOk { ok: false } };
+                    let log = Action::Log { level: "warning".into(), text: error.message };
+                    return vec![log, Action::Post(ack.to_value())];
+                }
                 let ack = LegacyToApp::ContextAcknowledged { id, result: LegacyOk { ok: true } };
                 vec![Action::UpdateContext { text }, Action::Post(ack.to_value())]
             }
@@ -875,6 +883,18 @@ mod tests {
         assert!(matches!(clicked[0], Action::DisplayMode { mode: DisplayMode::Fullscreen, .. }));
         let back = s.receive(ask(10, "inline"), false, 0);
         assert!(matches!(back[0], Action::DisplayMode { mode: DisplayMode::Inline, .. }));
+    }
+
+    #[test]
+    fn a_legacy_app_s_context_has_the_same_cap() {
+        let mut s = session();
+        let big = "x".repeat(model_context::MAX_CHARS + 1);
+        let refused = receive(&mut s, json!({"type": "context/update", "id": 7, "context": big}));
+        assert!(!refused.iter().any(|a| matches!(a, Action::UpdateContext { .. })), "{refused:?}");
+        assert_eq!(
+            posted(&refused)[0],
+            json!({"type": "context/update", "id": 7, "result": {"ok": false}})
+        );
     }
 
     #[test]

@@ -965,6 +965,26 @@ mod tests {
     }
 
     #[test]
+    fn what_apps_added_goes_with_the_person_s_message_apart_from_their_words_and_is_saved() {
+        let added = AppContextSent {
+            tool: "show_counter".into(),
+            server: "Apps".into(),
+            text: "The counter shows 3".into(),
+        };
+        let sent = reduce(&State::default(), sent("What does it show?"));
+        let marked = reduce(&sent, Action::AppContextSent(vec![added.clone()]));
+        let Entry::User { text, app_context, .. } = &*marked.chat.entries[0] else { panic!() };
+        assert_eq!(text, "What does it show?");
+        assert_eq!(app_context, &vec![added]);
+        let json = serde_json::to_string(&marked.chat.to_saved()).unwrap();
+        let back: SavedChat = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.entries[0], *marked.chat.entries[0]);
+        // A chat saved before apps' context was kept reads as it was.
+        let old: Entry = serde_json::from_str(r#"{"user": {"text": "hi"}}"#).unwrap();
+        assert!(matches!(old, Entry::User { app_context, .. } if app_context.is_empty()));
+    }
+
+    #[test]
     fn the_browser_is_on_in_a_new_chat_and_can_be_turned_off() {
         let state = run(vec![Action::SettingsLoaded(Rc::new(Settings::default()))]);
         assert!(state.enabled_servers().contains(BROWSER));

@@ -44,7 +44,11 @@
       return;
     }
     if (frame && event.source === frame.contentWindow) {
-      port.postMessage({ type: 'app', message: event.data });
+      // Whether the person just clicked or typed in the app: activation reaches a frame's
+      // ancestors (this page), never from the panel down, and the app cannot set it here.
+      // https://html.spec.whatwg.org/multipage/interaction.html#activation-notification
+      const activated = navigator.userActivation?.isActive === true;
+      port.postMessage({ type: 'app', message: event.data, activated });
     }
   });
 

@@ -301,8 +301,8 @@ impl View {
 
     fn on_sandbox(view: &Rc<RefCell<View>>, event: SandboxEvent) {
         match event {
-            SandboxEvent::App(message) => {
-                let actions = view.borrow_mut().session.receive(message, now());
+            SandboxEvent::App(message, activated) => {
+                let actions = view.borrow_mut().session.receive(message, activated, now());
                 View::run(view, actions);
             }
             SandboxEvent::Unreadable => {}
@@ -483,7 +483,15 @@ impl View {
     }
 
     fn ask_link(view: &Rc<RefCell<View>>, reply: Reply, link: Link) {
-        let earlier = {
+        // A link while one waits for the person is refused: the one they are reading is never
+        // swapped for another under their click.
+        if view.borrow().link.is_some() {
+            let refused =
+                format!("ui/open-link refused: another link waits for the person ({})", link.host);
+            view.borrow_mut().log("warning", &refused);
+            return View::answer(view, reply, Ok(json!({ "isError": true })));
+        }
+        {
             let mut this = view.borrow_mut();
             let prompt = &this.ui.prompt;
             prompt.set_inner_html("");
@@ -499,11 +507,7 @@ impl View {
                 let _ = prompt.append_child(child);
             }
             toggle_attribute(prompt, "hidden", false);
-            this.link.replace((reply, link))
-        };
-        // A second link while one waits replaces it; the first is refused.
-        if let Some((earlier, _)) = earlier {
-            View::answer(view, earlier, Ok(json!({ "isError": true })));
+            this.link = Some((reply, link));
         }
     }
 

@@ -95,8 +95,8 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         Request::ListTools { server_id, refresh } => {
             boxed(servers::tools(settings, server_id, refresh))
         }
-        Request::CallTool { call_id, server_id, tool, arguments, caller } => {
-            let call = servers::Call { call_id, server_id, tool, arguments, caller };
+        Request::CallTool { call_id, server_id, tool, arguments, caller, consent } => {
+            let call = servers::Call { call_id, server_id, tool, arguments, caller, consent };
             boxed(servers::call(settings, port, call))
         }
         Request::ListResources { server_id } => boxed(servers::resources(settings, server_id)),

@@ -1,15 +1,17 @@
 //! The MCP requests of the pages: servers with status, tools, tool calls, resources and
 //! connection tests.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use futures_channel::oneshot;
 use gemipanel_browser::chrome::Port;
 use gemipanel_browser::timers;
+use gemipanel_core::mcp::Tool;
 use gemipanel_core::mcp::{Client, ReadResourceResult};
 use gemipanel_core::messages::{
-    Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
+    AppConsent, Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
 };
 use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
@@ -17,6 +19,7 @@ use gemipanel_core::settings::{
     LocalCommand, Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS,
 };
 use gemipanel_core::text::Text;
+use gemipanel_core::tools::app_calls::{self, AppCallAsks, AppCallVerdict, AskedCall, ServerRules};
 use gemipanel_core::tools::ToolFilter;
 use gemipanel_core::url_policy::{self, Policy};
 use serde_json::Value;
@@ -199,6 +202,48 @@ pub struct Call {
     pub tool: String,
     pub arguments: Value,
     pub caller: Caller,
+    pub consent: AppConsent,
+}
+
+thread_local! {
+    /// The app calls the person was asked about and has not answered (they die with the
+    /// worker: a page sending the call again is asked again).
+    static APP_ASKS: RefCell<AppCallAsks> = RefCell::new(AppCallAsks::default());
+}
+
+/// An app's call under the person's rules (`core::tools::app_calls`): `None` when it may run,
+/// else the page's answer (refused, or a question for the person).
+fn app_call_answer(
+    settings: &Settings,
+    server: &Server,
+    call: &Call,
+    tool: Option<&Tool>,
+) -> Option<Response> {
+    let filter =
+        ToolFilter { include: server.include_tools.clone(), exclude: server.exclude_tools.clone() };
+    let rules = ServerRules {
+        name: &server.name,
+        filter: &filter,
+        trusted: server.trust,
+        always_allowed: server.allowed_tools.contains(&call.tool),
+        confirm_after_page_content: settings.confirms_after_page_content(server.id.as_str()),
+    };
+    let now = gemipanel_browser::http::now_ms();
+    match app_calls::verdict(&rules, &call.tool, tool, call.consent.page_content_seen) {
+        AppCallVerdict::Refused(error) => Some(Response::Error { error }),
+        AppCallVerdict::Run => None,
+        AppCallVerdict::Ask { because_of_page_content } => {
+            let asked =
+                AskedCall::new(&call.call_id, server.id.as_str(), &call.tool, &call.arguments);
+            let allowed = call.consent.allowed
+                && APP_ASKS.with(|asks| asks.borrow_mut().allowed(&asked, now));
+            if allowed {
+                return None;
+            }
+            APP_ASKS.with(|asks| asks.borrow_mut().ask(asked, now));
+            Some(Response::ConfirmAppCall { because_of_page_content })
+        }
+    }
 }
 
 pub async fn call(settings: Rc<Settings>, port: Option<Port>, call: Call) -> Response {
@@ -210,9 +255,14 @@ pub async fn call(settings: Rc<Settings>, port: Option<Port>, call: Call) -> Res
     // through a page, and a page is not trusted to check).
     let listed = registry::fetch_tools(server, false).await.ok();
     let tool = listed.as_ref().and_then(|l| l.tools.iter().find(|t| t.name == call.tool));
-    if !call.caller.may_call(tool) {
-        let key = if call.caller == Caller::App { "errAppToolNotAllowed" } else { "errToolHidden" };
-        return Response::Error { error: Text::new(key).arg(&call.tool).arg(&server.name) };
+    if call.caller == Caller::App {
+        if let Some(answer) = app_call_answer(&settings, server, &call, tool) {
+            return answer;
+        }
+    } else if !call.caller.may_call(tool) {
+        return Response::Error {
+            error: Text::new("errToolHidden").arg(&call.tool).arg(&server.name),
+        };
     }
     let arguments =
         if call.arguments.is_null() { Value::Object(Default::default()) } else { call.arguments };

@@ -45,8 +45,9 @@ extern "C" {
 
 /// What comes from the sandbox page.
 pub enum SandboxEvent {
-    /// A message the app posted (any JSON; the session decides what it is).
-    App(serde_json::Value),
+    /// A message the app posted (any JSON; the session decides what it is), and whether the
+    /// person had just clicked or typed in the app (`FromSandbox::App::activated`).
+    App(serde_json::Value, bool),
     /// A message that was not JSON (a transferable, a cycle), or not one of the sandbox
     /// page's: dropped.
     Unreadable,
@@ -74,7 +75,9 @@ impl Sandbox {
         // The whole message through JSON: the app's part is a JSON-RPC document.
         let closure = Closure::<dyn FnMut(JsValue)>::new(move |data: JsValue| {
             on_event(match from_js(data) {
-                Ok(FromSandbox::App { message }) => SandboxEvent::App(message),
+                Ok(FromSandbox::App { message, activated }) => {
+                    SandboxEvent::App(message, activated)
+                }
                 Ok(FromSandbox::Loaded) => SandboxEvent::Loaded,
                 Ok(FromSandbox::Left) => SandboxEvent::Left,
                 // Answered by browser/js/app_frame.js.

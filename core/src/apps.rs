@@ -12,6 +12,8 @@
 //!   the person or the worker, what to send once the app has initialized.
 //! * [`view_tools`]: the app's own tools, which the host lists and calls (`tools/list`,
 //!   `tools/call` to the app).
+//! * [`model_context`]: what an app adds to the model's context, bounded and quoted as the
+//!   app's data.
 //! * [`legacy`]: the older GemiHub messages, for apps that never initialize.
 //! * [`frame_wire`]: the panel's messages with the sandbox page and the app host module.
 
@@ -19,6 +21,7 @@ pub mod csp;
 pub mod document;
 pub mod frame_wire;
 pub mod legacy;
+pub mod model_context;
 pub mod protocol;
 pub mod resource;
 pub mod session;

@@ -67,6 +67,10 @@ pub enum Request {
         /// tools of its own server visible to apps.
         #[serde(default)]
         caller: Caller,
+        /// For an app's call: what the worker's rule needs from the page, and the person's
+        /// answer to the worker's question ([`Response::ConfirmAppCall`]).
+        #[serde(default, skip_serializing_if = "AppConsent::is_empty")]
+        consent: AppConsent,
     },
     CancelToolCall {
         call_id: String,
@@ -143,6 +147,26 @@ pub enum Caller {
     Model,
     /// An MCP App of the same server.
     App,
+}
+
+/// What a page says of an app's tool call besides the call; the worker decides with it
+/// (`core::tools::app_calls`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppConsent {
+    /// Content from a web page is in the chat the app is shown in: a tool that may write asks
+    /// again, as it would for the model.
+    #[serde(default)]
+    pub page_content_seen: bool,
+    /// The person allowed this call in the app's card, answering the worker's question about
+    /// it (a yes for a call the worker did not ask about counts for nothing).
+    #[serde(default)]
+    pub allowed: bool,
+}
+
+impl AppConsent {
+    pub fn is_empty(&self) -> bool {
+        *self == AppConsent::default()
+    }
 }
 
 impl Caller {
@@ -261,6 +285,12 @@ pub enum Response {
     /// configured when the bridge cannot be asked (`expanded` false).
     CommandPreview {
         line: RunLine,
+    },
+    /// An app's tool call waits for the person: the page asks in the app's card and sends the
+    /// call again with [`AppConsent::allowed`] (`because_of_page_content`: only the rule about
+    /// web content in the chat asks).
+    ConfirmAppCall {
+        because_of_page_content: bool,
     },
     /// Done; nothing to report.
     Ok,
@@ -603,6 +633,7 @@ mod tests {
                 tool: "echo".into(),
                 caller: Caller::App,
                 arguments: json!({"message": "hi"}),
+                consent: AppConsent { page_content_seen: true, allowed: true },
             },
             Request::CancelToolCall { call_id: "c1".into() },
             Request::ListResources { server_id: id.clone() },

@@ -5,6 +5,7 @@
 //! Input is a small local [`ToolDescriptor`]; [`ToolDescriptor::from_mcp`] makes one from a
 //! `tools/list` entry (the browser's tools and a page's are described as MCP tools too).
 
+pub mod app_calls;
 pub mod budget;
 pub mod confirm;
 pub mod form;

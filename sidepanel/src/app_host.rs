@@ -1,5 +1,6 @@
 //! What the side panel does for the MCP Apps in its chat: the work an app's requests need from
-//! the worker (always on the app's own server; the worker checks the tool's visibility).
+//! the worker (always on the app's own server; the worker decides what an app may call, and
+//! when the person is asked first).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,11 +14,13 @@ use gemipanel_core::apps::resource::{app_resource, unreadable, AppResource};
 use gemipanel_core::decode::Lenient;
 use gemipanel_core::jsonrpc::{code, ErrorObject};
 use gemipanel_core::mcp::{ListResourcesResult, ListToolsResult, Visibility};
-use gemipanel_core::messages::{Caller, Request, Response};
-use serde_json::Value;
+use gemipanel_core::messages::{AppConsent, Caller, Request, Response};
+use gemipanel_core::settings::{ServerId, SettingsEdit};
+use serde_json::{Map, Value};
 use yew::Callback;
 
 use crate::chat_driver::Driver;
+use crate::components::app_call_ask::{AppAnswer, AppAsk, AppAsks};
 
 /// Shared by every app frame of the panel (a Yew context).
 #[derive(Clone)]
@@ -35,52 +38,103 @@ impl PartialEq for AppServices {
 }
 
 impl AppServices {
-    /// Carries out `work` on `server_id` for the app of call `call_id`.
+    /// Carries out `work` on `server_id` for the app of call `call_id`; a tool call the worker
+    /// wants the person to allow first is asked about in the app's card (`asks`).
     pub async fn run(
         &self,
         call_id: &str,
         server_id: &str,
         work: HostWork,
+        asks: &AppAsks,
     ) -> Result<Value, ErrorObject> {
         let server_id = crate::chat_driver::server_id(server_id);
         let request = match work {
-            HostWork::CallTool { name, arguments } => Request::CallTool {
-                call_id: format!("{call_id}/app/{}", js_sys::Math::random().to_bits()),
-                server_id,
-                tool: name,
-                arguments: Value::Object(arguments),
-                caller: Caller::App,
-            },
+            HostWork::CallTool { name, arguments } => {
+                return self.call_tool(call_id, server_id, name, arguments, asks).await
+            }
             HostWork::ListTools => Request::ListTools { server_id, refresh: false },
             HostWork::ListResources => Request::ListResources { server_id },
             HostWork::ReadResource { uri } => Request::ReadResource { server_id, uri },
         };
-        match self.port.request(request).await {
-            Ok(Response::ToolResult { result }) => {
-                Ok(serde_json::to_value(result).unwrap_or_default())
+        answer(self.port.request(request).await)
+    }
+
+    /// An app's tool call, under the person's rules: the worker decides, and when it asks,
+    /// the person answers in the app's card and the call goes again with their yes.
+    async fn call_tool(
+        &self,
+        call_id: &str,
+        server_id: ServerId,
+        tool: String,
+        arguments: Map<String, Value>,
+        asks: &AppAsks,
+    ) -> Result<Value, ErrorObject> {
+        let call_id = format!("{call_id}/app/{}", js_sys::Math::random().to_bits());
+        let mut consent =
+            AppConsent { page_content_seen: self.driver.page_content_seen(), allowed: false };
+        // A worker that restarted between the question and the answer asks once more.
+        for _ in 0..3 {
+            let request = Request::CallTool {
+                call_id: call_id.clone(),
+                server_id: server_id.clone(),
+                tool: tool.clone(),
+                arguments: Value::Object(arguments.clone()),
+                caller: Caller::App,
+                consent,
+            };
+            let because_of_page_content = match self.port.request(request).await {
+                Ok(Response::ConfirmAppCall { because_of_page_content }) => because_of_page_content,
+                other => return answer(other),
+            };
+            let ask = AppAsk {
+                tool: tool.clone(),
+                arguments: arguments.clone(),
+                because_of_page_content,
+            };
+            match asks.ask(ask).await {
+                AppAnswer::Deny => {
+                    return Err(ErrorObject::new(
+                        code::INTERNAL_ERROR,
+                        "The user denied this tool call.",
+                    ))
+                }
+                AppAnswer::AllowOnce => {}
+                AppAnswer::AlwaysTool => {
+                    let edit =
+                        SettingsEdit::AllowTool { id: server_id.clone(), tool: tool.clone() };
+                    // Remembering is a convenience: the call the person allowed runs either way.
+                    let _ = self.port.request(Request::EditSettings { edit }).await;
+                }
             }
-            Ok(Response::Resource { result }) => {
-                Ok(serde_json::to_value(result).unwrap_or_default())
-            }
-            Ok(Response::Resources { resources, .. }) => {
-                let page = ListResourcesResult { resources, next_cursor: None };
-                Ok(serde_json::to_value(page).unwrap_or_default())
-            }
-            Ok(Response::Tools { tools, .. }) => {
-                let visible = tools.into_iter().filter(|t| t.is_visible_to(Visibility::App));
-                let tools = visible.map(Lenient::Valid).collect();
-                let page = ListToolsResult { tools, next_cursor: None, ttl_ms: None };
-                Ok(serde_json::to_value(page).unwrap_or_default())
-            }
-            // The app reads English, as the model does.
-            Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
-                Err(ErrorObject::new(code::INTERNAL_ERROR, error.to_string()))
-            }
-            Ok(_) => {
-                Err(ErrorObject::new(code::INTERNAL_ERROR, "unexpected answer from the worker"))
-            }
-            Err(err) => Err(ErrorObject::new(code::INTERNAL_ERROR, err.to_string())),
+            consent.allowed = true;
         }
+        Err(ErrorObject::new(code::INTERNAL_ERROR, "the call could not be confirmed"))
+    }
+}
+
+/// The worker's answer as the MCP result document the app is given.
+fn answer(
+    response: Result<Response, gemipanel_browser::BrowserError>,
+) -> Result<Value, ErrorObject> {
+    match response {
+        Ok(Response::ToolResult { result }) => Ok(serde_json::to_value(result).unwrap_or_default()),
+        Ok(Response::Resource { result }) => Ok(serde_json::to_value(result).unwrap_or_default()),
+        Ok(Response::Resources { resources, .. }) => {
+            let page = ListResourcesResult { resources, next_cursor: None };
+            Ok(serde_json::to_value(page).unwrap_or_default())
+        }
+        Ok(Response::Tools { tools, .. }) => {
+            let visible = tools.into_iter().filter(|t| t.is_visible_to(Visibility::App));
+            let tools = visible.map(Lenient::Valid).collect();
+            let page = ListToolsResult { tools, next_cursor: None, ttl_ms: None };
+            Ok(serde_json::to_value(page).unwrap_or_default())
+        }
+        // The app reads English, as the model does.
+        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
+            Err(ErrorObject::new(code::INTERNAL_ERROR, error.to_string()))
+        }
+        Ok(_) => Err(ErrorObject::new(code::INTERNAL_ERROR, "unexpected answer from the worker")),
+        Err(err) => Err(ErrorObject::new(code::INTERNAL_ERROR, err.to_string())),
     }
 }
 

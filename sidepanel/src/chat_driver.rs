@@ -124,9 +124,13 @@ struct Inner {
     /// What that page offered, to declare again between rounds.
     turn_page: Option<Rc<page_tools::PageOffer>>,
     /// What apps asked to add to the next model request, by call (the last update of each).
-    app_contexts: IndexMap<String, String>,
+    app_contexts: IndexMap<String, crate::transcript::AppContextSent>,
     /// The tools running apps offer of their own, by the call that showed the app.
     view_tools: IndexMap<String, view_tools::ViewToolSet>,
+    /// Calls that showed an app which has not said yet what tools it offers, and the results
+    /// of those held until it does (bounded): the request after such a call carries them.
+    apps_starting: IndexSet<String>,
+    held_results: IndexMap<String, ToolOutcome>,
     /// The running turn declares tools (no Google Search, a model that calls functions).
     turn_declares_tools: bool,
     /// Calls of apps' own tools waiting for the person's decision.
@@ -187,6 +191,8 @@ impl Driver {
             turn_page: None,
             app_contexts: IndexMap::new(),
             view_tools: IndexMap::new(),
+            apps_starting: IndexSet::new(),
+            held_results: IndexMap::new(),
             turn_declares_tools: false,
             waiting_views: IndexMap::new(),
             stop_requested: false,
@@ -301,11 +307,16 @@ impl Driver {
             inner.turn_servers = Some((turn.settings, turn.servers));
             let _ = inner.chat.set_config(config);
             let mut parts = turn.context.parts(inner.chat.history());
-            parts.extend(apps::with_app_context(&mut inner.app_contexts, turn.text));
-            inner.chat.send_message(parts)
+            let (words, app_context) = apps::with_app_context(&mut inner.app_contexts, turn.text);
+            parts.extend(words);
+            inner.chat.send_message(parts).map(|()| app_context)
         };
-        if let Err(busy) = sent {
-            self.dispatch(Action::Notice(word(&busy.text())));
+        match sent {
+            Ok(app_context) if !app_context.is_empty() => {
+                self.dispatch(Action::AppContextSent(app_context))
+            }
+            Ok(_) => {}
+            Err(busy) => self.dispatch(Action::Notice(word(&busy.text()))),
         }
         self.pump();
     }
@@ -570,6 +581,7 @@ impl Driver {
         if let Some(app) = self.app_card(&route, &call) {
             let (uri, tool) = (app.uri.clone(), app.tool.clone());
             self.dispatch(Action::AppShown { call_id: call.call_id.clone(), app });
+            self.0.borrow_mut().apps_starting.insert(call.call_id.clone());
             self.load_app(&call.call_id, &route.server_id, uri, tool);
         }
         self.run_call(call, route, false);
@@ -687,6 +699,7 @@ impl Driver {
             tool: route.tool_name.clone(),
             arguments: Value::Object(call.args.clone()),
             caller: Caller::Model,
+            consent: Default::default(),
         };
         wasm_bindgen_futures::spawn_local(async move {
             let (outcome, text, is_error) = match port.request(request).await {
@@ -731,6 +744,7 @@ impl Driver {
             is_error,
             now_ms: now_ms(),
         });
+        let Some(outcome) = self.hold_for_app_tools(&call_id, outcome, is_error) else { return };
         self.0.borrow_mut().chat.handle_tool_result(&call_id, outcome);
         self.pump();
     }

@@ -15,8 +15,8 @@ use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
 pub use crate::transcript::{
-    AppCard, ChatSummary, ContextLabel, ElicitationCard, Entry, ErrorKind, ErrorView, ModelReply,
-    Progress, SavedChat, ToolCard, ToolStatus,
+    AppCard, AppContextSent, ChatSummary, ContextLabel, ElicitationCard, Entry, ErrorKind,
+    ErrorView, ModelReply, Progress, SavedChat, ToolCard, ToolStatus,
 };
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
@@ -305,6 +305,8 @@ pub enum Action {
     },
     /// What the last message carried besides its words, once read.
     UserContext(Vec<ContextLabel>),
+    /// What apps added to the model's context with the person's last words.
+    AppContextSent(Vec<AppContextSent>),
     /// The active tab (or a tab that changed).
     TabSeen(Tab),
     TabsPermission(bool),
@@ -441,7 +443,11 @@ pub fn reduce(state: &State, action: Action) -> State {
             if chat.title.is_empty() {
                 chat.title = title_from(&text);
             }
-            chat.entries.push(Rc::new(Entry::User { text, context: Vec::new() }));
+            chat.entries.push(Rc::new(Entry::User {
+                text,
+                context: Vec::new(),
+                app_context: Vec::new(),
+            }));
             next.attachments.clear();
             chat.busy = true;
             chat.updated_ms = now_ms;
@@ -453,6 +459,14 @@ pub fn reduce(state: &State, action: Action) -> State {
                 last_user.map(|i| Rc::make_mut(&mut chat.entries[i]))
             {
                 *context = labels;
+            }
+        }
+        Action::AppContextSent(sent) => {
+            let last_user = chat.entries.iter().rposition(|e| matches!(**e, Entry::User { .. }));
+            if let Some(Entry::User { app_context, .. }) =
+                last_user.map(|i| Rc::make_mut(&mut chat.entries[i]))
+            {
+                *app_context = sent;
             }
         }
         Action::TabSeen(tab) => {
@@ -948,6 +962,26 @@ mod tests {
         let back: SavedChat = serde_json::from_str(&json).unwrap();
         assert_eq!(back.entries[0], *labelled.chat.entries[0]);
         assert_eq!(reduce(&labelled, Action::Detach(5)).attachments, labelled.attachments);
+    }
+
+    #[test]
+    fn what_apps_added_goes_with_the_person_s_message_apart_from_their_words_and_is_saved() {
+        let added = AppContextSent {
+            tool: "show_counter".into(),
+            server: "Apps".into(),
+            text: "The counter shows 3".into(),
+        };
+        let sent = reduce(&State::default(), sent("What does it show?"));
+        let marked = reduce(&sent, Action::AppContextSent(vec![added.clone()]));
+        let Entry::User { text, app_context, .. } = &*marked.chat.entries[0] else { panic!() };
+        assert_eq!(text, "What does it show?");
+        assert_eq!(app_context, &vec![added]);
+        let json = serde_json::to_string(&marked.chat.to_saved()).unwrap();
+        let back: SavedChat = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.entries[0], *marked.chat.entries[0]);
+        // A chat saved before apps' context was kept reads as it was.
+        let old: Entry = serde_json::from_str(r#"{"user": {"text": "hi"}}"#).unwrap();
+        assert!(matches!(old, Entry::User { app_context, .. } if app_context.is_empty()));
     }
 
     #[test]

@@ -15,6 +15,15 @@ use serde_json::{Map, Value};
 
 use crate::markdown::MdDoc;
 
+/// What one app added to the model's context (`ui/update-model-context`), as it was sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppContextSent {
+    /// Which app: the tool that showed it, and its server's name.
+    pub tool: String,
+    pub server: String,
+    pub text: String,
+}
+
 /// Externally tagged on purpose: internally tagged enums cost several KB of wasm each.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -24,6 +33,10 @@ pub enum Entry {
         /// What was attached besides the words (a page, a selection, …), as sent.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         context: Vec<ContextLabel>,
+        /// What apps added to the model's context with these words, as sent (shown folded,
+        /// apart from the words).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        app_context: Vec<AppContextSent>,
     },
     Model(ModelReply),
     Tool(ToolCard),

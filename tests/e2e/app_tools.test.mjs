@@ -141,3 +141,37 @@ test("an app shown by a turn's call offers its tools to that same turn's next re
   assert.ok(third.some((n) => /^app_[0-9a-f]{6}_get_selection$/.test(n)), JSON.stringify(third));
   assert.ok(third.includes('mcp_apps_show_picker'), 'the servers\' tools stay');
 });
+
+test("the request right after the call that shows an app already offers the app's tools", async () => {
+  const { fake } = chat;
+  await chat.reload();
+  fake.reset();
+  fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_apps_show_picker', args: {} }])] },
+    // No delay: the model answers at once, as the person said "use it" in the same message.
+    { chunks: textChunks('Shown.') },
+  ]);
+  await chat.send('Show the picker and use it');
+  await chat.lastReply().filter({ hasText: 'Shown.' }).waitFor({ timeout: 30_000 });
+  const requests = chat.chatRequests();
+  assert.equal(requests.length, 2, 'one turn of two rounds');
+  const second = declared(requests[1]).map((d) => d.name);
+  assert.ok(second.some((n) => /^app_[0-9a-f]{6}_get_selection$/.test(n)), JSON.stringify(second));
+});
+
+test('an app without tools of its own holds nothing up', async () => {
+  const { fake } = chat;
+  await chat.reload();
+  fake.reset();
+  fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_apps_show_counter', args: { start: 1 } }])] },
+    { chunks: textChunks('Counted.') },
+  ]);
+  await chat.send('Show the counter');
+  await chat.lastReply().filter({ hasText: 'Counted.' }).waitFor({ timeout: 30_000 });
+  const [first, second] = chat.chatRequests();
+  assert.ok(second, 'two rounds');
+  // The counter says it offers no tools as it initializes: the round never waits out the
+  // bound (core's SHOWN_APP_TOOLS_WAIT_MS, 1 s).
+  assert.ok(second.at - first.at < 1_000, `${second.at - first.at} ms between the rounds`);
+});

@@ -116,8 +116,92 @@ test('app requests: its own app-only tool runs, a model-only one is refused, lin
   await chat.page.getByTestId('input').press('Enter');
   await chat.lastReply().filter({ hasText: 'Noted.' }).waitFor();
   const last = chat.chatRequests().at(-1).body.contents.at(-1);
-  assert.match(JSON.stringify(last), /The counter shows 3/);
-  assert.match(JSON.stringify(last), /What does it show\?/);
+  // Quoted as the app's data, apart from the person's words, never as them.
+  const [added, words] = last.parts;
+  assert.match(added.text, /^\[Context from an app: the app of tool show_counter \(Apps\)\. The app added it, not the person/);
+  assert.match(added.text, /<<<app context (\w+)\nThe counter shows 3\n>>>app context \1$/);
+  assert.equal(words.text, 'What does it show?');
+  // The transcript says so beside the person's words, folded.
+  const user = chat.page.locator('li.entry.user').last();
+  assert.equal(await user.locator('.bubble').innerText(), 'What does it show?');
+  const sent = user.getByTestId('app-context-sent');
+  assert.equal(await sent.locator('summary').innerText(), 'Context added by the app of show_counter (Apps)');
+  assert.ok(!(await sent.locator('pre').isVisible()), 'folded');
+  await sent.locator('summary').click();
+  assert.equal(await sent.locator('pre').innerText(), 'The counter shows 3');
+  await chat.shoot('app-context-sent');
+});
+
+test("an app's tool calls follow the person's rules: excluded is refused, untrusted asks in the app's card", async () => {
+  const page = chat.page;
+  const edit = async (edit) => assert.equal((await chat.request({ type: 'edit_settings', edit })).type, 'settings');
+  // One "always allow" for the tool that shows the app: it hands the app nothing else.
+  await edit({ type: 'set_trust', id: serverId, trust: false });
+  await edit({ type: 'allow_tool', id: serverId, tool: 'show_counter' });
+  try {
+    await chat.reload();
+    await showCounter(1);
+    const bumpsBefore = apps.calls().filter((c) => c.name === 'bump').length;
+    const bumps = () => apps.calls().filter((c) => c.name === 'bump').length - bumpsBefore;
+    const ask = page.getByTestId('app-call-ask');
+    const bump = async () => {
+      const before = (await records('bump')).length + (await records('bump-error')).length;
+      await appFrame().locator('#bump').click();
+      return before;
+    };
+    const answered = async (before) => {
+      for (const started = Date.now(); ; await page.waitForTimeout(50)) {
+        if ((await records('bump')).length + (await records('bump-error')).length > before) return;
+        assert.ok(Date.now() - started < 10_000, 'the app got no answer');
+      }
+    };
+    // Asked, in the app's card, naming the app, the tool and its arguments; No is an error
+    // for the app, and nothing ran.
+    let before = await bump();
+    await ask.waitFor();
+    assert.match(await ask.innerText(), /This app \(show_counter\) asks to run bump of Apps/);
+    assert.match(await ask.innerText(), /"by": 2/);
+    assert.equal(bumps(), 0);
+    await chat.shoot('app-call-ask');
+    await ask.getByRole('button', { name: 'Deny' }).click();
+    await answered(before);
+    assert.match((await records('bump-error'))[0], /denied/);
+    assert.equal(bumps(), 0, 'a denied call never ran');
+    // Allow once: it runs, and the next call asks again.
+    before = await bump();
+    await ask.getByRole('button', { name: 'Allow once' }).click();
+    await answered(before);
+    assert.equal(bumps(), 1);
+    before = await bump();
+    await ask.getByRole('button', { name: 'Always allow this tool' }).click();
+    await answered(before);
+    assert.equal(bumps(), 2);
+    // Always: no question now, nor in the chat opened again.
+    before = await bump();
+    await answered(before);
+    assert.equal(bumps(), 3);
+    assert.equal(await ask.count(), 0);
+    await chat.reload();
+    await page.getByTestId('history').click();
+    await page.getByTestId('saved-chat').first().locator('button.open').click();
+    await page.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).last().waitFor({ timeout: 20_000 });
+    before = await bump();
+    await answered(before);
+    assert.equal(bumps(), 4);
+    assert.equal(await ask.count(), 0);
+    // Excluded: refused at once, trusted or not.
+    await edit({ type: 'set_trust', id: serverId, trust: true });
+    await edit({ type: 'set_tool_filters', id: serverId, include_tools: null, exclude_tools: ['bump'] });
+    before = await bump();
+    await answered(before);
+    assert.match((await records('bump-error')).at(-1), /may not call bump: it is excluded/);
+    assert.equal(bumps(), 4);
+  } finally {
+    await edit({ type: 'set_trust', id: serverId, trust: true });
+    await edit({ type: 'disallow_tool', id: serverId, tool: 'show_counter' });
+    await edit({ type: 'disallow_tool', id: serverId, tool: 'bump' });
+    await edit({ type: 'set_tool_filters', id: serverId, include_tools: null, exclude_tools: [] });
+  }
 });
 
 test('display mode, size and the app log', async () => {
@@ -344,10 +428,24 @@ test('a hostile app can only draw in its frame and call what it may', async () =
   const otherId = `srv_${'b'.repeat(16)}`;
   await chat.request({ type: 'edit_settings', edit: { type: 'add_server', id: otherId, server: { name: 'Other', url: other.url } } });
   await chat.request({ type: 'edit_settings', edit: { type: 'set_trust', id: otherId, trust: true } });
+  // The person's rules for Apps: not trusted, its app-only `bump` always allowed (the flood
+  // below runs it), `show_clipboard` excluded.
+  const rules = async (on) => {
+    const edits = on
+      ? [{ type: 'set_trust', id: serverId, trust: false }, { type: 'allow_tool', id: serverId, tool: 'bump' },
+        { type: 'set_tool_filters', id: serverId, include_tools: null, exclude_tools: ['show_clipboard'] }]
+      : [{ type: 'set_trust', id: serverId, trust: true }, { type: 'disallow_tool', id: serverId, tool: 'bump' },
+        { type: 'set_tool_filters', id: serverId, include_tools: null, exclude_tools: [] }];
+    for (const edit of edits) assert.equal((await chat.request({ type: 'edit_settings', edit })).type, 'settings');
+  };
+  await rules(true);
   try {
     await chat.reload();
     const panelUrl = page.url();
     const bumpsBefore = apps.calls().filter((c) => c.name === 'bump').length;
+    // The server's calls since this test began (the tests before it show these apps too).
+    const callsBefore = apps.calls().length;
+    const ran = (name) => apps.calls().slice(callsBefore).some((c) => c.name === name);
     const pagesBefore = chat.browser.context.pages().length;
     await page.getByTestId('tools').click();
     const browser = page.getByTestId('tool-browser');
@@ -356,17 +454,35 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     await page.getByTestId('tool-run').click();
     await page.getByTestId('app-frame').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
     const app = page.frameLocator('[data-testid="app-iframe"]').last().frameLocator('iframe');
+    // A tool the person never allowed: the app waits, and its card says which app asks.
+    const ask = page.getByTestId('app-call-ask');
+    await ask.waitFor({ timeout: 60_000 });
+    assert.match(await ask.innerText(), /This app \(show_hostile\) asks to run show_embed of Apps/);
+    assert.match(await ask.innerText(), /from the hostile app/);
+    assert.ok(!ran('show_embed'), 'nothing ran before the person answered');
+    await chat.shoot('app-hostile-asks');
+    // The person was typing meanwhile: the app's message goes after the draft.
+    await page.getByTestId('input').fill('My draft');
+    await ask.getByRole('button', { name: 'Deny' }).click();
+    await ask.waitFor({ state: 'detached' });
     await app.locator('#out[data-done="true"]').waitFor({ timeout: 90_000 });
 
     const outcomes = Object.fromEntries(await app.locator('li[data-attempt]').evaluateAll((items) =>
       items.map((li) => [li.dataset.attempt, { outcome: li.dataset.outcome, text: li.textContent }])));
     assert.equal(outcomes.initialize.outcome, 'answered', 'it speaks the protocol, so refusals are the host\'s');
     for (const name of ['chrome.runtime', 'chrome.storage', 'parent DOM', 'top DOM', 'fetch undeclared',
-      'image undeclared', 'window.open', 'top navigation', 'model-only tool', 'other server tool', 'flood']) {
+      'image undeclared', 'window.open', 'top navigation', 'model-only tool', 'other server tool', 'excluded tool',
+      'tool never allowed', 'huge context', 'fullscreen without a click', 'link over a link', 'flood']) {
       assert.equal(outcomes[name]?.outcome, 'blocked', `${name}: ${outcomes[name]?.text}`);
     }
     assert.match(outcomes['model-only tool'].text, /may not call secret/);
     assert.match(outcomes['other server tool'].text, /may not call only_elsewhere/);
+    assert.match(outcomes['excluded tool'].text, /may not call show_clipboard: it is excluded/);
+    assert.match(outcomes['tool never allowed'].text, /denied/);
+    assert.match(outcomes['huge context'].text, /model context too large: 124000 characters, at most 8000/);
+    for (const name of ['show_clipboard', 'show_embed']) {
+      assert.ok(!ran(name), `${name} never ran`);
+    }
     // Fire-and-forget attempts: judged by what they would have reached.
     for (const name of ['form to top', 'forged relay control', 'forged to the panel', 'forged document to a waiting frame',
       'forged connect to other pages']) {
@@ -385,7 +501,13 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     // Forged control messages changed nothing: the app is still the one loaded, and nothing
     // reached the composer.
     assert.equal(await app.locator('h1').innerText(), 'Hostile');
-    assert.equal(await page.getByTestId('input').inputValue(), '');
+    assert.equal(await page.getByTestId('input').inputValue(), 'My draft\n\nThe app says hi');
+    // It stayed in its place, and the link shown is the first one it asked for.
+    assert.equal(await page.getByTestId('app-frame').last().getAttribute('data-mode'), 'inline');
+    const link = page.getByTestId('app-link');
+    assert.match(await link.innerText(), /first-link/);
+    assert.doesNotMatch(await link.innerText(), /second-link/);
+    await link.getByRole('button', { name: 'Cancel' }).click();
 
     // The flood: every message answered, all but a handful refused at the cap on work in
     // flight, the server spared, and the chat still quick to use.
@@ -413,6 +535,7 @@ test('a hostile app can only draw in its frame and call what it may', async () =
     await next.locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
     assert.equal(await next.locator('#hijacked').count(), 0);
   } finally {
+    await rules(false);
     await chat.request({ type: 'edit_settings', edit: { type: 'remove_server', id: otherId } });
     await other.stop();
   }

@@ -293,7 +293,7 @@ fn sandbox_messages_match_core() {
         ToSandbox::Unload,
     ];
     let from = [
-        FromSandbox::App { message: message.clone() },
+        FromSandbox::App { message: message.clone(), activated: false },
         FromSandbox::Loaded,
         FromSandbox::Left,
         FromSandbox::Idle,

@@ -35,7 +35,14 @@ pub enum ToSandbox<'a> {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromSandbox {
     /// A message the app posted (any JSON; `core::apps::session` decides what it is).
-    App { message: Value },
+    /// `activated`: the sandbox page had the browser's transient user activation as it relayed
+    /// it, which only the person's click or key in the app gives it (activation reaches a
+    /// frame's ancestors, not its parent's other frames or the panel's clicks).
+    App {
+        message: Value,
+        #[serde(default)]
+        activated: bool,
+    },
     /// The app's document loaded.
     Loaded,
     /// The app tried to load another page in its frame: the sandbox page removed the frame.
@@ -74,7 +81,12 @@ mod tests {
         );
         let app: FromSandbox =
             serde_json::from_value(json!({"type": "app", "message": {"method": "x"}})).unwrap();
-        assert_eq!(app, FromSandbox::App { message: json!({"method": "x"}) });
+        assert_eq!(app, FromSandbox::App { message: json!({"method": "x"}), activated: false });
+        let clicked: FromSandbox = serde_json::from_value(
+            json!({"type": "app", "message": {"method": "x"}, "activated": true}),
+        )
+        .unwrap();
+        assert_eq!(clicked, FromSandbox::App { message: json!({"method": "x"}), activated: true });
         let loaded: FromSandbox = serde_json::from_value(json!({"type": "loaded"})).unwrap();
         assert_eq!(loaded, FromSandbox::Loaded);
         assert!(serde_json::from_value::<FromSandbox>(json!({"type": "other"})).is_err());

@@ -13,9 +13,10 @@
 //! carry deadlines: `now` comes in with every input, [`AppSession::poll_timeout`] says when to
 //! call [`AppSession::handle_timeout`].
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use super::legacy::{LegacyError, LegacyFromApp, LegacyToApp, Ok as LegacyOk};
+use super::model_context;
 use super::protocol::{
     self, AppNotification, AppRequest, DisplayMode, FromApp, HostCapabilities, HostContext,
     HostInfo, InitializeResult,
@@ -160,12 +161,19 @@ impl AppSession {
         self.phase == Phase::Legacy
     }
 
-    /// One message the app posted, at `now` (ms).
-    pub fn receive(&mut self, message: Value, now: u64) -> Vec<Action> {
+    /// One message the app posted, at `now` (ms). `activated`: the person clicked or typed in
+    /// the app just before (the browser's transient user activation, as the app's sandbox page
+    /// saw it when it relayed the message; the app cannot set it).
+    pub fn receive(&mut self, message: Value, activated: bool, now: u64) -> Vec<Action> {
         if let Some(legacy) = LegacyFromApp::read(&message) {
             return self.receive_legacy(legacy);
         }
         match FromApp::read(message) {
+            Some(FromApp::Request { id, request: AppRequest::RequestDisplayMode(p) })
+                if p.mode != DisplayMode::Inline && !activated =>
+            {
+                self.display_mode_refused(id, p.mode)
+            }
             Some(FromApp::Request { id, request }) => self.request(id, request),
             Some(FromApp::Response { id: Some(id), outcome })
                 if Some(&id) != self.teardown.as_ref() =>
@@ -192,6 +200,24 @@ impl AppSession {
         }
     }
 
+    /// An app may leave its place in the chat (fullscreen, picture-in-picture) only right after
+    /// the person used it, so it cannot cover the chat on its own: the answer is the mode it
+    /// keeps, as the specification has the host answer with the mode actually set.
+    fn display_mode_refused(&self, id: Id, asked: DisplayMode) -> Vec<Action> {
+        let mode = self.context.display_mode.unwrap_or(DisplayMode::Inline);
+        let text = format!(
+            "ui/request-display-mode refused: {} needs a click in the app just before",
+            serde_json::to_value(asked)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        );
+        vec![
+            Action::Log { level: "warning".into(), text },
+            Action::Post(protocol::response(id, Ok(json!({ "mode": mode })))),
+        ]
+    }
+
     fn request(&mut self, id: Id, request: AppRequest) -> Vec<Action> {
         let reply = Reply::Rpc(id.clone());
         let work = match request {
@@ -205,6 +231,9 @@ impl AppSession {
             }
             AppRequest::UpdateModelContext(params) => {
                 let text = context_text(&params.content, params.structured_content.as_ref());
+                if let Err(error) = model_context::check(&text) {
+                    return vec![Action::Post(protocol::response(id, Err(error)))];
+                }
                 return vec![
                     Action::UpdateContext { text },
                     Action::Post(protocol::response(id, Ok(empty()))),
@@ -269,6 +298,11 @@ impl AppSession {
                 let mut actions = vec![Action::Initialized];
                 actions.extend(self.flush());
                 actions.extend(self.list_view_tools(now));
+                // An app without tools of its own says so at once: a turn that waits for a
+                // just-shown app's tools goes on.
+                if !self.view_tools.offered() {
+                    actions.push(Action::ViewTools(Vec::new()));
+                }
                 actions
             }
             // Only a ready app is asked anything.
@@ -305,6 +339,14 @@ impl AppSession {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
+                // The same cap as `ui/update-model-context`; this older message has no error,
+                // only `ok: false`.
+                if let Err(error) = model_context::check(&text) {
+                    let ack =
+                        LegacyToApp::ContextAcknowledged { id, result: LegacyOk { ok: false } };
+                    let log = Action::Log { level: "warning".into(), text: error.message };
+                    return vec![log, Action::Post(ack.to_value())];
+                }
                 let ack = LegacyToApp::ContextAcknowledged { id, result: LegacyOk { ok: true } };
                 vec![Action::UpdateContext { text }, Action::Post(ack.to_value())]
             }
@@ -602,8 +644,9 @@ mod tests {
         posted(actions).iter().filter_map(|v| v["method"].as_str().map(str::to_owned)).collect()
     }
 
+    /// A message sent right after the person used the app.
     fn receive(s: &mut AppSession, message: Value) -> Vec<Action> {
-        s.receive(message, 0)
+        s.receive(message, true, 0)
     }
 
     fn initialize(s: &mut AppSession) -> Vec<Action> {
@@ -823,6 +866,52 @@ mod tests {
     }
 
     #[test]
+    fn leaving_the_chat_s_place_needs_a_click_in_the_app_going_back_does_not() {
+        let mut s = session();
+        initialize(&mut s);
+        let ask = |id: i64, mode: &str| json!({"jsonrpc": "2.0", "id": id, "method": "ui/request-display-mode", "params": {"mode": mode}});
+        for (id, mode) in [(7, "fullscreen"), (8, "pip")] {
+            let refused = s.receive(ask(id, mode), false, 0);
+            assert!(
+                !refused.iter().any(|a| matches!(a, Action::DisplayMode { .. })),
+                "{refused:?}"
+            );
+            assert_eq!(posted(&refused)[0]["result"], json!({"mode": "inline"}));
+            assert!(matches!(&refused[0], Action::Log { text, .. } if text.contains(mode)));
+        }
+        let clicked = s.receive(ask(9, "fullscreen"), true, 0);
+        assert!(matches!(clicked[0], Action::DisplayMode { mode: DisplayMode::Fullscreen, .. }));
+        let back = s.receive(ask(10, "inline"), false, 0);
+        assert!(matches!(back[0], Action::DisplayMode { mode: DisplayMode::Inline, .. }));
+    }
+
+    #[test]
+    fn a_legacy_app_s_context_has_the_same_cap() {
+        let mut s = session();
+        let big = "x".repeat(model_context::MAX_CHARS + 1);
+        let refused = receive(&mut s, json!({"type": "context/update", "id": 7, "context": big}));
+        assert!(!refused.iter().any(|a| matches!(a, Action::UpdateContext { .. })), "{refused:?}");
+        assert_eq!(
+            posted(&refused)[0],
+            json!({"type": "context/update", "id": 7, "result": {"ok": false}})
+        );
+    }
+
+    #[test]
+    fn a_model_context_over_the_cap_is_refused_and_passes_nothing_on() {
+        let mut s = session();
+        initialize(&mut s);
+        let big = "x".repeat(model_context::MAX_CHARS + 1);
+        let refused = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 5, "method": "ui/update-model-context",
+            "params": {"content": [{"type": "text", "text": big}]}}),
+        );
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert_eq!(posted(&refused)[0]["error"]["code"], code::INVALID_PARAMS);
+    }
+
+    #[test]
     fn ui_log_goes_where_notifications_message_goes() {
         let mut s = session();
         initialize(&mut s);
@@ -959,6 +1048,17 @@ mod tests {
             Action::ViewTools(tools) => Some(tools.iter().map(|t| t.name.clone()).collect()),
             _ => None,
         })
+    }
+
+    #[test]
+    fn an_app_without_tools_says_so_once_initialized_one_with_tools_once_listed() {
+        let mut s = session();
+        let none = initialize(&mut s);
+        assert_eq!(view_tools(&none), Some(Vec::new()), "{none:?}");
+        let mut s = session();
+        let list = with_tools(&mut s);
+        let listed = receive(&mut s, list_answer(&list["id"], &["get_selection"]));
+        assert_eq!(view_tools(&listed), Some(vec!["get_selection".to_owned()]));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use gemipanel_core::mcp::InvalidTool;
 use gemipanel_core::messages::{
-    decode_client_message, Caller, ClientMessage, ElicitationPrompt, Event, Recovery, Request,
-    Response, WorkerMessage,
+    decode_client_message, AppConsent, Caller, ClientMessage, ElicitationPrompt, Event, Recovery,
+    Request, Response, WorkerMessage,
 };
 use gemipanel_core::text::Text;
 use proptest::collection::vec;
@@ -29,11 +29,17 @@ fn request() -> impl Strategy<Value = Request> {
         Just(Request::ListServers),
         (server_id(), any::<bool>())
             .prop_map(|(server_id, refresh)| Request::ListTools { server_id, refresh }),
-        (text(), server_id(), text(), value(), select(&[Caller::Model, Caller::App][..])).prop_map(
-            |(call_id, server_id, tool, arguments, caller)| {
-                Request::CallTool { call_id, server_id, tool, arguments, caller }
-            }
-        ),
+        (
+            (text(), server_id(), text(), value()),
+            select(&[Caller::Model, Caller::App][..]),
+            any::<(bool, bool)>()
+        )
+            .prop_map(
+                |((call_id, server_id, tool, arguments), caller, (seen, allowed))| {
+                    let consent = AppConsent { page_content_seen: seen, allowed };
+                    Request::CallTool { call_id, server_id, tool, arguments, caller, consent }
+                }
+            ),
         server_id().prop_map(|server_id| Request::ListResources { server_id }),
         text().prop_map(|call_id| Request::CancelToolCall { call_id }),
         (server_id(), text()).prop_map(|(server_id, uri)| Request::ReadResource { server_id, uri }),
@@ -103,6 +109,9 @@ fn worker_message() -> impl Strategy<Value = WorkerMessage> {
         crate::mcp::call_result().prop_map(|result| Response::ToolResult { result }),
         crate::mcp::read_result().prop_map(|result| Response::Resource { result }),
         Just(Response::Ok),
+        any::<bool>().prop_map(|because_of_page_content| Response::ConfirmAppCall {
+            because_of_page_content
+        }),
         said().prop_map(|error| Response::Error { error }),
     ];
     let event = prop_oneof![

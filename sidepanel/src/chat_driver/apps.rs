@@ -4,6 +4,7 @@
 use indexmap::IndexMap;
 use std::rc::Rc;
 
+use gemipanel_core::apps::model_context;
 use gemipanel_core::gemini::{Part, ToolCall};
 use gemipanel_core::tools::ToolRoute;
 use serde_json::Value;
@@ -11,7 +12,7 @@ use serde_json::Value;
 use super::Driver;
 use crate::app_host::read_app;
 use crate::state::Action;
-use crate::transcript::{AppCard, Entry};
+use crate::transcript::{AppCard, AppContextSent, Entry};
 
 impl Driver {
     /// The app card of a call whose tool declares an app.
@@ -57,17 +58,31 @@ impl Driver {
         }
     }
 
-    /// An app's `ui/update-model-context`: replaces what it asked before. `label` names the
-    /// app for the model ("the chart app of tool render_chart").
-    pub fn set_app_context(&self, call_id: &str, label: &str, text: &str) {
-        let context = format!("[Context from {label}]\n{text}");
-        self.0.borrow_mut().app_contexts.insert(call_id.to_owned(), context);
+    /// Content from a web page is in this chat: an app's calls of tools that may write ask
+    /// again, as the model's do.
+    pub fn page_content_seen(&self) -> bool {
+        gemipanel_core::page::context::page_content_in(self.0.borrow().chat.history())
+    }
+
+    /// An app's `ui/update-model-context` (within core's cap, checked by the app's session):
+    /// replaces what it asked before.
+    pub fn set_app_context(&self, call_id: &str, sent: AppContextSent) {
+        self.0.borrow_mut().app_contexts.insert(call_id.to_owned(), sent);
     }
 }
 
-/// The parts of a user message: what apps asked to add since the last one, then the text.
-pub(super) fn with_app_context(contexts: &mut IndexMap<String, String>, text: String) -> Vec<Part> {
-    let mut parts: Vec<Part> = contexts.drain(..).map(|(_, context)| Part::text(context)).collect();
+/// The parts of a user message: what apps asked to add since the last one, quoted as the
+/// apps' data (`core::apps::model_context`), then the person's words; and what was added, for
+/// the transcript.
+pub(super) fn with_app_context(
+    contexts: &mut IndexMap<String, AppContextSent>,
+    text: String,
+) -> (Vec<Part>, Vec<AppContextSent>) {
+    let sent: Vec<AppContextSent> = contexts.drain(..).map(|(_, sent)| sent).collect();
+    let mut parts: Vec<Part> = sent
+        .iter()
+        .map(|s| Part::text(model_context::quote(&s.tool, &s.server, &s.text)))
+        .collect();
     parts.push(Part::text(text));
-    parts
+    (parts, sent)
 }

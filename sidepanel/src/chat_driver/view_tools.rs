@@ -2,7 +2,10 @@
 //! servers' tools while their app runs, always confirmed by the person, and run by the app.
 
 use gemipanel_browser::app_frame::ViewToolCaller;
-use gemipanel_browser::chrome;
+use std::time::Duration;
+
+use gemipanel_browser::{chrome, timers};
+use gemipanel_core::apps::view_tools::SHOWN_APP_TOOLS_WAIT_MS;
 use gemipanel_core::gemini::{ToolCall, ToolOutcome};
 use gemipanel_core::mcp::Tool;
 use gemipanel_core::text::Text;
@@ -47,10 +50,44 @@ impl Driver {
                 inner.view_tools.shift_remove(instance);
             }
         }
+        inner.apps_starting.shift_remove(instance);
         drop(inner);
         // An app the turn's call just showed can be asked without waiting for the person's
-        // next message.
+        // next message, and in the very next request when its call's result waits for it.
         self.redeclare_tools();
+        self.release_held_result(instance);
+    }
+
+    /// The result of a call whose app has not said yet what tools it offers waits for it, at
+    /// most `SHOWN_APP_TOOLS_WAIT_MS`, so the next request can offer them ("show the picker
+    /// and pick" works in one turn). `None`: held.
+    pub(super) fn hold_for_app_tools(
+        &self,
+        call_id: &str,
+        outcome: ToolOutcome,
+        is_error: bool,
+    ) -> Option<ToolOutcome> {
+        let mut inner = self.0.borrow_mut();
+        // A failed call's app has nothing to offer for it.
+        if !inner.apps_starting.contains(call_id) || is_error {
+            inner.apps_starting.shift_remove(call_id);
+            return Some(outcome);
+        }
+        inner.held_results.insert(call_id.to_owned(), outcome);
+        drop(inner);
+        let (this, call_id) = (self.clone(), call_id.to_owned());
+        wasm_bindgen_futures::spawn_local(async move {
+            timers::sleep(Duration::from_millis(SHOWN_APP_TOOLS_WAIT_MS)).await;
+            this.0.borrow_mut().apps_starting.shift_remove(&call_id);
+            this.release_held_result(&call_id);
+        });
+        None
+    }
+
+    fn release_held_result(&self, call_id: &str) {
+        let Some(outcome) = self.0.borrow_mut().held_results.shift_remove(call_id) else { return };
+        self.0.borrow_mut().chat.handle_tool_result(call_id, outcome);
+        self.pump();
     }
 
     /// Adds the running apps' tools to a turn's tools.

@@ -11,8 +11,9 @@ use gemipanel_core::apps::AppSetup;
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
+use super::app_call_ask::{AppAsks, AppCallAsk};
 use crate::app_host::AppServices;
-use crate::transcript::AppCard;
+use crate::transcript::{AppCard, AppContextSent};
 
 #[derive(Properties, Clone)]
 pub struct Props {
@@ -66,6 +67,9 @@ pub fn AppFrame(props: &Props) -> Html {
     let mount_error = use_state(|| None::<String>);
     // The height it had, kept by its placeholder while suspended.
     let height = use_mut_ref(|| 0);
+    // The app's tool calls the person is asked about in its card.
+    let update = use_force_update();
+    let asks = use_memo((), move |_| AppAsks::new(Callback::from(move |()| update.force_update())));
     {
         let (outer, slot, near, height) =
             (outer.clone(), slot.clone(), near.clone(), height.clone());
@@ -88,7 +92,7 @@ pub fn AppFrame(props: &Props) -> Html {
 
     {
         let (slot, mounted, latest) = (slot.clone(), mounted.clone(), latest.clone());
-        let mount_error = mount_error.clone();
+        let (mount_error, asks) = (mount_error.clone(), (*asks).clone());
         let key = resource.as_ref().map(|r| Rc::as_ptr(r) as usize);
         use_effect_with((key, *near), move |(key, near)| {
             let cleanup = mounted.clone();
@@ -100,7 +104,7 @@ pub fn AppFrame(props: &Props) -> Html {
                     let Some(element) = slot.cast::<web_sys::Element>() else { return };
                     let props = latest.borrow().clone();
                     let Some(setup) = setup_of(&props) else { return };
-                    let callbacks = Callbacks::new(&services, &props);
+                    let callbacks = Callbacks::new(&services, &props, &asks);
                     match MountedApp::mount(&element, &setup, &callbacks.object).await {
                         // Dropping a view destroys it.
                         Ok(app) if !still.get() => drop(app),
@@ -158,9 +162,16 @@ pub fn AppFrame(props: &Props) -> Html {
     } else {
         Html::default()
     };
+    let ask = asks.current().map(|ask| {
+        html! {
+            <AppCallAsk asks={(*asks).clone()} {ask} app_tool={props.tool_name.clone()}
+                server_name={props.server_name.clone()} />
+        }
+    });
     html! {
         <div class="app-slot" ref={outer}>
             { status }
+            { for ask }
             <div ref={slot}></div>
         </div>
     }
@@ -192,17 +203,17 @@ struct Callbacks {
 }
 
 impl Callbacks {
-    fn new(services: &AppServices, props: &Props) -> Callbacks {
+    fn new(services: &AppServices, props: &Props, asks: &AppAsks) -> Callbacks {
         let (call_id, server_id) = (props.call_id.to_string(), props.app.server_id.clone());
         let work = {
-            let services = services.clone();
+            let (services, asks) = (services.clone(), asks.clone());
             Closure::<WorkFn>::new(move |work: JsValue| {
                 let work = from_object::<HostWork>(work);
-                let (services, call_id, server_id) =
-                    (services.clone(), call_id.clone(), server_id.clone());
+                let (services, call_id, server_id, asks) =
+                    (services.clone(), call_id.clone(), server_id.clone(), asks.clone());
                 wasm_bindgen_futures::future_to_promise(async move {
                     let work = work.map_err(|_| "unknown work")?;
-                    match services.run(&call_id, &server_id, work).await {
+                    match services.run(&call_id, &server_id, work, &asks).await {
                         Ok(value) => to_js(&value).map_err(|e| JsValue::from_str(e.message())),
                         Err(error) => Err(JsValue::from_str(&error.message)),
                     }
@@ -215,8 +226,14 @@ impl Callbacks {
         };
         let context = {
             let (driver, call_id) = (services.driver.clone(), props.call_id.to_string());
-            Closure::<dyn FnMut(String, String)>::new(move |label: String, text: String| {
-                driver.set_app_context(&call_id, &label, &text)
+            // Which app: the card's own tool and server, not the app host's English label.
+            let sent = AppContextSent {
+                tool: props.tool_name.to_string(),
+                server: props.server_name.to_string(),
+                text: String::new(),
+            };
+            Closure::<dyn FnMut(String, String)>::new(move |_label: String, text: String| {
+                driver.set_app_context(&call_id, AppContextSent { text, ..sent.clone() })
             })
         };
         let tools = {

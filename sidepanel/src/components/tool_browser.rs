@@ -407,6 +407,7 @@ fn ToolRunner(props: &RunnerProps) -> Html {
                 tool: tool.name.clone(),
                 arguments: Value::Object(arguments),
                 caller: Caller::Model,
+                consent: Default::default(),
             };
             wasm_bindgen_futures::spawn_local(async move {
                 let answer = services.port.request(request).await;

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::chat_driver::Decision;
 use crate::shared::Shared;
-use crate::state::{ContextLabel, Entry};
+use crate::state::{AppContextSent, ContextLabel, Entry};
 use gemipanel_core::page::context::ContextKind;
 
 #[derive(Properties, PartialEq)]
@@ -43,7 +43,7 @@ struct EntryProps {
 #[function_component]
 fn EntryView(props: &EntryProps) -> Html {
     let body = match &*props.entry {
-        Entry::User { text, context } => html! {
+        Entry::User { text, context, app_context } => html! {
             <>
                 <div class="bubble">{ text.clone() }</div>
                 if !context.is_empty() {
@@ -51,6 +51,7 @@ fn EntryView(props: &EntryProps) -> Html {
                         { for context.iter().map(sent_label) }
                     </ul>
                 }
+                { for app_context.iter().map(sent_app_context) }
             </>
         },
         Entry::Model(reply) => html! { <ModelReplyView reply={reply.clone()} /> },
@@ -70,6 +71,17 @@ fn EntryView(props: &EntryProps) -> Html {
         Entry::Error(error) => html! { <ErrorCard error={error.clone()} /> },
     };
     html! { <li class={classes!("entry", props.entry.kind())}>{ body }</li> }
+}
+
+/// What an app added to the model's context with the person's words: outside their bubble,
+/// folded, saying which app.
+fn sent_app_context(sent: &AppContextSent) -> Html {
+    html! {
+        <details class="app-context-sent" data-testid="app-context-sent">
+            <summary>{ message("panelSentAppContext", &[&sent.tool, &sent.server]) }</summary>
+            <pre>{ sent.text.clone() }</pre>
+        </details>
+    }
 }
 
 /// A context part as it was sent: what it was, the page's title, openable when it is a web

@@ -11,11 +11,13 @@ mod chat;
 mod error;
 pub mod family;
 mod models;
+pub mod prompts;
 pub mod routing;
 pub mod signatures;
 mod stream;
 pub mod thinking;
 mod tool_result;
+pub mod usage;
 mod wire;
 
 pub use backoff::RetryPolicy;
@@ -34,10 +36,12 @@ pub use signatures::Turn;
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
 pub use thinking::ThinkingChoice;
 pub use tool_result::ToolOutcome;
+pub use usage::{ContextMeter, TurnUsage};
 pub use wire::{
-    Blob, Candidate, Content, FinishReason, FunctionCall, FunctionDeclaration, FunctionResponse,
-    FunctionResponsePart, GenerateContentRequest, GenerateContentResponse, GenerationConfig, Part,
-    PromptFeedback, ThinkingConfig, Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
+    harm_category, harm_list, Blob, Candidate, Content, FinishReason, FunctionCall,
+    FunctionDeclaration, FunctionResponse, FunctionResponsePart, GenerateContentRequest,
+    GenerateContentResponse, GenerationConfig, Part, PromptFeedback, SafetyRating, ThinkingConfig,
+    Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
 };
 
 /// The public endpoint; tests point the driver elsewhere.

@@ -12,6 +12,7 @@ use crate::chat_driver::{Decision, TurnSetup};
 use crate::chats_store;
 use crate::components::{
     composer::Composer,
+    context_meter::ContextMeterView,
     empty_chat::EmptyChat,
     history_list::HistoryList,
     model_offer::ModelOffer,
@@ -20,7 +21,7 @@ use crate::components::{
     tool_browser::{ServerEntry, ToolBrowser},
     tools_menu::{ServerChoice, ToolsMenu},
     top_bar::TopBar,
-    transcript_view::TranscriptView,
+    transcript_view::{TranscriptActions, TranscriptView},
 };
 use crate::hooks::{
     use_chat_persistence, use_driver, use_stick_to_bottom, use_worker_port, use_worker_status,
@@ -49,7 +50,7 @@ fn emit_leaving<T: 'static>(
     })
 }
 
-fn new_chat_id() -> String {
+pub(crate) fn new_chat_id() -> String {
     format!(
         "{:x}{:06x}",
         js_sys::Date::now() as u64,
@@ -64,6 +65,18 @@ fn emit<T: 'static>(
 ) -> Callback<T> {
     let dispatcher = dispatcher.clone();
     Callback::from(move |value| dispatcher.dispatch(make(value)))
+}
+
+/// What the chat's next turn is sent with, as chosen in the UI.
+fn turn_setup(state: &State) -> TurnSetup {
+    let model = state.model();
+    TurnSetup {
+        model_thinks: state.model_info(&model).and_then(|m| m.thinking),
+        thinking: state.chat.thinking,
+        model,
+        servers: state.enabled_servers(),
+        google_search: state.chat.google_search,
+    }
 }
 
 #[function_component]
@@ -100,16 +113,20 @@ pub fn App() -> Html {
             if state.view != View::Chat {
                 depart_apps_in(&main);
             }
-            let model = state.model();
-            let setup = TurnSetup {
-                model_thinks: state.model_info(&model).and_then(|m| m.thinking),
-                thinking: state.chat.thinking,
-                model,
-                servers: state.enabled_servers(),
-                google_search: state.chat.google_search,
-            };
-            driver.send(text, setup);
+            driver.send(text, turn_setup(&state));
         })
+    };
+    let on_continue = {
+        let (driver, state) = (driver.clone(), state.clone());
+        Callback::from(move |()| driver.continue_reply(turn_setup(&state)))
+    };
+    let on_summarize = {
+        let (driver, state) = (driver.clone(), state.clone());
+        Callback::from(move |()| driver.summarize(turn_setup(&state)))
+    };
+    let on_retry_now = {
+        let driver = driver.clone();
+        Callback::from(move |()| driver.retry_now())
     };
     let on_stop = {
         let driver = driver.clone();
@@ -251,9 +268,13 @@ pub fn App() -> Html {
         View::Chat if state.chat.entries.is_empty() => {
             html! { <EmptyChat has_key={state.settings.is_none() || state.has_api_key()} /> }
         }
-        View::Chat => html! {
-            <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))} {on_decide} {on_elicit} />
-        },
+        View::Chat => {
+            let actions = TranscriptActions { on_decide, on_elicit, on_continue, on_retry_now };
+            html! {
+                <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))}
+                    busy={state.chat.busy} {actions} />
+            }
+        }
     };
     let services = {
         let (port, driver, dispatcher) = (port.clone(), driver.clone(), dispatcher.clone());
@@ -277,6 +298,8 @@ pub fn App() -> Html {
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
+                <ContextMeterView meter={state.context_meter()} busy={state.chat.busy}
+                    summarizing={state.chat.summarizing} {on_summarize} />
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
                     sent={state.chat.tools_sent}
                     on_toggle={emit(&dispatcher, Action::ToggleServer)}

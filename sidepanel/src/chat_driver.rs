@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
-    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ThinkingChoice,
-    ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
+    prompts, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice,
+    ThinkingChoice, ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, ToolNames};
@@ -37,6 +37,17 @@ pub struct TurnSetup {
     pub thinking: ThinkingChoice,
     pub servers: IndexSet<String>,
     pub google_search: bool,
+}
+
+/// What a turn asks of the model.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Ask {
+    /// The person's message.
+    Message(String),
+    /// Go on with a reply the output limit cut.
+    Continue,
+    /// A summary to start a new chat from.
+    Summary,
 }
 
 mod apps;
@@ -186,6 +197,28 @@ impl Driver {
     /// Starts a user turn: reads the key and the tools, then sends.
     pub fn send(&self, text: String, setup: TurnSetup) {
         self.dispatch(Action::UserSent { text: text.clone(), now_ms: now_ms() });
+        self.start(Ask::Message(text), setup);
+    }
+
+    /// Asks the last reply, cut at the output limit, to go on.
+    pub fn continue_reply(&self, setup: TurnSetup) {
+        self.dispatch(Action::Continued);
+        self.start(Ask::Continue, setup);
+    }
+
+    /// Asks for a summary of the chat and starts a new chat from it.
+    pub fn summarize(&self, setup: TurnSetup) {
+        self.dispatch(Action::SummaryStarted);
+        self.start(Ask::Summary, setup);
+    }
+
+    /// While a failed request waits for its retry: send it now.
+    pub fn retry_now(&self) {
+        self.0.borrow_mut().chat.retry_now();
+        self.pump();
+    }
+
+    fn start(&self, ask: Ask, setup: TurnSetup) {
         self.0.borrow_mut().stop_requested = false;
         let this = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
@@ -205,13 +238,14 @@ impl Driver {
                 )));
                 return this.end_setup();
             };
-            let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
+            let tools_wanted = ask != Ask::Summary
+                && ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
             if this.0.borrow().stop_requested {
                 return this.end_setup();
             }
             this.gather_tools(WaitingTurn {
-                text,
+                ask,
                 setup,
                 key: key.expose().to_owned(),
                 settings: Rc::new(settings),
@@ -246,8 +280,14 @@ impl Driver {
             inner.servers = facts;
             inner.turn_servers = Some((turn.settings, turn.servers));
             let _ = inner.chat.set_config(config);
-            let parts = apps::with_app_context(&mut inner.app_contexts, turn.text);
-            inner.chat.send_message(parts)
+            match turn.ask {
+                Ask::Message(text) => {
+                    let parts = apps::with_app_context(&mut inner.app_contexts, text);
+                    inner.chat.send_message(parts)
+                }
+                Ask::Continue => inner.chat.continue_reply(),
+                Ask::Summary => inner.chat.summarize(),
+            }
         };
         if let Err(busy) = sent {
             self.dispatch(Action::Notice(word(&busy.text())));
@@ -339,16 +379,29 @@ impl Driver {
             let action = match event {
                 // The reply itself is marked incomplete; a second line would repeat it.
                 ChatEvent::TextDelta(_)
-                | ChatEvent::Usage(_)
                 | ChatEvent::ToolDone { .. }
                 | ChatEvent::Notice(Notice::Incomplete) => continue,
+                ChatEvent::Usage { turn, context_tokens } => Action::Usage { turn, context_tokens },
                 ChatEvent::ThoughtDelta(t) => Action::ThoughtDelta(t),
                 ChatEvent::ModelTurn { incomplete, .. } => Action::ModelTurnEnded { incomplete },
-                ChatEvent::Retrying { delay, error, .. } => Action::Retrying {
-                    seconds: delay.as_secs_f64().ceil() as u64,
-                    message: word(&error.text()),
+                ChatEvent::Retrying { delay, error, retry, max } => {
+                    let millis = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+                    Action::Retrying {
+                        seconds: delay.as_secs_f64().ceil() as u64,
+                        message: word(&error.text()),
+                        until_ms: now_ms().saturating_add(millis),
+                        retry,
+                        max,
+                    }
+                }
+                ChatEvent::Notice(Notice::Finish(reason)) => match reason.notice() {
+                    Some(text) => {
+                        Action::Finished { code: reason.code().to_owned(), text: word(&text) }
+                    }
+                    None => continue,
                 },
                 ChatEvent::Notice(notice) => Action::Notice(word(&notice.text())),
+                ChatEvent::Summary(summary) => self.start_from_summary(summary),
                 ChatEvent::Error(error) => {
                     let message = word(&error.text());
                     Action::Failed(ErrorView::from_error(&error, message))
@@ -362,6 +415,23 @@ impl Driver {
         }
         if !text.is_empty() {
             self.dispatch(Action::TextDelta(text));
+        }
+    }
+
+    /// The summary arrived: the conversation goes on in a new chat that starts from it.
+    fn start_from_summary(&self, summary: String) -> Action {
+        let history = vec![Turn::new(prompts::summary_seed(&summary), None)];
+        {
+            let mut inner = self.0.borrow_mut();
+            let config = inner.chat.config().clone();
+            inner.chat = Chat::from_turns(config, history.clone());
+            inner.app_contexts.clear();
+        }
+        Action::Summarized {
+            id: crate::app::new_chat_id(),
+            now_ms: now_ms(),
+            summary,
+            history: Rc::new(history),
         }
     }
 

@@ -7,7 +7,9 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{automatic_model, ModelInfo, ThinkingChoice, Turn};
+use gemipanel_core::gemini::{
+    automatic_model, ContextMeter, ModelInfo, ThinkingChoice, Turn, TurnUsage,
+};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::Settings;
@@ -50,6 +52,10 @@ pub struct ChatView {
     pub thinking: ThinkingChoice,
     pub entries: Vec<Rc<Entry>>,
     pub busy: bool,
+    /// The tokens the next request sends again, as of the last answer.
+    pub context_tokens: u64,
+    /// The model is writing the summary a new chat will start from (not saved).
+    pub summarizing: bool,
     /// The conversation as Gemini sees it, as of the last finished turn.
     pub history: Rc<Vec<Turn>>,
     /// Bumped when the chat should be saved.
@@ -73,6 +79,7 @@ impl ChatView {
             servers: self.servers.clone(),
             google_search: self.google_search,
             thinking: self.thinking,
+            context_tokens: self.context_tokens,
             history: (*self.history).clone(),
             entries: self
                 .entries
@@ -95,6 +102,8 @@ impl ChatView {
             thinking: saved.thinking,
             entries: saved.entries.into_iter().map(Rc::new).collect(),
             busy: false,
+            context_tokens: saved.context_tokens,
+            summarizing: false,
             history: Rc::new(saved.history),
             save_epoch: 0,
             tools_sent: None,
@@ -122,6 +131,21 @@ impl ChatView {
         if let Some(reply) = self.last_model_reply() {
             reply.streaming = false;
             reply.incomplete |= incomplete;
+        }
+    }
+
+    /// The last reply of the running exchange (since the person's last message).
+    fn exchange_reply(&mut self) -> Option<&mut ModelReply> {
+        let start = self
+            .entries
+            .iter()
+            .rposition(|e| matches!(**e, Entry::User { .. } | Entry::Summary { .. }))
+            .map_or(0, |i| i + 1);
+        let index =
+            start + self.entries[start..].iter().rposition(|e| matches!(**e, Entry::Model(_)))?;
+        match Rc::make_mut(&mut self.entries[index]) {
+            Entry::Model(reply) => Some(reply),
+            _ => None,
         }
     }
 
@@ -218,6 +242,12 @@ impl State {
         automatic_model(self.models.as_deref().map(Vec::as_slice))
     }
 
+    /// How full the chat's model's context window is, when the list gives the window.
+    pub fn context_meter(&self) -> Option<ContextMeter> {
+        let limit = self.model_info(&self.model()).and_then(|m| m.input_token_limit);
+        ContextMeter::new(self.chat.context_tokens, limit)
+    }
+
     /// The list's entry for a model, when the list has it.
     pub fn model_info(&self, id: &str) -> Option<&ModelInfo> {
         self.models.as_deref()?.iter().find(|m| m.id == id)
@@ -272,11 +302,35 @@ pub enum Action {
     ModelTurnEnded {
         incomplete: bool,
     },
+    /// A request of the turn ended: the turn's usage so far and the chat's context.
+    Usage {
+        turn: TurnUsage,
+        context_tokens: u64,
+    },
     Retrying {
         seconds: u64,
         message: String,
+        until_ms: u64,
+        retry: u32,
+        max: u32,
     },
     Notice(String),
+    /// The model stopped for a reason worth telling (`finishReason` code, in words).
+    Finished {
+        code: String,
+        text: String,
+    },
+    /// The person asked a reply cut at the output limit to go on: it grows where it stopped.
+    Continued,
+    /// The model is asked for a summary to start a new chat from.
+    SummaryStarted,
+    /// A new chat starts from the summary of this one.
+    Summarized {
+        id: String,
+        now_ms: u64,
+        summary: String,
+        history: Rc<Vec<Turn>>,
+    },
     /// A model request went out with these tools.
     ToolsSent(ToolsSent),
     Failed(ErrorView),
@@ -388,12 +442,54 @@ pub fn reduce(state: &State, action: Action) -> State {
             chat.updated_ms = now_ms;
             next.view = View::Chat;
         }
+        // A summary being written is not a reply of this chat.
+        Action::TextDelta(_) | Action::ThoughtDelta(_) if chat.summarizing => {}
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
         Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push(&text),
         Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
-        Action::Retrying { seconds, message } => {
+        Action::Usage { turn, context_tokens } => {
+            if !chat.summarizing {
+                chat.context_tokens = context_tokens;
+                if let Some(reply) = chat.exchange_reply() {
+                    reply.usage = Some(turn);
+                }
+            }
+        }
+        Action::Retrying { seconds, message, until_ms, retry, max } => {
             chat.end_streaming(false);
-            chat.entries.push(Rc::new(Entry::Retrying { seconds, message }));
+            chat.entries.push(Rc::new(Entry::Retrying { seconds, message, until_ms, retry, max }));
+        }
+        Action::Finished { code, text } => {
+            chat.end_streaming(false);
+            chat.entries.push(Rc::new(Entry::Finish { code, text }));
+        }
+        Action::Continued => {
+            if matches!(chat.entries.last().map(|e| &**e), Some(Entry::Finish { .. })) {
+                chat.entries.pop();
+            }
+            if let Some(Entry::Model(reply)) = chat.entries.last_mut().map(Rc::make_mut) {
+                reply.streaming = true;
+                reply.incomplete = false;
+            }
+            chat.busy = true;
+        }
+        Action::SummaryStarted => {
+            chat.summarizing = true;
+            chat.busy = true;
+        }
+        Action::Summarized { id, now_ms, summary, history } => {
+            let from_title = chat.title.clone();
+            let mut fresh = ChatView::new(id, now_ms);
+            fresh.model = chat.model.clone();
+            fresh.servers = chat.servers.clone();
+            fresh.google_search = chat.google_search;
+            fresh.thinking = chat.thinking;
+            fresh.title = from_title.clone();
+            fresh.history = history;
+            fresh.busy = true;
+            fresh.entries = vec![Rc::new(Entry::Summary { text: summary, from_title })];
+            next.chat = fresh;
+            next.view = View::Chat;
         }
         Action::ToolsSent(sent) => chat.tools_sent = Some(sent),
         Action::Notice(text) => {
@@ -407,6 +503,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::TurnOver { history, now_ms } => {
             chat.end_streaming(false);
             chat.busy = false;
+            chat.summarizing = false;
             chat.history = history;
             chat.updated_ms = now_ms;
             chat.save_epoch += 1;
@@ -777,6 +874,136 @@ mod tests {
         assert_eq!(chosen.model(), "gemini-3.6-flash");
         let back = reduce(&chosen, Action::SetModel(String::new()));
         assert_eq!((back.chat.model.clone(), back.model()), (None, "gemini-4-argon".to_owned()));
+    }
+
+    fn usage(total: u64) -> TurnUsage {
+        TurnUsage { prompt: total - 1, output: 1, total, requests: 1, ..TurnUsage::default() }
+    }
+
+    #[test]
+    fn a_turns_usage_goes_on_its_last_reply_and_the_context_is_kept() {
+        let card = ToolCard::asked("call-1", "s1", "S", "t", "{}".into(), None, true);
+        let state = run(vec![
+            sent("a"),
+            Action::TextDelta("first".into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+            sent("b"),
+            Action::TextDelta("Let me look.".into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::ToolAsked(card),
+            Action::Usage { turn: usage(10), context_tokens: 10 },
+            Action::TextDelta("Found it.".into()),
+            Action::Usage { turn: usage(25), context_tokens: 20 },
+        ]);
+        let usages: Vec<Option<u64>> = state
+            .chat
+            .entries
+            .iter()
+            .filter_map(|e| match &**e {
+                Entry::Model(reply) => Some(reply.usage.map(|u| u.total)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(usages, [None, Some(10), Some(25)], "never on an earlier turn's reply");
+        assert_eq!(state.chat.context_tokens, 20);
+        let saved = serde_json::to_string(&state.chat.to_saved()).unwrap();
+        let back: SavedChat = serde_json::from_str(&saved).unwrap();
+        assert_eq!(ChatView::from_saved(back).context_tokens, 20);
+    }
+
+    #[test]
+    fn the_context_meter_needs_the_models_window() {
+        use gemipanel_core::gemini::Stage;
+        let mut state = run(vec![Action::Usage { turn: usage(5), context_tokens: 950_000 }]);
+        assert_eq!(state.context_meter(), None, "no list, no window");
+        let model = state.model();
+        state = reduce(
+            &state,
+            Action::ModelsLoaded(vec![ModelInfo {
+                id: model,
+                display_name: "x".into(),
+                stage: Stage::Stable,
+                input_token_limit: Some(1_000_000),
+                thinking: None,
+            }]),
+        );
+        assert!(state.context_meter().unwrap().is_nearly_full());
+    }
+
+    #[test]
+    fn continuing_grows_the_cut_reply_in_place() {
+        let state = run(vec![
+            sent("story"),
+            Action::TextDelta("Once upon".into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::Finished { code: "MAX_TOKENS".into(), text: "cut".into() },
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+            Action::Continued,
+            Action::TextDelta(" a time.".into()),
+        ]);
+        let kinds: Vec<_> = state.chat.entries.iter().map(|e| e.kind()).collect();
+        assert_eq!(kinds, ["user", "model"], "the Continue offer went with its use");
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert_eq!(reply.doc.text(), "Once upon a time.");
+        assert!(state.chat.busy && reply.streaming);
+    }
+
+    #[test]
+    fn a_summary_starts_a_new_chat_with_the_same_choices() {
+        let seed = Turn::new(gemipanel_core::gemini::Content::user_text("summary"), None);
+        let state = run(vec![
+            sent("Plan a trip"),
+            Action::SetGoogleSearch(true),
+            Action::SetThinking(ThinkingChoice::High),
+            Action::TextDelta("Day 1".into()),
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+            Action::SummaryStarted,
+            Action::TextDelta("- trip".into()),
+        ]);
+        assert!(state.chat.summarizing && state.chat.busy);
+        assert_eq!(state.chat.entries.len(), 2, "the summary is not a reply of this chat");
+        let old_id = state.chat.id.clone();
+        let next = reduce(
+            &state,
+            Action::Summarized {
+                id: "new".into(),
+                now_ms: 3,
+                summary: "- trip".into(),
+                history: Rc::new(vec![seed.clone()]),
+            },
+        );
+        assert_ne!(next.chat.id, old_id);
+        assert!(next.chat.google_search);
+        assert_eq!(next.chat.thinking, ThinkingChoice::High);
+        assert_eq!(next.chat.history.as_slice(), [seed]);
+        assert_eq!(
+            *next.chat.entries[0],
+            Entry::Summary { text: "- trip".into(), from_title: "Plan a trip".into() }
+        );
+        let done =
+            reduce(&next, Action::TurnOver { history: next.chat.history.clone(), now_ms: 4 });
+        assert!(!done.chat.busy && !done.chat.summarizing);
+        assert_eq!(done.chat.save_epoch, 1, "the new chat is saved");
+    }
+
+    #[test]
+    fn chats_saved_before_the_countdown_still_open() {
+        let old = serde_json::json!({
+            "id": "c", "title": "t", "created_ms": 0, "updated_ms": 0, "history": [],
+            "entries": [
+                {"user": {"text": "hi"}},
+                {"retrying": {"seconds": 20, "message": "quota"}},
+                {"model": {"doc": "hello", "incomplete": false}}
+            ]
+        });
+        let saved: SavedChat = serde_json::from_value(old).unwrap();
+        let chat = ChatView::from_saved(saved);
+        assert_eq!(
+            *chat.entries[1],
+            Entry::Retrying { seconds: 20, message: "quota".into(), until_ms: 0, retry: 0, max: 0 }
+        );
+        assert_eq!(chat.context_tokens, 0);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{Error, ThinkingChoice, Turn};
+use gemipanel_core::gemini::{Error, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
 use serde::{Deserialize, Serialize};
@@ -29,11 +29,30 @@ pub enum Entry {
     Notice {
         text: String,
     },
+    /// Why the model stopped when it was not a normal stop (`finishReason`, its API code), in
+    /// words; a reply cut at the output limit can be continued from here.
+    Finish {
+        code: String,
+        text: String,
+    },
+    /// A request that failed goes out again: `until_ms` is when (0 in chats saved before the
+    /// countdown), `retry` of at most `max`.
     Retrying {
         seconds: u64,
         message: String,
+        #[serde(default)]
+        until_ms: u64,
+        #[serde(default)]
+        retry: u32,
+        #[serde(default)]
+        max: u32,
     },
     Error(ErrorView),
+    /// The first entry of a chat started from another's summary (written by the model).
+    Summary {
+        text: String,
+        from_title: String,
+    },
 }
 
 impl Entry {
@@ -44,8 +63,10 @@ impl Entry {
             Entry::Tool(_) => "tool",
             Entry::Elicitation(_) => "elicitation",
             Entry::Notice { .. } => "notice",
+            Entry::Finish { .. } => "finish",
             Entry::Retrying { .. } => "retrying",
             Entry::Error(_) => "error",
+            Entry::Summary { .. } => "summary",
         }
     }
 }
@@ -63,6 +84,9 @@ pub struct ModelReply {
     /// Cut short (stopped, dropped, or ended without a finish reason); the text is partial.
     #[serde(default)]
     pub incomplete: bool,
+    /// What the turn this reply ends cost (every request of it), shown on hover.
+    #[serde(default)]
+    pub usage: Option<TurnUsage>,
 }
 
 impl ModelReply {
@@ -218,6 +242,10 @@ pub enum ErrorKind {
     /// Invalid key or no permission: fix the key.
     Auth,
     RateLimited,
+    /// A quota counted per day ran out: trying again today will not help.
+    DailyQuota,
+    /// The safety filters blocked the person's message.
+    Blocked,
     /// Google's side (5xx).
     Server,
     Network,
@@ -239,8 +267,12 @@ impl ErrorView {
             ErrorKind::MissingKey
         } else if error.is_auth() {
             ErrorKind::Auth
+        } else if error.is_daily_quota() {
+            ErrorKind::DailyQuota
         } else if error.is_rate_limited() {
             ErrorKind::RateLimited
+        } else if error.is_blocked() {
+            ErrorKind::Blocked
         } else if error.is_server() {
             ErrorKind::Server
         } else if error.is_network() {
@@ -267,6 +299,9 @@ pub struct SavedChat {
     pub google_search: bool,
     #[serde(default)]
     pub thinking: ThinkingChoice,
+    /// The tokens the chat's next request sends again, as of its last answer (0 before one).
+    #[serde(default)]
+    pub context_tokens: u64,
     /// The conversation as Gemini sees it, each model turn with the model that wrote it, to
     /// continue it (chats saved before authors were kept read as turns without one).
     pub history: Vec<Turn>,
@@ -337,6 +372,14 @@ mod tests {
             (Error::from_http(429, body429), ErrorKind::RateLimited),
             (Error::from_http(503, "{}"), ErrorKind::Server),
             (Error::network("offline"), ErrorKind::Network),
+            (Error::blocked("SAFETY", vec![]), ErrorKind::Blocked),
+            (
+                Error::from_http(
+                    429,
+                    r#"{"error":{"code":429,"message":"q","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel"}]}]}}"#,
+                ),
+                ErrorKind::DailyQuota,
+            ),
             (
                 Error::from_http(
                     400,

@@ -9,7 +9,9 @@
 use serde_json::Value;
 
 use super::error::ApiErrorBody;
-use super::wire::{Content, FinishReason, FunctionCall, GenerateContentResponse, Part, ROLE_MODEL};
+use super::wire::{
+    Content, FinishReason, FunctionCall, GenerateContentResponse, Part, SafetyRating, ROLE_MODEL,
+};
 use super::{Error, UsageMetadata};
 
 /// What one payload means for the person reading.
@@ -105,8 +107,11 @@ impl StreamAccumulator {
 
     fn absorb(&mut self, chunk: GenerateContentResponse) -> Vec<StreamEvent> {
         let mut events = Vec::new();
-        if let Some(reason) = chunk.prompt_feedback.as_ref().and_then(|f| f.block_reason.clone()) {
-            events.extend(self.fail(Error::blocked(reason)));
+        if let Some(feedback) = chunk.prompt_feedback.as_ref() {
+            if let Some(reason) = feedback.block_reason.clone() {
+                let flagged = SafetyRating::flagged(&feedback.safety_ratings);
+                events.extend(self.fail(Error::blocked(reason, flagged)));
+            }
         }
         // GemiPanel asks for one candidate; others, if any, are ignored.
         if let Some(candidate) = chunk.candidates.into_iter().next() {
@@ -115,7 +120,7 @@ impl StreamAccumulator {
                 self.append(part);
             }
             if let Some(reason) = candidate.finish_reason {
-                let reason = FinishReason::parse(&reason);
+                let reason = FinishReason::parse(&reason).with_ratings(&candidate.safety_ratings);
                 self.finish_reason = Some(reason.clone());
                 events.push(StreamEvent::Finish(reason));
             }

@@ -1,6 +1,7 @@
 pub mod app_frame;
 pub mod code_block;
 pub mod composer;
+pub mod context_meter;
 pub mod elicitation_card;
 pub mod empty_chat;
 pub mod error_card;
@@ -10,6 +11,7 @@ pub mod markdown;
 pub mod model_offer;
 pub mod model_options;
 pub mod model_reply;
+pub mod retrying;
 pub mod status_bar;
 pub mod thinking_picker;
 pub mod tool_browser;

@@ -1,4 +1,5 @@
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{message, word};
+use gemipanel_core::gemini::usage::grouped;
 use yew::prelude::*;
 
 use super::markdown::Markdown;
@@ -27,6 +28,15 @@ pub fn ModelReplyView(props: &Props) -> Html {
             </details>
         }
     });
+    // The turn's tokens: the total shown small, the breakdown on hover or focus (a tooltip of
+    // the page's own, which a native `title` would double) and to screen readers.
+    let usage = reply.usage.map(|usage| {
+        let detail = word(&usage.text());
+        html! {
+            <span class="usage" tabindex="0" data-detail={detail.clone()} aria-label={detail}
+                data-testid="usage">{ message("panelTokens", &[&grouped(usage.total)]) }</span>
+        }
+    });
     let state = if reply.streaming {
         "streaming"
     } else if reply.incomplete {
@@ -35,6 +45,7 @@ pub fn ModelReplyView(props: &Props) -> Html {
         "done"
     };
     html! {
+        <>
         <article class={classes!("reply", state)} data-testid="reply" data-state={state}>
             { for thoughts }
             <div class="answer" data-testid="answer"><Markdown doc={reply.doc.clone()} /></div>
@@ -45,5 +56,10 @@ pub fn ModelReplyView(props: &Props) -> Html {
                 <p class="incomplete-mark">{ message("panelIncomplete", &[]) }</p>
             }
         </article>
+        // Beside the reply, not in it: what the reply says stays its text alone.
+        if !reply.streaming {
+            <div class="reply-meta">{ for usage }</div>
+        }
+        </>
     }
 }

@@ -48,8 +48,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// tokens, the context meter and the offer of a new chat from a summary, the finish reasons in
 /// words with Continue, the retry countdown and the safety texts (two components, four entry
 /// kinds and their saved form, about 42 KB raw); measured 549.3 to 564.9 KB.
+/// Then 570 to 580 with grounding (issue 21, item 7): reading `groundingMetadata`, mapping its
+/// segments to sentences, the sources list saved with each reply and Google Search with the MCP
+/// tools in one request; measured 564.9 to 575.5 KB.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 370.0), ("sidepanel", 570.0), ("popup", 360.0), ("apphost", 158.0)];
+    [("background", 370.0), ("sidepanel", 580.0), ("popup", 360.0), ("apphost", 158.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

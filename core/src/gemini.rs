@@ -10,6 +10,7 @@ mod backoff;
 mod chat;
 mod error;
 pub mod family;
+pub mod grounding;
 mod models;
 pub mod prompts;
 pub mod routing;
@@ -27,6 +28,7 @@ pub use chat::{
 };
 pub use error::{parse_proto_duration, ApiErrorBody, ApiStatus, Error};
 pub use family::Family;
+pub use grounding::{GroundingMetadata, Sources};
 pub use models::{
     automatic_model, availability, chat_models, default_model, list_error, model_id,
     supports_function_calling, token_count_label, Availability, KnownModels, ListModelsResponse,

@@ -508,6 +508,70 @@ fn tools_are_off_with_google_search_and_for_gemma() {
 }
 
 #[test]
+fn google_search_goes_with_the_tools_on_gemini_3_and_later_and_their_calls_round_trip() {
+    let mut both = config();
+    both.model = "gemini-3.8-flash".into();
+    both.google_search = true;
+    assert_eq!(both.tools_off_reason(), None);
+    let mut chat = Chat::new(both, Vec::new());
+    chat.send_text("Weather in Kyoto, then echo it").unwrap();
+    let request = next_request(&mut chat);
+    let body = serde_json::to_value(&request.body).unwrap();
+    assert_eq!(body["tools"][0], json!({"googleSearch": {}}));
+    assert_eq!(body["tools"][1]["functionDeclarations"][0]["name"], "mcp_s_echo");
+    assert_eq!(body["toolConfig"], json!({"includeServerSideToolInvocations": true}));
+    // The API's own search call and result come back as parts of their own, beside the
+    // function call: all of them go back unchanged.
+    let turn = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"toolCall": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["kyoto weather"]}},
+         "thoughtSignature": "c2VhcmNo"},
+        {"toolResponse": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "response": {"ok": true}}},
+        {"functionCall": {"id": "f1", "name": "mcp_s_echo", "args": {"q": "sunny"}}, "thoughtSignature": "ZWNobw=="}
+    ]}, "finishReason": "STOP"}]});
+    stream(&mut chat, &request, &[turn.to_string()]);
+    let calls = next_calls(&mut chat);
+    assert_eq!(calls.len(), 1, "only the function call is ours to run");
+    chat.handle_tool_result(&calls[0].call_id, ToolOutcome::Error("x".into()));
+    let next = next_request(&mut chat);
+    let sent = serde_json::to_value(&next.body.contents[1]).unwrap();
+    assert_eq!(sent, turn["candidates"][0]["content"]);
+
+    // Before Gemini 3 the two do not go together: search wins, the tools say why they are off.
+    let mut older = config();
+    older.google_search = true;
+    assert_eq!(older.tools_off_reason(), Some(ToolsOff::GoogleSearch));
+}
+
+#[test]
+fn a_grounded_reply_brings_its_sources_before_it_ends() {
+    let mut search = ChatConfig::new("gemini-3.8-flash");
+    search.google_search = true;
+    let mut chat = Chat::new(search, Vec::new());
+    chat.send_text("Who won Euro 2024?").unwrap();
+    let request = next_request(&mut chat);
+    let last = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": " in the final."}]},
+        "finishReason": "STOP",
+        "groundingMetadata": {
+            "webSearchQueries": ["euro 2024 winner"],
+            "groundingChunks": [{"web": {"uri": "https://www.uefa.com/euro2024/", "title": "uefa.com"}}],
+            "groundingSupports": [{"segment": {"endIndex": 20, "text": "Spain won Euro 2024."},
+                                   "groundingChunkIndices": [0]}]}}]});
+    stream(
+        &mut chat,
+        &request,
+        &[text_chunk("Spain won Euro 2024. They beat England"), last.to_string()],
+    );
+    let shown = events(&mut chat);
+    let at = |pred: &dyn Fn(&ChatEvent) -> bool| shown.iter().position(pred).unwrap();
+    let sources = at(&|e| matches!(e, ChatEvent::Sources(_)));
+    assert!(sources < at(&|e| matches!(e, ChatEvent::ModelTurn { .. })));
+    let ChatEvent::Sources(found) = &shown[sources] else { unreachable!() };
+    assert_eq!(found.sources[0].title, "uefa.com");
+    assert_eq!(found.sources[0].supports, ["Spain won Euro 2024."]);
+    assert_eq!(found.queries[0].text, "euro 2024 winner");
+}
+
+#[test]
 fn saved_history_is_sent_and_config_changes_wait_for_idle() {
     let history = vec![
         gemipanel_core::gemini::Content::user_text("earlier"),

@@ -402,6 +402,7 @@ impl Driver {
                 },
                 ChatEvent::Notice(notice) => Action::Notice(word(&notice.text())),
                 ChatEvent::Summary(summary) => self.start_from_summary(summary),
+                ChatEvent::Sources(sources) => Action::Sources(sources),
                 ChatEvent::Error(error) => {
                     let message = word(&error.text());
                     Action::Failed(ErrorView::from_error(&error, message))

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::gemini::{
-    automatic_model, ContextMeter, ModelInfo, ThinkingChoice, Turn, TurnUsage,
+    automatic_model, ContextMeter, ModelInfo, Sources, ThinkingChoice, Turn, TurnUsage,
 };
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
@@ -302,6 +302,8 @@ pub enum Action {
     ModelTurnEnded {
         incomplete: bool,
     },
+    /// The reply's sources (Google Search grounding).
+    Sources(Sources),
     /// A request of the turn ended: the turn's usage so far and the chat's context.
     Usage {
         turn: TurnUsage,
@@ -447,6 +449,11 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
         Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push(&text),
         Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
+        Action::Sources(sources) => {
+            if let Some(reply) = chat.exchange_reply() {
+                reply.sources = Some(sources);
+            }
+        }
         Action::Usage { turn, context_tokens } => {
             if !chat.summarizing {
                 chat.context_tokens = context_tokens;
@@ -1004,6 +1011,27 @@ mod tests {
             Entry::Retrying { seconds: 20, message: "quota".into(), until_ms: 0, retry: 0, max: 0 }
         );
         assert_eq!(chat.context_tokens, 0);
+    }
+
+    #[test]
+    fn a_replys_sources_are_kept_with_it_and_saved() {
+        let sources: Sources = serde_json::from_value(serde_json::json!({
+            "queries": [{"text": "euro 2024", "href": "https://www.google.com/search?q=euro+2024"}],
+            "sources": [{"title": "uefa.com", "href": "https://www.uefa.com/", "supports": ["Spain won."]}]
+        }))
+        .unwrap();
+        let state = run(vec![
+            sent("Who won?"),
+            Action::TextDelta("Spain won.".into()),
+            Action::Sources(sources.clone()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+        ]);
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert_eq!(reply.sources.as_ref(), Some(&sources));
+        let saved = serde_json::to_string(&state.chat.to_saved()).unwrap();
+        let back = ChatView::from_saved(serde_json::from_str(&saved).unwrap());
+        assert_eq!(back.entries, state.chat.entries);
     }
 
     #[test]

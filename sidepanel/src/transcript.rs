@@ -6,7 +6,7 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{Error, ThinkingChoice, Turn, TurnUsage};
+use gemipanel_core::gemini::{Error, Sources, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
 use serde::{Deserialize, Serialize};
@@ -87,6 +87,9 @@ pub struct ModelReply {
     /// What the turn this reply ends cost (every request of it), shown on hover.
     #[serde(default)]
     pub usage: Option<TurnUsage>,
+    /// Its sources, when Google Search grounded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Sources>,
 }
 
 impl ModelReply {

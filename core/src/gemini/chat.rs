@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::backoff::RetryPolicy;
 use super::family::Family;
+use super::grounding::Sources;
 use super::models::{model_id, supports_function_calling};
 use super::prompts::{CONTINUE_PROMPT, SUMMARY_PROMPT};
 use super::signatures::{contents_for, Turn};
@@ -55,7 +56,8 @@ pub struct ChatConfig {
     /// Tool titles by function name (`ExposedTools::titles`): words the tools are found by.
     pub titles: BTreeMap<String, String>,
     pub budget: Budget,
-    /// Grounding with Google Search; MCP tools are off while it is on.
+    /// Grounding with Google Search; MCP tools go with it where the model combines the two
+    /// (`Family::search_with_functions`), else they are off while it is on.
     pub google_search: bool,
     pub max_rounds: u32,
     pub retry: RetryPolicy,
@@ -94,7 +96,7 @@ impl ChatConfig {
 
     /// MCP tools go into requests.
     fn sends_functions(&self) -> bool {
-        !self.google_search && !self.declarations.is_empty() && self.tools_off_reason().is_none()
+        !self.declarations.is_empty() && self.tools_off_reason().is_none()
     }
 
     fn catalog(&self) -> Catalog {
@@ -110,10 +112,10 @@ pub enum ToolsOff {
 }
 
 impl ToolsOff {
-    /// The one rule: Google Search grounding, or a model that cannot call functions, turns the
-    /// MCP tools of a chat off.
+    /// The one rule: a model that cannot call functions, or Google Search grounding on a model
+    /// that cannot combine it with functions, turns the MCP tools of a chat off.
     pub fn for_chat(google_search: bool, model: &str) -> Option<ToolsOff> {
-        if google_search {
+        if google_search && !Family::of(model).search_with_functions {
             Some(ToolsOff::GoogleSearch)
         } else if !supports_function_calling(model) {
             Some(ToolsOff::ModelWithoutFunctionCalling)
@@ -221,6 +223,9 @@ pub enum ChatEvent {
     },
     /// The summary [`Chat::summarize`] asked for; the history is as it was.
     Summary(String),
+    /// The sources of the reply that just ended (Google Search grounding); before its
+    /// `ModelTurn`.
+    Sources(Sources),
     Notice(Notice),
     Error(Error),
     /// The user turn is over; the chat accepts a new message.
@@ -639,11 +644,19 @@ impl Chat {
         let mut sent = ToolsSent { enabled: self.catalog.len(), ..ToolsSent::default() };
         let mut tools = Vec::new();
         self.sent.clear();
+        let mut tool_config = None;
         if self.summarizing {
             // A summary needs no tools.
-        } else if self.config.google_search {
+        } else if self.config.google_search && !self.config.sends_functions() {
             tools.push(Tool::google_search());
         } else if self.config.sends_functions() {
+            if self.config.google_search {
+                // https://ai.google.dev/gemini-api/docs/generate-content/tool-combination: the
+                // API's own tool calls come back as `toolCall`/`toolResponse` parts, kept
+                // verbatim in the history like every part.
+                tools.push(Tool::google_search());
+                tool_config = Some(serde_json::json!({"includeServerSideToolInvocations": true}));
+            }
             let conversation = Conversation::from_history(&self.history);
             let selection = self.catalog.select(&conversation, &self.restriction);
             sent = selection.sent;
@@ -669,6 +682,7 @@ impl Chat {
         let body = GenerateContentRequest {
             contents,
             tools,
+            tool_config,
             system_instruction: self.config.system_instruction.clone().map(Content::system),
             generation_config: generation_config(
                 &family,
@@ -718,6 +732,11 @@ impl Chat {
         }
         let calls = outcome.function_calls();
         let finish_reason = outcome.finish_reason.clone();
+        if let Some(sources) =
+            outcome.grounding.as_ref().and_then(|g| Sources::of(g, &outcome.content.text()))
+        {
+            self.events.push_back(ChatEvent::Sources(sources));
+        }
         if !outcome.content.parts.is_empty() {
             self.push_model(outcome.content);
         }

@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::error::ApiErrorBody;
+use super::grounding::GroundingMetadata;
 use super::wire::{
     Content, FinishReason, FunctionCall, GenerateContentResponse, Part, SafetyRating, ROLE_MODEL,
 };
@@ -36,6 +37,8 @@ pub struct StreamOutcome {
     pub error: Option<Error>,
     /// No finish reason arrived, or an error did: the text is partial.
     pub incomplete: bool,
+    /// Grounding with Google Search: the last `groundingMetadata` the stream carried.
+    pub grounding: Option<GroundingMetadata>,
 }
 
 impl StreamOutcome {
@@ -50,6 +53,7 @@ pub struct StreamAccumulator {
     finish_reason: Option<FinishReason>,
     usage: Option<UsageMetadata>,
     error: Option<Error>,
+    grounding: Option<GroundingMetadata>,
     payloads: usize,
 }
 
@@ -95,6 +99,7 @@ impl StreamAccumulator {
             usage: self.usage,
             error: self.error,
             incomplete,
+            grounding: self.grounding,
         }
     }
 
@@ -118,6 +123,12 @@ impl StreamAccumulator {
             for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
                 events.extend(part_events(&part));
                 self.append(part);
+            }
+            // Usually complete in the last chunk; a later one replaces an earlier one.
+            if let Some(meta) =
+                candidate.extra.get("groundingMetadata").and_then(GroundingMetadata::read)
+            {
+                self.grounding = Some(meta);
             }
             if let Some(reason) = candidate.finish_reason {
                 let reason = FinishReason::parse(&reason).with_ratings(&candidate.safety_ratings);

@@ -12,6 +12,7 @@ pub mod model_offer;
 pub mod model_options;
 pub mod model_reply;
 pub mod retrying;
+pub mod sources;
 pub mod status_bar;
 pub mod thinking_picker;
 pub mod tool_browser;

@@ -3,6 +3,7 @@ use gemipanel_core::gemini::usage::grouped;
 use yew::prelude::*;
 
 use super::markdown::Markdown;
+use super::sources::SourcesView;
 use crate::state::ModelReply;
 
 #[derive(Properties, PartialEq)]
@@ -49,6 +50,9 @@ pub fn ModelReplyView(props: &Props) -> Html {
         <article class={classes!("reply", state)} data-testid="reply" data-state={state}>
             { for thoughts }
             <div class="answer" data-testid="answer"><Markdown doc={reply.doc.clone()} /></div>
+            if let Some(sources) = &reply.sources {
+                <SourcesView sources={sources.clone()} />
+            }
             if thinking_now && reply.thoughts.is_empty() {
                 <span class="typing" aria-label={message("panelThinking", &[])}></span>
             }

@@ -51,8 +51,12 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// Then 570 to 580 with grounding (issue 21, item 7): reading `groundingMetadata`, mapping its
 /// segments to sentences, the sources list saved with each reply and Google Search with the MCP
 /// tools in one request; measured 564.9 to 575.5 KB.
+/// The worker's went from 370 to 375 and the popup's from 360 to 365 with custom instructions
+/// for every chat (issue 21, item 8): a settings field, its edit, its check and its import (the
+/// worker applies and checks every edit, the popup edits and previews); measured worker 369.8
+/// to 371.3 KB, popup 358.3 to 360.4 KB.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 370.0), ("sidepanel", 580.0), ("popup", 360.0), ("apphost", 158.0)];
+    [("background", 375.0), ("sidepanel", 580.0), ("popup", 365.0), ("apphost", 158.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

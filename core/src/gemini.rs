@@ -11,6 +11,7 @@ mod chat;
 mod error;
 pub mod family;
 pub mod grounding;
+pub mod history;
 mod models;
 pub mod prompts;
 pub mod routing;

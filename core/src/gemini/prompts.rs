@@ -21,3 +21,32 @@ pub fn summary_seed(summary: &str) -> Content {
         summary.trim()
     ))
 }
+
+/// `systemInstruction`: the person's instructions for every chat, then the chat's own, each
+/// left out when blank (https://ai.google.dev/gemini-api/docs/text-generation#system-instructions).
+pub fn system_instruction(every_chat: Option<&str>, this_chat: Option<&str>) -> Option<String> {
+    let parts: Vec<&str> = [every_chat, this_chat]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_for_every_chat_come_first_and_blank_ones_are_left_out() {
+        assert_eq!(system_instruction(None, None), None);
+        assert_eq!(system_instruction(Some("  "), Some("\n")), None);
+        assert_eq!(system_instruction(Some("Be brief."), None).as_deref(), Some("Be brief."));
+        assert_eq!(system_instruction(None, Some(" Use metric. ")).as_deref(), Some("Use metric."));
+        assert_eq!(
+            system_instruction(Some("Be brief."), Some("Use metric.")).as_deref(),
+            Some("Be brief.\n\nUse metric.")
+        );
+    }
+}

@@ -55,8 +55,12 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// for every chat (issue 21, item 8): a settings field, its edit, its check and its import (the
 /// worker applies and checks every edit, the popup edits and previews); measured worker 369.8
 /// to 371.3 KB, popup 358.3 to 360.4 KB.
+/// The side panel's went from 580 to 605 with the conversation controls (issue 21, item 8):
+/// versions of a chat (the forks and history marks, and the saved form of the kept versions,
+/// nested entries included), the message editor and version switch, regenerate, copy as
+/// Markdown and the chat's instructions bar; measured 576.1 to 598.2 KB.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 375.0), ("sidepanel", 580.0), ("popup", 365.0), ("apphost", 158.0)];
+    [("background", 375.0), ("sidepanel", 605.0), ("popup", 365.0), ("apphost", 158.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -1,7 +1,8 @@
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::word;
-use gemipanel_core::gemini::{availability, Family, ToolsOff};
+use gemipanel_core::gemini::history::edited_parts;
+use gemipanel_core::gemini::{availability, prompts, Family, ToolsOff};
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use gemipanel_core::settings::SettingsEdit;
@@ -15,6 +16,7 @@ use crate::components::{
     context_meter::ContextMeterView,
     empty_chat::EmptyChat,
     history_list::HistoryList,
+    instructions_bar::InstructionsBar,
     model_offer::ModelOffer,
     status_bar::StatusBar,
     thinking_picker::ThinkingPicker,
@@ -35,6 +37,31 @@ fn depart_apps_in(main: &NodeRef) {
     if let Some(main) = main.cast::<web_sys::Element>() {
         gemipanel_browser::app_frame::depart_within(&main);
     }
+}
+
+/// The apps shown in the transcript from entry `from` on are asked to clean up: a new version
+/// of the chat replaces those entries.
+fn depart_apps_from(main: &NodeRef, from: usize) {
+    let Some(main) = main.cast::<web_sys::Element>() else { return };
+    let Ok(Some(list)) = main.query_selector(".transcript") else { return };
+    let entries = list.children();
+    for i in from..entries.length() as usize {
+        if let Some(entry) = entries.item(i as u32) {
+            gemipanel_browser::app_frame::depart_within(&entry);
+        }
+    }
+}
+
+/// The transcript index of the person's message `at`.
+fn entry_of_message(state: &State, at: usize) -> usize {
+    state
+        .chat
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(***e, crate::state::Entry::User { .. }))
+        .nth(at)
+        .map_or(state.chat.entries.len(), |(i, _)| i)
 }
 
 /// Like [`emit`], for an action that replaces the content of `main`.
@@ -76,6 +103,10 @@ fn turn_setup(state: &State) -> TurnSetup {
         model,
         servers: state.enabled_servers(),
         google_search: state.chat.google_search,
+        system_instruction: prompts::system_instruction(
+            state.settings.as_ref().and_then(|s| s.gemini.chosen_instructions()),
+            state.chat.instructions.as_deref(),
+        ),
     }
 }
 
@@ -128,6 +159,51 @@ pub fn App() -> Html {
         let driver = driver.clone();
         Callback::from(move |()| driver.retry_now())
     };
+    // A new version from message `at`: sent again with `text` (edited) or as it was.
+    let branch = {
+        let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
+        Callback::from(move |(at, text): (usize, Option<String>)| {
+            let Some(point) = state.chat.branch_point(at) else { return };
+            let (text, parts) = match text {
+                Some(new) => (new.clone(), edited_parts(&point.parts, &point.text, &new)),
+                None => (point.text.clone(), point.parts.clone()),
+            };
+            depart_apps_from(&main, entry_of_message(&state, at));
+            driver.reset(point.history, &state.chat.call_ids());
+            state.dispatch(Action::Branch { at });
+            driver.send_parts(text, parts, turn_setup(&state));
+        })
+    };
+    let on_edit = branch.reform(|(at, text): (usize, String)| (at, Some(text)));
+    let on_regenerate = branch.reform(|at: usize| (at, None));
+    let on_switch = {
+        let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
+        Callback::from(move |(at, to): (usize, usize)| {
+            if state.chat.busy {
+                return;
+            }
+            // What the driver continues from is the version about to show; nothing of the
+            // one it replaces runs again, and nothing of the one it brings back runs anew.
+            let next = state.chat.switched(at, to);
+            depart_apps_from(&main, entry_of_message(&state, at));
+            driver.reset((*next.history).clone(), &next.call_ids());
+            state.dispatch(Action::SwitchVersion { at, to });
+            let shown: Vec<_> = next.entries.iter().map(|e| (**e).clone()).collect();
+            driver.load_missing_apps(&shown);
+        })
+    };
+    let instructions_editing = use_state(|| false);
+    let on_instructions_editing = {
+        let editing = instructions_editing.clone();
+        Callback::from(move |open: bool| editing.set(open))
+    };
+    let on_instructions_save = {
+        let (editing, dispatcher) = (instructions_editing.clone(), dispatcher.clone());
+        Callback::from(move |instructions: Option<String>| {
+            dispatcher.dispatch(Action::SetInstructions(instructions));
+            editing.set(false);
+        })
+    };
     let on_stop = {
         let driver = driver.clone();
         Callback::from(move |_| driver.stop())
@@ -154,7 +230,7 @@ pub fn App() -> Html {
                     Ok(saved) => {
                         // (The chat's apps went when the history was shown.)
                         let entries = saved.entries.clone();
-                        driver.reset(saved.history.clone(), &entries);
+                        driver.reset(saved.history.clone(), &saved.call_ids());
                         dispatcher.dispatch(Action::ChatOpened(Box::new(saved)));
                         driver.load_missing_apps(&entries);
                     }
@@ -269,9 +345,18 @@ pub fn App() -> Html {
             html! { <EmptyChat has_key={state.settings.is_none() || state.has_api_key()} /> }
         }
         View::Chat => {
-            let actions = TranscriptActions { on_decide, on_elicit, on_continue, on_retry_now };
+            let actions = TranscriptActions {
+                on_decide,
+                on_elicit,
+                on_continue,
+                on_retry_now,
+                on_edit,
+                on_regenerate,
+                on_switch,
+            };
             html! {
                 <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))}
+                    messages={Shared(Rc::new(state.chat.message_info()))}
                     busy={state.chat.busy} {actions} />
             }
         }
@@ -295,6 +380,11 @@ pub fn App() -> Html {
                 on_new_chat={on_new_chat}
                 on_history={emit_leaving(&dispatcher, Action::ShowHistory, &main_ref)} />
             { for offer }
+            <InstructionsBar every_chat={state.settings.as_ref()
+                    .and_then(|s| s.gemini.chosen_instructions()).map(|i| AttrValue::from(i.to_owned()))}
+                this_chat={state.chat.instructions.clone().map(AttrValue::from)}
+                editing={*instructions_editing} on_editing={on_instructions_editing.clone()}
+                on_save={on_instructions_save} />
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
@@ -306,6 +396,9 @@ pub fn App() -> Html {
                     on_search={emit(&dispatcher, Action::SetGoogleSearch)}>
                     <ThinkingPicker {family} choice={state.chat.thinking}
                         on_change={emit(&dispatcher, Action::SetThinking)} />
+                    <button type="button" class="link instructions-open" data-testid="instructions-open"
+                        onclick={on_instructions_editing.reform(|_: MouseEvent| true)}>
+                        { gemipanel_browser::chrome::message("panelInstructions", &[]) }</button>
                 </ToolsMenu>
             </Composer>
             <StatusBar worker={state.worker.clone()} on_refresh={emit(&dispatcher, |()| Action::RefreshStatus)} />

@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
-    prompts, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice,
+    prompts, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, Part,
     ThinkingChoice, ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use yew::Callback;
 
-use crate::state::{Action, Entry, ErrorView, ToolCard};
+use crate::state::{Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
 use gemipanel_browser::chrome::{self, word};
 use gemipanel_browser::port::WorkerPort;
@@ -37,6 +37,8 @@ pub struct TurnSetup {
     pub thinking: ThinkingChoice,
     pub servers: IndexSet<String>,
     pub google_search: bool,
+    /// The instructions for every chat, then the chat's own (`prompts::system_instruction`).
+    pub system_instruction: Option<String>,
 }
 
 /// What a turn asks of the model.
@@ -44,6 +46,8 @@ pub struct TurnSetup {
 pub(crate) enum Ask {
     /// The person's message.
     Message(String),
+    /// A message sent again as it was, or with its text edited: a new version of the chat.
+    Parts(Vec<Part>),
     /// Go on with a reply the output limit cut.
     Continue,
     /// A summary to start a new chat from.
@@ -169,18 +173,15 @@ impl Driver {
         dispatch.emit(action);
     }
 
-    /// Replaces the conversation (a new chat, or a saved one reopened with what it showed);
-    /// anything running stops.
-    pub fn reset(&self, history: Vec<Turn>, shown: &[Entry]) {
+    /// Replaces the conversation (a new chat, a saved one reopened, another version of this
+    /// one); anything running stops. `call_ids` are those of every card the chat keeps, in
+    /// every version: new calls must not take them (nor their apps).
+    pub fn reset(&self, history: Vec<Turn>, call_ids: &[String]) {
         self.abort_everything();
         let mut inner = self.0.borrow_mut();
         let config = inner.chat.config().clone();
         inner.chat = Chat::from_turns(config, history);
-        // New calls must not take the ids of the restored cards (and their apps).
-        inner.chat.continue_call_ids_after(shown.iter().filter_map(|entry| match entry {
-            Entry::Tool(card) => Some(card.call_id.as_str()),
-            _ => None,
-        }));
+        inner.chat.continue_call_ids_after(call_ids.iter().map(String::as_str));
     }
 
     fn abort_everything(&self) {
@@ -198,6 +199,13 @@ impl Driver {
     pub fn send(&self, text: String, setup: TurnSetup) {
         self.dispatch(Action::UserSent { text: text.clone(), now_ms: now_ms() });
         self.start(Ask::Message(text), setup);
+    }
+
+    /// Sends a message again as a new version of the chat (the driver was reset to the history
+    /// before it): `text` is what the transcript shows, `parts` what the model gets.
+    pub fn send_parts(&self, text: String, parts: Vec<Part>, setup: TurnSetup) {
+        self.dispatch(Action::UserSent { text, now_ms: now_ms() });
+        self.start(Ask::Parts(parts), setup);
     }
 
     /// Asks the last reply, cut at the output limit, to go on.
@@ -275,6 +283,7 @@ impl Driver {
             config.declarations = tools.declarations();
             config.titles = tools.titles();
             config.google_search = turn.setup.google_search;
+            config.system_instruction = turn.setup.system_instruction.clone();
             inner.tools = tools;
             inner.turn_declares_tools = turn.declares_tools;
             inner.servers = facts;
@@ -285,6 +294,7 @@ impl Driver {
                     let parts = apps::with_app_context(&mut inner.app_contexts, text);
                     inner.chat.send_message(parts)
                 }
+                Ask::Parts(parts) => inner.chat.send_message(parts),
                 Ask::Continue => inner.chat.continue_reply(),
                 Ask::Summary => inner.chat.summarize(),
             }

@@ -6,6 +6,8 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
+use gemipanel_core::branches::Forks;
+use gemipanel_core::gemini::history::{HistoryMark, HistoryTail};
 use gemipanel_core::gemini::{Error, Sources, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
@@ -20,6 +22,10 @@ use crate::markdown::MdDoc;
 pub enum Entry {
     User {
         text: String,
+        /// Where the history stood before this message: versions part there. `None` in chats
+        /// saved before versions when it cannot be told (`history::derive_marks`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mark: Option<HistoryMark>,
     },
     Model(ModelReply),
     Tool(ToolCard),
@@ -310,9 +316,42 @@ pub struct SavedChat {
     pub history: Vec<Turn>,
     /// The conversation as the person saw it.
     pub entries: Vec<Entry>,
+    /// The versions not shown: what edited or regenerated messages replaced (none in chats
+    /// saved before versions).
+    #[serde(default, skip_serializing_if = "Forks::is_empty")]
+    pub forks: Forks<BranchTail>,
+    /// This chat's own instructions, sent after those for every chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// A version of a chat from one of its messages on: what the person saw, and what the model
+/// saw after the message's mark.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BranchTail {
+    pub entries: Vec<Entry>,
+    #[serde(default)]
+    pub history: HistoryTail,
+}
+
+/// The ids of the tool calls among `entries`.
+pub fn call_ids<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> Vec<String> {
+    entries
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Tool(card) => Some(card.call_id.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 impl SavedChat {
+    /// Every tool call id of the chat, in every version: a new call must take none of them.
+    pub fn call_ids(&self) -> Vec<String> {
+        let kept = self.forks.tails().into_iter().flat_map(|t| t.entries.iter());
+        call_ids(self.entries.iter().chain(kept))
+    }
+
     pub fn summary(&self) -> ChatSummary {
         ChatSummary { id: self.id.clone(), title: self.title.clone(), updated_ms: self.updated_ms }
     }
@@ -321,13 +360,17 @@ impl SavedChat {
     /// asking when the panel closed) has no app. Chats saved before an app waited for the
     /// person's answer kept one there; reopened, it would be read and run again.
     pub fn without_unagreed_apps(mut self) -> Self {
-        for entry in &mut self.entries {
-            if let Entry::Tool(card) = entry {
-                if matches!(card.status, ToolStatus::Confirm | ToolStatus::Denied) {
-                    card.app = None;
+        fn strip(entries: &mut [Entry]) {
+            for entry in entries {
+                if let Entry::Tool(card) = entry {
+                    if matches!(card.status, ToolStatus::Confirm | ToolStatus::Denied) {
+                        card.app = None;
+                    }
                 }
             }
         }
+        strip(&mut self.entries);
+        self.forks.each_tail_mut(&mut |tail| strip(&mut tail.entries));
         self
     }
 }

@@ -9,6 +9,9 @@ use crate::state::ModelReply;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub reply: ModelReply,
+    /// Set on the last reply of an exchange that can start a new version: ask again.
+    #[prop_or_default]
+    pub regenerate: Option<Callback<()>>,
 }
 
 /// A reply from Gemini: its thought summaries in a folded "Thinking" section above it (while
@@ -38,6 +41,15 @@ pub fn ModelReplyView(props: &Props) -> Html {
                 data-testid="usage">{ message("panelTokens", &[&grouped(usage.total)]) }</span>
         }
     });
+    let regenerate = props.regenerate.as_ref().map(|on| {
+        let onclick = on.reform(|_: MouseEvent| ());
+        html! {
+            <button type="button" class="icon-button" {onclick} data-testid="regenerate"
+                title={message("panelRegenerate", &[])} aria-label={message("panelRegenerate", &[])}>
+                { "↻" }
+            </button>
+        }
+    });
     let state = if reply.streaming {
         "streaming"
     } else if reply.incomplete {
@@ -62,8 +74,47 @@ pub fn ModelReplyView(props: &Props) -> Html {
         </article>
         // Beside the reply, not in it: what the reply says stays its text alone.
         if !reply.streaming {
-            <div class="reply-meta">{ for usage }</div>
+            <div class="reply-meta">
+                <CopyButton text={AttrValue::from(reply.doc.text())} />
+                { for regenerate }
+                { for usage }
+            </div>
         }
         </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct CopyProps {
+    text: AttrValue,
+}
+
+/// Copies the reply as the Markdown it was written in.
+#[function_component]
+fn CopyButton(props: &CopyProps) -> Html {
+    let copied = use_state(|| false);
+    let onclick = {
+        let (text, copied) = (props.text.clone(), copied.clone());
+        Callback::from(move |_: MouseEvent| {
+            let (text, copied) = (text.clone(), copied.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                copied.set(super::code_block::copy_text(&text).await);
+            });
+        })
+    };
+    let label =
+        if *copied { message("panelCopied", &[]) } else { message("panelCopyMarkdown", &[]) };
+    html! {
+        <button type="button" class="icon-button" {onclick} data-testid="copy-reply"
+            data-copied={copied.to_string()} title={label.clone()} aria-label={label}>
+            if *copied { { "✓" } } else {
+                // Two sheets: the usual "copy" sign (no font on every system has one).
+                <svg width="13" height="13" viewBox="0 0 16 16" aria-hidden="true" fill="none"
+                    stroke="currentColor" stroke-width="1.5">
+                    <rect x="5.5" y="5.5" width="8" height="9" rx="1.5" />
+                    <path d="M10.5 3.5v-1a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v8a1 1 0 0 0 1 1h1" />
+                </svg>
+            }
+        </button>
     }
 }

@@ -7,10 +7,11 @@ use yew::prelude::*;
 use super::{
     elicitation_card::ElicitationCardView, error_card::ErrorCard, markdown::Markdown,
     model_reply::ModelReplyView, retrying::RetryingView, tool_card::ToolCardView,
+    user_message::UserMessage,
 };
 use crate::chat_driver::Decision;
 use crate::shared::Shared;
-use crate::state::Entry;
+use crate::state::{Entry, MessageInfo};
 
 /// What the person can do from the transcript besides answering tool cards.
 #[derive(Clone, PartialEq)]
@@ -21,36 +22,85 @@ pub struct TranscriptActions {
     pub on_continue: Callback<()>,
     /// Send the request that waits for its retry now.
     pub on_retry_now: Callback<()>,
+    /// (message, new text): a new version of the chat from an edited message.
+    pub on_edit: Callback<(usize, String)>,
+    /// A new version of the chat from message `at`, sent as it was.
+    pub on_regenerate: Callback<usize>,
+    /// (message, version) to show.
+    pub on_switch: Callback<(usize, usize)>,
 }
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub entries: Shared<Vec<Rc<Entry>>>,
+    /// The person's messages on the path shown, in order.
+    pub messages: Shared<Vec<MessageInfo>>,
     /// A turn runs: only the last entry may offer what acts on the turn's end.
     pub busy: bool,
     pub actions: TranscriptActions,
+}
+
+/// Where an entry stands in its exchange (a message of the person's and what followed it).
+#[derive(Clone, Copy, PartialEq, Default)]
+struct Place {
+    /// The exchange's message (0-based), when it has one.
+    at: Option<usize>,
+    info: MessageInfo,
+    /// The last reply of its exchange: it can be regenerated.
+    last_reply: bool,
 }
 
 /// The conversation, one keyed and memoized view per entry.
 #[function_component]
 pub fn TranscriptView(props: &Props) -> Html {
     let last = props.entries.len().saturating_sub(1);
-    let entries = props.entries.iter().enumerate().map(|(i, entry)| {
+    let places = places(&props.entries, &props.messages);
+    let entries = props.entries.iter().zip(places).enumerate().map(|(i, (entry, place))| {
         // What belongs to the end of the chat: a Continue after the last reply when idle, the
         // countdown of the wait the chat is in.
         let live = i == last && matches!(**entry, Entry::Retrying { .. } | Entry::Finish { .. });
         let live = live && (props.busy == matches!(**entry, Entry::Retrying { .. }));
         html! {
-            <EntryView key={i} entry={Shared(entry.clone())} {live} actions={props.actions.clone()} />
+            <EntryView key={i} entry={Shared(entry.clone())} {live} {place}
+                actions={props.actions.clone()} />
         }
     });
     html! { <ol class="transcript" aria-live="polite">{ for entries }</ol> }
+}
+
+/// Each entry's exchange, and whether it is the exchange's last reply.
+fn places(entries: &[Rc<Entry>], messages: &[MessageInfo]) -> Vec<Place> {
+    let mut places = Vec::with_capacity(entries.len());
+    let mut at: Option<usize> = None;
+    let mut last_reply: Option<usize> = None;
+    for (i, entry) in entries.iter().enumerate() {
+        match &**entry {
+            Entry::User { .. } => {
+                at = Some(at.map_or(0, |a| a + 1));
+                last_reply = None;
+            }
+            Entry::Model(_) => last_reply = Some(i),
+            _ => {}
+        }
+        let info = at.and_then(|a| messages.get(a).copied()).unwrap_or_default();
+        places.push(Place { at, info, last_reply: false });
+        if let (Some(reply), Some(next)) = (last_reply, entries.get(i + 1)) {
+            if matches!(**next, Entry::User { .. }) {
+                places[reply].last_reply = true;
+            }
+        }
+    }
+    if let Some(reply) = last_reply {
+        places[reply].last_reply = true;
+    }
+    places
 }
 
 #[derive(Properties, PartialEq)]
 struct EntryProps {
     entry: Shared<Entry>,
     live: bool,
+    place: Place,
     actions: TranscriptActions,
 }
 
@@ -58,8 +108,18 @@ struct EntryProps {
 fn EntryView(props: &EntryProps) -> Html {
     let actions = &props.actions;
     let body = match &*props.entry {
-        Entry::User { text } => html! { <div class="bubble">{ text.clone() }</div> },
-        Entry::Model(reply) => html! { <ModelReplyView reply={reply.clone()} /> },
+        Entry::User { text, .. } => html! {
+            <UserMessage text={text.clone()} at={props.place.at.unwrap_or_default()}
+                info={props.place.info} on_edit={actions.on_edit.clone()}
+                on_switch={actions.on_switch.clone()} />
+        },
+        Entry::Model(reply) => {
+            let place = props.place;
+            let regenerate = (place.last_reply && place.info.editable)
+                .then(|| place.at.map(|at| actions.on_regenerate.reform(move |()| at)))
+                .flatten();
+            html! { <ModelReplyView reply={reply.clone()} {regenerate} /> }
+        }
         Entry::Tool(card) => {
             html! { <ToolCardView card={card.clone()} on_decide={actions.on_decide.clone()} /> }
         }

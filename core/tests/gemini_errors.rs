@@ -34,6 +34,7 @@ fn recorded_error_bodies_answer_the_predicates() {
             case["retry_after_ms"].as_u64(),
             "{file}: retry_after"
         );
+        assert_eq!(error.is_file_gone(), case["file_gone"] == true, "{file}: is_file_gone");
         if let Some(daily) = case["daily_quota"].as_bool() {
             assert_eq!(error.is_daily_quota(), daily, "{file}: is_daily_quota");
         }

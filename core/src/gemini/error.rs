@@ -164,9 +164,13 @@ impl Error {
     }
 
     /// The key is missing, invalid or lacks permission: the person must fix the settings.
+    /// A file reference that expired is not about the key (see [`Self::is_file_gone`]).
     pub fn is_auth(&self) -> bool {
         if matches!(self.kind, Kind::MissingKey) {
             return true;
+        }
+        if self.is_file_gone() {
+            return false;
         }
         let reason = self.api_status().and_then(ApiStatus::reason);
         matches!(self.status(), Some(401 | 403))
@@ -174,6 +178,15 @@ impl Error {
             || self.rpc_status() == "UNAUTHENTICATED"
             || self.rpc_status() == "PERMISSION_DENIED"
             || (self.status() == Some(400) && self.message().contains("API key not valid"))
+    }
+
+    /// A file of the Files API that the request names is gone: files last 48 hours
+    /// (https://ai.google.dev/gemini-api/docs/files), then the API answers 403 "You do not have
+    /// permission to access the File <id> or it may not exist." (observed:
+    /// github.com/googleapis/python-genai/issues/1218). Uploading it again fixes it.
+    pub fn is_file_gone(&self) -> bool {
+        self.status() == Some(403)
+            && self.message().starts_with("You do not have permission to access the File ")
     }
 
     pub fn is_missing_key(&self) -> bool {

@@ -6,6 +6,7 @@
 //! splits the SSE reply with `core::sse`, feeds each `data` payload back, and runs the
 //! [`ToolCall`]s through the worker.
 
+pub mod attachments;
 mod backoff;
 mod chat;
 mod error;
@@ -41,7 +42,7 @@ pub use thinking::ThinkingChoice;
 pub use tool_result::ToolOutcome;
 pub use usage::{ContextMeter, TurnUsage};
 pub use wire::{
-    harm_category, harm_list, Blob, Candidate, Content, FinishReason, FunctionCall,
+    harm_category, harm_list, Blob, Candidate, Content, FileData, FinishReason, FunctionCall,
     FunctionDeclaration, FunctionResponse, FunctionResponsePart, GenerateContentRequest,
     GenerateContentResponse, GenerationConfig, Part, PromptFeedback, SafetyRating, ThinkingConfig,
     Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,

@@ -83,6 +83,9 @@ pub struct Part {
     pub thought_signature: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_data: Option<Blob>,
+    /// A file uploaded with the Files API, by its `uri`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_data: Option<FileData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub function_call: Option<FunctionCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +101,11 @@ impl Part {
 
     pub fn inline_data(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
         Self { inline_data: Some(Blob::new(mime_type, data)), ..Self::default() }
+    }
+
+    pub fn file_data(mime_type: impl Into<String>, file_uri: impl Into<String>) -> Self {
+        let data = FileData { mime_type: Some(mime_type.into()), file_uri: file_uri.into() };
+        Self { file_data: Some(data), ..Self::default() }
     }
 
     pub fn function_response(response: FunctionResponse) -> Self {
@@ -124,6 +132,16 @@ impl Blob {
     pub fn new(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
         Self { mime_type: mime_type.into(), data: data.into(), display_name: None }
     }
+}
+
+/// A file of the Files API in a request: `{"fileData": {"mimeType", "fileUri"}}`
+/// (https://ai.google.dev/gemini-api/docs/files).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    pub file_uri: String,
 }
 
 /// A call the model asks for. `id` is set by some backends (and needed back in the response);

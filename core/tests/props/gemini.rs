@@ -3,9 +3,10 @@
 
 use gemipanel_core::gemini::{
     parse_proto_duration, Action, ApiErrorBody, ApiStatus, Blob, Candidate, Chat, ChatConfig,
-    Content, Error, FunctionCall, FunctionDeclaration, FunctionResponse, GenerateContentRequest,
-    GenerateContentResponse, GenerationConfig, ListModelsResponse, Model, Part, PromptFeedback,
-    SafetyRating, StreamAccumulator, ThinkingConfig, Tool, ToolOutcome, UsageMetadata,
+    Content, Error, FileData, FunctionCall, FunctionDeclaration, FunctionResponse,
+    GenerateContentRequest, GenerateContentResponse, GenerationConfig, ListModelsResponse, Model,
+    Part, PromptFeedback, SafetyRating, StreamAccumulator, ThinkingConfig, Tool, ToolOutcome,
+    UsageMetadata,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -32,24 +33,34 @@ fn function_response() -> impl Strategy<Value = FunctionResponse> {
 }
 
 fn part() -> impl Strategy<Value = Part> {
-    const KNOWN: &[&str] =
-        &["text", "thought", "thoughtSignature", "inlineData", "functionCall", "functionResponse"];
+    const KNOWN: &[&str] = &[
+        "text",
+        "thought",
+        "thoughtSignature",
+        "inlineData",
+        "fileData",
+        "functionCall",
+        "functionResponse",
+    ];
     let blob = (text(), text()).prop_map(|(mime_type, data)| Blob::new(mime_type, data));
+    let file =
+        (maybe(text()), text()).prop_map(|(mime_type, file_uri)| FileData { mime_type, file_uri });
     (
         (maybe(text()), maybe(any::<bool>()), maybe(text())),
-        (maybe(blob), maybe(function_call()), maybe(function_response())),
+        (maybe(blob), maybe(file), maybe(function_call()), maybe(function_response())),
         extra(KNOWN),
     )
         .prop_map(
             |(
                 (text, thought, thought_signature),
-                (inline_data, function_call, function_response),
+                (inline_data, file_data, function_call, function_response),
                 extra,
             )| Part {
                 text,
                 thought,
                 thought_signature,
                 inline_data,
+                file_data,
                 function_call,
                 function_response,
                 extra,

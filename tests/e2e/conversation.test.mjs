@@ -146,7 +146,13 @@ test('custom instructions: every chat\'s from the popup, this chat\'s from its h
     // This chat's own, with the keyboard: open, type, Ctrl+Enter.
     await page.getByTestId('instructions-edit').click();
     const own = page.getByTestId('chat-instructions');
+    // Too long is refused with the reason, the editor stays open with what was typed.
+    await own.fill('x'.repeat(20_001));
+    await own.press('Control+Enter');
+    assert.match(await page.getByTestId('instructions-refused').innerText(), /at most 20000 characters/);
+    assert.equal((await own.inputValue()).length, 20_001);
     await own.fill('Use metric units.');
+    assert.equal(await page.getByTestId('instructions-refused').isVisible(), false, 'gone once changed');
     await chat.shoot('instructions-editor');
     await own.press('Control+Enter');
     await bar.filter({ hasText: 'This chat: Use metric units.' }).waitFor();

@@ -6,16 +6,21 @@
 //! splits the SSE reply with `core::sse`, feeds each `data` payload back, and runs the
 //! [`ToolCall`]s through the worker.
 
+pub mod attachments;
 mod backoff;
 mod chat;
 mod error;
 pub mod family;
+pub mod grounding;
+pub mod history;
 mod models;
+pub mod prompts;
 pub mod routing;
 pub mod signatures;
 mod stream;
 pub mod thinking;
 mod tool_result;
+pub mod usage;
 mod wire;
 
 pub use backoff::RetryPolicy;
@@ -25,6 +30,7 @@ pub use chat::{
 };
 pub use error::{parse_proto_duration, ApiErrorBody, ApiStatus, Error};
 pub use family::Family;
+pub use grounding::{GroundingMetadata, Sources};
 pub use models::{
     automatic_model, availability, chat_models, default_model, list_error, model_id,
     supports_function_calling, token_count_label, Availability, KnownModels, ListModelsResponse,
@@ -34,10 +40,12 @@ pub use signatures::Turn;
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};
 pub use thinking::ThinkingChoice;
 pub use tool_result::ToolOutcome;
+pub use usage::{ContextMeter, TurnUsage};
 pub use wire::{
-    Blob, Candidate, Content, FinishReason, FunctionCall, FunctionDeclaration, FunctionResponse,
-    FunctionResponsePart, GenerateContentRequest, GenerateContentResponse, GenerationConfig, Part,
-    PromptFeedback, ThinkingConfig, Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
+    harm_category, harm_list, Blob, Candidate, Content, FileData, FinishReason, FunctionCall,
+    FunctionDeclaration, FunctionResponse, FunctionResponsePart, GenerateContentRequest,
+    GenerateContentResponse, GenerationConfig, Part, PromptFeedback, SafetyRating, ThinkingConfig,
+    Tool, UsageMetadata, ROLE_MODEL, ROLE_USER,
 };
 
 /// The public endpoint; tests point the driver elsewhere.

@@ -6,6 +6,7 @@
 
 pub mod apps;
 pub mod backoff;
+pub mod branches;
 pub mod deadlines;
 pub mod decode;
 pub mod gemini;

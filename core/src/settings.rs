@@ -38,4 +38,7 @@ pub use local::{validate_local, LocalCommand};
 pub use migrate::{migrate, version_of, MigrationError};
 pub use private_key::{pkcs8_from_pem, KeyProblem};
 pub use secret::Secret;
-pub use validate::{parse_headers, validate, validate_server, Field, Invalid, MAX_SERVERS};
+pub use validate::{
+    parse_headers, validate, validate_instructions, validate_server, Field, Invalid,
+    MAX_INSTRUCTIONS_CHARS, MAX_SERVERS,
+};

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use gemipanel_core::gemini::{
-    Action, Busy, Chat, ChatConfig, ChatEvent, FunctionDeclaration, ModelRequest, Notice, ToolCall,
-    ToolOutcome, ToolsOff,
+    prompts, Action, Busy, Chat, ChatConfig, ChatEvent, FunctionDeclaration, ModelRequest, Notice,
+    ToolCall, ToolOutcome, ToolsOff, TurnUsage,
 };
 use serde_json::{json, Value};
 
@@ -313,7 +313,7 @@ fn rate_limit_waits_for_the_retry_delay_then_resends() {
     assert_eq!(chat.poll_timeout(), Some(21_000));
     assert!(chat.poll_action().is_none());
     match events(&mut chat).as_slice() {
-        [ChatEvent::Retrying { retry: 1, delay, error }] => {
+        [ChatEvent::Retrying { retry: 1, max: 3, delay, error }] => {
             assert_eq!(*delay, Duration::from_secs(20));
             assert!(error.is_rate_limited());
         }
@@ -508,6 +508,70 @@ fn tools_are_off_with_google_search_and_for_gemma() {
 }
 
 #[test]
+fn google_search_goes_with_the_tools_on_gemini_3_and_later_and_their_calls_round_trip() {
+    let mut both = config();
+    both.model = "gemini-3.8-flash".into();
+    both.google_search = true;
+    assert_eq!(both.tools_off_reason(), None);
+    let mut chat = Chat::new(both, Vec::new());
+    chat.send_text("Weather in Kyoto, then echo it").unwrap();
+    let request = next_request(&mut chat);
+    let body = serde_json::to_value(&request.body).unwrap();
+    assert_eq!(body["tools"][0], json!({"googleSearch": {}}));
+    assert_eq!(body["tools"][1]["functionDeclarations"][0]["name"], "mcp_s_echo");
+    assert_eq!(body["toolConfig"], json!({"includeServerSideToolInvocations": true}));
+    // The API's own search call and result come back as parts of their own, beside the
+    // function call: all of them go back unchanged.
+    let turn = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"toolCall": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["kyoto weather"]}},
+         "thoughtSignature": "c2VhcmNo"},
+        {"toolResponse": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "response": {"ok": true}}},
+        {"functionCall": {"id": "f1", "name": "mcp_s_echo", "args": {"q": "sunny"}}, "thoughtSignature": "ZWNobw=="}
+    ]}, "finishReason": "STOP"}]});
+    stream(&mut chat, &request, &[turn.to_string()]);
+    let calls = next_calls(&mut chat);
+    assert_eq!(calls.len(), 1, "only the function call is ours to run");
+    chat.handle_tool_result(&calls[0].call_id, ToolOutcome::Error("x".into()));
+    let next = next_request(&mut chat);
+    let sent = serde_json::to_value(&next.body.contents[1]).unwrap();
+    assert_eq!(sent, turn["candidates"][0]["content"]);
+
+    // Before Gemini 3 the two do not go together: search wins, the tools say why they are off.
+    let mut older = config();
+    older.google_search = true;
+    assert_eq!(older.tools_off_reason(), Some(ToolsOff::GoogleSearch));
+}
+
+#[test]
+fn a_grounded_reply_brings_its_sources_before_it_ends() {
+    let mut search = ChatConfig::new("gemini-3.8-flash");
+    search.google_search = true;
+    let mut chat = Chat::new(search, Vec::new());
+    chat.send_text("Who won Euro 2024?").unwrap();
+    let request = next_request(&mut chat);
+    let last = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": " in the final."}]},
+        "finishReason": "STOP",
+        "groundingMetadata": {
+            "webSearchQueries": ["euro 2024 winner"],
+            "groundingChunks": [{"web": {"uri": "https://www.uefa.com/euro2024/", "title": "uefa.com"}}],
+            "groundingSupports": [{"segment": {"endIndex": 20, "text": "Spain won Euro 2024."},
+                                   "groundingChunkIndices": [0]}]}}]});
+    stream(
+        &mut chat,
+        &request,
+        &[text_chunk("Spain won Euro 2024. They beat England"), last.to_string()],
+    );
+    let shown = events(&mut chat);
+    let at = |pred: &dyn Fn(&ChatEvent) -> bool| shown.iter().position(pred).unwrap();
+    let sources = at(&|e| matches!(e, ChatEvent::Sources(_)));
+    assert!(sources < at(&|e| matches!(e, ChatEvent::ModelTurn { .. })));
+    let ChatEvent::Sources(found) = &shown[sources] else { unreachable!() };
+    assert_eq!(found.sources[0].title, "uefa.com");
+    assert_eq!(found.sources[0].supports, ["Spain won Euro 2024."]);
+    assert_eq!(found.queries[0].text, "euro 2024 winner");
+}
+
+#[test]
 fn saved_history_is_sent_and_config_changes_wait_for_idle() {
     let history = vec![
         gemipanel_core::gemini::Content::user_text("earlier"),
@@ -536,6 +600,167 @@ fn blocked_prompt_is_an_error_without_retry() {
     stream(&mut chat, &request, &[r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#.to_owned()]);
     assert_eq!(chat.poll_action(), None);
     assert!(events(&mut chat).iter().any(|e| matches!(e, ChatEvent::Error(e) if e.is_blocked())));
+}
+
+fn usage_chunk(text: &str, prompt: u64, thoughts: u64, output: u64) -> String {
+    json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                           "finishReason": "STOP"}],
+           "usageMetadata": {"promptTokenCount": prompt, "cachedContentTokenCount": 2,
+                             "thoughtsTokenCount": thoughts, "candidatesTokenCount": output,
+                             "totalTokenCount": prompt + thoughts + output}})
+    .to_string()
+}
+
+fn usages(events: &[ChatEvent]) -> Vec<(TurnUsage, u64)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ChatEvent::Usage { turn, context_tokens } => Some((*turn, *context_tokens)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_turn_reports_its_usage_once_per_request_summed_over_tool_rounds() {
+    let mut chat = Chat::new(config(), Vec::new());
+    chat.send_text("x").unwrap();
+    let first = next_request(&mut chat);
+    let mut calls: serde_json::Value =
+        serde_json::from_str(&calls_chunk(&[("a", "mcp_s_echo", json!({}))])).unwrap();
+    calls["usageMetadata"] = json!({"promptTokenCount": 100, "candidatesTokenCount": 5,
+                                    "thoughtsTokenCount": 40, "totalTokenCount": 145});
+    // A chunk before the last repeats running totals: only the request's last counts.
+    let early = json!({"candidates": [], "usageMetadata": {"promptTokenCount": 100,
+                                                           "totalTokenCount": 100}});
+    stream(&mut chat, &first, &[early.to_string(), calls.to_string()]);
+    let shown = events(&mut chat);
+    assert_eq!(usages(&shown).len(), 1);
+    assert_eq!(usages(&shown)[0].1, 105, "prompt and reply, thoughts left out");
+    let call = next_calls(&mut chat).remove(0);
+    chat.handle_tool_result(&call.call_id, ToolOutcome::Error("x".into()));
+    let second = next_request(&mut chat);
+    stream(&mut chat, &second, &[usage_chunk("done", 160, 0, 20)]);
+    let shown = events(&mut chat);
+    let (turn, context) = usages(&shown)[0];
+    assert_eq!((turn.prompt, turn.thoughts, turn.output, turn.cached), (260, 40, 25, 2));
+    assert_eq!((turn.total, turn.requests), (145 + 180, 2));
+    assert_eq!(context, 180);
+    // The next turn starts counting again.
+    chat.send_text("again").unwrap();
+    let third = next_request(&mut chat);
+    stream(&mut chat, &third, &[usage_chunk("ok", 200, 0, 1)]);
+    assert_eq!(usages(&events(&mut chat))[0].0.requests, 1);
+}
+
+#[test]
+fn a_summary_is_asked_with_the_history_and_no_tools_and_leaves_the_history_alone() {
+    let mut chat = Chat::new(config(), Vec::new());
+    chat.send_text("Plan a trip to Kyoto").unwrap();
+    let request = next_request(&mut chat);
+    stream(&mut chat, &request, &[stop_chunk("Day 1: temples.")]);
+    events(&mut chat);
+    let before = chat.history().to_vec();
+
+    chat.summarize().unwrap();
+    assert_eq!(chat.summarize(), Err(Busy));
+    let ask = next_request(&mut chat);
+    assert!(ask.body.tools.is_empty(), "a summary needs no tools");
+    let contents = &ask.body.contents;
+    assert_eq!(contents.len(), 3);
+    assert_eq!(contents[..2], before[..]);
+    assert_eq!(contents[2].text(), prompts::SUMMARY_PROMPT);
+    stream(&mut chat, &ask, &[text_chunk("- Kyoto trip, "), stop_chunk("day 1 temples")]);
+    let shown = events(&mut chat);
+    assert!(shown.contains(&ChatEvent::Summary("- Kyoto trip, day 1 temples".into())), "{shown:?}");
+    assert_eq!(shown.last(), Some(&ChatEvent::Idle));
+    assert_eq!(chat.history(), &before[..], "the summary is not a turn of this chat");
+
+    // A chat started from it: its first turn is the summary, and the person's message joins it.
+    let mut next = Chat::new(config(), vec![prompts::summary_seed("- Kyoto trip")]);
+    next.send_text("Day 2?").unwrap();
+    let contents = next_request(&mut next).body.contents;
+    assert_eq!(contents.len(), 1);
+    assert!(contents[0].text().contains("- Kyoto trip"));
+    assert!(contents[0].text().ends_with("Day 2?"));
+}
+
+#[test]
+fn a_failed_or_stopped_summary_changes_nothing() {
+    let mut chat = Chat::new(config(), vec![gemipanel_core::gemini::Content::user_text("hi")]);
+    chat.summarize().unwrap();
+    let ask = next_request(&mut chat);
+    assert_eq!(ask.body.contents.len(), 1, "a trailing user turn takes the prompt as a part");
+    assert_eq!(ask.body.contents[0].parts.len(), 2);
+    chat.handle_http_error(ask.id, 400, r#"{"error":{"code":400,"message":"no"}}"#, 0);
+    assert!(events(&mut chat).iter().any(|e| matches!(e, ChatEvent::Error(_))));
+    assert_eq!(chat.history().len(), 1);
+    chat.summarize().unwrap();
+    let ask = next_request(&mut chat);
+    chat.handle_stream_data(ask.id, &text_chunk("partial"));
+    chat.stop();
+    assert_eq!(chat.poll_action(), Some(Action::AbortRequest { id: ask.id }));
+    let shown = events(&mut chat);
+    assert!(!shown.iter().any(|e| matches!(e, ChatEvent::Summary(_))));
+    assert_eq!(chat.history().len(), 1, "no partial summary in the history");
+    // An empty summary says so.
+    chat.summarize().unwrap();
+    let ask = next_request(&mut chat);
+    stream(&mut chat, &ask, &[stop_chunk("  ")]);
+    assert!(events(&mut chat).contains(&ChatEvent::Notice(Notice::SummaryEmpty)));
+    // And the chat goes on as before.
+    chat.send_text("next").unwrap();
+    assert!(next_request(&mut chat).body.tools.len() == 1);
+}
+
+#[test]
+fn a_reply_cut_at_the_output_limit_can_be_continued() {
+    let mut chat = Chat::new(ChatConfig::new("gemini-3.8-flash"), Vec::new());
+    chat.send_text("Write a long story").unwrap();
+    let request = next_request(&mut chat);
+    let cut = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Once"}]},
+                                     "finishReason": "MAX_TOKENS"}]});
+    stream(&mut chat, &request, &[cut.to_string()]);
+    let shown = events(&mut chat);
+    let notice = shown.iter().find_map(|e| match e {
+        ChatEvent::Notice(Notice::Finish(reason)) => Some(reason.clone()),
+        _ => None,
+    });
+    assert!(notice.as_ref().is_some_and(|r| r.can_continue()), "{shown:?}");
+    chat.continue_reply().unwrap();
+    let next = next_request(&mut chat);
+    let roles: Vec<_> = next.body.contents.iter().map(|c| c.role.clone().unwrap()).collect();
+    assert_eq!(roles, ["user", "model", "user"], "never a request ending with a model turn");
+    assert_eq!(next.body.contents[2].text(), prompts::CONTINUE_PROMPT);
+}
+
+#[test]
+fn retry_now_sends_at_once_and_the_retrying_event_names_the_limit() {
+    let mut chat = Chat::new(config(), Vec::new());
+    chat.send_text("x").unwrap();
+    let first = next_request(&mut chat);
+    let body =
+        r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#;
+    chat.handle_http_error(first.id, 503, body, 0);
+    assert!(matches!(events(&mut chat).as_slice(), [ChatEvent::Retrying { retry: 1, max: 3, .. }]));
+    chat.retry_now();
+    assert_eq!(chat.poll_timeout(), None);
+    let second = next_request(&mut chat);
+    assert_eq!(second.body, first.body);
+    chat.retry_now();
+    assert_eq!(chat.poll_action(), None, "only while waiting");
+}
+
+#[test]
+fn a_daily_quota_is_shown_not_retried() {
+    let mut chat = Chat::new(config(), Vec::new());
+    chat.send_text("x").unwrap();
+    let first = next_request(&mut chat);
+    let body = r#"{"error":{"code":429,"message":"Quota exceeded. Please retry in 3s.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]}]}}"#;
+    chat.handle_http_error(first.id, 429, body, 0);
+    let shown = events(&mut chat);
+    assert!(shown.iter().any(|e| matches!(e, ChatEvent::Error(e) if e.is_daily_quota())));
+    assert_eq!(chat.poll_timeout(), None);
 }
 
 fn mcp(result: serde_json::Value) -> gemipanel_core::mcp::CallToolResult {

@@ -30,10 +30,14 @@ fn recorded_error_bodies_answer_the_predicates() {
         assert_eq!(error.is_server(), case["server"].as_bool().unwrap(), "{file}: is_server");
         assert_eq!(error.is_schema_rejected(), case["schema"].as_bool().unwrap(), "{file}: schema");
         assert_eq!(
-            error.retry_after(),
-            case["retry_after_ms"].as_u64().map(Duration::from_millis),
+            error.retry_after().map(|d| d.as_millis() as u64),
+            case["retry_after_ms"].as_u64(),
             "{file}: retry_after"
         );
+        assert_eq!(error.is_file_gone(), case["file_gone"] == true, "{file}: is_file_gone");
+        if let Some(daily) = case["daily_quota"].as_bool() {
+            assert_eq!(error.is_daily_quota(), daily, "{file}: is_daily_quota");
+        }
         let refusal = error.tool_refusal().map(|r| match r {
             Refusal::TooManyDeclarations => "TooManyDeclarations".to_owned(),
             Refusal::TooManyStates => "TooManyStates".to_owned(),
@@ -104,6 +108,12 @@ fn backoff_honours_retry_delay_then_doubles_with_a_cap() {
     );
     assert_eq!(policy.delay(&too_long, 1), None, "an hour is not worth waiting in a chat");
     assert_eq!(RetryPolicy::none().delay(&rate_limited, 1), None);
+    // The delay a 429 names only in its message is honoured too.
+    let worded = load("rate_limited_message_only.json", 429);
+    assert_eq!(policy.delay(&worded, 1), Some(Duration::from_nanos(53_016_342_224)));
+    // A quota counted per day is not retried, however short the delay it names.
+    let daily = load("rate_limited_daily.json", 429);
+    assert_eq!(policy.delay(&daily, 1), None);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use gemipanel_core::gemini::{FinishReason, StreamAccumulator, StreamEvent};
+use gemipanel_core::gemini::{StreamAccumulator, StreamEvent};
 use serde_json::Value;
 
 fn data_dir() -> PathBuf {
@@ -69,9 +69,12 @@ fn recorded_streams_match_their_expectations() {
         let want_calls: Vec<String> = serde_json::from_value(case["calls"].clone()).unwrap();
         assert_eq!(calls, want_calls, "{file}: calls");
 
-        let finish = outcome.finish_reason.clone().map(|r| format!("{r:?}"));
-        let want_finish = case["finish"].as_str().map(|r| format!("{:?}", FinishReason::parse(r)));
-        assert_eq!(finish, want_finish, "{file}: finish reason");
+        let finish = outcome.finish_reason.as_ref().map(|r| r.code());
+        assert_eq!(finish, case["finish"].as_str(), "{file}: finish reason");
+        if let Some(notice) = case["notice"].as_str() {
+            let reason = outcome.finish_reason.as_ref().expect("a finish reason");
+            assert_eq!(reason.notice().map(|t| t.to_string()).as_deref(), Some(notice), "{file}");
+        }
         assert_eq!(outcome.incomplete, case["incomplete"].as_bool().unwrap(), "{file}: incomplete");
         assert_eq!(outcome.content.parts.len() as u64, case["parts"].as_u64().unwrap(), "{file}");
         assert_eq!(outcome.content.role.as_deref(), Some("model"));
@@ -91,6 +94,9 @@ fn recorded_streams_match_their_expectations() {
                     other => panic!("unknown kind {other}"),
                 };
                 assert!(ok, "{file}: {error}");
+                if let Some(text) = case["error_text"].as_str() {
+                    assert_eq!(error.to_string(), text, "{file}: error text");
+                }
                 assert!(events.iter().any(|e| matches!(e, StreamEvent::Error(_))));
             }
         }

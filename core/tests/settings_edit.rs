@@ -50,6 +50,7 @@ fn bad_edits_are_refused_with_the_field_to_blame_and_change_nothing() {
         (SettingsEdit::SetLocalNetwork { id: id(3), local_network: false }, Field::Url, "tick “local network server”"),
         (SettingsEdit::SetModel { model: Some("gemini 2.5".into()) }, Field::Model, "may only contain"),
         (SettingsEdit::SetApiKey { api_key: Some(Secret::new("FAKE key with spaces")) }, Field::ApiKey, "printable ASCII"),
+        (SettingsEdit::SetInstructions { instructions: Some("x".repeat(20_001)) }, Field::Instructions, "at most 20000 characters"),
         (SettingsEdit::AllowTool { id: id(1), tool: String::new() }, Field::AllowedTools, "not a valid tool name"),
         (SettingsEdit::SetToolFilters { id: id(1), include_tools: Some(vec!["a\u{0}".into()]), exclude_tools: vec![] }, Field::ToolFilters, "not a valid tool name"),
         (SettingsEdit::RemoveServer { id: id(7) }, Field::ServerId, "no longer exists"),
@@ -200,6 +201,8 @@ fn every_edit_travels_as_tagged_json_and_reads_back() {
         SettingsEdit::SetApiKey { api_key: None },
         SettingsEdit::SetModel { model: Some("gemini-3.8-flash".into()) },
         SettingsEdit::SetModel { model: None },
+        SettingsEdit::SetInstructions { instructions: Some("Be brief.".into()) },
+        SettingsEdit::SetInstructions { instructions: None },
         SettingsEdit::AddServer { id: id(1), server: draft.clone() },
         SettingsEdit::UpdateServer {
             id: id(1),
@@ -226,7 +229,12 @@ fn every_edit_travels_as_tagged_json_and_reads_back() {
         SettingsEdit::SetToolFilters { id: id(1), include_tools: None, exclude_tools: vec![] },
         SettingsEdit::AllowTool { id: id(1), tool: "echo".into() },
         SettingsEdit::DisallowTool { id: id(1), tool: "echo".into() },
-        SettingsEdit::Import { servers: vec![server], api_key: None, model: Some("m".into()) },
+        SettingsEdit::Import {
+            servers: vec![server],
+            api_key: None,
+            model: Some("m".into()),
+            instructions: None,
+        },
     ];
     let mut tags = std::collections::BTreeSet::new();
     for edit in edits {
@@ -234,7 +242,7 @@ fn every_edit_travels_as_tagged_json_and_reads_back() {
         tags.insert(json["type"].as_str().unwrap().to_owned());
         assert_eq!(serde_json::from_value::<SettingsEdit>(json.clone()).ok(), Some(edit), "{json}");
     }
-    assert_eq!(tags.len(), 12, "every variant is covered: {tags:?}");
+    assert_eq!(tags.len(), 13, "every variant is covered: {tags:?}");
 }
 
 #[test]
@@ -567,4 +575,31 @@ fn what_is_kept_for_servers_no_longer_configured_is_found() {
     assert!(Settings::default().orphans([]).is_empty());
     assert_eq!(doc.removed_in(&removed), [id(2)]);
     assert!(removed.removed_in(&doc).is_empty());
+}
+
+#[test]
+fn instructions_for_every_chat_are_set_trimmed_or_removed_and_old_documents_have_none() {
+    let set = apply(
+        &Settings::default(),
+        &SettingsEdit::SetInstructions { instructions: Some("  Answer in Japanese.\n".into()) },
+    )
+    .unwrap();
+    assert_eq!(set.gemini.chosen_instructions(), Some("Answer in Japanese."));
+    let stored = serde_json::to_value(&set).unwrap();
+    assert_eq!(stored["version"], 6, "an optional field of version 6: no new version");
+    assert_eq!(stored["gemini"]["instructions"], "Answer in Japanese.");
+    for edit in [
+        serde_json::json!({"type": "set_instructions"}),
+        serde_json::json!({"type": "set_instructions", "instructions": "   "}),
+    ] {
+        let edit: SettingsEdit = serde_json::from_value(edit).unwrap();
+        let removed = apply(&set, &edit).unwrap();
+        assert_eq!(removed.gemini.instructions, None);
+        assert!(serde_json::to_value(&removed).unwrap()["gemini"].get("instructions").is_none());
+    }
+    // A version 6 document written before the field reads as it was.
+    let old = serde_json::json!({"version": 6, "gemini": {"api_key": "AIza-x"}, "servers": []});
+    let loaded = gemipanel_core::settings::load(&old).unwrap();
+    assert_eq!(loaded.settings.gemini.instructions, None);
+    assert_eq!(loaded.migrated_from, None);
 }

@@ -129,6 +129,7 @@ fn the_document_with_every_field_filled_stores_and_loads() {
             api_key: Some(Secret::new("AIzaKey")),
             model: Some("gemini-2.5-pro".into()),
             base_url: Some("https://gemini.example.com".into()),
+            instructions: Some("Answer in British English.\nBe brief.".into()),
         },
         servers: vec![server(), local_server()],
         sources: [
@@ -199,7 +200,9 @@ fn every_edit_with_every_field_filled_round_trips() {
             servers: vec![server()],
             api_key: Some(Secret::new("k")),
             model: Some("m".into()),
+            instructions: Some("Be brief.".into()),
         },
+        SettingsEdit::SetInstructions { instructions: Some("Be brief.".into()) },
     ] {
         round_trip(&edit);
     }

@@ -41,7 +41,7 @@ pub fn App() -> Html {
         let (d, settings, form) = (dispatch.clone(), state.settings.clone(), state.gemini.clone());
         Callback::from(move |()| {
             if let Some(settings) = settings.clone() {
-                effects::save_gemini(d.clone(), settings, form.api_key.clone(), form.model.clone());
+                effects::save_gemini(d.clone(), settings, form.choices(None));
             }
         })
     };
@@ -50,7 +50,7 @@ pub fn App() -> Html {
         Callback::from(move |model: String| {
             d.dispatch(Action::ModelInput(model.clone()));
             if let Some(settings) = settings.clone() {
-                effects::save_gemini(d.clone(), settings, form.api_key.clone(), model);
+                effects::save_gemini(d.clone(), settings, form.choices(Some(model.clone())));
             }
         })
     };
@@ -138,6 +138,7 @@ pub fn App() -> Html {
                 <GeminiCard form={state.gemini.clone()} loaded={state.settings.is_some()}
                     on_key={dispatch_with(&dispatch, Action::ApiKeyInput)}
                     on_model={dispatch_with(&dispatch, Action::ModelInput)}
+                    on_instructions={dispatch_with(&dispatch, Action::InstructionsInput)}
                     {on_use_model} on_check={on_check} on_save={on_save_gemini} />
                 <ServerList servers={state.servers.clone()} confirm_remove={state.confirm_remove.clone()}
                     error={state.list_error.clone().or_else(|| state.servers_error.clone())}

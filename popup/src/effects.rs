@@ -93,8 +93,16 @@ pub fn check_models(dispatch: Dispatch, api_key: String) {
     });
 }
 
-/// Saves the key and the model as two edits, each only when it changed.
-pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model: String) {
+/// What the Gemini card saves.
+pub struct GeminiChoices {
+    pub api_key: String,
+    pub model: String,
+    pub instructions: String,
+}
+
+/// Saves the key, the model and the instructions as edits, each only when it changed.
+pub fn save_gemini(dispatch: Dispatch, stored: Settings, choices: GeminiChoices) {
+    let GeminiChoices { api_key, model, instructions } = choices;
     dispatch.dispatch(Action::GeminiSaving);
     spawn_local(async move {
         let api_key = Some(api_key.trim().to_string()).filter(|k| !k.is_empty()).map(Secret::new);
@@ -109,6 +117,13 @@ pub fn save_gemini(dispatch: Dispatch, stored: Settings, api_key: String, model:
         }
         if model.as_deref() != stored.gemini.chosen_model() {
             match edit(SettingsEdit::SetModel { model }).await {
+                Ok(settings) => latest = settings,
+                Err(message) => return dispatch.dispatch(Action::GeminiSaveFailed(message)),
+            }
+        }
+        let instructions = Some(instructions.trim().to_string()).filter(|i| !i.is_empty());
+        if instructions.as_deref() != stored.gemini.chosen_instructions() {
+            match edit(SettingsEdit::SetInstructions { instructions }).await {
                 Ok(settings) => latest = settings,
                 Err(message) => return dispatch.dispatch(Action::GeminiSaveFailed(message)),
             }

@@ -42,6 +42,8 @@ pub struct GeminiForm {
     pub api_key: String,
     /// Empty: the automatic default.
     pub model: String,
+    /// Instructions for every chat; empty: none.
+    pub instructions: String,
     /// The models to choose from: the list kept from before, then the live one (or the
     /// last Check's); `None` before any.
     pub models: Option<Vec<ModelInfo>>,
@@ -49,6 +51,24 @@ pub struct GeminiForm {
     /// `Done(())` shows "Saved".
     pub save: Pending<()>,
     pub check: Pending<Vec<ModelInfo>>,
+}
+
+impl GeminiForm {
+    /// What Save sends: the form as typed, with `model` instead of the typed one when given.
+    pub fn choices(&self, model: Option<String>) -> crate::effects::GeminiChoices {
+        crate::effects::GeminiChoices {
+            api_key: self.api_key.clone(),
+            model: model.unwrap_or_else(|| self.model.clone()),
+            instructions: self.instructions.clone(),
+        }
+    }
+
+    /// Why the instructions cannot be saved, as core's rule says, while the person types.
+    pub fn instructions_error(&self) -> Option<gemipanel_core::text::Text> {
+        gemipanel_core::settings::validate_instructions(self.instructions.trim())
+            .err()
+            .map(|e| e.message)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -131,6 +151,7 @@ pub enum Action {
 
     ApiKeyInput(String),
     ModelInput(String),
+    InstructionsInput(String),
     GeminiSaving,
     /// Both edits applied: the worker's document after them.
     GeminiSaved(Settings),
@@ -236,6 +257,11 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::ModelInput(model) => {
             next.gemini.model = model;
+            next.gemini.dirty = true;
+            next.gemini.save = Pending::Idle;
+        }
+        Action::InstructionsInput(instructions) => {
+            next.gemini.instructions = instructions;
             next.gemini.dirty = true;
             next.gemini.save = Pending::Idle;
         }
@@ -359,6 +385,8 @@ impl State {
                 .map(|k| k.expose().to_string())
                 .unwrap_or_default();
             gemini.model = settings.gemini.chosen_model().unwrap_or_default().to_owned();
+            gemini.instructions =
+                settings.gemini.chosen_instructions().unwrap_or_default().to_owned();
         }
         // Another page removed the server being edited or confirmed.
         if let Some(id) = self.form.as_ref().and_then(|f| f.editing.as_ref()) {
@@ -439,6 +467,26 @@ mod tests {
         assert_eq!((refreshing.worker.clone(), refreshing.status_epoch), (WorkerView::Loading, 1));
         let failed = reduce(&refreshing, Action::StatusFailed("no worker".into()));
         assert_eq!(failed.worker, WorkerView::Failed("no worker".into()));
+    }
+
+    #[test]
+    fn instructions_fill_the_form_and_are_checked_as_core_checks_them() {
+        let mut settings = Settings::default();
+        settings.gemini.instructions = Some("Be brief.".into());
+        let state = run(vec![Action::SettingsLoaded(settings.clone())]);
+        assert_eq!(state.gemini.instructions, "Be brief.");
+        let typing = run(vec![
+            Action::SettingsLoaded(settings.clone()),
+            Action::InstructionsInput("Answer in Japanese.".into()),
+            Action::SettingsLoaded(settings),
+        ]);
+        assert_eq!(typing.gemini.instructions, "Answer in Japanese.", "typing is kept");
+        assert!(typing.gemini.dirty);
+        assert_eq!(typing.gemini.instructions_error(), None);
+        assert_eq!(typing.gemini.choices(None).instructions, "Answer in Japanese.");
+        let long = reduce(&typing, Action::InstructionsInput("x".repeat(20_001)));
+        let error = long.gemini.instructions_error().expect("too long");
+        assert!(error.to_string().contains("20000"), "{error}");
     }
 
     #[test]
@@ -574,6 +622,7 @@ mod tests {
             warnings: vec![],
             api_key: None,
             model: None,
+            instructions: None,
         };
         let previewed =
             run(vec![Action::ImportReading, Action::ImportPreviewed(Box::new(preview.clone()))]);

@@ -1,7 +1,8 @@
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::word;
-use gemipanel_core::gemini::{availability, Family, ToolsOff};
+use gemipanel_core::gemini::history::edited_parts;
+use gemipanel_core::gemini::{availability, prompts, Family, ToolsOff};
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use gemipanel_core::settings::SettingsEdit;
@@ -13,15 +14,17 @@ use crate::chats_store;
 use crate::components::{
     composer::Composer,
     context_chips::ContextChips,
+    context_meter::ContextMeterView,
     empty_chat::EmptyChat,
     history_list::HistoryList,
+    instructions_bar::InstructionsBar,
     model_offer::ModelOffer,
     status_bar::StatusBar,
     thinking_picker::ThinkingPicker,
     tool_browser::{ServerEntry, ToolBrowser},
     tools_menu::{ServerChoice, ToolsMenu},
     top_bar::TopBar,
-    transcript_view::TranscriptView,
+    transcript_view::{TranscriptActions, TranscriptView},
 };
 use crate::hooks::{
     list_page_tools, use_chat_persistence, use_context_menu_clicks, use_driver, use_page_beside,
@@ -41,6 +44,31 @@ fn depart_apps_in(main: &NodeRef) {
     }
 }
 
+/// The apps shown in the transcript from entry `from` on are asked to clean up: a new version
+/// of the chat replaces those entries.
+fn depart_apps_from(main: &NodeRef, from: usize) {
+    let Some(main) = main.cast::<web_sys::Element>() else { return };
+    let Ok(Some(list)) = main.query_selector(".transcript") else { return };
+    let entries = list.children();
+    for i in from..entries.length() as usize {
+        if let Some(entry) = entries.item(i as u32) {
+            gemipanel_browser::app_frame::depart_within(&entry);
+        }
+    }
+}
+
+/// The transcript index of the person's message `at`.
+fn entry_of_message(state: &State, at: usize) -> usize {
+    state
+        .chat
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(***e, crate::state::Entry::User { .. }))
+        .nth(at)
+        .map_or(state.chat.entries.len(), |(i, _)| i)
+}
+
 /// Like [`emit`], for an action that replaces the content of `main`.
 fn emit_leaving<T: 'static>(
     dispatcher: &UseReducerDispatcher<State>,
@@ -54,7 +82,7 @@ fn emit_leaving<T: 'static>(
     })
 }
 
-fn new_chat_id() -> String {
+pub(crate) fn new_chat_id() -> String {
     format!(
         "{:x}{:06x}",
         js_sys::Date::now() as u64,
@@ -69,6 +97,24 @@ fn emit<T: 'static>(
 ) -> Callback<T> {
     let dispatcher = dispatcher.clone();
     Callback::from(move |value| dispatcher.dispatch(make(value)))
+}
+
+/// What the chat's next turn is sent with, as chosen in the UI.
+fn turn_setup(state: &State) -> TurnSetup {
+    let model = state.model();
+    TurnSetup {
+        model_thinks: state.model_info(&model).and_then(|m| m.thinking),
+        thinking: state.chat.thinking,
+        model,
+        servers: state.enabled_servers(),
+        google_search: state.chat.google_search,
+        page: state.page.tab.clone().filter(|_| state.page.on),
+        attachments: state.attachments.clone(),
+        system_instruction: prompts::system_instruction(
+            state.settings.as_ref().and_then(|s| s.gemini.chosen_instructions()),
+            state.chat.instructions.as_deref(),
+        ),
+    }
 }
 
 #[function_component]
@@ -108,17 +154,64 @@ pub fn App() -> Html {
             if state.view != View::Chat {
                 depart_apps_in(&main);
             }
-            let model = state.model();
-            let setup = TurnSetup {
-                model_thinks: state.model_info(&model).and_then(|m| m.thinking),
-                thinking: state.chat.thinking,
-                model,
-                servers: state.enabled_servers(),
-                google_search: state.chat.google_search,
-                page: state.page.tab.clone().filter(|_| state.page.on),
-                attachments: state.attachments.clone(),
+            driver.send(text, turn_setup(&state));
+        })
+    };
+    let on_continue = {
+        let (driver, state) = (driver.clone(), state.clone());
+        Callback::from(move |()| driver.continue_reply(turn_setup(&state)))
+    };
+    let on_summarize = {
+        let (driver, state) = (driver.clone(), state.clone());
+        Callback::from(move |()| driver.summarize(turn_setup(&state)))
+    };
+    let on_retry_now = {
+        let driver = driver.clone();
+        Callback::from(move |()| driver.retry_now())
+    };
+    // A new version from message `at`: sent again with `text` (edited) or as it was.
+    let branch = {
+        let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
+        Callback::from(move |(at, text): (usize, Option<String>)| {
+            let Some(point) = state.chat.branch_point(at) else { return };
+            let (text, parts) = match text {
+                Some(new) => (new.clone(), edited_parts(&point.parts, &point.text, &new)),
+                None => (point.text.clone(), point.parts.clone()),
             };
-            driver.send(text, setup);
+            depart_apps_from(&main, entry_of_message(&state, at));
+            driver.reset(point.history, &state.chat.call_ids());
+            state.dispatch(Action::Branch { at });
+            driver.send_parts(text, parts, turn_setup(&state));
+        })
+    };
+    let on_edit = branch.reform(|(at, text): (usize, String)| (at, Some(text)));
+    let on_regenerate = branch.reform(|at: usize| (at, None));
+    let on_switch = {
+        let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
+        Callback::from(move |(at, to): (usize, usize)| {
+            if state.chat.busy {
+                return;
+            }
+            // What the driver continues from is the version about to show; nothing of the
+            // one it replaces runs again, and nothing of the one it brings back runs anew.
+            let next = state.chat.switched(at, to);
+            depart_apps_from(&main, entry_of_message(&state, at));
+            driver.reset((*next.history).clone(), &next.call_ids());
+            state.dispatch(Action::SwitchVersion { at, to });
+            let shown: Vec<_> = next.entries.iter().map(|e| (**e).clone()).collect();
+            driver.load_missing_apps(&shown);
+        })
+    };
+    let instructions_editing = use_state(|| false);
+    let on_instructions_editing = {
+        let editing = instructions_editing.clone();
+        Callback::from(move |open: bool| editing.set(open))
+    };
+    let on_instructions_save = {
+        let (editing, dispatcher) = (instructions_editing.clone(), dispatcher.clone());
+        Callback::from(move |instructions: Option<String>| {
+            dispatcher.dispatch(Action::SetInstructions(instructions));
+            editing.set(false);
         })
     };
     let on_stop = {
@@ -147,7 +240,7 @@ pub fn App() -> Html {
                     Ok(saved) => {
                         // (The chat's apps went when the history was shown.)
                         let entries = saved.entries.clone();
-                        driver.reset(saved.history.clone(), &entries);
+                        driver.reset(saved.history.clone(), &saved.call_ids());
                         dispatcher.dispatch(Action::ChatOpened(Box::new(saved)));
                         driver.load_missing_apps(&entries);
                     }
@@ -329,9 +422,22 @@ pub fn App() -> Html {
         View::Chat if state.chat.entries.is_empty() => {
             html! { <EmptyChat has_key={state.settings.is_none() || state.has_api_key()} /> }
         }
-        View::Chat => html! {
-            <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))} {on_decide} {on_elicit} />
-        },
+        View::Chat => {
+            let actions = TranscriptActions {
+                on_decide,
+                on_elicit,
+                on_continue,
+                on_retry_now,
+                on_edit,
+                on_regenerate,
+                on_switch,
+            };
+            html! {
+                <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))}
+                    messages={Shared(Rc::new(state.chat.message_info()))}
+                    busy={state.chat.busy} {actions} />
+            }
+        }
     };
     let services = {
         let (port, driver, dispatcher) = (port.clone(), driver.clone(), dispatcher.clone());
@@ -352,6 +458,11 @@ pub fn App() -> Html {
                 on_new_chat={on_new_chat}
                 on_history={emit_leaving(&dispatcher, Action::ShowHistory, &main_ref)} />
             { for offer }
+            <InstructionsBar every_chat={state.settings.as_ref()
+                    .and_then(|s| s.gemini.chosen_instructions()).map(|i| AttrValue::from(i.to_owned()))}
+                this_chat={state.chat.instructions.clone().map(AttrValue::from)}
+                editing={*instructions_editing} on_editing={on_instructions_editing.clone()}
+                on_save={on_instructions_save} />
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop} {on_focus}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
@@ -359,6 +470,8 @@ pub fn App() -> Html {
                     attachments={state.attachments.clone()} {on_page}
                     on_attach_selection={emit(&dispatcher, |()| Action::AttachSelection)}
                     on_detach={emit(&dispatcher, Action::Detach)} />
+                <ContextMeterView meter={state.context_meter()} busy={state.chat.busy}
+                    summarizing={state.chat.summarizing} {on_summarize} />
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}
                     sent={state.chat.tools_sent} {browser_tools} {on_browser_tool}
                     page_tools={state.page_tools.clone()} on_open={on_menu_open}
@@ -366,6 +479,9 @@ pub fn App() -> Html {
                     on_search={emit(&dispatcher, Action::SetGoogleSearch)}>
                     <ThinkingPicker {family} choice={state.chat.thinking}
                         on_change={emit(&dispatcher, Action::SetThinking)} />
+                    <button type="button" class="link instructions-open" data-testid="instructions-open"
+                        onclick={on_instructions_editing.reform(|_: MouseEvent| true)}>
+                        { gemipanel_browser::chrome::message("panelInstructions", &[]) }</button>
                 </ToolsMenu>
             </Composer>
             <StatusBar worker={state.worker.clone()} on_refresh={emit(&dispatcher, |()| Action::RefreshStatus)} />

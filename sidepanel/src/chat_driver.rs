@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
 use gemipanel_core::gemini::{
-    Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, ThinkingChoice,
-    ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
+    prompts, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, Part,
+    ThinkingChoice, ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
 };
 use gemipanel_core::messages::{Caller, Request};
 use gemipanel_core::page::context::{page_content_in, ContextPart};
@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use yew::Callback;
 
-use crate::state::{Action, Entry, ErrorView, ToolCard};
+use crate::state::{Action, ErrorView, ToolCard};
 use crate::tool_text::result_text;
 use gemipanel_browser::chrome::{self, word};
 use gemipanel_browser::port::WorkerPort;
@@ -46,6 +46,21 @@ pub struct TurnSetup {
     pub page: Option<Tab>,
     /// Attached besides the page (a selection, an item of the context menu).
     pub attachments: Vec<Rc<ContextPart>>,
+    /// The instructions for every chat, then the chat's own (`prompts::system_instruction`).
+    pub system_instruction: Option<String>,
+}
+
+/// What a turn asks of the model.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Ask {
+    /// The person's message.
+    Message(String),
+    /// A message sent again as it was, or with its text edited: a new version of the chat.
+    Parts(Vec<Part>),
+    /// Go on with a reply the output limit cut.
+    Continue,
+    /// A summary to start a new chat from.
+    Summary,
 }
 
 mod apps;
@@ -206,18 +221,15 @@ impl Driver {
         dispatch.emit(action);
     }
 
-    /// Replaces the conversation (a new chat, or a saved one reopened with what it showed);
-    /// anything running stops.
-    pub fn reset(&self, history: Vec<Turn>, shown: &[Entry]) {
+    /// Replaces the conversation (a new chat, a saved one reopened, another version of this
+    /// one); anything running stops. `call_ids` are those of every card the chat keeps, in
+    /// every version: new calls must not take them (nor their apps).
+    pub fn reset(&self, history: Vec<Turn>, call_ids: &[String]) {
         self.abort_everything();
         let mut inner = self.0.borrow_mut();
         let config = inner.chat.config().clone();
         inner.chat = Chat::from_turns(config, history);
-        // New calls must not take the ids of the restored cards (and their apps).
-        inner.chat.continue_call_ids_after(shown.iter().filter_map(|entry| match entry {
-            Entry::Tool(card) => Some(card.call_id.as_str()),
-            _ => None,
-        }));
+        inner.chat.continue_call_ids_after(call_ids.iter().map(String::as_str));
     }
 
     fn abort_everything(&self) {
@@ -235,6 +247,35 @@ impl Driver {
     /// Starts a user turn: reads the key and the tools, then sends.
     pub fn send(&self, text: String, setup: TurnSetup) {
         self.dispatch(Action::UserSent { text: text.clone(), now_ms: now_ms() });
+        self.start(Ask::Message(text), setup);
+    }
+
+    /// Sends a message again as a new version of the chat (the driver was reset to the history
+    /// before it): `text` is what the transcript shows, `parts` what the model gets.
+    pub fn send_parts(&self, text: String, parts: Vec<Part>, setup: TurnSetup) {
+        self.dispatch(Action::UserSent { text, now_ms: now_ms() });
+        self.start(Ask::Parts(parts), setup);
+    }
+
+    /// Asks the last reply, cut at the output limit, to go on.
+    pub fn continue_reply(&self, setup: TurnSetup) {
+        self.dispatch(Action::Continued);
+        self.start(Ask::Continue, setup);
+    }
+
+    /// Asks for a summary of the chat and starts a new chat from it.
+    pub fn summarize(&self, setup: TurnSetup) {
+        self.dispatch(Action::SummaryStarted);
+        self.start(Ask::Summary, setup);
+    }
+
+    /// While a failed request waits for its retry: send it now.
+    pub fn retry_now(&self) {
+        self.0.borrow_mut().chat.retry_now();
+        self.pump();
+    }
+
+    fn start(&self, ask: Ask, setup: TurnSetup) {
         self.0.borrow_mut().stop_requested = false;
         let this = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
@@ -254,14 +295,22 @@ impl Driver {
                 )));
                 return this.end_setup();
             };
-            let tools_wanted = ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
+            let tools_wanted = ask != Ask::Summary
+                && ToolsOff::for_chat(setup.google_search, &setup.model).is_none();
             let servers = if tools_wanted { setup.servers.clone() } else { IndexSet::new() };
             let page = match tools_wanted && servers.contains(PAGES) {
                 true => page_tools::page_source_of_turn(&settings).await,
                 false => None,
             };
-            let context = context::read(setup.page.as_ref(), &setup.attachments).await;
-            this.dispatch(Action::UserContext(context.labels.clone()));
+            // Only a new message carries the page and attachments: a version sent again has
+            // its own in its parts, and Continue or a summary adds no words of the person.
+            let context = match ask {
+                Ask::Message(_) => context::read(setup.page.as_ref(), &setup.attachments).await,
+                _ => context::read(None, &[]).await,
+            };
+            if matches!(ask, Ask::Message(_)) {
+                this.dispatch(Action::UserContext(context.labels.clone()));
+            }
             for notice in &context.notices {
                 this.dispatch(Action::Notice(notice.clone()));
             }
@@ -269,7 +318,7 @@ impl Driver {
                 return this.end_setup();
             }
             this.gather_tools(WaitingTurn {
-                text,
+                ask,
                 setup,
                 key: key.expose().to_owned(),
                 settings: Rc::new(settings),
@@ -299,6 +348,7 @@ impl Driver {
             config.declarations = tools.declarations();
             config.titles = tools.titles();
             config.google_search = turn.setup.google_search;
+            config.system_instruction = turn.setup.system_instruction.clone();
             inner.tools = tools;
             inner.turn_declares_tools = turn.declares_tools;
             inner.servers = facts;
@@ -306,10 +356,18 @@ impl Driver {
             inner.page_source = turn.page.as_ref().map(|offer| offer.source.clone());
             inner.turn_servers = Some((turn.settings, turn.servers));
             let _ = inner.chat.set_config(config);
-            let mut parts = turn.context.parts(inner.chat.history());
-            let (words, app_context) = apps::with_app_context(&mut inner.app_contexts, turn.text);
-            parts.extend(words);
-            inner.chat.send_message(parts).map(|()| app_context)
+            match turn.ask {
+                Ask::Message(text) => {
+                    let mut parts = turn.context.parts(inner.chat.history());
+                    let (words, app_context) =
+                        apps::with_app_context(&mut inner.app_contexts, text);
+                    parts.extend(words);
+                    inner.chat.send_message(parts).map(|()| app_context)
+                }
+                Ask::Parts(parts) => inner.chat.send_message(parts).map(|()| Default::default()),
+                Ask::Continue => inner.chat.continue_reply().map(|()| Default::default()),
+                Ask::Summary => inner.chat.summarize().map(|()| Default::default()),
+            }
         };
         match sent {
             Ok(app_context) if !app_context.is_empty() => {
@@ -431,16 +489,30 @@ impl Driver {
             let action = match event {
                 // The reply itself is marked incomplete; a second line would repeat it.
                 ChatEvent::TextDelta(_)
-                | ChatEvent::Usage(_)
                 | ChatEvent::ToolDone { .. }
                 | ChatEvent::Notice(Notice::Incomplete) => continue,
+                ChatEvent::Usage { turn, context_tokens } => Action::Usage { turn, context_tokens },
                 ChatEvent::ThoughtDelta(t) => Action::ThoughtDelta(t),
                 ChatEvent::ModelTurn { incomplete, .. } => Action::ModelTurnEnded { incomplete },
-                ChatEvent::Retrying { delay, error, .. } => Action::Retrying {
-                    seconds: delay.as_secs_f64().ceil() as u64,
-                    message: word(&error.text()),
+                ChatEvent::Retrying { delay, error, retry, max } => {
+                    let millis = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+                    Action::Retrying {
+                        seconds: delay.as_secs_f64().ceil() as u64,
+                        message: word(&error.text()),
+                        until_ms: now_ms().saturating_add(millis),
+                        retry,
+                        max,
+                    }
+                }
+                ChatEvent::Notice(Notice::Finish(reason)) => match reason.notice() {
+                    Some(text) => {
+                        Action::Finished { code: reason.code().to_owned(), text: word(&text) }
+                    }
+                    None => continue,
                 },
                 ChatEvent::Notice(notice) => Action::Notice(word(&notice.text())),
+                ChatEvent::Summary(summary) => self.start_from_summary(summary),
+                ChatEvent::Sources(sources) => Action::Sources(sources),
                 ChatEvent::Error(error) => {
                     let message = word(&error.text());
                     Action::Failed(ErrorView::from_error(&error, message))
@@ -454,6 +526,23 @@ impl Driver {
         }
         if !text.is_empty() {
             self.dispatch(Action::TextDelta(text));
+        }
+    }
+
+    /// The summary arrived: the conversation goes on in a new chat that starts from it.
+    fn start_from_summary(&self, summary: String) -> Action {
+        let history = vec![Turn::new(prompts::summary_seed(&summary), None)];
+        {
+            let mut inner = self.0.borrow_mut();
+            let config = inner.chat.config().clone();
+            inner.chat = Chat::from_turns(config, history.clone());
+            inner.app_contexts.clear();
+        }
+        Action::Summarized {
+            id: crate::app::new_chat_id(),
+            now_ms: now_ms(),
+            summary,
+            history: Rc::new(history),
         }
     }
 

@@ -7,7 +7,12 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{automatic_model, ModelInfo, ThinkingChoice, Turn};
+use gemipanel_core::branches::{Forks, Path};
+use gemipanel_core::gemini::history::{self, HistoryMark};
+use gemipanel_core::gemini::Part;
+use gemipanel_core::gemini::{
+    automatic_model, ContextMeter, ModelInfo, Sources, ThinkingChoice, Turn, TurnUsage,
+};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::Settings;
@@ -15,8 +20,8 @@ use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
 pub use crate::transcript::{
-    AppCard, AppContextSent, ChatSummary, ContextLabel, ElicitationCard, Entry, ErrorKind,
-    ErrorView, ModelReply, Progress, SavedChat, ToolCard, ToolStatus,
+    AppCard, AppContextSent, BranchTail, ChatSummary, ContextLabel, ElicitationCard, Entry,
+    ErrorKind, ErrorView, ModelReply, Progress, SavedChat, ToolCard, ToolStatus,
 };
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
@@ -54,17 +59,159 @@ pub struct ChatView {
     pub thinking: ThinkingChoice,
     pub entries: Vec<Rc<Entry>>,
     pub busy: bool,
+    /// The tokens the next request sends again, as of the last answer.
+    pub context_tokens: u64,
+    /// The model is writing the summary a new chat will start from (not saved).
+    pub summarizing: bool,
     /// The conversation as Gemini sees it, as of the last finished turn.
     pub history: Rc<Vec<Turn>>,
     /// Bumped when the chat should be saved.
     pub save_epoch: u32,
     /// What the last model request of this chat declared (not saved: it is about this visit).
     pub tools_sent: Option<ToolsSent>,
+    /// The versions not shown (edited or regenerated messages).
+    pub forks: Forks<BranchTail>,
+    /// This chat's own instructions.
+    pub instructions: Option<String>,
+}
+
+/// What the transcript needs to know of a message of the person's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MessageInfo {
+    /// (shown, count) when versions part at this message.
+    pub versions: Option<(usize, usize)>,
+    /// A new version can start here (the chat is idle and the message's mark is known).
+    pub editable: bool,
+}
+
+/// The message to send again when a version starts at a message: the history before it, the
+/// parts it sent (text, attachments, context) and its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BranchPoint {
+    pub history: Vec<Turn>,
+    pub parts: Vec<Part>,
+    pub text: String,
+}
+
+/// The chat as it is shown, cut and joined at the person's messages.
+struct ShownPath<'a> {
+    entries: &'a mut Vec<Rc<Entry>>,
+    history: &'a mut Rc<Vec<Turn>>,
+}
+
+impl ShownPath<'_> {
+    fn entry_of(&self, message: usize) -> Option<usize> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(***e, Entry::User { .. }))
+            .nth(message)
+            .map(|(i, _)| i)
+    }
+}
+
+impl Path for ShownPath<'_> {
+    type Tail = BranchTail;
+
+    fn messages(&self) -> usize {
+        self.entries.iter().filter(|e| matches!(***e, Entry::User { .. })).count()
+    }
+
+    fn cut(&mut self, at: usize) -> BranchTail {
+        let Some(index) = self.entry_of(at) else { return BranchTail::default() };
+        let mark = match &*self.entries[index] {
+            Entry::User { mark, .. } => *mark,
+            _ => None,
+        };
+        let entries = self
+            .entries
+            .split_off(index)
+            .into_iter()
+            .map(Rc::unwrap_or_clone)
+            // A question only meant while its call ran is not kept.
+            .filter(|e| !matches!(e, Entry::Elicitation(_)))
+            .collect();
+        let history =
+            mark.and_then(|mark| mark.cut(Rc::make_mut(self.history))).unwrap_or_default();
+        BranchTail { entries, history }
+    }
+
+    fn join(&mut self, tail: BranchTail) {
+        self.entries.extend(tail.entries.into_iter().map(Rc::new));
+        tail.history.join(Rc::make_mut(self.history));
+    }
+}
+
+/// Chats saved before versions have no marks: they are told from the history when they can be.
+fn fill_marks(saved: &mut SavedChat) {
+    let users = saved.entries.iter().filter(|e| matches!(e, Entry::User { .. })).count();
+    let known = saved.entries.iter().any(|e| matches!(e, Entry::User { mark: Some(_), .. }));
+    if users == 0 || known {
+        return;
+    }
+    let Some(marks) = history::derive_marks(&saved.history, users) else { return };
+    let users = saved.entries.iter_mut().filter_map(|e| match e {
+        Entry::User { mark, .. } => Some(mark),
+        _ => None,
+    });
+    for (mark, derived) in users.zip(marks) {
+        *mark = Some(derived);
+    }
 }
 
 impl ChatView {
     pub fn new(id: String, now_ms: u64) -> Self {
         Self { id, created_ms: now_ms, updated_ms: now_ms, ..Self::default() }
+    }
+
+    fn path(&mut self) -> ShownPath<'_> {
+        ShownPath { entries: &mut self.entries, history: &mut self.history }
+    }
+
+    /// The person's messages on the shown path, in order.
+    pub fn message_info(&self) -> Vec<MessageInfo> {
+        self.entries
+            .iter()
+            .filter_map(|e| match &**e {
+                Entry::User { mark, .. } => Some(*mark),
+                _ => None,
+            })
+            .enumerate()
+            .map(|(at, mark)| MessageInfo {
+                versions: self.forks.at(at),
+                editable: !self.busy && mark.is_some_and(|m| m.contents <= self.history.len()),
+            })
+            .collect()
+    }
+
+    /// What to send again for a new version from message `at`; `None` when it cannot be told.
+    pub fn branch_point(&self, at: usize) -> Option<BranchPoint> {
+        let (text, mark) = self
+            .entries
+            .iter()
+            .filter_map(|e| match &**e {
+                Entry::User { text, mark, .. } => Some((text, *mark)),
+                _ => None,
+            })
+            .nth(at)?;
+        let mut history = (*self.history).clone();
+        let tail = mark?.cut(&mut history)?;
+        Some(BranchPoint { history, parts: tail.sent_parts(), text: text.clone() })
+    }
+
+    /// Every tool call id of the chat, in every version.
+    pub fn call_ids(&self) -> Vec<String> {
+        let kept = self.forks.tails().into_iter().flat_map(|t| t.entries.iter());
+        crate::transcript::call_ids(self.entries.iter().map(|e| &**e).chain(kept))
+    }
+
+    /// The chat with version `to` of message `at` shown (unchanged when there is none).
+    pub fn switched(&self, at: usize, to: usize) -> ChatView {
+        let mut next = self.clone();
+        let mut forks = std::mem::take(&mut next.forks);
+        forks.switch(&mut next.path(), at, to);
+        next.forks = forks;
+        next
     }
 
     pub fn to_saved(&self) -> SavedChat {
@@ -77,6 +224,7 @@ impl ChatView {
             servers: self.servers.clone(),
             google_search: self.google_search,
             thinking: self.thinking,
+            context_tokens: self.context_tokens,
             history: (*self.history).clone(),
             entries: self
                 .entries
@@ -84,10 +232,13 @@ impl ChatView {
                 .filter(|e| !matches!(***e, Entry::Elicitation(_)))
                 .map(|e| (**e).clone())
                 .collect(),
+            forks: self.forks.clone(),
+            instructions: self.instructions.clone(),
         }
     }
 
-    pub fn from_saved(saved: SavedChat) -> Self {
+    pub fn from_saved(mut saved: SavedChat) -> Self {
+        fill_marks(&mut saved);
         Self {
             id: saved.id,
             title: saved.title,
@@ -99,9 +250,13 @@ impl ChatView {
             thinking: saved.thinking,
             entries: saved.entries.into_iter().map(Rc::new).collect(),
             busy: false,
+            context_tokens: saved.context_tokens,
+            summarizing: false,
             history: Rc::new(saved.history),
             save_epoch: 0,
             tools_sent: None,
+            forks: saved.forks,
+            instructions: saved.instructions,
         }
     }
 
@@ -126,6 +281,21 @@ impl ChatView {
         if let Some(reply) = self.last_model_reply() {
             reply.streaming = false;
             reply.incomplete |= incomplete;
+        }
+    }
+
+    /// The last reply of the running exchange (since the person's last message).
+    fn exchange_reply(&mut self) -> Option<&mut ModelReply> {
+        let start = self
+            .entries
+            .iter()
+            .rposition(|e| matches!(**e, Entry::User { .. } | Entry::Summary { .. }))
+            .map_or(0, |i| i + 1);
+        let index =
+            start + self.entries[start..].iter().rposition(|e| matches!(**e, Entry::Model(_)))?;
+        match Rc::make_mut(&mut self.entries[index]) {
+            Entry::Model(reply) => Some(reply),
+            _ => None,
         }
     }
 
@@ -249,6 +419,12 @@ impl State {
         automatic_model(self.models.as_deref().map(Vec::as_slice))
     }
 
+    /// How full the chat's model's context window is, when the list gives the window.
+    pub fn context_meter(&self) -> Option<ContextMeter> {
+        let limit = self.model_info(&self.model()).and_then(|m| m.input_token_limit);
+        ContextMeter::new(self.chat.context_tokens, limit)
+    }
+
     /// The list's entry for a model, when the list has it.
     pub fn model_info(&self, id: &str) -> Option<&ModelInfo> {
         self.models.as_deref()?.iter().find(|m| m.id == id)
@@ -326,11 +502,49 @@ pub enum Action {
     ModelTurnEnded {
         incomplete: bool,
     },
+    /// The reply's sources (Google Search grounding).
+    Sources(Sources),
+    /// A request of the turn ended: the turn's usage so far and the chat's context.
+    Usage {
+        turn: TurnUsage,
+        context_tokens: u64,
+    },
     Retrying {
         seconds: u64,
         message: String,
+        until_ms: u64,
+        retry: u32,
+        max: u32,
     },
     Notice(String),
+    /// The model stopped for a reason worth telling (`finishReason` code, in words).
+    Finished {
+        code: String,
+        text: String,
+    },
+    /// The person asked a reply cut at the output limit to go on: it grows where it stopped.
+    Continued,
+    /// The model is asked for a summary to start a new chat from.
+    SummaryStarted,
+    /// A new version of the chat starts at message `at`: what follows it is kept, and the
+    /// message sent next (edited, or the same to regenerate) takes its place.
+    Branch {
+        at: usize,
+    },
+    /// Shows another version of message `at`.
+    SwitchVersion {
+        at: usize,
+        to: usize,
+    },
+    /// This chat's own instructions; `None` removes them.
+    SetInstructions(Option<String>),
+    /// A new chat starts from the summary of this one.
+    Summarized {
+        id: String,
+        now_ms: u64,
+        summary: String,
+        history: Rc<Vec<Turn>>,
+    },
     /// A model request went out with these tools.
     ToolsSent(ToolsSent),
     Failed(ErrorView),
@@ -443,16 +657,21 @@ pub fn reduce(state: &State, action: Action) -> State {
             if chat.title.is_empty() {
                 chat.title = title_from(&text);
             }
+            // The chat is idle when a message is sent: its history is the driver's.
+            let mark = Some(HistoryMark::end_of(&chat.history));
             chat.entries.push(Rc::new(Entry::User {
                 text,
                 context: Vec::new(),
                 app_context: Vec::new(),
+                mark,
             }));
             next.attachments.clear();
             chat.busy = true;
             chat.updated_ms = now_ms;
             next.view = View::Chat;
         }
+        // A summary being written is not a reply of this chat.
+        Action::TextDelta(_) | Action::ThoughtDelta(_) if chat.summarizing => {}
         Action::UserContext(labels) => {
             let last_user = chat.entries.iter().rposition(|e| matches!(**e, Entry::User { .. }));
             if let Some(Entry::User { context, .. }) =
@@ -506,9 +725,72 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
         Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push(&text),
         Action::ModelTurnEnded { incomplete } => chat.end_streaming(incomplete),
-        Action::Retrying { seconds, message } => {
+        Action::Sources(sources) => {
+            if let Some(reply) = chat.exchange_reply() {
+                reply.sources = Some(sources);
+            }
+        }
+        Action::Usage { turn, context_tokens } => {
+            if !chat.summarizing {
+                chat.context_tokens = context_tokens;
+                if let Some(reply) = chat.exchange_reply() {
+                    reply.usage = Some(turn);
+                }
+            }
+        }
+        Action::Retrying { seconds, message, until_ms, retry, max } => {
             chat.end_streaming(false);
-            chat.entries.push(Rc::new(Entry::Retrying { seconds, message }));
+            chat.entries.push(Rc::new(Entry::Retrying { seconds, message, until_ms, retry, max }));
+        }
+        Action::Finished { code, text } => {
+            chat.end_streaming(false);
+            chat.entries.push(Rc::new(Entry::Finish { code, text }));
+        }
+        Action::Continued => {
+            if matches!(chat.entries.last().map(|e| &**e), Some(Entry::Finish { .. })) {
+                chat.entries.pop();
+            }
+            if let Some(Entry::Model(reply)) = chat.entries.last_mut().map(Rc::make_mut) {
+                reply.streaming = true;
+                reply.incomplete = false;
+            }
+            chat.busy = true;
+        }
+        Action::Branch { at } => {
+            if !chat.busy {
+                let mut forks = std::mem::take(&mut chat.forks);
+                forks.branch(&mut chat.path(), at);
+                chat.forks = forks;
+            }
+        }
+        Action::SwitchVersion { at, to } => {
+            if !chat.busy {
+                *chat = chat.switched(at, to);
+                chat.save_epoch += 1;
+            }
+        }
+        Action::SetInstructions(instructions) => {
+            chat.instructions = instructions.map(|i| i.trim().to_owned()).filter(|i| !i.is_empty());
+            chat.save_if_idle();
+        }
+        Action::SummaryStarted => {
+            chat.summarizing = true;
+            chat.busy = true;
+        }
+        Action::Summarized { id, now_ms, summary, history } => {
+            let from_title = chat.title.clone();
+            let mut fresh = ChatView::new(id, now_ms);
+            fresh.model = chat.model.clone();
+            fresh.servers = chat.servers.clone();
+            fresh.google_search = chat.google_search;
+            fresh.thinking = chat.thinking;
+            fresh.instructions = chat.instructions.clone();
+            fresh.title = from_title.clone();
+            fresh.history = history;
+            fresh.busy = true;
+            fresh.entries = vec![Rc::new(Entry::Summary { text: summary, from_title })];
+            next.chat = fresh;
+            next.view = View::Chat;
         }
         Action::ToolsSent(sent) => chat.tools_sent = Some(sent),
         Action::Notice(text) => {
@@ -522,6 +804,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::TurnOver { history, now_ms } => {
             chat.end_streaming(false);
             chat.busy = false;
+            chat.summarizing = false;
             chat.history = history;
             chat.updated_ms = now_ms;
             chat.save_epoch += 1;
@@ -990,6 +1273,330 @@ mod tests {
         assert!(state.enabled_servers().contains(BROWSER));
         let off = reduce(&state, Action::ToggleServer(BROWSER.into()));
         assert!(!off.enabled_servers().contains(BROWSER));
+    }
+
+    fn usage(total: u64) -> TurnUsage {
+        TurnUsage { prompt: total - 1, output: 1, total, requests: 1, ..TurnUsage::default() }
+    }
+
+    #[test]
+    fn a_turns_usage_goes_on_its_last_reply_and_the_context_is_kept() {
+        let card = ToolCard::asked("call-1", "s1", "S", "t", "{}".into(), None, true);
+        let state = run(vec![
+            sent("a"),
+            Action::TextDelta("first".into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+            sent("b"),
+            Action::TextDelta("Let me look.".into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::ToolAsked(card),
+            Action::Usage { turn: usage(10), context_tokens: 10 },
+            Action::TextDelta("Found it.".into()),
+            Action::Usage { turn: usage(25), context_tokens: 20 },
+        ]);
+        let usages: Vec<Option<u64>> = state
+            .chat
+            .entries
+            .iter()
+            .filter_map(|e| match &**e {
+                Entry::Model(reply) => Some(reply.usage.map(|u| u.total)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(usages, [None, Some(10), Some(25)], "never on an earlier turn's reply");
+        assert_eq!(state.chat.context_tokens, 20);
+        let saved = serde_json::to_string(&state.chat.to_saved()).unwrap();
+        let back: SavedChat = serde_json::from_str(&saved).unwrap();
+        assert_eq!(ChatView::from_saved(back).context_tokens, 20);
+    }
+
+    #[test]
+    fn the_context_meter_needs_the_models_window() {
+        use gemipanel_core::gemini::Stage;
+        let mut state = run(vec![Action::Usage { turn: usage(5), context_tokens: 950_000 }]);
+        assert_eq!(state.context_meter(), None, "no list, no window");
+        let model = state.model();
+        state = reduce(
+            &state,
+            Action::ModelsLoaded(vec![ModelInfo {
+                id: model,
+                display_name: "x".into(),
+                stage: Stage::Stable,
+                input_token_limit: Some(1_000_000),
+                thinking: None,
+            }]),
+        );
+        assert!(state.context_meter().unwrap().is_nearly_full());
+    }
+
+    #[test]
+    fn continuing_grows_the_cut_reply_in_place() {
+        let state = run(vec![
+            sent("story"),
+            Action::TextDelta("Once upon".into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::Finished { code: "MAX_TOKENS".into(), text: "cut".into() },
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+            Action::Continued,
+            Action::TextDelta(" a time.".into()),
+        ]);
+        let kinds: Vec<_> = state.chat.entries.iter().map(|e| e.kind()).collect();
+        assert_eq!(kinds, ["user", "model"], "the Continue offer went with its use");
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert_eq!(reply.doc.text(), "Once upon a time.");
+        assert!(state.chat.busy && reply.streaming);
+    }
+
+    #[test]
+    fn a_summary_starts_a_new_chat_with_the_same_choices() {
+        let seed = Turn::new(gemipanel_core::gemini::Content::user_text("summary"), None);
+        let state = run(vec![
+            sent("Plan a trip"),
+            Action::SetGoogleSearch(true),
+            Action::SetThinking(ThinkingChoice::High),
+            Action::TextDelta("Day 1".into()),
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+            Action::SummaryStarted,
+            Action::TextDelta("- trip".into()),
+        ]);
+        assert!(state.chat.summarizing && state.chat.busy);
+        assert_eq!(state.chat.entries.len(), 2, "the summary is not a reply of this chat");
+        let old_id = state.chat.id.clone();
+        let next = reduce(
+            &state,
+            Action::Summarized {
+                id: "new".into(),
+                now_ms: 3,
+                summary: "- trip".into(),
+                history: Rc::new(vec![seed.clone()]),
+            },
+        );
+        assert_ne!(next.chat.id, old_id);
+        assert!(next.chat.google_search);
+        assert_eq!(next.chat.thinking, ThinkingChoice::High);
+        assert_eq!(next.chat.history.as_slice(), [seed]);
+        assert_eq!(
+            *next.chat.entries[0],
+            Entry::Summary { text: "- trip".into(), from_title: "Plan a trip".into() }
+        );
+        let done =
+            reduce(&next, Action::TurnOver { history: next.chat.history.clone(), now_ms: 4 });
+        assert!(!done.chat.busy && !done.chat.summarizing);
+        assert_eq!(done.chat.save_epoch, 1, "the new chat is saved");
+    }
+
+    #[test]
+    fn chats_saved_before_the_countdown_still_open() {
+        let old = serde_json::json!({
+            "id": "c", "title": "t", "created_ms": 0, "updated_ms": 0, "history": [],
+            "entries": [
+                {"user": {"text": "hi"}},
+                {"retrying": {"seconds": 20, "message": "quota"}},
+                {"model": {"doc": "hello", "incomplete": false}}
+            ]
+        });
+        let saved: SavedChat = serde_json::from_value(old).unwrap();
+        let chat = ChatView::from_saved(saved);
+        assert_eq!(
+            *chat.entries[1],
+            Entry::Retrying { seconds: 20, message: "quota".into(), until_ms: 0, retry: 0, max: 0 }
+        );
+        assert_eq!(chat.context_tokens, 0);
+    }
+
+    #[test]
+    fn a_replys_sources_are_kept_with_it_and_saved() {
+        let sources: Sources = serde_json::from_value(serde_json::json!({
+            "queries": [{"text": "euro 2024", "href": "https://www.google.com/search?q=euro+2024"}],
+            "sources": [{"title": "uefa.com", "href": "https://www.uefa.com/", "supports": ["Spain won."]}]
+        }))
+        .unwrap();
+        let state = run(vec![
+            sent("Who won?"),
+            Action::TextDelta("Spain won.".into()),
+            Action::Sources(sources.clone()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::TurnOver { history: Rc::default(), now_ms: 2 },
+        ]);
+        let Entry::Model(reply) = &*state.chat.entries[1] else { panic!() };
+        assert_eq!(reply.sources.as_ref(), Some(&sources));
+        let saved = serde_json::to_string(&state.chat.to_saved()).unwrap();
+        let back = ChatView::from_saved(serde_json::from_str(&saved).unwrap());
+        assert_eq!(back.entries, state.chat.entries);
+    }
+
+    /// One exchange: the message, the reply, and the history the driver would hand over.
+    fn exchange(state: &State, question: &str, answer: &str) -> State {
+        use gemipanel_core::gemini::Content;
+        let mut history = (*state.chat.history).clone();
+        history.push(Turn::new(Content::user_text(question), None));
+        let reply = Content { role: Some("model".into()), parts: vec![Part::text(answer)] };
+        history.push(Turn::new(reply, Some("gemini-3.8-flash".into())));
+        [
+            sent(question),
+            Action::TextDelta(answer.into()),
+            Action::ModelTurnEnded { incomplete: false },
+            Action::TurnOver { history: Rc::new(history), now_ms: 2 },
+        ]
+        .into_iter()
+        .fold(state.clone(), |s, a| reduce(&s, a))
+    }
+
+    fn shown(state: &State) -> Vec<String> {
+        state
+            .chat
+            .entries
+            .iter()
+            .map(|e| match &**e {
+                Entry::User { text, .. } => format!("> {text}"),
+                Entry::Model(reply) => reply.doc.text(),
+                other => other.kind().to_owned(),
+            })
+            .collect()
+    }
+
+    fn history_texts(state: &State) -> Vec<String> {
+        state
+            .chat
+            .history
+            .iter()
+            .map(|t| t.parts.iter().filter_map(|p| p.text.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn an_edit_starts_a_version_and_the_replaced_one_comes_back_as_it_was() {
+        let mut state = exchange(&State::default(), "q1", "a1");
+        let card = ToolCard::asked("call-7", "s1", "S", "t", "{}".into(), None, true);
+        state = reduce(&state, Action::ToolAsked(card));
+        state = exchange(&state, "q2", "a2");
+        state = exchange(&state, "q3", "a3");
+        let before = (shown(&state), history_texts(&state));
+        let info = state.chat.message_info();
+        assert_eq!(info.len(), 3);
+        assert!(info.iter().all(|m| m.editable && m.versions.is_none()));
+
+        // Edit the second message: the driver gets the history before it and what it sent.
+        let point = state.chat.branch_point(1).unwrap();
+        assert_eq!(point.text, "q2");
+        assert_eq!(point.parts, vec![Part::text("q2")]);
+        assert_eq!(point.history.len(), 2);
+        state = reduce(&state, Action::Branch { at: 1 });
+        assert_eq!(shown(&state), ["> q1", "a1", "tool"]);
+        assert_eq!(history_texts(&state), ["q1", "a1"]);
+        state = exchange(&state, "q2 edited", "b2");
+        assert_eq!(state.chat.message_info()[1].versions, Some((1, 2)));
+        assert_eq!(state.chat.call_ids(), ["call-7"], "the kept version's calls are counted");
+
+        // Switch back: exactly as it was, the third message included; nothing is re-sent.
+        let back = reduce(&state, Action::SwitchVersion { at: 1, to: 0 });
+        assert_eq!((shown(&back), history_texts(&back)), before);
+        assert_eq!(back.chat.message_info()[1].versions, Some((0, 2)));
+        assert_eq!(back.chat.save_epoch, state.chat.save_epoch + 1, "the choice is saved");
+        assert!(!back.chat.busy);
+        // And forth.
+        let forth = reduce(&back, Action::SwitchVersion { at: 1, to: 1 });
+        assert_eq!(shown(&forth), ["> q1", "a1", "tool", "> q2 edited", "b2"]);
+
+        // Saved and reopened, the versions are there.
+        let json = serde_json::to_string(&back.chat.to_saved()).unwrap();
+        let reopened = reduce(
+            &State::default(),
+            Action::ChatOpened(Box::new(serde_json::from_str(&json).unwrap())),
+        );
+        assert_eq!((shown(&reopened), history_texts(&reopened)), before);
+        let again = reduce(&reopened, Action::SwitchVersion { at: 1, to: 1 });
+        assert_eq!(shown(&again), ["> q1", "a1", "tool", "> q2 edited", "b2"]);
+    }
+
+    #[test]
+    fn nothing_branches_or_switches_during_a_turn() {
+        let mut state = exchange(&State::default(), "q1", "a1");
+        state = reduce(&state, Action::Branch { at: 0 });
+        state = exchange(&state, "q1 again", "b1");
+        let busy = reduce(&state, sent("q2"));
+        assert!(busy.chat.message_info().iter().all(|m| !m.editable));
+        let switched = reduce(&busy, Action::SwitchVersion { at: 0, to: 0 });
+        assert_eq!(shown(&switched), shown(&busy));
+        let branched = reduce(&busy, Action::Branch { at: 0 });
+        assert_eq!(shown(&branched), shown(&busy));
+    }
+
+    #[test]
+    fn a_question_asked_during_a_call_is_not_kept_in_a_version() {
+        let mut state = exchange(&State::default(), "q1", "a1");
+        state = reduce(&state, sent("q2"));
+        let card = ElicitationCard {
+            call_id: "call-1".into(),
+            server_name: None,
+            elicitation_id: "e1".into(),
+            prompt: gemipanel_core::messages::ElicitationPrompt::Url {
+                message: "Sign in".into(),
+                url: "https://example.com/".into(),
+            },
+            answer: Some("accept".into()),
+        };
+        state = reduce(&state, Action::Elicitation(card));
+        let history = state.chat.history.clone();
+        state = reduce(&state, Action::TurnOver { history, now_ms: 3 });
+        state = reduce(&state, Action::Branch { at: 1 });
+        assert_eq!(shown(&state), ["> q1", "a1"]);
+        // An elicitation cannot be saved (it means nothing once its call ended): a version
+        // holding one would make the chat unsaveable.
+        let json = serde_json::to_string(&state.chat.to_saved());
+        assert!(json.is_ok(), "{json:?}");
+        assert!(!json.unwrap().contains("elicitation"));
+    }
+
+    #[test]
+    fn chats_saved_before_versions_open_and_can_be_edited_when_their_marks_can_be_told() {
+        let old = serde_json::json!({
+            "id": "c", "title": "t", "created_ms": 0, "updated_ms": 0,
+            "history": [
+                {"role": "user", "parts": [{"text": "q1"}]},
+                {"role": "model", "parts": [{"text": "a1"}]},
+                {"role": "user", "parts": [{"text": "q2"}]},
+                {"role": "model", "parts": [{"text": "a2"}]}
+            ],
+            "entries": [
+                {"user": {"text": "q1"}}, {"model": {"doc": "a1"}},
+                {"user": {"text": "q2"}}, {"model": {"doc": "a2"}}
+            ]
+        });
+        let saved: SavedChat = serde_json::from_value(old.clone()).unwrap();
+        assert!(saved.forks.is_empty() && saved.instructions.is_none());
+        let state = reduce(&State::default(), Action::ChatOpened(Box::new(saved)));
+        assert!(state.chat.message_info().iter().all(|m| m.editable));
+        let point = state.chat.branch_point(1).unwrap();
+        assert_eq!((point.text.as_str(), point.history.len()), ("q2", 2));
+
+        // A message that joined an unanswered one: marks cannot be told, nothing is editable.
+        let mut merged = old;
+        merged["history"] = serde_json::json!([
+            {"role": "user", "parts": [{"text": "q1"}, {"text": "q2"}]},
+            {"role": "model", "parts": [{"text": "a2"}]}
+        ]);
+        merged["entries"] = serde_json::json!([
+            {"user": {"text": "q1"}}, {"error": {"kind": "network", "message": "x"}},
+            {"user": {"text": "q2"}}, {"model": {"doc": "a2"}}
+        ]);
+        let saved: SavedChat = serde_json::from_value(merged).unwrap();
+        let state = reduce(&State::default(), Action::ChatOpened(Box::new(saved)));
+        assert!(state.chat.message_info().iter().all(|m| !m.editable));
+        assert_eq!(state.chat.branch_point(1), None);
+    }
+
+    #[test]
+    fn a_chats_own_instructions_are_kept_trimmed_and_saved() {
+        let state = exchange(&State::default(), "q1", "a1");
+        let set = reduce(&state, Action::SetInstructions(Some("  Reply in French. ".into())));
+        assert_eq!(set.chat.instructions.as_deref(), Some("Reply in French."));
+        assert_eq!(set.chat.save_epoch, state.chat.save_epoch + 1);
+        let saved = serde_json::to_value(set.chat.to_saved()).unwrap();
+        assert_eq!(saved["instructions"], "Reply in French.");
+        let cleared = reduce(&set, Action::SetInstructions(Some("   ".into())));
+        assert_eq!(cleared.chat.instructions, None);
     }
 
     #[test]

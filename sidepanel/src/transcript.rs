@@ -6,7 +6,9 @@ use indexmap::IndexSet;
 use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::gemini::{Error, ThinkingChoice, Turn};
+use gemipanel_core::branches::Forks;
+use gemipanel_core::gemini::history::{HistoryMark, HistoryTail};
+use gemipanel_core::gemini::{Error, Sources, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::ElicitationPrompt;
 pub use gemipanel_core::page::context::ContextLabel;
@@ -37,6 +39,10 @@ pub enum Entry {
         /// apart from the words).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         app_context: Vec<AppContextSent>,
+        /// Where the history stood before this message: versions part there. `None` in chats
+        /// saved before versions when it cannot be told (`history::derive_marks`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mark: Option<HistoryMark>,
     },
     Model(ModelReply),
     Tool(ToolCard),
@@ -46,11 +52,30 @@ pub enum Entry {
     Notice {
         text: String,
     },
+    /// Why the model stopped when it was not a normal stop (`finishReason`, its API code), in
+    /// words; a reply cut at the output limit can be continued from here.
+    Finish {
+        code: String,
+        text: String,
+    },
+    /// A request that failed goes out again: `until_ms` is when (0 in chats saved before the
+    /// countdown), `retry` of at most `max`.
     Retrying {
         seconds: u64,
         message: String,
+        #[serde(default)]
+        until_ms: u64,
+        #[serde(default)]
+        retry: u32,
+        #[serde(default)]
+        max: u32,
     },
     Error(ErrorView),
+    /// The first entry of a chat started from another's summary (written by the model).
+    Summary {
+        text: String,
+        from_title: String,
+    },
 }
 
 impl Entry {
@@ -61,8 +86,10 @@ impl Entry {
             Entry::Tool(_) => "tool",
             Entry::Elicitation(_) => "elicitation",
             Entry::Notice { .. } => "notice",
+            Entry::Finish { .. } => "finish",
             Entry::Retrying { .. } => "retrying",
             Entry::Error(_) => "error",
+            Entry::Summary { .. } => "summary",
         }
     }
 }
@@ -80,6 +107,12 @@ pub struct ModelReply {
     /// Cut short (stopped, dropped, or ended without a finish reason); the text is partial.
     #[serde(default)]
     pub incomplete: bool,
+    /// What the turn this reply ends cost (every request of it), shown on hover.
+    #[serde(default)]
+    pub usage: Option<TurnUsage>,
+    /// Its sources, when Google Search grounded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Sources>,
 }
 
 impl ModelReply {
@@ -248,6 +281,10 @@ pub enum ErrorKind {
     /// Invalid key or no permission: fix the key.
     Auth,
     RateLimited,
+    /// A quota counted per day ran out: trying again today will not help.
+    DailyQuota,
+    /// The safety filters blocked the person's message.
+    Blocked,
     /// Google's side (5xx).
     Server,
     Network,
@@ -269,8 +306,12 @@ impl ErrorView {
             ErrorKind::MissingKey
         } else if error.is_auth() {
             ErrorKind::Auth
+        } else if error.is_daily_quota() {
+            ErrorKind::DailyQuota
         } else if error.is_rate_limited() {
             ErrorKind::RateLimited
+        } else if error.is_blocked() {
+            ErrorKind::Blocked
         } else if error.is_server() {
             ErrorKind::Server
         } else if error.is_network() {
@@ -297,14 +338,50 @@ pub struct SavedChat {
     pub google_search: bool,
     #[serde(default)]
     pub thinking: ThinkingChoice,
+    /// The tokens the chat's next request sends again, as of its last answer (0 before one).
+    #[serde(default)]
+    pub context_tokens: u64,
     /// The conversation as Gemini sees it, each model turn with the model that wrote it, to
     /// continue it (chats saved before authors were kept read as turns without one).
     pub history: Vec<Turn>,
     /// The conversation as the person saw it.
     pub entries: Vec<Entry>,
+    /// The versions not shown: what edited or regenerated messages replaced (none in chats
+    /// saved before versions).
+    #[serde(default, skip_serializing_if = "Forks::is_empty")]
+    pub forks: Forks<BranchTail>,
+    /// This chat's own instructions, sent after those for every chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// A version of a chat from one of its messages on: what the person saw, and what the model
+/// saw after the message's mark.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BranchTail {
+    pub entries: Vec<Entry>,
+    #[serde(default)]
+    pub history: HistoryTail,
+}
+
+/// The ids of the tool calls among `entries`.
+pub fn call_ids<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> Vec<String> {
+    entries
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Tool(card) => Some(card.call_id.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 impl SavedChat {
+    /// Every tool call id of the chat, in every version: a new call must take none of them.
+    pub fn call_ids(&self) -> Vec<String> {
+        let kept = self.forks.tails().into_iter().flat_map(|t| t.entries.iter());
+        call_ids(self.entries.iter().chain(kept))
+    }
+
     pub fn summary(&self) -> ChatSummary {
         ChatSummary { id: self.id.clone(), title: self.title.clone(), updated_ms: self.updated_ms }
     }
@@ -313,16 +390,20 @@ impl SavedChat {
     /// asking when the panel closed) has no app. Chats saved before an app waited for the
     /// person's answer kept one there; reopened, it would be read and run again.
     pub fn without_unagreed_apps(mut self) -> Self {
-        for entry in &mut self.entries {
-            if let Entry::Tool(card) = entry {
-                if matches!(
-                    card.status,
-                    ToolStatus::Confirm | ToolStatus::Denied | ToolStatus::NeedsAccess { .. }
-                ) {
-                    card.app = None;
+        fn strip(entries: &mut [Entry]) {
+            for entry in entries {
+                if let Entry::Tool(card) = entry {
+                    if matches!(
+                        card.status,
+                        ToolStatus::Confirm | ToolStatus::Denied | ToolStatus::NeedsAccess { .. }
+                    ) {
+                        card.app = None;
+                    }
                 }
             }
         }
+        strip(&mut self.entries);
+        self.forks.each_tail_mut(&mut |tail| strip(&mut tail.entries));
         self
     }
 }
@@ -370,6 +451,14 @@ mod tests {
             (Error::from_http(429, body429), ErrorKind::RateLimited),
             (Error::from_http(503, "{}"), ErrorKind::Server),
             (Error::network("offline"), ErrorKind::Network),
+            (Error::blocked("SAFETY", vec![]), ErrorKind::Blocked),
+            (
+                Error::from_http(
+                    429,
+                    r#"{"error":{"code":429,"message":"q","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel"}]}]}}"#,
+                ),
+                ErrorKind::DailyQuota,
+            ),
             (
                 Error::from_http(
                     400,

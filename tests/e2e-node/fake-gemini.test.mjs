@@ -419,3 +419,22 @@ test('fields the API does not know are refused as it refuses them (sent raw: the
   const inThinking = await post({ contents, generationConfig: { thinkingConfig: { level: 'low' } } });
   assert.match((await inThinking.json()).error.message, /Unknown name "level" at 'generation_config\.thinking_config'/);
 });
+
+test('Google Search with functions: refused before Gemini 3 and without includeServerSideToolInvocations, taken with it', async () => {
+  const declaration = { name: 'mcp_s_get', description: 'd', parametersJsonSchema: { type: 'object' } };
+  const tools = [{ googleSearch: {} }, { functionDeclarations: [declaration] }];
+  await assert.rejects(() => stream('gemini-3.8-flash', 'Hi', { tools }), refusedWith(
+    /^Please enable tool_config\.include_server_side_tool_invocations to use Built-in tools with Function calling\.$/));
+  await assert.rejects(() => stream('gemini-3.1-flash-lite', 'Hi',
+    { tools: [{ googleSearch: {}, functionDeclarations: [declaration] }], toolConfig: { includeServerSideToolInvocations: true } }),
+  refusedWith(/one_of 'tool_type' has more than one initialized field: function_declarations, google_search/));
+  await assert.rejects(() => stream('gemma-3-27b-it', 'Hi', { tools, toolConfig: { includeServerSideToolInvocations: true } }),
+    refusedWith(/^Tool use with function calling is unsupported$/));
+  fake.script([{ chunks: textChunks('Both.') }, { chunks: textChunks('Search only.') }]);
+  const both = await stream('gemini-3.8-flash', 'Hi', { tools, toolConfig: { includeServerSideToolInvocations: true } });
+  assert.equal(both.map((c) => c.text ?? '').join(''), 'Both.');
+  assert.deepEqual(fake.requests().at(-1).body.toolConfig, { includeServerSideToolInvocations: true },
+    'the SDK sends the field as GemiPanel does');
+  await stream('gemini-3.8-flash', 'Hi', { tools: [{ googleSearch: {} }] });
+  assert.equal(fake.pending(), 0);
+});

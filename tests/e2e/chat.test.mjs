@@ -253,25 +253,35 @@ test('without an API key the chat says so and links to the settings', async () =
   }
 });
 
-test('Google Search and Gemma models turn MCP tools off, with the reason shown', async () => {
+test('Google Search goes with the MCP tools on Gemini 3 and later; older models and Gemma turn them off, with the reason shown', async () => {
   const id = await addEverything();
   try {
     await page.reload();
     await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
     await page.getByTestId('google-search').check();
-    assert.match(await page.getByTestId('tools-off').innerText(), /Google Search/);
-    fake.script([{ chunks: textChunks('Grounded answer.') }, { chunks: textChunks('Gemma answer.') }]);
+    assert.equal(await page.getByTestId('tools-off').count(), 0, 'gemini-3.8-flash combines them');
+    fake.script([{ chunks: textChunks('Grounded answer.') }, { chunks: textChunks('Search only.') }, { chunks: textChunks('Gemma answer.') }]);
     await send('Search the web');
     await lastReply().filter({ hasText: 'Grounded answer.' }).waitFor();
-    assert.deepEqual(chatRequests()[0].body.tools, [{ googleSearch: {} }]);
+    const both = chatRequests()[0].body;
+    assert.deepEqual(both.tools[0], { googleSearch: {} });
+    assert.ok(both.tools[1].functionDeclarations.some((d) => d.name === 'mcp_everything_echo'));
+    // https://ai.google.dev/gemini-api/docs/generate-content/tool-combination
+    assert.deepEqual(both.toolConfig, { includeServerSideToolInvocations: true });
     await shoot('search-on');
 
-    await page.getByTestId('google-search').uncheck();
     await page.getByTestId('model').selectOption('gemma-3-27b-it');
+    assert.match(await page.getByTestId('tools-off').innerText(), /Google Search/);
+    await send('Search again');
+    await lastReply().filter({ hasText: 'Search only.' }).waitFor();
+    assert.deepEqual(chatRequests()[1].body.tools, [{ googleSearch: {} }]);
+    assert.equal(chatRequests()[1].body.toolConfig, undefined);
+
+    await page.getByTestId('google-search').uncheck();
     assert.match(await page.getByTestId('tools-off').innerText(), /cannot call functions/);
     await send('Hi Gemma');
     await lastReply().filter({ hasText: 'Gemma answer.' }).waitFor();
-    const gemma = chatRequests()[1];
+    const gemma = chatRequests()[2];
     assert.match(gemma.path, /models\/gemma-3-27b-it:streamGenerateContent/);
     assert.equal(gemma.body.tools, undefined);
   } finally {

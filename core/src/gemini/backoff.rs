@@ -1,5 +1,7 @@
-//! When to retry a failed request: 429 and 5xx only, honouring the API's `retryDelay`, else
-//! exponential backoff with a cap. Deterministic (no jitter): one user, one request at a time.
+//! When to retry a failed request: 429 and 5xx only (https://ai.google.dev/gemini-api/docs/troubleshooting:
+//! 429 RESOURCE_EXHAUSTED, 500, 503 UNAVAILABLE and 504 are worth another try), honouring the
+//! delay the API asks for, else exponential backoff with a cap; never a quota counted per day,
+//! which seconds do not clear. Deterministic (no jitter): one user, one request at a time.
 
 use std::time::Duration;
 
@@ -34,7 +36,7 @@ impl RetryPolicy {
 
     /// The delay before retry number `retry` (1-based) after `error`, or `None` to give up.
     pub fn delay(&self, error: &Error, retry: u32) -> Option<Duration> {
-        let retryable = error.is_rate_limited() || error.is_server();
+        let retryable = (error.is_rate_limited() && !error.is_daily_quota()) || error.is_server();
         if !retryable || retry == 0 || retry > self.max_retries {
             return None;
         }

@@ -15,14 +15,17 @@ use serde_json::{Map, Value};
 
 use super::backoff::RetryPolicy;
 use super::family::Family;
+use super::grounding::Sources;
 use super::models::{model_id, supports_function_calling};
+use super::prompts::{CONTINUE_PROMPT, SUMMARY_PROMPT};
 use super::signatures::{contents_for, Turn};
 use super::stream::{StreamAccumulator, StreamEvent, StreamOutcome};
 use super::thinking::{generation_config, ThinkingChoice};
 use super::tool_result::{convert, ToolOutcome};
+use super::usage::{context_tokens, TurnUsage};
 use super::wire::{
     Content, FinishReason, FunctionDeclaration, FunctionResponse, GenerateContentRequest,
-    GenerationConfig, Part, Tool, UsageMetadata, ROLE_USER,
+    GenerationConfig, Part, Tool, ROLE_USER,
 };
 use super::Error;
 use crate::text::Text;
@@ -53,7 +56,8 @@ pub struct ChatConfig {
     /// Tool titles by function name (`ExposedTools::titles`): words the tools are found by.
     pub titles: BTreeMap<String, String>,
     pub budget: Budget,
-    /// Grounding with Google Search; MCP tools are off while it is on.
+    /// Grounding with Google Search; MCP tools go with it where the model combines the two
+    /// (`Family::search_with_functions`), else they are off while it is on.
     pub google_search: bool,
     pub max_rounds: u32,
     pub retry: RetryPolicy,
@@ -92,7 +96,7 @@ impl ChatConfig {
 
     /// MCP tools go into requests.
     fn sends_functions(&self) -> bool {
-        !self.google_search && !self.declarations.is_empty() && self.tools_off_reason().is_none()
+        !self.declarations.is_empty() && self.tools_off_reason().is_none()
     }
 
     fn catalog(&self) -> Catalog {
@@ -108,10 +112,10 @@ pub enum ToolsOff {
 }
 
 impl ToolsOff {
-    /// The one rule: Google Search grounding, or a model that cannot call functions, turns the
-    /// MCP tools of a chat off.
+    /// The one rule: a model that cannot call functions, or Google Search grounding on a model
+    /// that cannot combine it with functions, turns the MCP tools of a chat off.
     pub fn for_chat(google_search: bool, model: &str) -> Option<ToolsOff> {
-        if google_search {
+        if google_search && !Family::of(model).search_with_functions {
             Some(ToolsOff::GoogleSearch)
         } else if !supports_function_calling(model) {
             Some(ToolsOff::ModelWithoutFunctionCalling)
@@ -194,7 +198,12 @@ pub enum Action {
 pub enum ChatEvent {
     TextDelta(String),
     ThoughtDelta(String),
-    Usage(UsageMetadata),
+    /// A request of the turn ended: what the turn cost so far, and the tokens the chat's next
+    /// request sends again (`usage::context_tokens`).
+    Usage {
+        turn: TurnUsage,
+        context_tokens: u64,
+    },
     /// A model turn was appended to the history (`incomplete`: cut short, partial text kept).
     ModelTurn {
         incomplete: bool,
@@ -205,11 +214,18 @@ pub enum ChatEvent {
         call_id: String,
         response: Value,
     },
+    /// The request failed and goes out again after `delay` (retry `retry` of at most `max`).
     Retrying {
         retry: u32,
+        max: u32,
         delay: Duration,
         error: Error,
     },
+    /// The summary [`Chat::summarize`] asked for; the history is as it was.
+    Summary(String),
+    /// The sources of the reply that just ended (Google Search grounding); before its
+    /// `ModelTurn`.
+    Sources(Sources),
     Notice(Notice),
     Error(Error),
     /// The user turn is over; the chat accepts a new message.
@@ -232,6 +248,8 @@ pub enum Notice {
     Incomplete,
     Finish(FinishReason),
     Stopped,
+    /// The model sent no summary.
+    SummaryEmpty,
 }
 
 impl Notice {
@@ -246,6 +264,7 @@ impl Notice {
             Self::Incomplete => Text::new("noticeIncomplete"),
             Self::Finish(reason) => reason.notice().unwrap_or_else(|| Text::new("noticeStopped")),
             Self::Stopped => Text::new("noticeStopped"),
+            Self::SummaryEmpty => Text::new("noticeSummaryEmpty"),
         }
     }
 }
@@ -277,7 +296,7 @@ impl std::error::Error for Busy {}
 #[derive(Debug)]
 enum Phase {
     Idle,
-    Streaming { request_id: u64, acc: StreamAccumulator },
+    Streaming { request_id: u64, acc: Box<StreamAccumulator> },
     WaitingRetry { at_ms: u64 },
     RunningTools { calls: Vec<ToolCall>, results: Vec<Option<ToolOutcome>> },
 }
@@ -312,6 +331,10 @@ pub struct Chat {
     tools_shrunk: bool,
     /// The function names the current request declares.
     sent: Vec<FunctionDeclaration>,
+    /// What the current turn cost so far.
+    turn_usage: TurnUsage,
+    /// The current request asks for a summary ([`Chat::summarize`]), not a reply.
+    summarizing: bool,
 }
 
 impl Chat {
@@ -338,6 +361,8 @@ impl Chat {
             restriction: Restriction::default(),
             tools_shrunk: false,
             sent: Vec::new(),
+            turn_usage: TurnUsage::default(),
+            summarizing: false,
             config,
         }
     }
@@ -419,8 +444,36 @@ impl Chat {
         self.ensure_idle()?;
         self.push_user_parts(parts);
         self.rounds = 0;
+        self.turn_usage = TurnUsage::default();
         self.start_request();
         Ok(())
+    }
+
+    /// Asks the model to go on with a reply the output limit cut (`MAX_TOKENS`). The request is
+    /// a user turn of GemiPanel's ([`CONTINUE_PROMPT`]): current models refuse a request ending
+    /// with a model turn.
+    pub fn continue_reply(&mut self) -> Result<(), Busy> {
+        self.send_message(vec![Part::text(CONTINUE_PROMPT)])
+    }
+
+    /// Asks the model for a summary of the conversation, to start a new chat from it: the
+    /// history plus [`SUMMARY_PROMPT`], without tools. The answer arrives as
+    /// [`ChatEvent::Summary`]; the history stays as it is.
+    pub fn summarize(&mut self) -> Result<(), Busy> {
+        self.ensure_idle()?;
+        self.summarizing = true;
+        self.rounds = 0;
+        self.turn_usage = TurnUsage::default();
+        self.start_request();
+        Ok(())
+    }
+
+    /// While waiting to retry: send now instead.
+    pub fn retry_now(&mut self) {
+        if matches!(self.phase, Phase::WaitingRetry { .. }) {
+            self.phase = Phase::Idle;
+            self.send_request();
+        }
     }
 
     /// Starts a user turn with a text message.
@@ -448,9 +501,12 @@ impl Chat {
             match event {
                 StreamEvent::TextDelta(t) => self.events.push_back(ChatEvent::TextDelta(t)),
                 StreamEvent::ThoughtDelta(t) => self.events.push_back(ChatEvent::ThoughtDelta(t)),
-                StreamEvent::Usage(u) => self.events.push_back(ChatEvent::Usage(u)),
-                // Calls run once the turn is complete; finish and errors are handled at the end.
-                StreamEvent::FunctionCall(_) | StreamEvent::Finish(_) | StreamEvent::Error(_) => {}
+                // Usage is counted once the request ends (chunks repeat running totals); calls
+                // run once the turn is complete; finish and errors are handled at the end.
+                StreamEvent::Usage(_)
+                | StreamEvent::FunctionCall(_)
+                | StreamEvent::Finish(_)
+                | StreamEvent::Error(_) => {}
             }
         }
     }
@@ -522,12 +578,15 @@ impl Chat {
     /// Stop: abort the stream, cancel pending calls, keep what arrived. The history stays valid
     /// for the next message (cancelled calls are answered as errors).
     pub fn stop(&mut self) {
+        let summarizing = std::mem::take(&mut self.summarizing);
         match std::mem::replace(&mut self.phase, Phase::Idle) {
             Phase::Idle => return,
             Phase::Streaming { request_id, acc } => {
                 self.actions.push_back(Action::AbortRequest { id: request_id });
-                let outcome = acc.finish();
-                self.append_partial(outcome.content, outcome.finish_reason);
+                let outcome = (*acc).finish();
+                if !summarizing {
+                    self.append_partial(outcome.content, outcome.finish_reason);
+                }
             }
             Phase::WaitingRetry { .. } => {}
             Phase::RunningTools { calls, results } => {
@@ -568,7 +627,7 @@ impl Chat {
             _ => return None,
         }
         match std::mem::replace(&mut self.phase, Phase::Idle) {
-            Phase::Streaming { acc, .. } => Some(acc.finish()),
+            Phase::Streaming { acc, .. } => Some((*acc).finish()),
             _ => None,
         }
     }
@@ -585,9 +644,19 @@ impl Chat {
         let mut sent = ToolsSent { enabled: self.catalog.len(), ..ToolsSent::default() };
         let mut tools = Vec::new();
         self.sent.clear();
-        if self.config.google_search {
+        let mut tool_config = None;
+        if self.summarizing {
+            // A summary needs no tools.
+        } else if self.config.google_search && !self.config.sends_functions() {
             tools.push(Tool::google_search());
         } else if self.config.sends_functions() {
+            if self.config.google_search {
+                // https://ai.google.dev/gemini-api/docs/generate-content/tool-combination: the
+                // API's own tool calls come back as `toolCall`/`toolResponse` parts, kept
+                // verbatim in the history like every part.
+                tools.push(Tool::google_search());
+                tool_config = Some(serde_json::json!({"includeServerSideToolInvocations": true}));
+            }
             let conversation = Conversation::from_history(&self.history);
             let selection = self.catalog.select(&conversation, &self.restriction);
             sent = selection.sent;
@@ -602,9 +671,18 @@ impl Chat {
         }
         let model = model_id(&self.config.model).to_owned();
         let family = self.config.family();
+        let mut contents = contents_for(&self.history, &self.authors, &model, &family);
+        if self.summarizing {
+            let prompt = Part::text(SUMMARY_PROMPT);
+            match contents.last_mut() {
+                Some(last) if !last.is_model() => last.parts.push(prompt),
+                _ => contents.push(Content { role: Some(ROLE_USER.into()), parts: vec![prompt] }),
+            }
+        }
         let body = GenerateContentRequest {
-            contents: contents_for(&self.history, &self.authors, &model, &family),
+            contents,
             tools,
+            tool_config,
             system_instruction: self.config.system_instruction.clone().map(Content::system),
             generation_config: generation_config(
                 &family,
@@ -619,20 +697,32 @@ impl Chat {
             body,
             tools: sent,
         })));
-        self.phase = Phase::Streaming { request_id: id, acc: StreamAccumulator::new() };
+        self.phase = Phase::Streaming { request_id: id, acc: Box::default() };
     }
 
     fn finish_model_turn(&mut self, outcome: StreamOutcome, transport: Option<Error>, now: u64) {
+        if let Some(usage) = &outcome.usage {
+            self.turn_usage.add(usage);
+            self.events.push_back(ChatEvent::Usage {
+                turn: self.turn_usage,
+                context_tokens: context_tokens(usage),
+            });
+        }
         let error = transport.or_else(|| outcome.error.clone());
         if let Some(error) = error {
             let nothing_shown = outcome.content.parts.is_empty();
             if nothing_shown && self.try_recover(&error, now) {
                 return;
             }
-            self.append_partial(outcome.content, outcome.finish_reason);
+            if !std::mem::take(&mut self.summarizing) {
+                self.append_partial(outcome.content, outcome.finish_reason);
+            }
             self.events.push_back(ChatEvent::Error(error));
             self.events.push_back(ChatEvent::Idle);
             return;
+        }
+        if std::mem::take(&mut self.summarizing) {
+            return self.finish_summary(outcome);
         }
         if outcome.finish_reason.is_none() {
             // Ended without a finish reason: cut short. Calls of a partial turn are not run.
@@ -642,6 +732,11 @@ impl Chat {
         }
         let calls = outcome.function_calls();
         let finish_reason = outcome.finish_reason.clone();
+        if let Some(sources) =
+            outcome.grounding.as_ref().and_then(|g| Sources::of(g, &outcome.content.text()))
+        {
+            self.events.push_back(ChatEvent::Sources(sources));
+        }
         if !outcome.content.parts.is_empty() {
             self.push_model(outcome.content);
         }
@@ -657,6 +752,19 @@ impl Chat {
         } else {
             self.start_tool_round(calls);
         }
+    }
+
+    /// The summary's request ended: its text goes to the driver, the history stays.
+    fn finish_summary(&mut self, outcome: StreamOutcome) {
+        let summary = outcome.content.text();
+        if outcome.finish_reason.is_none() {
+            self.events.push_back(ChatEvent::Notice(Notice::Incomplete));
+        } else if summary.trim().is_empty() {
+            self.events.push_back(ChatEvent::Notice(Notice::SummaryEmpty));
+        } else {
+            self.events.push_back(ChatEvent::Summary(summary));
+        }
+        self.events.push_back(ChatEvent::Idle);
     }
 
     /// Retry after 429/5xx, with fewer tools once after a refusal of the tools, or fall back to
@@ -675,7 +783,8 @@ impl Chat {
         let retry = self.retries + 1;
         let Some(delay) = self.config.retry.delay(error, retry) else { return false };
         self.retries = retry;
-        self.events.push_back(ChatEvent::Retrying { retry, delay, error: error.clone() });
+        let max = self.config.retry.max_retries;
+        self.events.push_back(ChatEvent::Retrying { retry, max, delay, error: error.clone() });
         let at_ms = now_ms.saturating_add(u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
         self.phase = Phase::WaitingRetry { at_ms };
         true

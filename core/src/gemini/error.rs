@@ -35,6 +35,7 @@ pub struct ApiErrorBody {
 const RETRY_INFO: &str = "type.googleapis.com/google.rpc.RetryInfo";
 const ERROR_INFO: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 const BAD_REQUEST: &str = "type.googleapis.com/google.rpc.BadRequest";
+const QUOTA_FAILURE: &str = "type.googleapis.com/google.rpc.QuotaFailure";
 
 impl ApiStatus {
     fn details_of<'a>(&'a self, ty: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
@@ -81,8 +82,9 @@ enum Kind {
     NetworkLost(String),
     /// A chunk that is not the JSON we expect.
     Malformed(String),
-    /// The prompt was blocked before any candidate (`promptFeedback.blockReason`).
-    Blocked(String),
+    /// The prompt was blocked before any candidate (`promptFeedback.blockReason`), with the
+    /// harm categories its ratings flag.
+    Blocked(String, Vec<String>),
     /// No API key is configured.
     MissingKey,
 }
@@ -127,8 +129,10 @@ impl Error {
         Self { kind: Kind::Malformed(message.into()) }
     }
 
-    pub fn blocked(reason: impl Into<String>) -> Self {
-        Self { kind: Kind::Blocked(reason.into()) }
+    /// `reason` is `promptFeedback.blockReason`; `flagged` the harm categories
+    /// (`SafetyRating::flagged`).
+    pub fn blocked(reason: impl Into<String>, flagged: Vec<String>) -> Self {
+        Self { kind: Kind::Blocked(reason.into(), flagged) }
     }
 
     pub fn missing_key() -> Self {
@@ -160,9 +164,13 @@ impl Error {
     }
 
     /// The key is missing, invalid or lacks permission: the person must fix the settings.
+    /// A file reference that expired is not about the key (see [`Self::is_file_gone`]).
     pub fn is_auth(&self) -> bool {
         if matches!(self.kind, Kind::MissingKey) {
             return true;
+        }
+        if self.is_file_gone() {
+            return false;
         }
         let reason = self.api_status().and_then(ApiStatus::reason);
         matches!(self.status(), Some(401 | 403))
@@ -170,6 +178,15 @@ impl Error {
             || self.rpc_status() == "UNAUTHENTICATED"
             || self.rpc_status() == "PERMISSION_DENIED"
             || (self.status() == Some(400) && self.message().contains("API key not valid"))
+    }
+
+    /// A file of the Files API that the request names is gone: files last 48 hours
+    /// (https://ai.google.dev/gemini-api/docs/files), then the API answers 403 "You do not have
+    /// permission to access the File <id> or it may not exist." (observed:
+    /// github.com/googleapis/python-genai/issues/1218). Uploading it again fixes it.
+    pub fn is_file_gone(&self) -> bool {
+        self.status() == Some(403)
+            && self.message().starts_with("You do not have permission to access the File ")
     }
 
     pub fn is_missing_key(&self) -> bool {
@@ -181,9 +198,26 @@ impl Error {
         self.status() == Some(429) || self.rpc_status() == "RESOURCE_EXHAUSTED"
     }
 
-    /// The delay the API asked for (`RetryInfo.retryDelay`).
+    /// The delay the API asked for: `RetryInfo.retryDelay`, else the "Please retry in 53.0s."
+    /// its 429 messages end with (observed with and without the detail:
+    /// github.com/google/langextract/issues/50, googleapis/python-genai/issues/1875).
     pub fn retry_after(&self) -> Option<Duration> {
-        self.api_status().and_then(ApiStatus::retry_delay)
+        let status = self.api_status()?;
+        status.retry_delay().or_else(|| retry_in_message(&status.message))
+    }
+
+    /// A quota counted per day ran out (`QuotaFailure` names a `…PerDay…` quota): waiting
+    /// seconds will not clear it, so it is not retried
+    /// (https://ai.google.dev/gemini-api/docs/rate-limits: limits are per minute and per day).
+    pub fn is_daily_quota(&self) -> bool {
+        self.is_rate_limited()
+            && self.api_status().is_some_and(|s| {
+                s.details_of(QUOTA_FAILURE)
+                    .filter_map(|d| d.get("violations").and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(|v| v.get("quotaId").and_then(Value::as_str))
+                    .any(|id| id.contains("PerDay"))
+            })
     }
 
     /// 5xx: Google's side; worth retrying.
@@ -200,7 +234,7 @@ impl Error {
     }
 
     pub fn is_blocked(&self) -> bool {
-        matches!(self.kind, Kind::Blocked(_))
+        matches!(self.kind, Kind::Blocked(..))
     }
 
     /// A 400 that refuses the request's tools for one of the API's limits (see
@@ -239,6 +273,13 @@ impl Error {
         };
         from_fields || mentions_declarations(self.message()) || mentions_declarations(raw)
     }
+}
+
+/// "… Please retry in 53.016342224s." at the end of a 429 message.
+fn retry_in_message(message: &str) -> Option<Duration> {
+    let (_, rest) = message.rsplit_once("retry in ")?;
+    let number = rest.split_once('s')?.0.trim();
+    parse_proto_duration(&format!("{number}s"))
 }
 
 /// The refusal a message of the API names, if any.
@@ -280,7 +321,19 @@ impl Error {
             Kind::Network(m) => Text::new("errGeminiNetwork").arg(m),
             Kind::NetworkLost(m) => Text::new("errGeminiNetworkLost").arg(m),
             Kind::Malformed(m) => Text::new("errGeminiMalformed").arg(m),
-            Kind::Blocked(r) => Text::new("errGeminiBlocked").arg(r),
+            Kind::Blocked(reason, flagged) => {
+                let why = Text::new(match reason.as_str() {
+                    "PROHIBITED_CONTENT" => "blockedProhibited",
+                    "BLOCKLIST" => "blockedBlocklist",
+                    "IMAGE_SAFETY" => "blockedImageSafety",
+                    "SAFETY" => "blockedSafety",
+                    _ => "blockedOther",
+                });
+                match super::wire::harm_list(flagged) {
+                    Some(list) => Text::new("errGeminiBlockedFlagged").with(why).with(list),
+                    None => Text::new("errGeminiBlocked").with(why),
+                }
+            }
             Kind::MissingKey => Text::new("errGeminiMissingKey"),
         }
     }

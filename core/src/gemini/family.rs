@@ -58,6 +58,11 @@ pub struct Family {
     pub chat: bool,
     /// Takes `tools` with function declarations.
     pub function_calling: bool,
+    /// Takes Google Search and function declarations in one request, with
+    /// `toolConfig.includeServerSideToolInvocations`
+    /// (https://ai.google.dev/gemini-api/docs/generate-content/tool-combination: Gemini 3 and
+    /// later); older models refuse the combination.
+    pub search_with_functions: bool,
 }
 
 const LOW_MEDIUM_HIGH: &[Level] = &[Level::Low, Level::Medium, Level::High];
@@ -71,6 +76,7 @@ const GEMINI_3: Family = Family {
     signatures_required: true,
     chat: true,
     function_calling: true,
+    search_with_functions: true,
 };
 
 const GEMINI_2: Family = Family {
@@ -81,6 +87,7 @@ const GEMINI_2: Family = Family {
     signatures_required: false,
     chat: true,
     function_calling: true,
+    search_with_functions: false,
 };
 
 /// Which ids a row covers.
@@ -250,6 +257,7 @@ const UNKNOWN: Family = Family {
     signatures_required: true,
     chat: true,
     function_calling: true,
+    search_with_functions: false,
 };
 
 /// Gemma models served by the Gemini API reject `tools` (and `systemInstruction`).
@@ -261,6 +269,7 @@ const GEMMA: Family = Family {
     signatures_required: false,
     chat: true,
     function_calling: false,
+    search_with_functions: false,
 };
 
 /// Words in an id that mark a model made for something else than a text chat.
@@ -284,6 +293,7 @@ impl Family {
         if NOT_FOR_CHAT.iter().any(|word| id.split('-').any(|part| part == *word)) {
             family.chat = false;
             family.function_calling = false;
+            family.search_with_functions = false;
             family.thinking = Thinking::None;
         }
         family

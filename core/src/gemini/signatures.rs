@@ -42,6 +42,11 @@ impl Turn {
         Turn { role: content.role, parts: content.parts, author }
     }
 
+    /// A user content of the person's (or of function responses).
+    pub fn user(parts: Vec<Part>) -> Self {
+        Turn { role: Some(super::wire::ROLE_USER.into()), parts, author: None }
+    }
+
     pub fn into_parts(self) -> (Content, Option<String>) {
         (Content { role: self.role, parts: self.parts }, self.author)
     }

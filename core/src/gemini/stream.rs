@@ -9,7 +9,10 @@
 use serde_json::Value;
 
 use super::error::ApiErrorBody;
-use super::wire::{Content, FinishReason, FunctionCall, GenerateContentResponse, Part, ROLE_MODEL};
+use super::grounding::GroundingMetadata;
+use super::wire::{
+    Content, FinishReason, FunctionCall, GenerateContentResponse, Part, SafetyRating, ROLE_MODEL,
+};
 use super::{Error, UsageMetadata};
 
 /// What one payload means for the person reading.
@@ -34,6 +37,8 @@ pub struct StreamOutcome {
     pub error: Option<Error>,
     /// No finish reason arrived, or an error did: the text is partial.
     pub incomplete: bool,
+    /// Grounding with Google Search: the last `groundingMetadata` the stream carried.
+    pub grounding: Option<GroundingMetadata>,
 }
 
 impl StreamOutcome {
@@ -48,6 +53,7 @@ pub struct StreamAccumulator {
     finish_reason: Option<FinishReason>,
     usage: Option<UsageMetadata>,
     error: Option<Error>,
+    grounding: Option<GroundingMetadata>,
     payloads: usize,
 }
 
@@ -93,6 +99,7 @@ impl StreamAccumulator {
             usage: self.usage,
             error: self.error,
             incomplete,
+            grounding: self.grounding,
         }
     }
 
@@ -105,8 +112,11 @@ impl StreamAccumulator {
 
     fn absorb(&mut self, chunk: GenerateContentResponse) -> Vec<StreamEvent> {
         let mut events = Vec::new();
-        if let Some(reason) = chunk.prompt_feedback.as_ref().and_then(|f| f.block_reason.clone()) {
-            events.extend(self.fail(Error::blocked(reason)));
+        if let Some(feedback) = chunk.prompt_feedback.as_ref() {
+            if let Some(reason) = feedback.block_reason.clone() {
+                let flagged = SafetyRating::flagged(&feedback.safety_ratings);
+                events.extend(self.fail(Error::blocked(reason, flagged)));
+            }
         }
         // GemiPanel asks for one candidate; others, if any, are ignored.
         if let Some(candidate) = chunk.candidates.into_iter().next() {
@@ -114,8 +124,14 @@ impl StreamAccumulator {
                 events.extend(part_events(&part));
                 self.append(part);
             }
+            // Usually complete in the last chunk; a later one replaces an earlier one.
+            if let Some(meta) =
+                candidate.extra.get("groundingMetadata").and_then(GroundingMetadata::read)
+            {
+                self.grounding = Some(meta);
+            }
             if let Some(reason) = candidate.finish_reason {
-                let reason = FinishReason::parse(&reason);
+                let reason = FinishReason::parse(&reason).with_ratings(&candidate.safety_ratings);
                 self.finish_reason = Some(reason.clone());
                 events.push(StreamEvent::Finish(reason));
             }

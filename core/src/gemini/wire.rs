@@ -83,6 +83,9 @@ pub struct Part {
     pub thought_signature: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_data: Option<Blob>,
+    /// A file uploaded with the Files API, by its `uri`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_data: Option<FileData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub function_call: Option<FunctionCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +101,11 @@ impl Part {
 
     pub fn inline_data(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
         Self { inline_data: Some(Blob::new(mime_type, data)), ..Self::default() }
+    }
+
+    pub fn file_data(mime_type: impl Into<String>, file_uri: impl Into<String>) -> Self {
+        let data = FileData { mime_type: Some(mime_type.into()), file_uri: file_uri.into() };
+        Self { file_data: Some(data), ..Self::default() }
     }
 
     pub fn function_response(response: FunctionResponse) -> Self {
@@ -124,6 +132,16 @@ impl Blob {
     pub fn new(mime_type: impl Into<String>, data: impl Into<String>) -> Self {
         Self { mime_type: mime_type.into(), data: data.into(), display_name: None }
     }
+}
+
+/// A file of the Files API in a request: `{"fileData": {"mimeType", "fileUri"}}`
+/// (https://ai.google.dev/gemini-api/docs/files).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    pub file_uri: String,
 }
 
 /// A call the model asks for. `id` is set by some backends (and needed back in the response);
@@ -268,40 +286,106 @@ pub struct Candidate {
     pub finish_message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u32>,
+    /// What the safety filters thought of the reply; `blocked` on the category that stopped it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub safety_ratings: Vec<SafetyRating>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
+/// Sent only when the prompt was blocked and no candidate came back
+/// (https://ai.google.dev/api/generate-content#PromptFeedback).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptFeedback {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub safety_ratings: Vec<SafetyRating>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
+/// One harm category as the safety filters rated it
+/// (https://ai.google.dev/api/generate-content#safetyrating): `HARM_CATEGORY_HARASSMENT`, …,
+/// with a probability `NEGLIGIBLE`…`HIGH`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SafetyRating {
+    #[serde(default)]
+    pub category: String,
+    #[serde(default)]
+    pub probability: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<bool>,
+}
+
+impl SafetyRating {
+    /// The categories a block is about: those marked `blocked`, else those rated `MEDIUM` or
+    /// `HIGH` (a prompt's block does not always mark one).
+    pub fn flagged(ratings: &[SafetyRating]) -> Vec<String> {
+        let marked: Vec<String> = ratings
+            .iter()
+            .filter(|r| r.blocked == Some(true))
+            .map(|r| r.category.clone())
+            .collect();
+        if !marked.is_empty() {
+            return marked;
+        }
+        ratings
+            .iter()
+            .filter(|r| matches!(r.probability.as_str(), "MEDIUM" | "HIGH"))
+            .map(|r| r.category.clone())
+            .collect()
+    }
+}
+
+/// Token counts of one request. While streaming, every chunk repeats the running totals: the
+/// last chunk's are the request's (https://ai.google.dev/api/generate-content#UsageMetadata).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageMetadata {
+    /// The whole prompt, cached tokens included.
     #[serde(default)]
     pub prompt_token_count: u64,
+    /// The part of the prompt read from the cache.
+    #[serde(default)]
+    pub cached_content_token_count: u64,
     #[serde(default)]
     pub candidates_token_count: u64,
+    /// Billed as output.
     #[serde(default)]
     pub thoughts_token_count: u64,
+    /// Results of the API's own tools (Google Search) read as prompt.
+    #[serde(default)]
+    pub tool_use_prompt_token_count: u64,
     #[serde(default)]
     pub total_token_count: u64,
 }
 
-/// Why the model stopped. Unknown reasons are kept as text.
+/// Why the model stopped (`finishReason`, https://ai.google.dev/api/generate-content#FinishReason).
+/// Unknown reasons are kept as text: the enum grows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FinishReason {
     Stop,
     MaxTokens,
-    Safety,
+    /// A filter stopped the reply: `SAFETY`, `PROHIBITED_CONTENT`, `BLOCKLIST`, `SPII`, or one of
+    /// the image ones; `flagged` are the harm categories the candidate's ratings name.
+    Blocked {
+        code: String,
+        flagged: Vec<String>,
+    },
+    /// `RECITATION`, `IMAGE_RECITATION`.
     Recitation,
+    Language,
     MalformedFunctionCall,
+    UnexpectedToolCall,
+    TooManyToolCalls,
+    MissingThoughtSignature,
+    MalformedResponse,
+    /// `NO_IMAGE`, `IMAGE_OTHER`: an image was asked for and none came.
+    NoImage,
+    /// `OTHER`, `FINISH_REASON_UNSPECIFIED` and codes this build does not know.
     Other(String),
 }
 
@@ -310,23 +394,107 @@ impl FinishReason {
         match reason {
             "STOP" => Self::Stop,
             "MAX_TOKENS" => Self::MaxTokens,
-            "SAFETY" | "PROHIBITED_CONTENT" | "BLOCKLIST" | "SPII" | "IMAGE_SAFETY" => Self::Safety,
-            "RECITATION" => Self::Recitation,
+            "SAFETY"
+            | "PROHIBITED_CONTENT"
+            | "BLOCKLIST"
+            | "SPII"
+            | "IMAGE_SAFETY"
+            | "IMAGE_PROHIBITED_CONTENT" => {
+                Self::Blocked { code: reason.to_owned(), flagged: Vec::new() }
+            }
+            "RECITATION" | "IMAGE_RECITATION" => Self::Recitation,
+            "LANGUAGE" => Self::Language,
             "MALFORMED_FUNCTION_CALL" => Self::MalformedFunctionCall,
+            "UNEXPECTED_TOOL_CALL" => Self::UnexpectedToolCall,
+            "TOO_MANY_TOOL_CALLS" => Self::TooManyToolCalls,
+            "MISSING_THOUGHT_SIGNATURE" => Self::MissingThoughtSignature,
+            "MALFORMED_RESPONSE" => Self::MalformedResponse,
+            "NO_IMAGE" | "IMAGE_OTHER" => Self::NoImage,
             other => Self::Other(other.to_owned()),
         }
     }
 
-    /// A sentence for the transcript when the reason is worth telling; `None` for a normal stop.
-    pub fn notice(&self) -> Option<crate::text::Text> {
-        use crate::text::Text;
+    /// The same reason with the harm categories the candidate's ratings flag.
+    pub fn with_ratings(self, ratings: &[SafetyRating]) -> Self {
         match self {
-            Self::Stop => None,
-            Self::MaxTokens => Some(Text::new("noticeMaxTokens")),
-            Self::Safety => Some(Text::new("noticeSafety")),
-            Self::Recitation => Some(Text::new("noticeRecitation")),
-            Self::MalformedFunctionCall => Some(Text::new("noticeMalformedCall")),
-            Self::Other(reason) => Some(Text::new("noticeStoppedEarly").arg(reason)),
+            Self::Blocked { code, .. } => {
+                Self::Blocked { code, flagged: SafetyRating::flagged(ratings) }
+            }
+            other => other,
         }
     }
+
+    /// The output limit stopped the reply: asking it to go on makes sense.
+    pub fn can_continue(&self) -> bool {
+        matches!(self, Self::MaxTokens)
+    }
+
+    /// A plain explanation for the transcript; `None` for a normal stop.
+    pub fn notice(&self) -> Option<crate::text::Text> {
+        use crate::text::Text;
+        Some(match self {
+            Self::Stop => return None,
+            Self::MaxTokens => Text::new("noticeMaxTokens"),
+            Self::Blocked { code, flagged } => {
+                let why = Text::new(match code.as_str() {
+                    "PROHIBITED_CONTENT" | "IMAGE_PROHIBITED_CONTENT" => "blockedProhibited",
+                    "BLOCKLIST" => "blockedBlocklist",
+                    "SPII" => "blockedSpii",
+                    "IMAGE_SAFETY" => "blockedImageSafety",
+                    _ => "blockedSafety",
+                });
+                match harm_list(flagged) {
+                    Some(list) => Text::new("noticeBlockedFlagged").with(why).with(list),
+                    None => Text::new("noticeBlocked").with(why),
+                }
+            }
+            Self::Recitation => Text::new("noticeRecitation"),
+            Self::Language => Text::new("noticeLanguage"),
+            Self::MalformedFunctionCall => Text::new("noticeMalformedCall"),
+            Self::UnexpectedToolCall => Text::new("noticeUnexpectedToolCall"),
+            Self::TooManyToolCalls => Text::new("noticeTooManyToolCalls"),
+            Self::MissingThoughtSignature => Text::new("noticeMissingSignature"),
+            Self::MalformedResponse => Text::new("noticeMalformedResponse"),
+            Self::NoImage => Text::new("noticeNoImage"),
+            Self::Other(reason) => Text::new("noticeStoppedEarly").arg(reason),
+        })
+    }
+
+    /// The API's code, for the transcript's markup and tests.
+    pub fn code(&self) -> &str {
+        match self {
+            Self::Stop => "STOP",
+            Self::MaxTokens => "MAX_TOKENS",
+            Self::Blocked { code, .. } => code,
+            Self::Recitation => "RECITATION",
+            Self::Language => "LANGUAGE",
+            Self::MalformedFunctionCall => "MALFORMED_FUNCTION_CALL",
+            Self::UnexpectedToolCall => "UNEXPECTED_TOOL_CALL",
+            Self::TooManyToolCalls => "TOO_MANY_TOOL_CALLS",
+            Self::MissingThoughtSignature => "MISSING_THOUGHT_SIGNATURE",
+            Self::MalformedResponse => "MALFORMED_RESPONSE",
+            Self::NoImage => "NO_IMAGE",
+            Self::Other(code) => code,
+        }
+    }
+}
+
+/// A harm category in words (`HARM_CATEGORY_DANGEROUS_CONTENT` → "dangerous content").
+pub fn harm_category(category: &str) -> crate::text::Text {
+    use crate::text::Text;
+    match category {
+        "HARM_CATEGORY_HARASSMENT" => Text::new("harmHarassment"),
+        "HARM_CATEGORY_HATE_SPEECH" => Text::new("harmHateSpeech"),
+        "HARM_CATEGORY_SEXUALLY_EXPLICIT" => Text::new("harmSexuallyExplicit"),
+        "HARM_CATEGORY_DANGEROUS_CONTENT" => Text::new("harmDangerousContent"),
+        "HARM_CATEGORY_CIVIC_INTEGRITY" => Text::new("harmCivicIntegrity"),
+        other => Text::new("harmOther").arg(other.trim_start_matches("HARM_CATEGORY_")),
+    }
+}
+
+/// Harm categories as one list in words ("harassment, dangerous content"), `None` for none.
+pub fn harm_list(categories: &[String]) -> Option<crate::text::Text> {
+    let mut words = categories.iter().map(|c| harm_category(c));
+    let first = words.next()?;
+    Some(words.fold(first, |list, next| crate::text::Text::new("listJoin").with(list).with(next)))
 }

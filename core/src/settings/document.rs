@@ -144,12 +144,21 @@ pub struct GeminiSettings {
     /// proxies; https, or http on loopback only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
+    /// The person's instructions for every chat, sent as `systemInstruction` before the chat's
+    /// own. Added in version 6 without a migration: absent is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
 }
 
 impl GeminiSettings {
     /// The model the person chose, if they chose one.
     pub fn chosen_model(&self) -> Option<&str> {
         self.model.as_deref().map(str::trim).filter(|m| !m.is_empty())
+    }
+
+    /// The instructions for every chat, if there are any.
+    pub fn chosen_instructions(&self) -> Option<&str> {
+        self.instructions.as_deref().map(str::trim).filter(|i| !i.is_empty())
     }
 
     /// Where requests go: `base_url` without a trailing slash, or Google's endpoint.

@@ -32,6 +32,11 @@ pub enum SettingsEdit {
         #[serde(default)]
         model: Option<String>,
     },
+    /// Instructions for every chat; `None` (or blank) removes them.
+    SetInstructions {
+        #[serde(default)]
+        instructions: Option<String>,
+    },
     /// The caller makes the id (`ServerId::generate` with random bytes).
     AddServer {
         id: ServerId,
@@ -94,6 +99,8 @@ pub enum SettingsEdit {
         servers: Vec<Server>,
         api_key: Option<Secret>,
         model: Option<String>,
+        #[serde(default)]
+        instructions: Option<String>,
     },
 }
 
@@ -332,6 +339,10 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
             doc.gemini.model =
                 model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(str::to_owned);
         }
+        SettingsEdit::SetInstructions { instructions } => {
+            doc.gemini.instructions =
+                instructions.as_deref().map(str::trim).filter(|i| !i.is_empty()).map(str::to_owned);
+        }
         SettingsEdit::AddServer { id, server } => {
             if doc.server_by_name(&server.name).is_some() {
                 return Err(duplicate_name(&server.name).into());
@@ -404,7 +415,7 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
             server.confirmed_command = Some(local.fingerprint());
             server.confirmed_run = Some(run);
         }
-        SettingsEdit::Import { servers, api_key, model } => {
+        SettingsEdit::Import { servers, api_key, model, instructions } => {
             for imported in servers {
                 upsert_by_name(doc, imported.clone());
             }
@@ -413,6 +424,9 @@ fn change(doc: &mut Settings, edit: &SettingsEdit) -> Result<(), EditError> {
             }
             if let Some(model) = model {
                 doc.gemini.model = Some(model.clone());
+            }
+            if let Some(instructions) = instructions {
+                doc.gemini.instructions = Some(instructions.clone());
             }
         }
     }

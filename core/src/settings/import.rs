@@ -69,6 +69,8 @@ pub struct ImportPreview {
     /// From the own format only, when the file has them.
     pub api_key: Option<Secret>,
     pub model: Option<String>,
+    /// The instructions for every chat, when the file's differ from the current ones.
+    pub instructions: Option<String>,
 }
 
 impl ImportPreview {
@@ -77,6 +79,7 @@ impl ImportPreview {
             && self.updated.is_empty()
             && self.api_key.is_none()
             && self.model.is_none()
+            && self.instructions.is_none()
     }
 
     /// The edit that applies this preview.
@@ -85,6 +88,7 @@ impl ImportPreview {
             servers: self.added.into_iter().chain(self.updated).collect(),
             api_key: self.api_key,
             model: self.model,
+            instructions: self.instructions,
         }
     }
 }
@@ -264,6 +268,7 @@ impl<'a> Builder<'a> {
                 warnings: Vec::new(),
                 api_key: None,
                 model: None,
+                instructions: None,
             },
         }
     }
@@ -290,6 +295,15 @@ impl<'a> Builder<'a> {
             if Some(&model) != self.current.gemini.model.as_ref() && validate_model(&model).is_ok()
             {
                 self.preview.model = Some(model);
+            }
+        }
+        let instructions = doc.gemini.instructions.map(|i| i.trim().to_owned());
+        if let Some(instructions) = instructions.filter(|i| !i.is_empty()) {
+            let current = self.current.gemini.chosen_instructions();
+            if current != Some(instructions.as_str())
+                && super::validate::validate_instructions(&instructions).is_ok()
+            {
+                self.preview.instructions = Some(instructions);
             }
         }
         for (i, entry) in doc.servers.into_iter().enumerate() {
@@ -488,6 +502,8 @@ struct ExportGemini {
     api_key: Option<Secret>,
     #[serde(default)]
     model: Option<String>,
+    #[serde(default)]
+    instructions: Option<String>,
 }
 
 /// The host of a remote server that a command only bridges to (Claude Desktop reaches remote

@@ -15,6 +15,8 @@ use crate::web_url;
 pub enum Field {
     ApiKey,
     Model,
+    /// The instructions for every chat.
+    Instructions,
     ServerId,
     Name,
     Url,
@@ -74,6 +76,20 @@ pub const MIN_TIMEOUT_MS: u64 = 100;
 pub const MAX_TIMEOUT_MS: u64 = 3_600_000;
 const MAX_TOOL_NAME_CHARS: usize = 128;
 
+/// The most characters of instructions: they go with every request of every chat.
+pub const MAX_INSTRUCTIONS_CHARS: usize = 20_000;
+
+/// Instructions for every chat, or for one chat: not longer than [`MAX_INSTRUCTIONS_CHARS`].
+pub fn validate_instructions(instructions: &str) -> Result<(), Invalid> {
+    if instructions.chars().count() > MAX_INSTRUCTIONS_CHARS {
+        return Err(Invalid::new(
+            Field::Instructions,
+            Text::new("errSettingsInstructionsTooLong").arg(MAX_INSTRUCTIONS_CHARS),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the whole document: each server, and that ids and names are unique.
 pub fn validate(doc: &Settings) -> Result<(), Invalid> {
     if let Some(model) = &doc.gemini.model {
@@ -81,6 +97,9 @@ pub fn validate(doc: &Settings) -> Result<(), Invalid> {
     }
     if let Some(key) = &doc.gemini.api_key {
         validate_api_key(key)?;
+    }
+    if let Some(instructions) = &doc.gemini.instructions {
+        validate_instructions(instructions)?;
     }
     if let Some(base_url) = &doc.gemini.base_url {
         // The same rule as for servers: https, or http on this computer.

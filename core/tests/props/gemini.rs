@@ -3,9 +3,10 @@
 
 use gemipanel_core::gemini::{
     parse_proto_duration, Action, ApiErrorBody, ApiStatus, Blob, Candidate, Chat, ChatConfig,
-    Content, Error, FunctionCall, FunctionDeclaration, FunctionResponse, GenerateContentRequest,
-    GenerateContentResponse, GenerationConfig, ListModelsResponse, Model, Part, PromptFeedback,
-    StreamAccumulator, ThinkingConfig, Tool, ToolOutcome, UsageMetadata,
+    Content, Error, FileData, FunctionCall, FunctionDeclaration, FunctionResponse,
+    GenerateContentRequest, GenerateContentResponse, GenerationConfig, ListModelsResponse, Model,
+    Part, PromptFeedback, SafetyRating, StreamAccumulator, ThinkingConfig, Tool, ToolOutcome,
+    UsageMetadata,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -32,24 +33,34 @@ fn function_response() -> impl Strategy<Value = FunctionResponse> {
 }
 
 fn part() -> impl Strategy<Value = Part> {
-    const KNOWN: &[&str] =
-        &["text", "thought", "thoughtSignature", "inlineData", "functionCall", "functionResponse"];
+    const KNOWN: &[&str] = &[
+        "text",
+        "thought",
+        "thoughtSignature",
+        "inlineData",
+        "fileData",
+        "functionCall",
+        "functionResponse",
+    ];
     let blob = (text(), text()).prop_map(|(mime_type, data)| Blob::new(mime_type, data));
+    let file =
+        (maybe(text()), text()).prop_map(|(mime_type, file_uri)| FileData { mime_type, file_uri });
     (
         (maybe(text()), maybe(any::<bool>()), maybe(text())),
-        (maybe(blob), maybe(function_call()), maybe(function_response())),
+        (maybe(blob), maybe(file), maybe(function_call()), maybe(function_response())),
         extra(KNOWN),
     )
         .prop_map(
             |(
                 (text, thought, thought_signature),
-                (inline_data, function_call, function_response),
+                (inline_data, file_data, function_call, function_response),
                 extra,
             )| Part {
                 text,
                 thought,
                 thought_signature,
                 inline_data,
+                file_data,
                 function_call,
                 function_response,
                 extra,
@@ -68,19 +79,39 @@ fn content() -> impl Strategy<Value = Content> {
 }
 
 fn usage() -> impl Strategy<Value = UsageMetadata> {
-    (any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(p, c, t, total)| {
-        UsageMetadata {
+    (any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>()).prop_map(
+        |(p, cached, c, t, tool, total)| UsageMetadata {
             prompt_token_count: p,
+            cached_content_token_count: cached,
             candidates_token_count: c,
             thoughts_token_count: t,
+            tool_use_prompt_token_count: tool,
             total_token_count: total,
-        }
-    })
+        },
+    )
+}
+
+fn safety_ratings() -> impl Strategy<Value = Vec<SafetyRating>> {
+    let category = prop_oneof![
+        2 => select(&["HARM_CATEGORY_HARASSMENT", "HARM_CATEGORY_DANGEROUS_CONTENT"][..])
+            .prop_map(str::to_owned),
+        1 => text(),
+    ];
+    let probability = prop_oneof![
+        2 => select(&["NEGLIGIBLE", "LOW", "MEDIUM", "HIGH"][..]).prop_map(str::to_owned),
+        1 => text(),
+    ];
+    vec(
+        (category, probability, maybe(any::<bool>())).prop_map(
+            |(category, probability, blocked)| SafetyRating { category, probability, blocked },
+        ),
+        0..3,
+    )
 }
 
 fn finish_reason() -> impl Strategy<Value = String> {
     prop_oneof![
-        3 => select(&["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "MALFORMED_FUNCTION_CALL"][..])
+        3 => select(&["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "MALFORMED_FUNCTION_CALL", "SPII"][..])
             .prop_map(str::to_owned),
         1 => text(),
     ]
@@ -92,21 +123,22 @@ fn candidate() -> impl Strategy<Value = Candidate> {
         maybe(finish_reason()),
         maybe(text()),
         maybe(any::<u32>()),
-        extra(&["content", "finishReason", "finishMessage", "index"]),
+        safety_ratings(),
+        extra(&["content", "finishReason", "finishMessage", "index", "safetyRatings"]),
     )
-        .prop_map(|(content, finish_reason, finish_message, index, extra)| Candidate {
-            content,
-            finish_reason,
-            finish_message,
-            index,
-            extra,
+        .prop_map(|(content, finish_reason, finish_message, index, safety_ratings, extra)| {
+            Candidate { content, finish_reason, finish_message, index, safety_ratings, extra }
         })
 }
 
 /// One chunk of `streamGenerateContent`.
 pub fn response() -> impl Strategy<Value = GenerateContentResponse> {
-    let feedback = (maybe(text()), extra(&["blockReason"]))
-        .prop_map(|(block_reason, extra)| PromptFeedback { block_reason, extra });
+    let feedback = (maybe(text()), safety_ratings(), extra(&["blockReason", "safetyRatings"]))
+        .prop_map(|(block_reason, safety_ratings, extra)| PromptFeedback {
+            block_reason,
+            safety_ratings,
+            extra,
+        });
     (vec(candidate(), 0..2), maybe(feedback), maybe(usage()), maybe(text()), maybe(text()))
         .prop_map(|(candidates, prompt_feedback, usage_metadata, model_version, response_id)| {
             GenerateContentResponse {

@@ -173,10 +173,12 @@ pub fn valid_settings() -> BoxedStrategy<Settings> {
     let base_url = maybe(valid_url(false));
     let servers =
         (0usize..4).prop_flat_map(|count| (0..count as u8).map(valid_server).collect::<Vec<_>>());
-    (api_key, model(), base_url, servers)
-        .prop_map(|(api_key, model, base_url, servers)| Settings {
+    // As `SetInstructions` stores them: trimmed, never blank.
+    let instructions = maybe(re("[a-zA-Z][a-zA-Z .\n]{0,38}[a-z.]"));
+    (api_key, model(), base_url, instructions, servers)
+        .prop_map(|(api_key, model, base_url, instructions, servers)| Settings {
             version: CURRENT_VERSION,
-            gemini: GeminiSettings { api_key, model, base_url },
+            gemini: GeminiSettings { api_key, model, base_url, instructions },
             servers,
             ..Settings::default()
         })
@@ -231,14 +233,20 @@ fn local_command() -> impl Strategy<Value = LocalCommand> {
 
 /// A document with anything in its fields (what serde reads, not what `validate` accepts).
 fn any_settings() -> impl Strategy<Value = Settings> {
-    (any::<u64>(), maybe(secret()), maybe(text()), maybe(url()), vec(any_server(), 0..3)).prop_map(
-        |(version, api_key, model, base_url, servers)| Settings {
+    (
+        any::<u64>(),
+        maybe(secret()),
+        maybe(text()),
+        maybe(url()),
+        maybe(text()),
+        vec(any_server(), 0..3),
+    )
+        .prop_map(|(version, api_key, model, base_url, instructions, servers)| Settings {
             version,
-            gemini: GeminiSettings { api_key, model, base_url },
+            gemini: GeminiSettings { api_key, model, base_url, instructions },
             servers,
             ..Settings::default()
-        },
-    )
+        })
 }
 
 pub fn draft() -> impl Strategy<Value = ServerDraft> {
@@ -303,6 +311,7 @@ pub fn edit() -> BoxedStrategy<SettingsEdit> {
         maybe(prop_oneof![secret(), text().prop_map(Secret::new)])
             .prop_map(|api_key| SettingsEdit::SetApiKey { api_key }),
         prop_oneof![model(), maybe(text())].prop_map(|model| SettingsEdit::SetModel { model }),
+        maybe(text()).prop_map(|instructions| SettingsEdit::SetInstructions { instructions }),
         (prop_oneof![(0u8..8).prop_map(id), any_id()], draft())
             .prop_map(|(id, server)| SettingsEdit::AddServer { id, server }),
         (target(), patch()).prop_map(|(id, changes)| SettingsEdit::UpdateServer { id, changes }),
@@ -327,12 +336,14 @@ pub fn edit() -> BoxedStrategy<SettingsEdit> {
                 0..3
             ),
             maybe(secret()),
-            prop_oneof![model(), maybe(text())]
+            prop_oneof![model(), maybe(text())],
+            maybe(text())
         )
-            .prop_map(|(servers, api_key, model)| SettingsEdit::Import {
+            .prop_map(|(servers, api_key, model, instructions)| SettingsEdit::Import {
                 servers,
                 api_key,
-                model
+                model,
+                instructions
             }),
     ]
     .boxed()

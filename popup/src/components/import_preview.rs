@@ -49,6 +49,9 @@ pub fn ImportPreview(props: &Props) -> Html {
             if p.api_key.is_some() || p.model.is_some() {
                 <p class="note">{ message("popupImportGemini", &[]) }{ p.model.as_deref().map(|m| format!(" ({m})")).unwrap_or_default() }</p>
             }
+            if p.instructions.is_some() {
+                <p class="note" data-testid="import-instructions">{ message("popupImportInstructions", &[]) }</p>
+            }
             if !p.warnings.is_empty() {
                 { group("popupImportWarnings", html! {
                     { for p.warnings.iter().map(|w| html! { <li>{ word(w) }</li> }) }

@@ -43,7 +43,7 @@ struct InFlight {
 
 /// A turn that is ready to go but for the tools.
 pub(super) struct WaitingTurn {
-    pub text: String,
+    pub ask: super::Ask,
     pub setup: TurnSetup,
     pub key: String,
     pub settings: Rc<Settings>,

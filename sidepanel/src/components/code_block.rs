@@ -35,7 +35,7 @@ pub fn CodeBlock(props: &Props) -> Html {
 }
 
 /// Writes to the clipboard; false when the page may not (no focus, no permission).
-async fn copy_text(text: &str) -> bool {
+pub async fn copy_text(text: &str) -> bool {
     let Some(window) = web_sys::window() else { return false };
     let promise = window.navigator().clipboard().write_text(text);
     wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()

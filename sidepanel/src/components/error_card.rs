@@ -16,6 +16,8 @@ pub fn ErrorCard(props: &Props) -> Html {
         ErrorKind::MissingKey => ("panelErrorMissingKey", Some("panelHintMissingKey")),
         ErrorKind::Auth => ("panelErrorAuth", Some("panelHintAuth")),
         ErrorKind::RateLimited => ("panelErrorRateLimited", Some("panelHintRateLimited")),
+        ErrorKind::DailyQuota => ("panelErrorDailyQuota", Some("panelHintDailyQuota")),
+        ErrorKind::Blocked => ("panelErrorBlocked", Some("panelHintBlocked")),
         ErrorKind::Server => ("panelErrorServer", Some("panelHintRetry")),
         ErrorKind::Network => ("panelErrorNetwork", Some("panelHintRetry")),
         ErrorKind::Other => ("panelErrorOther", None),

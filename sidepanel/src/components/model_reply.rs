@@ -1,12 +1,17 @@
-use gemipanel_browser::chrome::message;
+use gemipanel_browser::chrome::{message, word};
+use gemipanel_core::gemini::usage::grouped;
 use yew::prelude::*;
 
 use super::markdown::Markdown;
+use super::sources::SourcesView;
 use crate::state::ModelReply;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub reply: ModelReply,
+    /// Set on the last reply of an exchange that can start a new version: ask again.
+    #[prop_or_default]
+    pub regenerate: Option<Callback<()>>,
 }
 
 /// A reply from Gemini: its thought summaries in a folded "Thinking" section above it (while
@@ -27,6 +32,24 @@ pub fn ModelReplyView(props: &Props) -> Html {
             </details>
         }
     });
+    // The turn's tokens: the total shown small, the breakdown on hover or focus (a tooltip of
+    // the page's own, which a native `title` would double) and to screen readers.
+    let usage = reply.usage.map(|usage| {
+        let detail = word(&usage.text());
+        html! {
+            <span class="usage" tabindex="0" data-detail={detail.clone()} aria-label={detail}
+                data-testid="usage">{ message("panelTokens", &[&grouped(usage.total)]) }</span>
+        }
+    });
+    let regenerate = props.regenerate.as_ref().map(|on| {
+        let onclick = on.reform(|_: MouseEvent| ());
+        html! {
+            <button type="button" class="icon-button" {onclick} data-testid="regenerate"
+                title={message("panelRegenerate", &[])} aria-label={message("panelRegenerate", &[])}>
+                { "↻" }
+            </button>
+        }
+    });
     let state = if reply.streaming {
         "streaming"
     } else if reply.incomplete {
@@ -35,9 +58,13 @@ pub fn ModelReplyView(props: &Props) -> Html {
         "done"
     };
     html! {
+        <>
         <article class={classes!("reply", state)} data-testid="reply" data-state={state}>
             { for thoughts }
             <div class="answer" data-testid="answer"><Markdown doc={reply.doc.clone()} /></div>
+            if let Some(sources) = &reply.sources {
+                <SourcesView sources={sources.clone()} />
+            }
             if thinking_now && reply.thoughts.is_empty() {
                 <span class="typing" aria-label={message("panelThinking", &[])}></span>
             }
@@ -45,5 +72,49 @@ pub fn ModelReplyView(props: &Props) -> Html {
                 <p class="incomplete-mark">{ message("panelIncomplete", &[]) }</p>
             }
         </article>
+        // Beside the reply, not in it: what the reply says stays its text alone.
+        if !reply.streaming {
+            <div class="reply-meta">
+                <CopyButton text={AttrValue::from(reply.doc.text())} />
+                { for regenerate }
+                { for usage }
+            </div>
+        }
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct CopyProps {
+    text: AttrValue,
+}
+
+/// Copies the reply as the Markdown it was written in.
+#[function_component]
+fn CopyButton(props: &CopyProps) -> Html {
+    let copied = use_state(|| false);
+    let onclick = {
+        let (text, copied) = (props.text.clone(), copied.clone());
+        Callback::from(move |_: MouseEvent| {
+            let (text, copied) = (text.clone(), copied.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                copied.set(super::code_block::copy_text(&text).await);
+            });
+        })
+    };
+    let label =
+        if *copied { message("panelCopied", &[]) } else { message("panelCopyMarkdown", &[]) };
+    html! {
+        <button type="button" class="icon-button" {onclick} data-testid="copy-reply"
+            data-copied={copied.to_string()} title={label.clone()} aria-label={label}>
+            if *copied { { "✓" } } else {
+                // Two sheets: the usual "copy" sign (no font on every system has one).
+                <svg width="13" height="13" viewBox="0 0 16 16" aria-hidden="true" fill="none"
+                    stroke="currentColor" stroke-width="1.5">
+                    <rect x="5.5" y="5.5" width="8" height="9" rx="1.5" />
+                    <path d="M10.5 3.5v-1a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v8a1 1 0 0 0 1 1h1" />
+                </svg>
+            }
+        </button>
     }
 }

@@ -6,46 +6,115 @@ use yew::prelude::*;
 
 use super::context_chips::kind_name;
 use super::{
-    elicitation_card::ElicitationCardView, error_card::ErrorCard, model_reply::ModelReplyView,
-    tool_card::ToolCardView,
+    elicitation_card::ElicitationCardView, error_card::ErrorCard, markdown::Markdown,
+    model_reply::ModelReplyView, retrying::RetryingView, tool_card::ToolCardView,
+    user_message::UserMessage,
 };
 use crate::chat_driver::Decision;
 use crate::shared::Shared;
-use crate::state::{AppContextSent, ContextLabel, Entry};
+use crate::state::{AppContextSent, ContextLabel, Entry, MessageInfo};
 use gemipanel_core::page::context::ContextKind;
+
+/// What the person can do from the transcript besides answering tool cards.
+#[derive(Clone, PartialEq)]
+pub struct TranscriptActions {
+    pub on_decide: Callback<(String, Decision)>,
+    pub on_elicit: Callback<(String, ElicitResult)>,
+    /// Go on with the reply the output limit cut.
+    pub on_continue: Callback<()>,
+    /// Send the request that waits for its retry now.
+    pub on_retry_now: Callback<()>,
+    /// (message, new text): a new version of the chat from an edited message.
+    pub on_edit: Callback<(usize, String)>,
+    /// A new version of the chat from message `at`, sent as it was.
+    pub on_regenerate: Callback<usize>,
+    /// (message, version) to show.
+    pub on_switch: Callback<(usize, usize)>,
+}
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub entries: Shared<Vec<Rc<Entry>>>,
-    pub on_decide: Callback<(String, Decision)>,
-    pub on_elicit: Callback<(String, ElicitResult)>,
+    /// The person's messages on the path shown, in order.
+    pub messages: Shared<Vec<MessageInfo>>,
+    /// A turn runs: only the last entry may offer what acts on the turn's end.
+    pub busy: bool,
+    pub actions: TranscriptActions,
+}
+
+/// Where an entry stands in its exchange (a message of the person's and what followed it).
+#[derive(Clone, Copy, PartialEq, Default)]
+struct Place {
+    /// The exchange's message (0-based), when it has one.
+    at: Option<usize>,
+    info: MessageInfo,
+    /// The last reply of its exchange: it can be regenerated.
+    last_reply: bool,
 }
 
 /// The conversation, one keyed and memoized view per entry.
 #[function_component]
 pub fn TranscriptView(props: &Props) -> Html {
-    let entries = props.entries.iter().enumerate().map(|(i, entry)| {
+    let last = props.entries.len().saturating_sub(1);
+    let places = places(&props.entries, &props.messages);
+    let entries = props.entries.iter().zip(places).enumerate().map(|(i, (entry, place))| {
+        // What belongs to the end of the chat: a Continue after the last reply when idle, the
+        // countdown of the wait the chat is in.
+        let live = i == last && matches!(**entry, Entry::Retrying { .. } | Entry::Finish { .. });
+        let live = live && (props.busy == matches!(**entry, Entry::Retrying { .. }));
         html! {
-            <EntryView key={i} entry={Shared(entry.clone())}
-                on_decide={props.on_decide.clone()} on_elicit={props.on_elicit.clone()} />
+            <EntryView key={i} entry={Shared(entry.clone())} {live} {place}
+                actions={props.actions.clone()} />
         }
     });
     html! { <ol class="transcript" aria-live="polite">{ for entries }</ol> }
 }
 
+/// Each entry's exchange, and whether it is the exchange's last reply.
+fn places(entries: &[Rc<Entry>], messages: &[MessageInfo]) -> Vec<Place> {
+    let mut places = Vec::with_capacity(entries.len());
+    let mut at: Option<usize> = None;
+    let mut last_reply: Option<usize> = None;
+    for (i, entry) in entries.iter().enumerate() {
+        match &**entry {
+            Entry::User { .. } => {
+                at = Some(at.map_or(0, |a| a + 1));
+                last_reply = None;
+            }
+            Entry::Model(_) => last_reply = Some(i),
+            _ => {}
+        }
+        let info = at.and_then(|a| messages.get(a).copied()).unwrap_or_default();
+        places.push(Place { at, info, last_reply: false });
+        if let (Some(reply), Some(next)) = (last_reply, entries.get(i + 1)) {
+            if matches!(**next, Entry::User { .. }) {
+                places[reply].last_reply = true;
+            }
+        }
+    }
+    if let Some(reply) = last_reply {
+        places[reply].last_reply = true;
+    }
+    places
+}
+
 #[derive(Properties, PartialEq)]
 struct EntryProps {
     entry: Shared<Entry>,
-    on_decide: Callback<(String, Decision)>,
-    on_elicit: Callback<(String, ElicitResult)>,
+    live: bool,
+    place: Place,
+    actions: TranscriptActions,
 }
 
 #[function_component]
 fn EntryView(props: &EntryProps) -> Html {
+    let actions = &props.actions;
     let body = match &*props.entry {
-        Entry::User { text, context, app_context } => html! {
+        Entry::User { text, context, app_context, .. } => html! {
             <>
-                <div class="bubble">{ text.clone() }</div>
+                <UserMessage text={text.clone()} at={props.place.at.unwrap_or_default()}
+                    info={props.place.info} on_edit={actions.on_edit.clone()}
+                    on_switch={actions.on_switch.clone()} />
                 if !context.is_empty() {
                     <ul class="context-sent" data-testid="context-sent">
                         { for context.iter().map(sent_label) }
@@ -54,21 +123,45 @@ fn EntryView(props: &EntryProps) -> Html {
                 { for app_context.iter().map(sent_app_context) }
             </>
         },
-        Entry::Model(reply) => html! { <ModelReplyView reply={reply.clone()} /> },
+        Entry::Model(reply) => {
+            let place = props.place;
+            let regenerate = (place.last_reply && place.info.editable)
+                .then(|| place.at.map(|at| actions.on_regenerate.reform(move |()| at)))
+                .flatten();
+            html! { <ModelReplyView reply={reply.clone()} {regenerate} /> }
+        }
         Entry::Tool(card) => {
-            html! { <ToolCardView card={card.clone()} on_decide={props.on_decide.clone()} /> }
+            html! { <ToolCardView card={card.clone()} on_decide={actions.on_decide.clone()} /> }
         }
         Entry::Elicitation(card) => {
-            html! { <ElicitationCardView card={card.clone()} on_answer={props.on_elicit.clone()} /> }
+            html! { <ElicitationCardView card={card.clone()} on_answer={actions.on_elicit.clone()} /> }
         }
         Entry::Notice { text } => html! { <p class="notice">{ text.clone() }</p> },
-        Entry::Retrying { seconds, message: detail } => html! {
-            <div class="notice retrying" data-testid="retrying">
-                <strong>{ message("panelRetrying", &[&seconds.to_string()]) }</strong>
-                <span class="detail">{ detail.clone() }</span>
-            </div>
+        Entry::Finish { code, text } => {
+            let can_continue = props.live && code == "MAX_TOKENS";
+            let onclick = actions.on_continue.reform(|_: MouseEvent| ());
+            html! {
+                <div class="notice finish" data-testid="finish" data-code={code.clone()}>
+                    <p>{ text.clone() }</p>
+                    if can_continue {
+                        <button type="button" {onclick} data-testid="continue">
+                            { message("panelContinue", &[]) }</button>
+                    }
+                </div>
+            }
+        }
+        Entry::Retrying { seconds, message: detail, until_ms, retry, max } => html! {
+            <RetryingView seconds={*seconds} message={detail.clone()} until_ms={*until_ms}
+                retry={*retry} max={*max} live={props.live}
+                on_retry_now={actions.on_retry_now.clone()} />
         },
         Entry::Error(error) => html! { <ErrorCard error={error.clone()} /> },
+        Entry::Summary { text, from_title } => html! {
+            <details class="summary-card" data-testid="summary">
+                <summary>{ message("panelContinuedFrom", &[from_title]) }</summary>
+                <Markdown doc={crate::markdown::MdDoc::from_text(text)} />
+            </details>
+        },
     };
     html! { <li class={classes!("entry", props.entry.kind())}>{ body }</li> }
 }

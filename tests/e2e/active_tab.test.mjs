@@ -126,9 +126,12 @@ test('the keyboard shortcut grants activeTab: the page is read and the visible p
   const [, read, shot] = chat.chatRequests();
   const text = JSON.stringify(responses(read)[0].functionResponse.response);
   assert.ok(text.includes('The oldest of them, Tsuen') && text.includes(`URL: ${articleUrl}`), text.slice(0, 300));
-  const parts = responses(shot);
-  const image = parts.find((p) => p.inlineData)?.inlineData;
-  assert.ok(image, JSON.stringify(parts).slice(0, 300));
+  // Gemini 3 takes media inside the function response, named by a `$ref` in `response`
+  // (https://ai.google.dev/gemini-api/docs/function-calling#multimodal).
+  const shotResponse = responses(shot)[0].functionResponse;
+  const image = shotResponse.parts?.find((p) => p.inlineData)?.inlineData;
+  assert.ok(image, JSON.stringify(shotResponse).slice(0, 300));
+  assert.ok(JSON.stringify(shotResponse.response).includes('"$ref"'), 'the response names the image');
   assert.equal(image.mimeType, 'image/jpeg');
   const bytes = Buffer.from(image.data, 'base64');
   assert.ok(bytes.length > 1000 && bytes.length <= 1_500_000, `${bytes.length} bytes`);

@@ -17,8 +17,9 @@ const added = [];
 before(async () => {
   chat = await openChat();
   hanging = await startHangingServer();
-  // Two round trips (discover, tools/list) of 1.5 s: alive, but slower than the turn waits.
-  slow = await startSlowServer({ delayMs: 1_500, name: 'late', tools: ['late_tool'] });
+  // Alive, but slower than the turn waits: it answers when the test releases it, after the
+  // turn's first request left (a fixed delay raced the panel's start on a slow machine).
+  slow = await startSlowServer({ delayMs: 0, held: true, name: 'late', tools: ['late_tool'] });
 });
 after(async () => {
   for (const id of added) await chat?.removeServer(id).catch(() => {});
@@ -26,6 +27,14 @@ after(async () => {
   await hanging?.stop();
   await slow?.stop();
 });
+
+async function waitUntil(check, what, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 const declared = (req) => (req.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
 const notices = () => chat.page.locator('p.notice').allInnerTexts();
@@ -59,6 +68,8 @@ test('a turn leaves without waiting for dead or hanging servers, and says so onc
   ]);
   const sentAt = Date.now();
   await chat.send('Use your tools');
+  await waitUntil(() => chat.chatRequests().length >= 1, 'the first request to reach the fake');
+  slow.release();
   await chat.lastReply().filter({ hasText: 'Done.' }).and(page.locator('[data-state="done"]'))
     .waitFor({ timeout: 30_000 });
   const [first, second] = chat.chatRequests();
@@ -68,7 +79,7 @@ test('a turn leaves without waiting for dead or hanging servers, and says so onc
   assert.ok(declared(first).some((n) => n.startsWith('mcp_everything_')), declared(first).join());
   assert.ok(!declared(first).some((n) => n.startsWith('mcp_late_')), 'the late list was not waited for');
   assert.ok(first.at - sentAt < 5_000, `the first request left ${first.at - sentAt} ms after Send`);
-  // The late server answered during the tool's run: the turn's next round declares its tool.
+  // The late server answered (released) during the tool's run: the turn's next round declares its tool.
   assert.ok(declared(second).includes('mcp_late_late_tool'), declared(second).join());
 
   const told = await notices();

@@ -176,8 +176,11 @@ async function tryStartNode(name, args, extraArgs, port, path, env, host = '127.
  * the requests it got. With `requireAuth` every request is answered 401, as a server that wants
  * an OAuth sign-in does.
  */
-export async function startSlowServer({ delayMs = 200, name = 'slow', tools = ['wait'], requireAuth = false } = {}) {
+export async function startSlowServer({ delayMs = 200, name = 'slow', tools = ['wait'], requireAuth = false, held = false } = {}) {
   let requests = 0;
+  // `held`: answers wait until `release()`, so a test decides when the server "answers".
+  let release;
+  const gate = held ? new Promise((resolve) => { release = resolve; }) : Promise.resolve();
   let lastTools = [];
   const server = http.createServer(async (req, res) => {
     let body = '';
@@ -193,6 +196,7 @@ export async function startSlowServer({ delayMs = 200, name = 'slow', tools = ['
     try { message = JSON.parse(body); } catch { res.writeHead(400).end(); return; }
     if (message.id === undefined) { res.writeHead(202).end(); return; }
     await new Promise((r) => setTimeout(r, delayMs));
+    await gate;
     const reply = (result) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
@@ -225,7 +229,8 @@ export async function startSlowServer({ delayMs = 200, name = 'slow', tools = ['
     url: `http://127.0.0.1:${port}/mcp`,
     requests: () => requests,
     lastTools: () => lastTools,
-    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    release: () => release?.(),
+    stop: () => new Promise((resolve) => { release?.(); server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
 

@@ -81,8 +81,10 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// sign-in documents) to 425.5. The popup: 345 to 354.2 with the settings' new sign-in fields
 /// and their checks, 358.3 with the form's sign-in methods, 363.1 with the passphrase card. The
 /// side panel only reads the settings: their new types took it from 525.0 to 532.2.
+/// After that merge the worker measured 455.9 KB and the popup 397.4 KB, a little over the sums
+/// of the raises (the branches' settings and message types decode together): 460 and 400.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 455.0), ("sidepanel", 654.0), ("popup", 395.0), ("apphost", 174.0)];
+    [("background", 460.0), ("sidepanel", 654.0), ("popup", 400.0), ("apphost", 174.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -114,7 +114,9 @@ const WASM_CRATES: [&str; 6] = [
 /// Core's property tests run their quick pass here (`cargo xtask fuzz` runs the long one).
 fn native() -> Result<Tally> {
     let (ok, out) = cargo()
-        .args(["test", "-p", "gemipanel-core", "-p", "gemipanel-tests", "-p", "xtask"])
+        // Every test binary runs even when one fails: one run shows everything broken.
+        .args(["test", "--no-fail-fast", "-p", "gemipanel-core", "-p", "gemipanel-tests"])
+        .args(["-p", "xtask"])
         .args(["-p", "gemipanel-sidepanel", "-p", "gemipanel-popup", "-p", "gemipanel-bridge"])
         .env("PROPTEST_CASES", crate::fuzz::QUICK_CASES.to_string())
         .run_tee()?;

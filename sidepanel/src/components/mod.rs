@@ -11,6 +11,8 @@ pub mod markdown;
 pub mod model_offer;
 pub mod model_options;
 pub mod model_reply;
+pub mod prompt_arguments;
+pub mod slash_menu;
 pub mod status_bar;
 pub mod thinking_picker;
 pub mod tool_browser;

@@ -57,7 +57,7 @@ fn start(id: ServerId, client: Rc<McpClient>) -> Open {
     let stop = CancelToken::new();
     let (task_id, task_client, task_stop) = (id.clone(), client.clone(), stop.clone());
     wasm_bindgen_futures::spawn_local(async move {
-        let filter = ListenFilter { tools_list_changed: true, resources_list_changed: false };
+        let filter = ListenFilter::tools();
         let on_event = |event| {
             // After a reopen, changes made while the stream was down went unannounced.
             if matches!(event, ListenEvent::ToolsListChanged | ListenEvent::Reopened(_)) {

@@ -68,6 +68,9 @@ async fn with_settings(request: Request, port: Option<Port>) -> Response {
             | Request::CallTool { .. }
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
+            | Request::ListPrompts { .. }
+            | Request::GetPrompt { .. }
+            | Request::Complete { .. }
             | Request::SignIn { .. }
             | Request::SignOut { .. }
     );
@@ -102,6 +105,13 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         Request::ListResources { server_id } => boxed(servers::resources(settings, server_id)),
         Request::ReadResource { server_id, uri } => {
             boxed(servers::read_resource(settings, server_id, uri))
+        }
+        Request::ListPrompts { server_id } => boxed(servers::prompts(settings, server_id)),
+        Request::GetPrompt { server_id, name, arguments } => {
+            boxed(servers::get_prompt(settings, server_id, name, arguments))
+        }
+        Request::Complete { server_id, reference, argument, value, filled } => {
+            boxed(servers::complete(settings, server_id, reference, argument, value, filled))
         }
         Request::SignIn { server_id } => boxed(servers::sign_in(settings, server_id)),
         Request::SignOut { server_id } => boxed(servers::sign_out(settings, server_id)),

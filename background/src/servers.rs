@@ -9,7 +9,7 @@ use futures_channel::oneshot;
 use gemipanel_browser::chrome::Port;
 use gemipanel_browser::timers;
 use gemipanel_core::mcp::Tool;
-use gemipanel_core::mcp::{Client, ReadResourceResult};
+use gemipanel_core::mcp::{Client, CompletionRef, ReadResourceResult};
 use gemipanel_core::messages::{
     AppConsent, Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
 };
@@ -192,6 +192,73 @@ pub async fn resources(settings: Rc<Settings>, server_id: ServerId) -> Response 
             let explained = registry::settle(server, &client, Some(&failure)).await;
             answer(server, Err(failure), explained)
         }
+    }
+}
+
+/// Prompts of one server for the composer's `/` menu; none when it offers none.
+pub async fn prompts(settings: Rc<Settings>, server_id: ServerId) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let client = registry::client(server).await;
+    let result = registry::with_sign_in(server, || client.list_prompts()).await;
+    let offers_none = client.server().is_some_and(|s| !s.has_capability("prompts"));
+    match result {
+        Ok(list) => Response::Prompts { server_id, prompts: list.prompts },
+        Err(_) if offers_none => Response::Prompts { server_id, prompts: Vec::new() },
+        Err(failure) => {
+            let explained = registry::settle(server, &client, Some(&failure)).await;
+            answer(server, Err(failure), explained)
+        }
+    }
+}
+
+/// One prompt filled in (`prompts/get`).
+pub async fn get_prompt(
+    settings: Rc<Settings>,
+    server_id: ServerId,
+    name: String,
+    arguments: serde_json::Map<String, Value>,
+) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let client = registry::client(server).await;
+    let result = registry::with_sign_in(server, || client.get_prompt(&name, &arguments, &())).await;
+    let explained = registry::settle(server, &client, result.as_ref().err()).await;
+    match result {
+        Ok(result) => Response::Prompt { result },
+        Err(failure) => answer(server, Err(failure), explained),
+    }
+}
+
+/// A server's suggestions for an argument (`completion/complete`); none from a server that
+/// offers no completion.
+pub async fn complete(
+    settings: Rc<Settings>,
+    server_id: ServerId,
+    reference: CompletionRef,
+    argument: String,
+    value: String,
+    filled: serde_json::Map<String, Value>,
+) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let client = registry::client(server).await;
+    if client.server().is_some_and(|s| !s.has_capability("completions")) {
+        return Response::Completion { completion: Default::default() };
+    }
+    let result =
+        registry::with_sign_in(server, || client.complete(&reference, &argument, &value, &filled))
+            .await;
+    let explained = registry::settle(server, &client, result.as_ref().err()).await;
+    match result {
+        Ok(completion) => Response::Completion { completion },
+        Err(failure) => answer(server, Err(failure), explained),
     }
 }
 

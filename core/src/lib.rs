@@ -19,6 +19,7 @@ pub mod page;
 pub mod saved_session;
 pub mod secret_words;
 pub mod settings;
+pub mod slash;
 pub mod sse;
 pub mod sync;
 pub mod text;

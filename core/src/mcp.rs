@@ -17,11 +17,14 @@ mod legacy;
 mod listen;
 mod negotiate;
 pub mod param_headers;
+mod prompts;
 pub mod reply;
+mod resources;
 mod session;
 mod standalone;
 pub mod transport;
 pub mod types;
+mod watch;
 
 pub use crate::sync::CancelToken;
 pub use authorization::{Authorization, ProofOfPossession};
@@ -31,6 +34,11 @@ pub use client::{
 };
 pub use error::{redact_url, Error};
 pub use listen::{ListenEnd, ListenEvent, ListenFilter, Reopen};
+pub use prompts::{
+    Completion, CompletionRef, GetPromptResult, Prompt, PromptArgument, PromptList, PromptMessage,
+    Role, MAX_COMPLETIONS,
+};
+pub use resources::{ResourcePage, ResourceTemplate, TemplateList, MAX_CURSOR_CHARS};
 pub use session::{SessionState, LEGACY_VERSIONS, MODERN_VERSION};
 pub use transport::{
     is_header_name, is_header_value, HttpRequest, HttpResponse, HttpTransport, Method,

@@ -6,9 +6,12 @@
 //! pages that hold a port open.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::mcp::{CallToolResult, ElicitResult, InvalidTool, ReadResourceResult, Resource, Tool};
+use crate::mcp::{
+    CallToolResult, Completion, CompletionRef, ElicitResult, GetPromptResult, InvalidTool, Prompt,
+    ReadResourceResult, Resource, Tool,
+};
 use crate::native::run_line::RunLine;
 use crate::oauth::Credentials;
 use crate::settings::{
@@ -82,6 +85,27 @@ pub enum Request {
     ReadResource {
         server_id: ServerId,
         uri: String,
+    },
+    /// Prompts of one server (the composer's `/` menu); none when it offers none.
+    ListPrompts {
+        server_id: ServerId,
+    },
+    /// One prompt filled with `arguments` (`prompts/get`).
+    GetPrompt {
+        server_id: ServerId,
+        name: String,
+        #[serde(default)]
+        arguments: Map<String, Value>,
+    },
+    /// What the server suggests for an argument of a prompt or a template's variable typed so
+    /// far as `value` (`completion/complete`), the ones already filled as `filled`.
+    Complete {
+        server_id: ServerId,
+        reference: CompletionRef,
+        argument: String,
+        value: String,
+        #[serde(default)]
+        filled: Map<String, Value>,
     },
     /// Connects to a server that is not saved yet and lists its tools. For a local server,
     /// `run` is the fingerprint of the line the person saw (the bridge's, see
@@ -207,6 +231,9 @@ impl Request {
             | Request::ListTools { .. }
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
+            | Request::ListPrompts { .. }
+            | Request::GetPrompt { .. }
+            | Request::Complete { .. }
             | Request::TestConnection { .. }
             | Request::ServerLog { .. }
             | Request::PreviewCommand { .. } => true,
@@ -261,6 +288,16 @@ pub enum Response {
     },
     Resource {
         result: ReadResourceResult,
+    },
+    Prompts {
+        server_id: ServerId,
+        prompts: Vec<Prompt>,
+    },
+    Prompt {
+        result: GetPromptResult,
+    },
+    Completion {
+        completion: Completion,
     },
     ConnectionTest {
         outcome: ConnectionOutcome,
@@ -638,6 +675,19 @@ mod tests {
             Request::CancelToolCall { call_id: "c1".into() },
             Request::ListResources { server_id: id.clone() },
             Request::ReadResource { server_id: id.clone(), uri: "test://static/resource/1".into() },
+            Request::ListPrompts { server_id: id.clone() },
+            Request::GetPrompt {
+                server_id: id.clone(),
+                name: "travel".into(),
+                arguments: json!({"country": "Japan"}).as_object().unwrap().clone(),
+            },
+            Request::Complete {
+                server_id: id.clone(),
+                reference: CompletionRef::Prompt { name: "travel".into() },
+                argument: "city".into(),
+                value: "K".into(),
+                filled: json!({"country": "Japan"}).as_object().unwrap().clone(),
+            },
             Request::TestConnection {
                 draft: ServerDraft::new("A", "https://a.example/mcp"),
                 run: Some("00ff".into()),
@@ -663,8 +713,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        // Seventeen variants; a new one must be added to the list above (and to this count).
-        assert_eq!(tags.len(), 17, "every variant is covered: {tags:?}");
+        // Twenty variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 20, "every variant is covered: {tags:?}");
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //!   document that fails is returned inside the error, never replaced.
 //! - [`apply`] applies one [`SettingsEdit`]; the worker runs edits one after another, each a
 //!   read-modify-write of the stored document.
-//! - [`preview_import`] reads an export, a gemini-cli `settings.json` or a Claude Desktop config
-//!   into an [`ImportPreview`]; [`export`] writes the own format.
+//! - [`preview_import`] reads an export or another client's MCP configuration (gemini-cli,
+//!   Claude Desktop and Code, Cursor, VS Code, Windsurf, Antigravity) into an [`ImportPreview`];
+//!   [`export`] writes the own format.
 //!
 //! Secrets (API key, header values) are [`Secret`]s: redacted in `Debug`, absent from every
 //! error message.

@@ -396,3 +396,92 @@ fn an_export_keeps_each_servers_sign_in_method_and_leaves_its_secrets_to_enter_a
     );
     assert!(preview.warnings.iter().map(ToString::to_string).any(|w| w.contains("sign-in secret")));
 }
+
+fn warned(preview: &ImportPreview, name: &str, says: &str) -> bool {
+    preview.warnings.iter().map(ToString::to_string).any(|w| w.contains(name) && w.contains(says))
+}
+
+fn imported<'a>(preview: &'a ImportPreview, name: &str) -> &'a gemipanel_core::settings::Server {
+    preview.added.iter().chain(&preview.updated).find(|s| s.name == name).unwrap()
+}
+
+#[test]
+fn vs_code_mcp_json_with_inputs_it_asks_for() {
+    let preview = preview_import(&fixture("vscode_mcp.json"), &current(), SEED).unwrap();
+    assert_eq!(preview.source, ImportSource::VsCode);
+    #[rustfmt::skip]
+    check_table(&preview, &[
+        ("Perplexity", Added),
+        ("fetch",      Added),
+        ("github",     Updated),
+        ("my-remote",  Added),
+        ("old-sse",    Added),
+    ]);
+    // A value VS Code prompts for is not in the file: left out, and the person told what it is.
+    let perplexity = imported(&preview, "Perplexity").local.as_ref().unwrap();
+    assert_eq!(perplexity.command, "npx");
+    assert!(perplexity.env.is_empty(), "{:?}", perplexity.env.keys());
+    assert!(warned(
+        &preview,
+        "Perplexity",
+        "PERPLEXITY_API_KEY is one VS Code asks for (“Perplexity API Key”)"
+    ));
+    let remote = imported(&preview, "my-remote");
+    assert_eq!(remote.url, "https://mcp.example.com/mcp");
+    assert_eq!(remote.headers.keys().collect::<Vec<_>>(), ["X-Team"]);
+    assert!(warned(
+        &preview,
+        "my-remote",
+        "Authorization is one VS Code asks for (“Remote server token”)"
+    ));
+    assert!(!warned(&preview, "my-remote", "environment variable"), "{:#?}", preview.warnings);
+    assert!(warned(&preview, "old-sse", "SSE transport"));
+    assert_eq!(imported(&preview, "github").url, "https://api.githubcopilot.com/mcp/");
+}
+
+#[test]
+fn cursor_mcp_json() {
+    let preview = preview_import(&fixture("cursor_mcp.json"), &current(), SEED).unwrap();
+    check_table(&preview, &[("server-name", Added), ("remote-server", Added)]);
+    let remote = imported(&preview, "remote-server");
+    assert_eq!(remote.url, "https://mcp.example.org/mcp");
+    assert_eq!(remote.headers["API_KEY"].expose(), "FAKE-cursor-key-0402");
+    let local = imported(&preview, "server-name").local.as_ref().unwrap();
+    assert_eq!(local.env["API_KEY"].expose(), "FAKE-cursor-key-0401");
+}
+
+#[test]
+fn claude_code_mcp_json() {
+    let preview = preview_import(&fixture("claude_code_mcp.json"), &current(), SEED).unwrap();
+    assert_eq!(preview.source, ImportSource::ClaudeDesktop, "the same format");
+    #[rustfmt::skip]
+    check_table(&preview, &[
+        ("airtable",   Added),
+        ("sentry",     Added),
+        // Claude Code expands `${VAR:-default}` in a URL; a browser has no environment.
+        ("api-server", Skipped("")),
+    ]);
+    // The bridge expands `${VAR}` in a local server's environment.
+    let airtable = imported(&preview, "airtable").local.as_ref().unwrap();
+    assert_eq!(airtable.env["AIRTABLE_API_KEY"].expose(), "${AIRTABLE_API_KEY}");
+    assert_eq!(imported(&preview, "sentry").url, "https://mcp.sentry.dev/mcp");
+}
+
+#[test]
+fn windsurf_and_antigravity_mcp_config_json() {
+    let preview = preview_import(&fixture("windsurf_mcp_config.json"), &current(), SEED).unwrap();
+    assert_eq!(preview.source, ImportSource::Windsurf);
+    check_table(&preview, &[("github", Updated), ("figma", Added)]);
+    let figma = imported(&preview, "figma");
+    assert_eq!(figma.url, "https://figma.example.com/mcp");
+    assert_eq!(figma.headers["API_KEY"].expose(), "FAKE-windsurf-key-0502");
+    assert!(!warned(&preview, "figma", "SSE"), "serverUrl is Streamable HTTP");
+    assert!(imported(&preview, "github").local.is_some());
+
+    let preview =
+        preview_import(&fixture("antigravity_mcp_config.json"), &current(), SEED).unwrap();
+    assert_eq!(preview.source, ImportSource::Windsurf);
+    check_table(&preview, &[("context7", Added), ("sequential-thinking", Added)]);
+    assert_eq!(imported(&preview, "context7").url, "https://mcp.context7.com/mcp");
+    assert!(preview.warnings.is_empty(), "{:#?}", preview.warnings);
+}

@@ -6,6 +6,7 @@ use gemipanel_core::gemini::{availability, prompts, Family, ToolsOff};
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use gemipanel_core::settings::SettingsEdit;
+use gemipanel_core::slash::PanelCommand;
 use yew::prelude::*;
 
 use crate::app_host::AppServices;
@@ -344,6 +345,20 @@ pub fn App() -> Html {
             checked: enabled.contains(s.id.as_str()),
         }))
         .collect();
+    // The servers whose prompts the `/` menu offers: the enabled MCP servers.
+    let prompt_servers: Vec<(String, String)> = state
+        .settings
+        .iter()
+        .flat_map(|s| s.servers.iter())
+        .filter(|s| enabled.contains(s.id.as_str()))
+        .map(|s| (s.id.as_str().to_owned(), s.name.clone()))
+        .collect();
+    let on_command = {
+        let on_new_chat = on_new_chat.clone();
+        Callback::from(move |command: PanelCommand| match command {
+            PanelCommand::NewChat => on_new_chat.emit(()),
+        })
+    };
     let excluded =
         state.settings.as_ref().map(|s| s.source(BROWSER).exclude_tools).unwrap_or_default();
     let browser_tools: Vec<(String, bool)> = BrowserTool::ALL
@@ -465,6 +480,7 @@ pub fn App() -> Html {
                 on_save={on_instructions_save} />
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop} {on_focus}
+                servers={prompt_servers} {on_command}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
                 <ContextChips page={state.page.clone()} selection={state.selection.clone()}
                     attachments={state.attachments.clone()} {on_page}

@@ -13,10 +13,18 @@ fn client(server: &TestServer) -> Client<NativeHost> {
     Client::new(NativeHost::default(), ServerConfig::new(server.url()))
 }
 
-const TOOLS_AND_RESOURCES: ListenFilter =
-    ListenFilter { tools_list_changed: true, resources_list_changed: true };
-const TOOLS_ONLY: ListenFilter =
-    ListenFilter { tools_list_changed: true, resources_list_changed: false };
+const TOOLS_AND_RESOURCES: ListenFilter = ListenFilter {
+    tools_list_changed: true,
+    prompts_list_changed: false,
+    resources_list_changed: true,
+    resource_subscriptions: Vec::new(),
+};
+const TOOLS_ONLY: ListenFilter = ListenFilter {
+    tools_list_changed: true,
+    prompts_list_changed: false,
+    resources_list_changed: false,
+    resource_subscriptions: Vec::new(),
+};
 
 /// Runs `listening` beside `driver`; returns the listen outcome when it ends first, `None` when
 /// the driver finished first (then the stream is dropped, which cancels it).

@@ -49,14 +49,18 @@ async fn speaks_2026_07_28_without_a_session() {
     );
     client.ping().await.expect("ping");
     let tools = client.list_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 6, "echo, add, count, greet, add_tool, close_subscriptions");
+    assert_eq!(
+        tools.len(),
+        8,
+        "echo, add, count, greet, add_tool, close_subscriptions, add_prompt, touch_notes"
+    );
     let echo = client.call_tool("echo", json!({"message": "x"}), &(), None).await.expect("echo");
     assert_eq!(echo.text(), "Echo: x");
     let sum = client.call_tool("add", json!({"a": 2, "b": 3}), &(), None).await.expect("add");
     assert_eq!(sum.structured_content.as_ref(), Some(&json!({"sum": 5})));
     let read = client.read_resource("test://readme", &()).await.expect("read");
     assert_eq!(read.contents[0].text.as_deref(), Some("read me"));
-    assert_eq!(client.list_resources().await.expect("list").len(), 1);
+    assert_eq!(client.list_resources().await.expect("list").len(), 2, "readme, notes");
 }
 
 #[tokio::test]

@@ -82,6 +82,12 @@ pub enum CallEvent {
     /// The tool list changed: fetch it again.
     ToolsListChanged,
     ResourcesListChanged,
+    /// The prompt list changed: fetch it again.
+    PromptsListChanged,
+    /// A resource subscribed to changed (`notifications/resources/updated`).
+    ResourceUpdated {
+        uri: String,
+    },
     /// `notifications/message`.
     Log {
         level: String,
@@ -144,7 +150,7 @@ pub(super) enum ListCut {
 
 impl ListCut {
     /// A note for the list's unreadable entries, so the person sees that tools may be missing.
-    fn note(self, method: &str) -> InvalidTool {
+    pub(super) fn note(self, method: &str) -> InvalidTool {
         let reason = match self {
             ListCut::CursorRepeated => Text::new("errListCursorRepeated").arg(method),
             ListCut::PageCap => Text::new("errListPageCap").arg(method).arg(MAX_LIST_PAGES),
@@ -170,6 +176,10 @@ pub struct Client<T: HttpTransport> {
     pub(super) legacy: Channel<T::Body>,
     /// Opening or renewing the session: concurrent first requests open one, not several.
     pub(super) connecting: SingleFlight<Result<SessionState, Error>>,
+    /// How a call asks the watcher of the standalone stream for it (see `watch`).
+    pub(super) watching: RefCell<Option<super::watch::Handoff>>,
+    /// Standalone streams opened so far.
+    pub(super) streams_opened: Cell<u64>,
 }
 
 /// What one POST produced.
@@ -195,6 +205,8 @@ where
             param_headers: RefCell::default(),
             legacy: Channel::new(),
             connecting: SingleFlight::default(),
+            watching: RefCell::new(None),
+            streams_opened: Cell::new(0),
         }
     }
 

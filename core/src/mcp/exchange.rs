@@ -198,6 +198,11 @@ where
                 CallEvent::ToolsListChanged
             }
             "notifications/resources/list_changed" => CallEvent::ResourcesListChanged,
+            "notifications/prompts/list_changed" => CallEvent::PromptsListChanged,
+            "notifications/resources/updated" => match params.get("uri").and_then(Value::as_str) {
+                Some(uri) => CallEvent::ResourceUpdated { uri: uri.to_owned() },
+                None => return,
+            },
             "notifications/message" => CallEvent::Log {
                 level: params.get("level").and_then(Value::as_str).unwrap_or("info").to_owned(),
                 data: params.get("data").cloned().unwrap_or(Value::Null),

@@ -25,13 +25,18 @@ const METHOD: &str = "subscriptions/listen";
 const SUBSCRIPTION_ID: &str = "/_meta/io.modelcontextprotocol~1subscriptionId";
 
 /// Which change notifications a subscription carries.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListenFilter {
     #[serde(default, skip_serializing_if = "is_false")]
     pub tools_list_changed: bool,
     #[serde(default, skip_serializing_if = "is_false")]
+    pub prompts_list_changed: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
     pub resources_list_changed: bool,
+    /// URIs whose `notifications/resources/updated` the client wants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_subscriptions: Vec<String>,
 }
 
 fn is_false(on: &bool) -> bool {
@@ -39,25 +44,40 @@ fn is_false(on: &bool) -> bool {
 }
 
 impl ListenFilter {
+    /// The list changes of tools only.
+    pub fn tools() -> Self {
+        ListenFilter { tools_list_changed: true, ..ListenFilter::default() }
+    }
+
     /// What an acknowledgment grants, never more than was asked for; an acknowledgment that
     /// cannot be read grants nothing.
-    fn granted(acknowledged: Option<&Value>, requested: ListenFilter) -> Self {
+    fn granted(acknowledged: Option<&Value>, requested: &ListenFilter) -> Self {
         let granted: ListenFilter =
             acknowledged.and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default();
         ListenFilter {
             tools_list_changed: requested.tools_list_changed && granted.tools_list_changed,
+            prompts_list_changed: requested.prompts_list_changed && granted.prompts_list_changed,
             resources_list_changed: requested.resources_list_changed
                 && granted.resources_list_changed,
+            resource_subscriptions: requested
+                .resource_subscriptions
+                .iter()
+                .filter(|uri| granted.resource_subscriptions.contains(uri))
+                .cloned()
+                .collect(),
         }
     }
 
-    pub fn is_empty(self) -> bool {
-        !self.tools_list_changed && !self.resources_list_changed
+    pub fn is_empty(&self) -> bool {
+        !self.tools_list_changed
+            && !self.prompts_list_changed
+            && !self.resources_list_changed
+            && self.resource_subscriptions.is_empty()
     }
 }
 
 /// What a subscription delivers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ListenEvent {
     /// The server honours this part of the filter (possibly nothing).
     Acknowledged(ListenFilter),
@@ -65,7 +85,10 @@ pub enum ListenEvent {
     /// meanwhile were not announced, so lists should be fetched again.
     Reopened(ListenFilter),
     ToolsListChanged,
+    PromptsListChanged,
     ResourcesListChanged,
+    /// A subscribed resource changed.
+    ResourceUpdated(String),
 }
 
 /// How an acknowledged subscription ended without an error.
@@ -117,18 +140,29 @@ impl Subscription {
         if params.pointer(SUBSCRIPTION_ID) != Some(&self.stamp) {
             return Step::Nothing;
         }
-        match (notification.method.as_str(), self.acknowledged) {
+        match (notification.method.as_str(), &self.acknowledged) {
             ("notifications/subscriptions/acknowledged", None) => {
-                let granted = ListenFilter::granted(params.get("notifications"), self.requested);
-                self.acknowledged = Some(granted);
+                let granted = ListenFilter::granted(params.get("notifications"), &self.requested);
+                self.acknowledged = Some(granted.clone());
                 Step::Event(ListenEvent::Acknowledged(granted))
             }
             // Nothing counts before the acknowledgment, nor what was not granted.
             ("notifications/tools/list_changed", Some(f)) if f.tools_list_changed => {
                 Step::Event(ListenEvent::ToolsListChanged)
             }
+            ("notifications/prompts/list_changed", Some(f)) if f.prompts_list_changed => {
+                Step::Event(ListenEvent::PromptsListChanged)
+            }
             ("notifications/resources/list_changed", Some(f)) if f.resources_list_changed => {
                 Step::Event(ListenEvent::ResourcesListChanged)
+            }
+            ("notifications/resources/updated", Some(f)) => {
+                match params.get("uri").and_then(Value::as_str) {
+                    Some(uri) if f.resource_subscriptions.iter().any(|s| s == uri) => {
+                        Step::Event(ListenEvent::ResourceUpdated(uri.to_owned()))
+                    }
+                    _ => Step::Nothing,
+                }
             }
             _ => Step::Nothing,
         }
@@ -136,7 +170,7 @@ impl Subscription {
 
     /// The stream stopped without a response.
     fn stream_stopped(&self, broke: Option<TransportError>) -> Result<ListenEnd, Kind> {
-        match (self.acknowledged, broke) {
+        match (&self.acknowledged, broke) {
             (Some(_), _) => Ok(ListenEnd::Dropped),
             (None, Some(e)) => Err(Kind::Transport(e)),
             (None, None) => Err(Kind::StreamEnded),
@@ -148,14 +182,38 @@ impl<T: HttpTransport + Timer> Client<T>
 where
     T::Body: 'static,
 {
-    /// Whether a subscription could carry tool list changes: a stateless session whose server
-    /// advertises `tools.listChanged`, or was not asked in this process (a resumed session).
+    /// Whether a subscription could carry changes: a stateless session whose server advertises
+    /// `listChanged` of tools, prompts or resources, or resource updates (`subscribe`), or was
+    /// not asked in this process (a resumed session).
     pub fn may_announce_changes(&self) -> bool {
         let announces = |s: super::ServerDescription| {
-            s.capabilities.get("tools").and_then(|t| t.get("listChanged"))
-                == Some(&Value::Bool(true))
+            let on = |kind: &str, what: &str| {
+                s.capabilities.get(kind).and_then(|t| t.get(what)) == Some(&Value::Bool(true))
+            };
+            on("tools", "listChanged")
+                || on("prompts", "listChanged")
+                || on("resources", "listChanged")
+                || on("resources", "subscribe")
         };
         self.session().is_some_and(|s| s.is_modern()) && self.server().is_none_or(announces)
+    }
+
+    /// What a subscription of this server can carry of `wanted`: the parts its capabilities
+    /// advertise (all of it for a server not asked in this process).
+    pub fn listen_filter(&self, wanted: &ListenFilter) -> ListenFilter {
+        let Some(server) = self.server() else { return wanted.clone() };
+        let on = |kind: &str, what: &str| {
+            server.capabilities.get(kind).and_then(|t| t.get(what)) == Some(&Value::Bool(true))
+        };
+        ListenFilter {
+            tools_list_changed: wanted.tools_list_changed && on("tools", "listChanged"),
+            prompts_list_changed: wanted.prompts_list_changed && on("prompts", "listChanged"),
+            resources_list_changed: wanted.resources_list_changed && on("resources", "listChanged"),
+            resource_subscriptions: match on("resources", "subscribe") {
+                true => wanted.resource_subscriptions.clone(),
+                false => Vec::new(),
+            },
+        }
     }
 
     /// Opens a `subscriptions/listen` stream and hands its events to `on_event` until the server
@@ -183,7 +241,7 @@ where
         let id = self.fresh_id();
         let mut params = Map::new();
         params.insert("_meta".into(), Value::Object(self.modern_meta()));
-        params.insert("notifications".into(), serde_json::json!(filter));
+        params.insert("notifications".into(), serde_json::json!(&filter));
         let request =
             Request { id: id.clone(), method: METHOD.into(), params: Some(params.into()) };
         let mut headers = self.session_headers(&session);
@@ -245,14 +303,14 @@ where
         loop {
             let started = now_ms();
             let mut acknowledged = None;
-            let listening = self.listen(filter, |event| {
+            let listening = self.listen(filter.clone(), |event| {
                 let event = match event {
                     ListenEvent::Acknowledged(granted) => {
-                        acknowledged = Some(granted);
+                        acknowledged = Some(granted.clone());
                         if acknowledged_before {
                             ListenEvent::Reopened(granted)
                         } else {
-                            event
+                            ListenEvent::Acknowledged(granted)
                         }
                     }
                     other => other,
@@ -294,7 +352,7 @@ impl Reopen {
         acknowledged: Option<ListenFilter>,
         lasted_ms: u64,
     ) -> Option<Duration> {
-        if acknowledged.is_some_and(ListenFilter::is_empty) {
+        if acknowledged.as_ref().is_some_and(ListenFilter::is_empty) {
             return None;
         }
         if let Err(e) = outcome {
@@ -334,7 +392,11 @@ mod tests {
     }
 
     fn both() -> ListenFilter {
-        ListenFilter { tools_list_changed: true, resources_list_changed: true }
+        ListenFilter {
+            tools_list_changed: true,
+            resources_list_changed: true,
+            ..ListenFilter::default()
+        }
     }
 
     fn event(step: Step) -> Option<ListenEvent> {
@@ -363,7 +425,7 @@ mod tests {
                 json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}),
             ),
         );
-        let granted = ListenFilter { tools_list_changed: true, resources_list_changed: false };
+        let granted = ListenFilter::tools();
         assert_eq!(event(sub.on_message(ack)), Some(ListenEvent::Acknowledged(granted)));
         assert_eq!(event(sub.on_message(tools)), Some(ListenEvent::ToolsListChanged));
         let resources = note("notifications/resources/list_changed", stamped(7, json!({})));
@@ -372,6 +434,44 @@ mod tests {
         assert!(event(sub.on_message(other)).is_none(), "another subscription's");
         let unstamped = note("notifications/tools/list_changed", json!({}));
         assert!(event(sub.on_message(unstamped)).is_none());
+    }
+
+    #[test]
+    fn resource_updates_count_only_for_the_uris_granted() {
+        let wanted = ListenFilter {
+            prompts_list_changed: true,
+            resource_subscriptions: vec!["file:///a".into(), "file:///b".into()],
+            ..ListenFilter::default()
+        };
+        assert_eq!(
+            json!(&wanted),
+            json!({"promptsListChanged": true, "resourceSubscriptions": ["file:///a", "file:///b"]})
+        );
+        let mut sub = Subscription::new(Id::Number(2), wanted);
+        let ack = note(
+            "notifications/subscriptions/acknowledged",
+            stamped(
+                2,
+                json!({"notifications": {"promptsListChanged": true,
+                    "resourceSubscriptions": ["file:///b", "file:///c"]}}),
+            ),
+        );
+        let granted = ListenFilter {
+            prompts_list_changed: true,
+            resource_subscriptions: vec!["file:///b".into()],
+            ..ListenFilter::default()
+        };
+        assert_eq!(event(sub.on_message(ack)), Some(ListenEvent::Acknowledged(granted)));
+        let updated =
+            |uri: &str| note("notifications/resources/updated", stamped(2, json!({"uri": uri})));
+        assert_eq!(
+            event(sub.on_message(updated("file:///b"))),
+            Some(ListenEvent::ResourceUpdated("file:///b".into()))
+        );
+        assert!(event(sub.on_message(updated("file:///a"))).is_none(), "not granted");
+        assert!(event(sub.on_message(updated("file:///c"))).is_none(), "not asked for");
+        let prompts = note("notifications/prompts/list_changed", stamped(2, json!({})));
+        assert_eq!(event(sub.on_message(prompts)), Some(ListenEvent::PromptsListChanged));
     }
 
     #[test]
@@ -427,7 +527,7 @@ mod tests {
         );
         // A stream that was acknowledged and lasted a minute resets the wait.
         let granted = Some(both());
-        let wait = reopen.after(&Ok(ListenEnd::Dropped), granted, STABLE_MS);
+        let wait = reopen.after(&Ok(ListenEnd::Dropped), granted.clone(), STABLE_MS);
         assert_eq!(wait, Some(Duration::from_millis(1_000)));
         // One that was acknowledged but dropped at once does not: no tight loop.
         let wait = reopen.after(&Ok(ListenEnd::Completed), granted, 10);

@@ -20,11 +20,13 @@ pub(crate) struct Standalone<B> {
     pub session_id: String,
     pub decoder: ReplyDecoder,
     read: Option<Read<B>>,
+    /// Which GET of this client it is (1, 2, …): tells a stream opened anew from one handed back.
+    pub number: u64,
 }
 
 impl<B: ResponseBody + 'static> Standalone<B> {
-    pub fn new(session_id: String, body: B, decoder: ReplyDecoder) -> Self {
-        Standalone { session_id, decoder, read: Some(read_next(body)) }
+    pub fn new(session_id: String, body: B, decoder: ReplyDecoder, number: u64) -> Self {
+        Standalone { session_id, decoder, read: Some(read_next(body)), number }
     }
 
     /// The next chunk; `None` once the stream ended or broke, and from then on.
@@ -136,6 +138,15 @@ where
         session: &SessionState,
     ) -> Option<Lease<'_, T::Body>> {
         let session_id = session.session_id.clone()?;
+        // A watcher reads it between calls (see `watch`): it gives the stream to this call.
+        if matches!(*self.standalone.borrow(), Slot::InUse) {
+            let handoff = self.watching.borrow_mut().take();
+            if let Some(handoff) = handoff {
+                handoff.yield_now.cancel();
+                let wait = self.transport.sleep(self.config.notification_timeout);
+                let _ = first(handoff.returned.cancelled(), wait).await;
+            }
+        }
         match self.standalone.replace(Slot::InUse) {
             Slot::Open(stream) if stream.session_id == session_id => {
                 return Some(Lease::new(&self.standalone, Slot::Open(stream)));
@@ -164,7 +175,9 @@ where
                 );
                 lease.next = match decoder {
                     Ok(decoder) if decoder.is_stream() => {
-                        Slot::Open(Standalone::new(session_id, response.body, decoder))
+                        let number = self.streams_opened.get() + 1;
+                        self.streams_opened.set(number);
+                        Slot::Open(Standalone::new(session_id, response.body, decoder, number))
                     }
                     // Anything but SSE: the server does not offer the stream after all.
                     _ => Slot::Refused(session_id),
@@ -188,6 +201,17 @@ where
         stream: &mut Standalone<T::Body>,
         handler: &dyn Handler,
     ) -> std::convert::Infallible {
+        self.read_standalone_to_end(session, stream, handler).await;
+        std::future::pending().await
+    }
+
+    /// Handles what arrives on the standalone stream until it ends or breaks.
+    pub(super) async fn read_standalone_to_end(
+        &self,
+        session: &SessionState,
+        stream: &mut Standalone<T::Body>,
+        handler: &dyn Handler,
+    ) {
         while let Some(chunk) = stream.next_chunk().await {
             let Ok(messages) = stream.decoder.feed(&chunk) else {
                 stream.end();
@@ -199,6 +223,5 @@ where
             let none = Id::String(String::new());
             let _ = self.handle_messages(session, messages, &none, handler).await;
         }
-        std::future::pending().await
     }
 }

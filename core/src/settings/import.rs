@@ -1,5 +1,7 @@
-//! Importing servers from a file: the extension's own export, gemini-cli's `settings.json` or
-//! Claude Desktop's `claude_desktop_config.json`. Import never changes anything by itself: it
+//! Importing servers from a file: the extension's own export, gemini-cli's `settings.json`,
+//! Claude Desktop's `claude_desktop_config.json`, Claude Code's and Cursor's `mcpServers` files
+//! (`.mcp.json`, `mcp.json`), VS Code's `mcp.json` (`servers`, with `inputs` it prompts for) and
+//! Windsurf's and the Antigravity CLI's `mcp_config.json` (`serverUrl`). Import never changes anything by itself: it
 //! builds an [`ImportPreview`] to show, which becomes a [`SettingsEdit`] when the person agrees.
 //!
 //! Each format is read by a type of its own ([`SettingsFile`], [`McpServerEntry`]); an entry
@@ -32,6 +34,10 @@ pub enum ImportSource {
     GemiPanel,
     GeminiCli,
     ClaudeDesktop,
+    /// VS Code's `mcp.json`: `servers` rather than `mcpServers`.
+    VsCode,
+    /// Windsurf's or the Antigravity CLI's `mcp_config.json`: remote servers as `serverUrl`.
+    Windsurf,
     /// An `mcpServers` object with nothing that tells gemini-cli and Claude Desktop apart.
     McpServers,
 }
@@ -43,6 +49,8 @@ impl ImportSource {
             ImportSource::GemiPanel => "GemiPanel",
             ImportSource::GeminiCli => "gemini-cli",
             ImportSource::ClaudeDesktop => "Claude Desktop",
+            ImportSource::VsCode => "VS Code",
+            ImportSource::Windsurf => "Windsurf / Antigravity",
             ImportSource::McpServers => "mcpServers",
         }
     }
@@ -132,8 +140,22 @@ struct SettingsFile {
     format: Option<Value>,
     #[serde(default)]
     mcp_servers: Option<IndexMap<String, Lenient<McpServerEntry>>>,
+    /// VS Code's name for it.
+    #[serde(default)]
+    servers: Option<IndexMap<String, Lenient<McpServerEntry>>>,
+    /// VS Code's values asked of the person when a server starts, named as `${input:id}`.
+    #[serde(default)]
+    inputs: Vec<Lenient<VsCodeInput>>,
     #[serde(flatten)]
     rest: Map<String, Value>,
+}
+
+/// One of VS Code's `inputs` (<https://code.visualstudio.com/docs/reference/mcp-configuration>).
+#[derive(Deserialize)]
+struct VsCodeInput {
+    id: String,
+    #[serde(default)]
+    description: Option<String>,
 }
 
 /// One entry of an `mcpServers` object, as gemini-cli and Claude Desktop write it.
@@ -155,6 +177,9 @@ struct McpServerEntry {
     http_url: Option<String>,
     #[serde(default)]
     url: Option<String>,
+    /// Windsurf's and Antigravity's Streamable HTTP address.
+    #[serde(default)]
+    server_url: Option<String>,
     #[serde(default)]
     headers: Option<Headers>,
     /// Milliseconds; gemini-cli's.
@@ -193,10 +218,24 @@ pub fn preview_import(
     }
     let file: SettingsFile =
         from_value("the file", value).map_err(|_| ImportError::Unrecognised)?;
-    let Some(servers) = file.mcp_servers.filter(|_| file.format.is_none()) else {
-        return Err(ImportError::Unrecognised);
+    let (servers, vs_code) = match (file.mcp_servers, file.servers) {
+        (Some(servers), _) => (servers, false),
+        (None, Some(servers)) => (servers, true),
+        (None, None) => return Err(ImportError::Unrecognised),
     };
-    builder.preview.source = detect_source(&file.rest, &servers);
+    if file.format.is_some() {
+        return Err(ImportError::Unrecognised);
+    }
+    builder.preview.source = match vs_code {
+        true => ImportSource::VsCode,
+        false => detect_source(&file.rest, &servers),
+    };
+    builder.inputs = file
+        .inputs
+        .into_iter()
+        .filter_map(Lenient::valid)
+        .map(|input| (input.id, input.description))
+        .collect();
     for (name, entry) in servers {
         match entry {
             Lenient::Valid(entry) => builder.mcp_servers_entry(&name, entry),
@@ -238,7 +277,9 @@ fn detect_source(
             || e.timeout.is_some()
             || e.other.contains_key("oauth")
     };
-    if GEMINI_TOP.iter().any(|k| top.contains_key(*k)) || entries().any(gemini_entry) {
+    if entries().any(|e| e.server_url.is_some()) {
+        ImportSource::Windsurf
+    } else if GEMINI_TOP.iter().any(|k| top.contains_key(*k)) || entries().any(gemini_entry) {
         ImportSource::GeminiCli
     } else if CLAUDE_TOP.iter().any(|k| top.contains_key(*k))
         || entries().any(|e| e.transport.is_some())
@@ -253,6 +294,8 @@ struct Builder<'a> {
     current: &'a Settings,
     seed: [u8; 16],
     preview: ImportPreview,
+    /// VS Code's inputs: id and what it asks for.
+    inputs: IndexMap<String, Option<String>>,
 }
 
 impl<'a> Builder<'a> {
@@ -260,6 +303,7 @@ impl<'a> Builder<'a> {
         Builder {
             current,
             seed,
+            inputs: IndexMap::new(),
             preview: ImportPreview {
                 source: ImportSource::GemiPanel,
                 added: Vec::new(),
@@ -327,6 +371,9 @@ impl<'a> Builder<'a> {
         if entry.command.is_some() || entry.transport.as_deref() == Some("stdio") {
             return self.local_entry(name, entry);
         }
+        if entry.http_url.is_none() {
+            entry.http_url = entry.server_url.take();
+        }
         const HTTP: [&str; 3] = ["http", "streamable-http", "streamableHttp"];
         let (address, sse) = match (entry.transport.as_deref(), &entry.http_url, &entry.url) {
             (Some(kind), _, Some(u)) if HTTP.contains(&kind) => (u.clone(), false),
@@ -350,6 +397,7 @@ impl<'a> Builder<'a> {
         let mut server = self.blank(name);
         server.url = address;
         server.headers = entry.headers.take().unwrap_or_default();
+        self.leave_out_inputs(name, &mut server.headers);
         let variables: Vec<String> = server
             .headers
             .iter()
@@ -378,6 +426,9 @@ impl<'a> Builder<'a> {
             env: std::mem::take(&mut entry.env),
             cwd: entry.cwd.take().filter(|c| !c.trim().is_empty()),
         });
+        if let Some(local) = &mut server.local {
+            self.leave_out_inputs(name, &mut local.env);
+        }
         let relative = |cwd: &str| {
             !(cwd.starts_with(['/', '~', '\\']) || cwd.get(1..3).is_some_and(|d| d == ":\\"))
         };
@@ -404,6 +455,23 @@ impl<'a> Builder<'a> {
             self.warn(name, Text::new("importIgnored").arg(ignored.join(", ")));
         }
         self.add(server);
+    }
+
+    /// Values VS Code asks the person for (`${input:id}`) are not in the file: left out, each
+    /// named with what VS Code asks, so the person enters it in the server's form.
+    fn leave_out_inputs(&mut self, name: &str, values: &mut IndexMap<String, Secret>) {
+        let asked: Vec<(String, String)> = values
+            .iter()
+            .filter_map(|(key, value)| {
+                let id = value.expose().split("${input:").nth(1)?.split('}').next()?;
+                let what = self.inputs.get(id).cloned().flatten().unwrap_or_else(|| id.to_owned());
+                Some((key.clone(), what))
+            })
+            .collect();
+        for (key, what) in asked {
+            values.shift_remove(&key);
+            self.warn(name, Text::new("importInput").arg(&key).arg(what));
+        }
     }
 
     fn blank(&self, name: &str) -> Server {

@@ -1,7 +1,16 @@
-use gemipanel_browser::chrome::message;
+use std::rc::Rc;
+
+use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::apps::composer_with_message;
+use gemipanel_core::messages::{Request, Response};
+use gemipanel_core::slash::{self, PanelCommand, SlashItem};
+use serde_json::{Map, Value};
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
+
+use super::prompt_arguments::{ArgumentForm, PromptArguments};
+use super::slash_menu::SlashMenu;
+use crate::app_host::AppServices;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -20,12 +29,36 @@ pub struct Props {
     /// The input got focus (the person is about to write: a selection on the page is offered).
     #[prop_or_default]
     pub on_focus: Callback<()>,
+    /// The enabled MCP servers (id, name), whose prompts the `/` menu offers.
+    #[prop_or_default]
+    pub servers: Vec<(String, String)>,
+    /// A panel command picked from the `/` menu.
+    #[prop_or_default]
+    pub on_command: Callback<PanelCommand>,
 }
 
-/// The message input: Enter sends, Shift+Enter is a newline; Stop while Gemini answers.
+fn failure(answer: Result<Response, impl ToString>) -> String {
+    match answer {
+        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => word(&error),
+        Ok(_) => message("errWorkerUnexpectedAnswer", &[]),
+        Err(err) => err.to_string(),
+    }
+}
+
+/// The message input: Enter sends, Shift+Enter is a newline; Stop while Gemini answers. A `/`
+/// at the start opens the menu of panel commands and server prompts (arrows move, Enter picks,
+/// Tab completes the name, Escape closes).
 #[function_component]
 pub fn Composer(props: &Props) -> Html {
     let input = use_node_ref();
+    let services = use_context::<AppServices>();
+    // The text after `/` while the menu is open.
+    let query = use_state(|| None::<String>);
+    let highlighted = use_state(|| 0usize);
+    let prompts = use_state(|| Rc::new(Vec::<SlashItem>::new()));
+    let loading = use_state(|| 0usize);
+    let form = use_state(|| None::<ArgumentForm>);
+    let note = use_state(|| None::<String>);
     {
         let (input, draft) = (input.clone(), props.draft.clone());
         use_effect_with(props.draft_epoch, move |_| {
@@ -35,8 +68,120 @@ pub fn Composer(props: &Props) -> Html {
             }
         });
     }
+    // Every enabled server is asked when the menu opens, so a changed list shows next time.
+    let fetch_prompts = {
+        let (services, servers) = (services.clone(), props.servers.clone());
+        let (prompts, loading) = (prompts.clone(), loading.clone());
+        move || {
+            let Some(services) = services.clone() else { return };
+            prompts.set(Rc::new(Vec::new()));
+            loading.set(servers.len());
+            let collected = Rc::new(std::cell::RefCell::new(Vec::<(usize, Vec<SlashItem>)>::new()));
+            for (n, (id, name)) in servers.iter().cloned().enumerate() {
+                let (services, prompts, loading) =
+                    (services.clone(), prompts.clone(), loading.clone());
+                let (collected, total) = (collected.clone(), servers.len());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let request =
+                        Request::ListPrompts { server_id: crate::chat_driver::server_id(&id) };
+                    let found = match services.port.request(request).await {
+                        Ok(Response::Prompts { prompts, .. }) => prompts
+                            .into_iter()
+                            .map(|prompt| SlashItem::Prompt {
+                                server_id: id.clone(),
+                                server_name: name.clone(),
+                                prompt: Box::new(prompt),
+                            })
+                            .collect(),
+                        // A server that cannot list its prompts just has none in the menu.
+                        _ => Vec::new(),
+                    };
+                    let mut collected = collected.borrow_mut();
+                    collected.push((n, found));
+                    // The servers' order, whichever answers first.
+                    collected.sort_by_key(|(n, _)| *n);
+                    let all: Vec<SlashItem> =
+                        collected.iter().flat_map(|(_, items)| items.iter().cloned()).collect();
+                    prompts.set(Rc::new(all));
+                    loading.set(total - collected.len());
+                });
+            }
+        }
+    };
+    let items: Vec<SlashItem> = match &*query {
+        Some(q) => {
+            let all: Vec<SlashItem> = PanelCommand::ALL
+                .into_iter()
+                .map(SlashItem::Command)
+                .chain(prompts.iter().cloned())
+                .collect();
+            slash::ranked(&all, q).into_iter().cloned().collect()
+        }
+        None => Vec::new(),
+    };
+    let get_prompt = {
+        let (services, input, note, form) =
+            (services.clone(), input.clone(), note.clone(), form.clone());
+        Callback::from(move |(server_id, name, arguments): (String, String, Map<String, Value>)| {
+            let Some(services) = services.clone() else { return };
+            let (input, note, form) = (input.clone(), note.clone(), form.clone());
+            note.set(Some(message("panelSlashGetting", &[&name])));
+            wasm_bindgen_futures::spawn_local(async move {
+                let request = Request::GetPrompt {
+                    server_id: crate::chat_driver::server_id(&server_id),
+                    name,
+                    arguments,
+                };
+                match services.port.request(request).await {
+                    Ok(Response::Prompt { result }) => {
+                        form.set(None);
+                        let draft = slash::draft(&result);
+                        note.set(
+                            (draft.left_out > 0).then(|| {
+                                message("panelSlashLeftOut", &[&draft.left_out.to_string()])
+                            }),
+                        );
+                        if let Some(area) = input.cast::<HtmlTextAreaElement>() {
+                            area.set_value(&draft.text);
+                            let _ = area.focus();
+                        }
+                    }
+                    other => note.set(Some(failure(other))),
+                }
+            });
+        })
+    };
+    let pick = {
+        let (items, input, query, form, note) =
+            (items.clone(), input.clone(), query.clone(), form.clone(), note.clone());
+        let (on_command, get_prompt) = (props.on_command.clone(), get_prompt.clone());
+        Callback::from(move |n: usize| {
+            let Some(item) = items.get(n).cloned() else { return };
+            query.set(None);
+            note.set(None);
+            if let Some(area) = input.cast::<HtmlTextAreaElement>() {
+                area.set_value("");
+            }
+            match item {
+                SlashItem::Command(command) => on_command.emit(command),
+                SlashItem::Prompt { server_id, prompt, .. } if prompt.arguments.is_empty() => {
+                    get_prompt.emit((server_id, prompt.name, Map::new()))
+                }
+                SlashItem::Prompt { server_id, prompt, .. } => {
+                    let values = vec![String::new(); prompt.arguments.len()];
+                    form.set(Some(ArgumentForm {
+                        server_id,
+                        prompt: *prompt,
+                        values,
+                        missing: None,
+                    }));
+                }
+            }
+        })
+    };
     let send = {
         let (input, on_send, busy) = (input.clone(), props.on_send.clone(), props.busy);
+        let query = query.clone();
         Callback::from(move |_: ()| {
             let Some(area) = input.cast::<HtmlTextAreaElement>() else { return };
             let text = area.value();
@@ -44,14 +189,72 @@ pub fn Composer(props: &Props) -> Html {
                 return;
             }
             area.set_value("");
+            query.set(None);
             on_send.emit(text);
         })
     };
+    let oninput = {
+        let (query, highlighted, note) = (query.clone(), highlighted.clone(), note.clone());
+        Callback::from(move |e: InputEvent| {
+            let Some(area) = e.target_dyn_into::<HtmlTextAreaElement>() else { return };
+            let now = slash::query(&area.value()).map(str::to_owned);
+            if now.is_some() && query.is_none() {
+                fetch_prompts();
+                note.set(None);
+            }
+            highlighted.set(0);
+            query.set(now);
+        })
+    };
     let onkeydown = {
-        let send = send.clone();
+        let (send, query, highlighted, pick, input) =
+            (send.clone(), query.clone(), highlighted.clone(), pick.clone(), input.clone());
+        let names: Vec<String> = items.iter().map(|i| i.name().to_owned()).collect();
+        let shown = names.len();
         Callback::from(move |e: KeyboardEvent| {
             // While an IME composes (Japanese input), Enter confirms the composition.
-            if e.key() == "Enter" && !e.shift_key() && !e.is_composing() {
+            if e.is_composing() {
+                return;
+            }
+            if query.is_some() {
+                let at = *highlighted;
+                let handled = match e.key().as_str() {
+                    "ArrowDown" if shown > 0 => {
+                        highlighted.set((at + 1) % shown);
+                        true
+                    }
+                    "ArrowUp" if shown > 0 => {
+                        highlighted.set((at + shown - 1) % shown);
+                        true
+                    }
+                    "Enter" if shown > 0 && !e.shift_key() => {
+                        pick.emit(at);
+                        true
+                    }
+                    "Tab" if shown > 0 && !e.shift_key() => {
+                        // Completes the name; the menu stays open on that one entry.
+                        if let (Some(area), Some(name)) =
+                            (input.cast::<HtmlTextAreaElement>(), names.get(at))
+                        {
+                            area.set_value(&format!("/{name}"));
+                            query.set(Some(name.clone()));
+                            highlighted.set(0);
+                        }
+                        true
+                    }
+                    "Escape" => {
+                        query.set(None);
+                        true
+                    }
+                    // Nothing matches: Enter sends what was typed, as without the menu.
+                    _ => false,
+                };
+                if handled {
+                    e.prevent_default();
+                    return;
+                }
+            }
+            if e.key() == "Enter" && !e.shift_key() {
                 e.prevent_default();
                 send.emit(());
             }
@@ -64,12 +267,40 @@ pub fn Composer(props: &Props) -> Html {
         let onclick = send.reform(|_: MouseEvent| ());
         html! { <button type="button" class="primary send" {onclick} data-testid="send">{ message("panelSend", &[]) }</button> }
     };
+    let menu = query.is_some().then(|| {
+        html! { <SlashMenu items={items.clone()} highlighted={*highlighted} loading={*loading > 0} on_pick={pick.clone()} /> }
+    });
+    let arguments = (*form).clone().map(|f| {
+        let on_change = {
+            let (form, input) = (form.clone(), input.clone());
+            Callback::from(move |next: Option<ArgumentForm>| {
+                if next.is_none() {
+                    if let Some(area) = input.cast::<HtmlTextAreaElement>() {
+                        let _ = area.focus();
+                    }
+                }
+                form.set(next)
+            })
+        };
+        html! { <PromptArguments form={f} {on_change} on_submit={get_prompt.clone()} /> }
+    });
+    let note = (*note).clone().map(|text| {
+        html! {
+            <p class="slash-note" role="status" data-testid="slash-note">{ text }</p>
+        }
+    });
+    let expanded = query.is_some().to_string();
     html! {
         <footer class="composer">
             { props.children.clone() }
+            { for menu }
+            { for arguments }
+            { for note }
             <div class="input-row">
-                <textarea ref={input} rows="2" {onkeydown} data-testid="input"
+                <textarea ref={input} rows="2" {onkeydown} {oninput} data-testid="input"
                     onfocus={props.on_focus.reform(|_: FocusEvent| ())}
+                    role="combobox" aria-expanded={expanded} aria-controls="slash-menu"
+                    aria-autocomplete="list"
                     placeholder={message("panelInputPlaceholder", &[])}
                     aria-label={message("panelInputPlaceholder", &[])} />
                 { button }

@@ -1,0 +1,181 @@
+//! The arguments of a prompt picked from the `/` menu, filled in above the input: required ones
+//! marked and checked before the server is asked; Enter asks, Escape goes back to the input.
+//! A field offers the server's suggestions (`completion/complete`, the fields already filled
+//! going along) as a `datalist`, which the browser shows and lets the person pick with arrows.
+
+use gemipanel_browser::chrome::message;
+use gemipanel_core::mcp::{CompletionRef, Prompt};
+use gemipanel_core::messages::{Request, Response};
+use serde_json::{Map, Value};
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::app_host::AppServices;
+
+/// A prompt whose arguments the person fills in before it is asked for.
+#[derive(Clone, PartialEq)]
+pub struct ArgumentForm {
+    pub server_id: String,
+    pub prompt: Prompt,
+    pub values: Vec<String>,
+    /// A required argument left empty when the person tried to go on.
+    pub missing: Option<usize>,
+}
+
+impl ArgumentForm {
+    /// The arguments filled so far but `except`.
+    fn filled_but(&self, except: usize) -> Map<String, Value> {
+        let named = self.prompt.arguments.iter().zip(&self.values).enumerate();
+        named
+            .filter(|(n, (_, value))| *n != except && !value.trim().is_empty())
+            .map(|(_, (argument, value))| (argument.name.clone(), value.trim().into()))
+            .collect()
+    }
+
+    /// The filled arguments, or the first required one left empty.
+    fn arguments(&self) -> Result<Map<String, Value>, usize> {
+        let mut filled = Map::new();
+        for (n, (argument, value)) in self.prompt.arguments.iter().zip(&self.values).enumerate() {
+            let value = value.trim();
+            if value.is_empty() {
+                if argument.required {
+                    return Err(n);
+                }
+                continue;
+            }
+            filled.insert(argument.name.clone(), value.into());
+        }
+        Ok(filled)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub form: ArgumentForm,
+    /// The form changed; `None`: the person closed it.
+    pub on_change: Callback<Option<ArgumentForm>>,
+    /// (server id, prompt name, arguments)
+    pub on_submit: Callback<(String, String, Map<String, Value>)>,
+}
+
+#[function_component]
+pub fn PromptArguments(props: &Props) -> Html {
+    let first = use_node_ref();
+    let services = use_context::<AppServices>();
+    // The server's values per field, as they were last answered (answers of several fields
+    // may cross: each keeps its own).
+    let suggestions = use_mut_ref(std::collections::HashMap::<usize, Vec<String>>::new);
+    let redraw = use_force_update();
+    {
+        let first = first.clone();
+        use_effect_with(props.form.prompt.name.clone(), move |_| {
+            if let Some(input) = first.cast::<HtmlInputElement>() {
+                let _ = input.focus();
+            }
+        });
+    }
+    let form = &props.form;
+    let submit = {
+        let (form, on_change, on_submit) =
+            (form.clone(), props.on_change.clone(), props.on_submit.clone());
+        move || match form.arguments() {
+            Ok(arguments) => {
+                on_submit.emit((form.server_id.clone(), form.prompt.name.clone(), arguments))
+            }
+            Err(n) => on_change.emit(Some(ArgumentForm { missing: Some(n), ..form.clone() })),
+        }
+    };
+    let onkeydown = {
+        let (on_change, submit) = (props.on_change.clone(), submit.clone());
+        Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            "Enter" if !e.is_composing() => {
+                e.prevent_default();
+                submit();
+            }
+            "Escape" => {
+                e.prevent_default();
+                on_change.emit(None);
+            }
+            _ => {}
+        })
+    };
+    let suggest = {
+        let (services, suggestions, redraw) = (services.clone(), suggestions.clone(), redraw);
+        move |form: &ArgumentForm, n: usize, value: String| {
+            let Some(services) = services.clone() else { return };
+            let Some(argument) = form.prompt.arguments.get(n) else { return };
+            let request = Request::Complete {
+                server_id: crate::chat_driver::server_id(&form.server_id),
+                reference: CompletionRef::Prompt { name: form.prompt.name.clone() },
+                argument: argument.name.clone(),
+                value,
+                filled: form.filled_but(n),
+            };
+            let (suggestions, redraw) = (suggestions.clone(), redraw.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                // No suggestions is what a failed completion costs: the field still takes text.
+                if let Ok(Response::Completion { completion }) =
+                    services.port.request(request).await
+                {
+                    suggestions.borrow_mut().insert(n, completion.values);
+                    redraw.force_update();
+                }
+            });
+        }
+    };
+    let fields = form.prompt.arguments.iter().enumerate().map(|(n, argument)| {
+        let oninput = {
+            let (form, on_change, suggest) = (form.clone(), props.on_change.clone(), suggest.clone());
+            Callback::from(move |e: InputEvent| {
+                let Some(input) = e.target_dyn_into::<HtmlInputElement>() else { return };
+                let mut next = form.clone();
+                next.values[n] = input.value();
+                next.missing = None;
+                suggest(&next, n, input.value());
+                on_change.emit(Some(next));
+            })
+        };
+        let onfocus = {
+            let (form, suggest) = (form.clone(), suggest.clone());
+            Callback::from(move |_: FocusEvent| suggest(&form, n, form.values[n].clone()))
+        };
+        let list = format!("prompt-arg-{n}-values");
+        let options = suggestions.borrow().get(&n).cloned().unwrap_or_default();
+        let id = format!("prompt-arg-{n}");
+        let missing = form.missing == Some(n);
+        let node = if n == 0 { first.clone() } else { NodeRef::default() };
+        html! {
+            <div class="field">
+                <label for={id.clone()}>
+                    { argument.label().to_owned() }
+                    if argument.required { <span class="required" aria-hidden="true">{ " *" }</span> }
+                </label>
+                <input id={id} ref={node} value={form.values[n].clone()} {oninput} {onfocus}
+                    list={list.clone()} autocomplete="off"
+                    required={argument.required} aria-invalid={missing.to_string()}
+                    placeholder={argument.description.clone().unwrap_or_default()}
+                    data-testid="prompt-argument" data-name={argument.name.clone()} />
+                <datalist id={list} data-testid="prompt-suggestions">
+                    { for options.into_iter().map(|v| html! { <option value={v} /> }) }
+                </datalist>
+                if missing { <p class="field-error" role="alert">{ message("panelSlashRequired", &[argument.label()]) }</p> }
+            </div>
+        }
+    });
+    let onclick = {
+        let submit = submit.clone();
+        Callback::from(move |_: MouseEvent| submit())
+    };
+    let cancel = props.on_change.reform(|_: MouseEvent| None);
+    html! {
+        <section class="prompt-arguments" data-testid="prompt-arguments" {onkeydown}
+            aria-label={form.prompt.label().to_owned()}>
+            <h3>{ format!("/{}", form.prompt.name) }</h3>
+            { for fields }
+            <div class="actions">
+                <button type="button" class="link" onclick={cancel}>{ message("panelSlashCancel", &[]) }</button>
+                <button type="button" class="primary" {onclick} data-testid="prompt-use">{ message("panelSlashUse", &[]) }</button>
+            </div>
+        </section>
+    }
+}

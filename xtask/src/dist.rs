@@ -114,9 +114,13 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// `GetPromptResult`, `Completion` in `Response`: the popup's whole share); the side panel's
 /// `/` menu, argument form with completions and the draft built from a prompt's result.
 /// Merged, each ceiling is raised by its branches' raises (worker 5 and 20, side panel 50 and
-/// 16, popup 5 and 10).
+/// 16, popup 5 and 10). The side panel then measured 732.5 KB, 12.5 over the sum: each branch
+/// measured its raise against the main it started from, and the four merged (the page's context
+/// on the person's message beside the versions' marks and the app's context, the turn's kinds of
+/// asking with the page chip, the `/` menu beside the context meter) decode and render together:
+/// its ceiling went from 720 to 740. Worker 484.3, popup 418.5 and app host 172.5 KB fit theirs.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 485.0), ("sidepanel", 720.0), ("popup", 420.0), ("apphost", 174.0)];
+    [("background", 485.0), ("sidepanel", 740.0), ("popup", 420.0), ("apphost", 174.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -72,7 +72,8 @@ test("the model calls an app's own tool, the person allows it, and the app's ans
   await chat.lastReply().filter({ hasText: 'You picked C3.' }).waitFor({ timeout: 20_000 });
   await card.and(page.locator('[data-state="done"]')).waitFor();
   await card.locator('summary').click();
-  assert.match(await card.locator('.result').innerText(), /Selected cell: C3/);
+  // The card shows what the model got: the tool's structured content (issue 22, item 11).
+  assert.match(await card.locator('.result').innerText(), /"cell": "C3"/);
   await appFrame().locator('#calls li', { hasText: 'get_selection answered C3' }).waitFor();
 
   const turn = chat.chatRequests().at(-1).body.contents.at(-1);

@@ -41,6 +41,12 @@ test('the demo\'s colour picker runs from the tool browser, saves a pick and off
 
   await app.getByRole('button', { name: '#ef4444' }).click();
   await app.getByRole('button', { name: 'Use this colour' }).click();
+  // set_colour writes and the demo server is not trusted: the app's call asks first, in its
+  // card, naming the app (issue 22, item 1).
+  const ask = page.getByTestId('app-call-ask');
+  await ask.waitFor({ timeout: 10_000 });
+  assert.match(await ask.innerText(), /set_colour/);
+  await ask.getByRole('button', { name: 'Allow once' }).click();
   await app.getByRole('status').filter({ hasText: 'Saved #ef4444.' }).waitFor({ timeout: 10_000 });
   await app.getByRole('button', { name: 'Tell Gemini' }).click();
   await page.waitForFunction(() => document.querySelector('[data-testid="input"]')?.value.startsWith('I picked #ef4444.'));

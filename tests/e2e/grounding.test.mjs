@@ -39,7 +39,10 @@ test('a grounded reply lists its sources with the sentences each supports', asyn
   await chat.send('Who won Euro 2024?');
   await chat.lastReply().and(page.locator('[data-state="done"]')).waitFor();
   const request = chat.chatRequests()[0].body;
-  assert.deepEqual(request.tools, [{ googleSearch: {} }]);
+  // Gemini 3 takes Google Search with function tools: the browser's, on in a new chat.
+  assert.deepEqual(request.tools[0], { googleSearch: {} });
+  const declared = request.tools.slice(1).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+  assert.ok(declared.every((name) => name.startsWith('browser_')), declared.join());
 
   const sources = chat.lastReply().getByTestId('sources');
   const items = sources.getByTestId('source');

@@ -12,6 +12,7 @@ mod local;
 mod menu;
 mod ports;
 mod registry;
+mod reset;
 mod router;
 mod servers;
 mod settings;

@@ -285,6 +285,17 @@ pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
     })
 }
 
+/// Forgets every client (Delete everything), stopping local servers; the clients, for their
+/// sessions to be ended.
+pub fn take_all() -> Vec<Rc<McpClient>> {
+    let entries = ENTRIES.with(|entries| std::mem::take(&mut *entries.borrow_mut()));
+    for entry in &entries {
+        local::stop(entry.id.as_str());
+    }
+    crate::listen::sync();
+    entries.into_iter().map(|e| e.client).collect()
+}
+
 /// Forgets the clients of servers that are no longer configured (and their saved sessions) or
 /// whose address, headers or timeout changed, closing their subscriptions at once: a moved
 /// server is listened to at its new address from its next listing, not from its next use.

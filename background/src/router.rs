@@ -45,6 +45,8 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
         Request::Unlock { passphrase } => {
             boxed(async move { done(vault::unlock(&passphrase).await) })
         }
+        // Locked too: a forgotten passphrase must not keep the data in.
+        Request::DeleteEverything => boxed(crate::reset::delete_everything()),
         other => boxed(with_settings(other, port)),
     }
 }
@@ -128,7 +130,8 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         | Request::RecoverSettings { .. }
         | Request::SetPassphrase { .. }
         | Request::RemovePassphrase { .. }
-        | Request::Unlock { .. } => boxed(ready(Response::Error {
+        | Request::Unlock { .. }
+        | Request::DeleteEverything => boxed(ready(Response::Error {
             error: Text::new("errWorkerBadRequest").arg("misrouted"),
         })),
     }

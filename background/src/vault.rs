@@ -58,6 +58,12 @@ pub fn forget_record() {
     RECORD.with(|r| r.borrow_mut().take());
 }
 
+/// Forgets the key and the record kept in memory (Delete everything emptied both storages).
+pub fn forget_all() {
+    KEY.with(|k| k.borrow_mut().take());
+    forget_record();
+}
+
 /// The key of this browser session, once the passphrase was entered.
 async fn key() -> Option<Rc<Vec<u8>>> {
     if let Some(key) = KEY.with(|k| k.borrow().clone()) {

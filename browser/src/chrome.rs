@@ -56,6 +56,10 @@ extern "C" {
     fn context_menus_create(properties: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = remove)]
     fn storage_session_remove(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = clear)]
+    fn storage_local_clear() -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = clear)]
+    fn storage_session_clear() -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = contains)]
     fn permissions_contains(permissions: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = crypto, js_name = getRandomValues)]
@@ -274,6 +278,17 @@ pub async fn local_remove(key: &str) -> Result<(), BrowserError> {
         .map_err(|e| BrowserError::from_js("writing storage", e))?;
     let _: JsValue =
         JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("writing storage", e))?;
+    Ok(())
+}
+
+/// Empties `chrome.storage.local` and then `chrome.storage.session` (Delete everything).
+pub async fn clear_storage() -> Result<(), BrowserError> {
+    let doing = "emptying storage";
+    for clearing in [storage_local_clear(), storage_session_clear()] {
+        let promise = clearing.map_err(|e| BrowserError::from_js(doing, e))?;
+        let _: JsValue =
+            JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    }
     Ok(())
 }
 

@@ -16,6 +16,7 @@ pub mod messages;
 pub mod native;
 pub mod oauth;
 pub mod page;
+pub mod reset;
 pub mod saved_session;
 pub mod secret_words;
 pub mod settings;

@@ -14,6 +14,7 @@ use crate::mcp::{
 };
 use crate::native::run_line::RunLine;
 use crate::oauth::Credentials;
+use crate::reset::Removed;
 use crate::settings::{
     Export, LocalCommand, Secret, ServerDraft, ServerId, Settings, SettingsEdit,
 };
@@ -160,6 +161,11 @@ pub enum Request {
     RemovePassphrase {
         passphrase: Secret,
     },
+
+    /// Removes every piece of GemiPanel's data (`core::reset`), revoking tokens where the
+    /// server offers that, and leaves the extension as on first install. Works locked too:
+    /// then the tokens cannot be read, and are dropped unrevoked.
+    DeleteEverything,
 }
 
 /// Who calls a tool.
@@ -246,7 +252,8 @@ impl Request {
             | Request::CancelToolCall { .. }
             | Request::AnswerElicitation { .. }
             | Request::SignIn { .. }
-            | Request::SignOut { .. } => false,
+            | Request::SignOut { .. }
+            | Request::DeleteEverything => false,
         }
     }
 }
@@ -328,6 +335,10 @@ pub enum Response {
     /// web content in the chat asks).
     ConfirmAppCall {
         because_of_page_content: bool,
+    },
+    /// The answer to [`Request::DeleteEverything`].
+    DeletedEverything {
+        removed: Removed,
     },
     /// Done; nothing to report.
     Ok,
@@ -619,6 +630,19 @@ mod tests {
             };
             assert_eq!(status.uptime(), expected, "{uptime_ms} ms");
         }
+    }
+
+    #[test]
+    fn delete_everything_round_trips_through_json() {
+        let msg = ClientMessage { id: 9, request: Request::DeleteEverything };
+        let wire = serde_json::to_value(&msg).unwrap();
+        assert_eq!(wire, json!({"id": 9, "request": {"type": "delete_everything"}}));
+        assert_eq!(decode_client_message(wire).unwrap(), msg);
+        let removed = Removed { servers: 1, sign_ins: 1, dpop_keys: 1, chats: 2 };
+        let answer = Response::DeletedEverything { removed };
+        let wire = serde_json::to_value(&answer).unwrap();
+        assert_eq!(wire["removed"]["chats"], 2);
+        assert_eq!(serde_json::from_value::<Response>(wire).unwrap(), answer);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use gemipanel_core::settings::{ServerId, SettingsEdit};
 use gemipanel_core::vault::VaultState;
 use yew::prelude::*;
 
+use crate::components::delete_everything::DeleteEverythingCard;
 use crate::components::gemini_card::GeminiCard;
 use crate::components::import_export::ImportExport;
 use crate::components::server_form::ServerFormView;
@@ -163,8 +164,9 @@ pub fn App() -> Html {
                     export_blanked={state.export_blanked.clone()}
                     on_include_secrets={dispatch_with(&dispatch, Action::IncludeSecrets)} />
                 if let Some(state) = vault.filter(|_| !locked) {
-                    <VaultCard {state} on_changed={on_vault_changed} />
+                    <VaultCard {state} on_changed={on_vault_changed.clone()} />
                 }
+                <DeleteEverythingCard on_deleted={on_vault_changed} {locked} />
             </main>
             <StatusBar worker={state.worker.clone()} on_refresh={act(|| Action::RefreshStatus)} />
         </div>

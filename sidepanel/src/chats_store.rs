@@ -12,7 +12,7 @@ use wasm_bindgen::JsValue;
 use crate::transcript::{index_of, index_with, ChatSummary, SavedChat};
 
 const INDEX: &str = "chats";
-const CHAT_PREFIX: &str = "chat:";
+use gemipanel_core::reset::CHAT_PREFIX;
 /// The Web Lock every change of the index takes.
 const INDEX_LOCK: &str = "gemipanel-chats-index";
 

@@ -5,6 +5,7 @@ use gemipanel_core::messages::{
     decode_client_message, AppConsent, Caller, ClientMessage, ElicitationPrompt, Event, Recovery,
     Request, Response, WorkerMessage,
 };
+use gemipanel_core::reset::Removed;
 use gemipanel_core::text::Text;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -21,6 +22,7 @@ fn server_id() -> impl Strategy<Value = gemipanel_core::settings::ServerId> {
 fn request() -> impl Strategy<Value = Request> {
     prop_oneof![
         Just(Request::Status),
+        Just(Request::DeleteEverything),
         Just(Request::GetSettings),
         crate::settings::edit().prop_map(|edit| Request::EditSettings { edit }),
         any::<bool>().prop_map(|include_secrets| Request::ExportSettings { include_secrets }),
@@ -109,6 +111,10 @@ fn worker_message() -> impl Strategy<Value = WorkerMessage> {
         crate::mcp::call_result().prop_map(|result| Response::ToolResult { result }),
         crate::mcp::read_result().prop_map(|result| Response::Resource { result }),
         Just(Response::Ok),
+        any::<[u32; 4]>().prop_map(|[servers, sign_ins, dpop_keys, chats]| {
+            let removed = Removed { servers, sign_ins, dpop_keys, chats };
+            Response::DeletedEverything { removed }
+        }),
         any::<bool>().prop_map(|because_of_page_content| Response::ConfirmAppCall {
             because_of_page_content
         }),

@@ -1,6 +1,7 @@
 //! The popup's pieces: each takes data and callbacks, and keeps only UI-only state.
 
 pub mod api_key_field;
+pub mod delete_everything;
 pub mod field;
 pub mod gemini_card;
 pub mod import_export;

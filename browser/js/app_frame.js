@@ -93,9 +93,16 @@ function recover() {
   spare = null;
   departing?.remove();
   departing = null;
-  for (const frame of document.querySelectorAll('iframe[src="sandbox.html"]')) frame.remove();
+  // An app that started meanwhile waits for its sandbox page, stuck in that process: its frame
+  // goes too, and comes back (loading anew) once every frame has gone.
+  const starting = [];
+  for (const frame of document.querySelectorAll('iframe[src="sandbox.html"]')) {
+    starting.push([frame, frame.parentNode, frame.nextSibling]);
+    frame.remove();
+  }
   lastFocused = null;
   for (const live of all) live.onHung(live === suspect);
+  for (const [frame, parent, next] of starting) parent?.insertBefore(frame, next?.parentNode === parent ? next : null);
 }
 
 // One sandbox page kept loaded and hidden for the next app. Chrome runs sandboxed frames in a

@@ -58,6 +58,8 @@
       load(data.document, typeof data.allow === 'string' ? data.allow : '');
     } else if (data.type === 'post' && frame?.contentWindow) {
       frame.contentWindow.postMessage(data.message, '*');
+    } else if (data.type === 'ping') {
+      port.postMessage({ type: 'pong' });
     } else if (data.type === 'unload') {
       frame?.remove();
       frame = null;

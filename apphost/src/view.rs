@@ -307,6 +307,12 @@ impl View {
             }
             SandboxEvent::Unreadable => {}
             SandboxEvent::Left => view.borrow_mut().stop_for_leaving(),
+            SandboxEvent::Hung { suspect: true } => View::stop_for_hanging(view),
+            // Its frame went with the stuck process: it starts again from what was saved.
+            SandboxEvent::Hung { suspect: false } => {
+                view.borrow_mut().forget_frame();
+                View::reload(view);
+            }
             SandboxEvent::Loaded => {
                 let me = view.borrow().me.clone();
                 gloo_timers::callback::Timeout::new(LEGACY_AFTER_MS, move || {
@@ -702,6 +708,43 @@ impl View {
         notice.set_text_content(Some(&message("panelAppLeft", &[])));
         let _ = self.ui.body.append_child(&notice);
         let _ = self.ui.root.set_attribute("data-state", "stopped");
+    }
+
+    /// The sandbox process stopped answering while this app was the one in use: it is taken to
+    /// be stuck in a loop and stays stopped (its frame is gone already) until the person
+    /// reloads it.
+    fn stop_for_hanging(view: &Rc<RefCell<View>>) {
+        let mut this = view.borrow_mut();
+        this.forget_frame();
+        this.close();
+        let notice = element("div", "app-error app-hung");
+        let _ = notice.set_attribute("role", "alert");
+        let _ = notice.set_attribute("data-testid", "app-hung");
+        let text = element("p", "");
+        text.set_text_content(Some(&message("panelAppHung", &[])));
+        let button = element("button", "");
+        let _ = button.set_attribute("type", "button");
+        let _ = button.set_attribute("data-testid", "app-hung-reload");
+        button.set_text_content(Some(&message("panelAppHungReload", &[])));
+        let me = this.me.clone();
+        let reload = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            if let Some(view) = me.upgrade() {
+                View::reload(&view);
+            }
+        });
+        let _ = button.add_event_listener_with_callback("click", reload.as_ref().unchecked_ref());
+        this.listeners.push(reload);
+        let _ = notice.append_child(&text);
+        let _ = notice.append_child(&button);
+        let _ = this.ui.body.append_child(&notice);
+        let _ = this.ui.root.set_attribute("data-state", "hung");
+    }
+
+    /// The app's frame was removed under it (see `SandboxEvent::Hung`): nothing to ask it.
+    fn forget_frame(&mut self) {
+        self.view_tools_gone();
+        self.sandbox = None;
+        self.ui.iframe = None;
     }
 
     fn close(&mut self) {

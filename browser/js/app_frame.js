@@ -7,17 +7,102 @@
 
 /**
  * Hands the sandbox page in `iframe` its port; `onEvent(message)` is called with each of its
- * messages (a FromSandbox) but `idle`, which this module answers itself. Returns the port to
- * pass to the functions below.
+ * messages (a FromSandbox) but `idle` and `pong`, which this module answers itself, and
+ * `onHung(suspect)` when the sandbox process stops answering (see the watchdog below). Returns
+ * the port to pass to the functions below.
  */
-export function connectSandbox(iframe, onEvent) {
+export function connectSandbox(iframe, onEvent, onHung) {
   const channel = new MessageChannel();
+  const live = { port: channel.port1, iframe, onHung, pingedAt: null, since: Date.now() };
   channel.port1.onmessage = (event) => {
     if (event.data?.type === 'idle') keepSpareSandbox();
+    else if (event.data?.type === 'pong') live.pingedAt = null;
     else onEvent(event.data);
   };
   iframe.contentWindow.postMessage('gemipanel/connect', '*', [channel.port2]);
+  watch(live);
   return channel.port1;
+}
+
+// The watchdog. Every sandbox page, and every app in one, runs on the one thread of one
+// process (Chrome 156 puts all the extension's sandboxed frames in a process of their own, but
+// only one), so an app in an endless loop stops every app. Each connected page is pinged; one
+// silent for HUNG_AFTER_MS means that thread is stuck. Chrome ends a renderer process once no
+// frame is left in it, and a frame made after that gets a new one: every sandbox frame is
+// removed at once, then each app is told (`onHung`) whether it is the suspect, which stays
+// stopped, or one to start again from what was saved.
+const PING_EVERY_MS = 1000;
+const HUNG_AFTER_MS = 5000;
+const watched = new Set();
+let ticking = null;
+// The sandbox frame the person last clicked or typed in: focus moving into a frame is the one
+// thing the panel sees of it while that frame's thread is stuck.
+let lastFocused = null;
+
+function watch(live) {
+  watched.add(live);
+  if (!ticking) {
+    ticking = setInterval(tick, PING_EVERY_MS);
+    addEventListener('blur', noteFocus);
+  }
+}
+
+function unwatch(port) {
+  for (const live of watched) if (live.port === port) watched.delete(live);
+  if (!watched.size && ticking) {
+    clearInterval(ticking);
+    ticking = null;
+    removeEventListener('blur', noteFocus);
+  }
+}
+
+function noteFocus() {
+  // The panel's focus went into a frame of its own (blur fires before activeElement is set).
+  setTimeout(() => {
+    const active = document.activeElement;
+    for (const live of watched) if (live.iframe === active) lastFocused = live;
+  }, 0);
+}
+
+function tick() {
+  const now = Date.now();
+  let hung = false;
+  for (const live of watched) {
+    if (live.pingedAt === null) {
+      live.pingedAt = now;
+      live.port.postMessage({ type: 'ping' });
+    } else if (now - live.pingedAt >= HUNG_AFTER_MS) {
+      hung = true;
+    }
+  }
+  if (hung) recover();
+}
+
+function recover() {
+  const all = [...watched];
+  // The app the person last used, or else the one that started last (a loop as it starts).
+  const suspect = all.includes(lastFocused)
+    ? lastFocused
+    : all.reduce((a, b) => (b.since > a.since ? b : a));
+  for (const live of all) {
+    unwatch(live.port);
+    live.port.close();
+    live.iframe.remove();
+  }
+  spare?.remove();
+  spare = null;
+  departing?.remove();
+  departing = null;
+  // An app that started meanwhile waits for its sandbox page, stuck in that process: its frame
+  // goes too, and comes back (loading anew) once every frame has gone.
+  const starting = [];
+  for (const frame of document.querySelectorAll('iframe[src="sandbox.html"]')) {
+    starting.push([frame, frame.parentNode, frame.nextSibling]);
+    frame.remove();
+  }
+  lastFocused = null;
+  for (const live of all) live.onHung(live === suspect);
+  for (const [frame, parent, next] of starting) parent?.insertBefore(frame, next?.parentNode === parent ? next : null);
 }
 
 // One sandbox page kept loaded and hidden for the next app. Chrome runs sandboxed frames in a
@@ -83,6 +168,7 @@ export function postControl(port, message) {
 
 /** Posts `unload` (a ToSandbox `unload`) and closes the port. */
 export function unloadApp(port, unload) {
+  unwatch(port);
   port.postMessage(unload);
   port.close();
 }
@@ -97,6 +183,7 @@ let departing = null;
  * once.
  */
 export function departApp(port, iframe, post, unload, graceMs) {
+  unwatch(port);
   const message = post.message;
   let done = false;
   const finish = () => {

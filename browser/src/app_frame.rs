@@ -16,6 +16,7 @@ extern "C" {
     fn connect_sandbox(
         iframe: &HtmlIFrameElement,
         on_event: &Function,
+        on_hung: &Function,
     ) -> Result<MessagePort, JsValue>;
     #[wasm_bindgen(js_name = loadApp)]
     fn load_app(port: &MessagePort, load: &JsValue, html: &[u8]);
@@ -55,6 +56,10 @@ pub enum SandboxEvent {
     Loaded,
     /// The app tried to load another page in its frame: the sandbox page removed the frame.
     Left,
+    /// The sandbox process stopped answering (an app in an endless loop) and every app's frame
+    /// was removed to end it. `suspect`: this app is the one the person last used (or else
+    /// the one started last), taken to be the one stuck.
+    Hung { suspect: bool },
 }
 
 /// The control port of one sandbox frame; dropping it unloads the app.
@@ -64,16 +69,26 @@ pub struct Sandbox {
     departed: bool,
     // Kept alive as long as the port delivers to it.
     _on_event: Closure<dyn FnMut(JsValue)>,
+    _on_hung: Closure<dyn FnMut(bool)>,
 }
 
 impl Sandbox {
     /// Connects to the sandbox page loaded in `iframe`.
     pub fn connect(
         iframe: &HtmlIFrameElement,
-        mut on_event: impl FnMut(SandboxEvent) + 'static,
+        on_event: impl FnMut(SandboxEvent) + 'static,
     ) -> Result<Sandbox, BrowserError> {
+        let on_event = std::rc::Rc::new(std::cell::RefCell::new(on_event));
+        let hung = on_event.clone();
+        let on_hung = Closure::<dyn FnMut(bool)>::new(move |suspect: bool| {
+            // Called from a timer, never while an event is being handled.
+            if let Ok(mut on_event) = hung.try_borrow_mut() {
+                on_event(SandboxEvent::Hung { suspect });
+            }
+        });
         // The whole message through JSON: the app's part is a JSON-RPC document.
         let closure = Closure::<dyn FnMut(JsValue)>::new(move |data: JsValue| {
+            let Ok(mut on_event) = on_event.try_borrow_mut() else { return };
             on_event(match from_js(data) {
                 Ok(FromSandbox::App { message, activated }) => {
                     SandboxEvent::App(message, activated)
@@ -81,12 +96,16 @@ impl Sandbox {
                 Ok(FromSandbox::Loaded) => SandboxEvent::Loaded,
                 Ok(FromSandbox::Left) => SandboxEvent::Left,
                 // Answered by browser/js/app_frame.js.
-                Ok(FromSandbox::Idle) | Err(_) => SandboxEvent::Unreadable,
+                Ok(FromSandbox::Idle | FromSandbox::Pong) | Err(_) => SandboxEvent::Unreadable,
             })
         });
-        let port = connect_sandbox(iframe, closure.as_ref().unchecked_ref())
-            .map_err(|e| BrowserError::from_js("connecting the app frame", e))?;
-        Ok(Sandbox { port, departed: false, _on_event: closure })
+        let port = connect_sandbox(
+            iframe,
+            closure.as_ref().unchecked_ref(),
+            on_hung.as_ref().unchecked_ref(),
+        )
+        .map_err(|e| BrowserError::from_js("connecting the app frame", e))?;
+        Ok(Sandbox { port, departed: false, _on_event: closure, _on_hung: on_hung })
     }
 
     /// Loads the app's document (made by `core::apps::document`) with the `allow` attribute.

@@ -557,6 +557,75 @@ test('an app that tries to load another page in its frame is stopped before anyt
   await chat.shoot('app-left');
 });
 
+test('an app in an endless loop is stopped and marked; the other apps come back and answer', async () => {
+  const page = chat.page;
+  await showCounter(4);
+  const counter = page.getByTestId('app-frame').first();
+  chat.fake.script([
+    { chunks: [functionCallChunk([{ name: 'mcp_apps_show_spinner', args: {} }])] },
+    { chunks: textChunks('Here is the spinner.') },
+  ]);
+  await chat.send('Show the spinner');
+  await chat.lastReply().filter({ hasText: 'Here is the spinner.' }).waitFor({ timeout: 20_000 });
+  const spinner = page.getByTestId('app-frame').nth(1);
+  await spinner.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  const counterApp = counter.frameLocator('[data-testid="app-iframe"]').frameLocator('iframe');
+  const spinnerApp = spinner.frameLocator('[data-testid="app-iframe"]').frameLocator('iframe');
+  await spinnerApp.getByText('initialized').waitFor({ timeout: 10_000 });
+  // Both apps' frames run on one thread: once the spinner loops, the counter's page is stuck too.
+  const heading = () => counterApp.locator('h1').evaluate((h) => h.textContent, null, { timeout: 1500 });
+  assert.equal(await heading(), 'Counter');
+  const calls = apps.calls().length;
+  await spinnerApp.locator('#spin').click();
+  const stuckAt = Date.now();
+  // The chat goes on, and shows two more apps, which start in the stuck process: the first in
+  // the spare sandbox page (loaded already), the second in a page that cannot load.
+  chat.fake.script([
+    { chunks: [functionCallChunk([
+      { name: 'mcp_apps_show_counter', args: { start: 7 } },
+      { name: 'mcp_apps_show_counter', args: { start: 8 } },
+    ])] },
+    { chunks: textChunks('More counters.') },
+  ]);
+  await chat.send('Show two more counters');
+  await page.waitForTimeout(300);
+  await assert.rejects(heading(), 'the other app stops answering too (Chrome runs every sandbox page in one process)');
+  const started = [page.getByTestId('app-frame').nth(2), page.getByTestId('app-frame').nth(3)];
+  for (const app of started) await app.getByTestId('app-iframe').waitFor({ state: 'attached', timeout: 4_000 });
+  const hung = spinner.getByTestId('app-hung');
+  assert.equal(await hung.count(), 0, 'the two apps started before the hang was seen');
+  await hung.waitFor({ timeout: 12_000 });
+  const markedMs = Date.now() - stuckAt;
+  assert.ok(markedMs < 9_000, `the hung app was marked after ${markedMs} ms`);
+  assert.match(await hung.innerText(), /stopped answering/);
+  assert.equal(await spinner.getByTestId('app-iframe').count(), 0, 'the looping app is gone');
+  assert.equal(await spinner.getAttribute('data-state'), 'hung');
+  // The counter starts again, in a new process, from what was saved (not called or read again).
+  await counter.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 15_000 });
+  const [result] = (await counterApp.locator('li[data-kind="tool-result"]').allInnerTexts())
+    .map((t) => JSON.parse(t.slice('tool-result '.length)));
+  assert.deepEqual(result.structuredContent, { value: 4 });
+  assert.equal(await heading(), 'Counter');
+  // Only the new apps' calls: the counter was not called again.
+  assert.deepEqual(apps.calls().slice(calls).map((c) => c.name), ['show_counter', 'show_counter']);
+  const answeredMs = Date.now() - stuckAt;
+  assert.ok(answeredMs < 15_000, `the counter answered again after ${answeredMs} ms`);
+  // The apps that started in the stuck process start again in the new one.
+  await chat.lastReply().filter({ hasText: 'More counters.' }).waitFor({ timeout: 20_000 });
+  for (const app of started) {
+    await app.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 15_000 });
+    const frame = app.frameLocator('[data-testid="app-iframe"]').frameLocator('iframe');
+    await frame.locator('li[data-kind="tool-result"]').waitFor({ timeout: 10_000 });
+  }
+  await spinner.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+  await chat.shoot('app-hung');
+  // Only the person starts it again; it runs until clicked.
+  await spinner.getByTestId('app-hung-reload').click();
+  await spinner.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 20_000 });
+  await spinnerApp.getByText('initialized').waitFor({ timeout: 10_000 });
+  assert.equal(await spinner.getByTestId('app-hung').count(), 0);
+});
+
 test('an app embeds pages of the domains it declared, and of no other', async () => {
   const page = chat.page;
   await chat.reload();

@@ -291,17 +291,22 @@ fn sandbox_messages_match_core() {
         ToSandbox::Load { allow: String::new() },
         ToSandbox::Post { message: &message },
         ToSandbox::Unload,
+        ToSandbox::Ping,
     ];
     let from = [
         FromSandbox::App { message: message.clone(), activated: false },
         FromSandbox::Loaded,
         FromSandbox::Left,
         FromSandbox::Idle,
+        FromSandbox::Pong,
     ];
     // Exhaustive: a variant added in core but not listed above does not compile.
     for m in &to {
         match m {
-            ToSandbox::Load { .. } | ToSandbox::Post { .. } | ToSandbox::Unload => {}
+            ToSandbox::Load { .. }
+            | ToSandbox::Post { .. }
+            | ToSandbox::Unload
+            | ToSandbox::Ping => {}
         }
     }
     for m in &from {
@@ -309,7 +314,8 @@ fn sandbox_messages_match_core() {
             FromSandbox::App { .. }
             | FromSandbox::Loaded
             | FromSandbox::Left
-            | FromSandbox::Idle => {}
+            | FromSandbox::Idle
+            | FromSandbox::Pong => {}
         }
     }
     let tag = |v: serde_json::Value| v["type"].as_str().unwrap().to_owned();

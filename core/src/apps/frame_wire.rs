@@ -28,6 +28,9 @@ pub enum ToSandbox<'a> {
     Post { message: &'a Value },
     /// Remove the app's frame.
     Unload,
+    /// Answer `pong` (the panel's check that the sandbox process is not stuck in an app's
+    /// endless loop: every sandbox page shares that process's one thread).
+    Ping,
 }
 
 /// What a sandbox page tells the panel.
@@ -49,6 +52,8 @@ pub enum FromSandbox {
     Left,
     /// The sandbox process has nothing to do: time to make the next spare page.
     Idle,
+    /// The answer to `ping`.
+    Pong,
 }
 
 /// What the app host asks of the panel for an app, on the app's own server (the worker checks
@@ -87,6 +92,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(clicked, FromSandbox::App { message: json!({"method": "x"}), activated: true });
+        assert_eq!(serde_json::to_value(ToSandbox::Ping).unwrap(), json!({"type": "ping"}));
+        let pong: FromSandbox = serde_json::from_value(json!({"type": "pong"})).unwrap();
+        assert_eq!(pong, FromSandbox::Pong);
         let loaded: FromSandbox = serde_json::from_value(json!({"type": "loaded"})).unwrap();
         assert_eq!(loaded, FromSandbox::Loaded);
         assert!(serde_json::from_value::<FromSandbox>(json!({"type": "other"})).is_err());

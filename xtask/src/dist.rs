@@ -124,8 +124,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// emptying of both storages; the popup's card with its confirmation and report, and the new
 /// answer type every page decodes. The worker's ceiling went from 485 to 490, the popup's from
 /// 420 to 426.
+/// The hung-app watch (issue 22, item 17: the sandbox pages pinged every second, a page
+/// silent for 5 s ends every app frame, the others start again from what their views kept) took
+/// the app host from 172.9 to 174.0 KB after the merge (173.5 in its branch): 177.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 490.0), ("sidepanel", 740.0), ("popup", 426.0), ("apphost", 174.0)];
+    [("background", 490.0), ("sidepanel", 740.0), ("popup", 426.0), ("apphost", 177.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -193,6 +193,11 @@ pub fn signed_out(server: &Server) {
     set_status(&server.id, ServerStatus::NeedsSignIn);
 }
 
+/// Whether `client` is the one the registry holds for `server` as configured.
+fn is_current(server: &Server, client: &McpClient) -> bool {
+    existing(&server.id, &config_key(server)).is_some_and(|held| std::ptr::eq(&*held, client))
+}
+
 fn existing(id: &ServerId, key: &str) -> Option<Rc<McpClient>> {
     with_entry(id, |e| (e.config_key == key).then(|| e.client.clone())).flatten()
 }
@@ -335,6 +340,14 @@ pub async fn settle(
     failure: Option<&Failure>,
 ) -> Option<Text> {
     save_session(server, client).await;
+    // A call that ends after the settings replaced its client (a command line allowed, a
+    // header changed meanwhile) says nothing of the server as configured now: its status would
+    // overwrite the new client's (a local server stuck at "allow this line" once allowed).
+    let set_status = |id: &ServerId, status| {
+        if is_current(server, client) {
+            set_status(id, status);
+        }
+    };
     let err = match failure {
         None => {
             let version = client.session().map(|s| s.protocol_version).unwrap_or_default();

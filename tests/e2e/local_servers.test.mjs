@@ -173,7 +173,11 @@ test('the popup adds a local server: the command line is previewed, tested, and 
   await screenshot(popup, 'local-form-tested-ja');
   await popup.getByTestId('save-server').click();
   const row = popup.locator('[data-testid="server-row"][data-name="notes"]');
-  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 }).catch(async (e) => {
+    await screenshot(popup, 'local-form-saved-not-ready');
+    const shown = await row.evaluate((el) => `${el.dataset.state}: ${el.innerText}`).catch((err) => String(err));
+    throw new Error(`${e.message}\nThe row: ${shown}`);
+  });
   const stored = (await request(popup, { type: 'get_settings' })).settings.servers[0];
   assert.equal(stored.local.env.NOTES_TOKEN, '', 'pages see no environment value');
 });

@@ -123,3 +123,29 @@ test('a click in another window is left for that window', async () => {
   const kept = await panel().evaluate(async () => (await chrome.storage.session.get('page_context_pending')).page_context_pending);
   assert.match(kept, /elsewhere\.example/);
 });
+
+test('in Japanese, an attached selection is named in Japanese (light and dark)', async () => {
+  const ja = await openChat({ locale: 'ja' });
+  try {
+    const jaTab = await ja.browser.context.newPage();
+    await jaTab.goto(pages.url('/article'));
+    await jaTab.bringToFront();
+    const at = await ja.page.evaluate(async (url) => {
+      const [t] = await chrome.tabs.query({ url });
+      return { id: t.id, windowId: t.windowId, title: t.title, url };
+    }, pages.url('/article'));
+    await ja.browser.worker.evaluate(({ tab }) => chrome.contextMenus.onClicked.dispatch(
+      { editable: false, frameId: 0, pageUrl: tab.url, menuItemId: 'gemipanel-ask-selection', selectionText: 'Tsuen, since 1160' }, tab,
+    ), { tab: at });
+    const attached = ja.page.getByTestId('attachment');
+    await attached.first().waitFor();
+    assert.match(await attached.first().innerText(), /選択範囲/);
+    await ja.page.bringToFront();
+    for (const scheme of ['light', 'dark']) {
+      await ja.page.emulateMedia({ colorScheme: scheme });
+      await screenshot(ja.page, `context-menu-attached-ja-${scheme}`);
+    }
+  } finally {
+    await ja.close();
+  }
+});

@@ -135,3 +135,30 @@ test('without WebMCP in the browser, the menu says how to turn it on and nothing
     await plain.close();
   }
 });
+
+test("in Japanese, a page tool's confirmation reads in Japanese (light and dark)", async () => {
+  const ja = await openChat({ webmcp: true, locale: 'ja' });
+  try {
+    const shop = await ja.browser.context.newPage();
+    await shop.goto(pages.url('/webmcp'));
+    await shop.bringToFront();
+    await ja.reload();
+    ja.fake.script([
+      { chunks: [functionCallChunk([{ name: 'page_127_0_0_1_add_to_cart', args: { tea: 'sencha', bags: 1 } }])] },
+      { chunks: textChunks('追加しました。') },
+    ]);
+    await ja.send('煎茶をカートに入れて');
+    const card = ja.page.getByTestId('tool-card').last();
+    await card.and(ja.page.locator('[data-state="confirm"]')).waitFor();
+    assert.equal(await card.getByRole('button', { name: '今回だけ許可' }).count(), 1);
+    await ja.page.bringToFront();
+    for (const scheme of ['light', 'dark']) {
+      await ja.page.emulateMedia({ colorScheme: scheme });
+      await screenshot(ja.page, `page-tools-confirm-ja-${scheme}`);
+    }
+    await card.getByRole('button', { name: '拒否' }).click();
+    await ja.lastReply().filter({ hasText: '追加しました。' }).waitFor();
+  } finally {
+    await ja.close();
+  }
+});

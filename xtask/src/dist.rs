@@ -127,8 +127,13 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// The hung-app watch (issue 22, item 17: the sandbox pages pinged every second, a page
 /// silent for 5 s ends every app frame, the others start again from what their views kept) took
 /// the app host from 172.9 to 174.0 KB after the merge (173.5 in its branch): 177.
+/// serde-wasm-bindgen for the `chrome.*` option objects and the native messages (issue 22,
+/// item 15, which accepts the named packages' measured cost) took the worker from 487.6 to
+/// 512.1 KB and the popup from 424.1 to 427.4 KB: a second (de)serializer, the JS-value one,
+/// monomorphized for the bridge's messages (`FromBridge` with its JSON-RPC `Value`, `ToBridge`)
+/// and the options. The worker's ceiling went from 490 to 515, the popup's from 426 to 430.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 490.0), ("sidepanel", 740.0), ("popup", 426.0), ("apphost", 177.0)];
+    [("background", 515.0), ("sidepanel", 740.0), ("popup", 430.0), ("apphost", 177.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -11,11 +11,13 @@ use std::rc::Rc;
 
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::{FetchBody, FetchTransport};
+use gemipanel_browser::messaging::{from_object, to_object};
 use gemipanel_core::mcp::{
     HttpRequest, HttpResponse, HttpTransport, ResponseBody, Timer, TransportError,
 };
 use gemipanel_core::native::link::{Bridge, LocalBody, LocalTransport, Port, Problem};
 use gemipanel_core::native::run_line::RunLine;
+use gemipanel_core::native::wire::{FromBridge, ToBridge};
 use gemipanel_core::native::HOST_NAME;
 use gemipanel_core::settings::{LocalCommand, Server};
 
@@ -41,11 +43,12 @@ fn connect() -> Result<Rc<dyn Port>, Problem> {
     }
     let port =
         chrome::connect_native(HOST_NAME).map_err(|e| Problem::BridgeEnded(e.to_string()))?;
-    // Read as JSON text by the one decoder of bridge messages (serde_json in core), not by a
-    // second, JS-value decoder of the same types.
+    // Decoded straight from the JS object Chrome made of the bridge's JSON (serde-wasm-bindgen),
+    // not stringified and parsed again. A message that does not read is dropped, as in
+    // `Bridge::receive`: a bridge of another version may say more.
     port.on_message(|value| {
-        if let Some(text) = js_sys::JSON::stringify(&value).ok().and_then(|t| t.as_string()) {
-            bridge().receive(&text);
+        if let Ok(message) = from_object::<FromBridge>(value) {
+            bridge().handle(message);
         }
     });
     port.on_disconnect(|| bridge().disconnected(chrome::last_error().as_deref()));
@@ -55,8 +58,8 @@ fn connect() -> Result<Rc<dyn Port>, Problem> {
 struct NativePort(chrome::Port);
 
 impl Port for NativePort {
-    fn post(&self, json: &str) -> Result<(), String> {
-        let value = js_sys::JSON::parse(json).map_err(|_| "a message did not encode".to_owned())?;
+    fn post(&self, message: &ToBridge) -> Result<(), String> {
+        let value = to_object(message).map_err(|e| e.to_string())?;
         self.0.post(&value).map_err(|e| e.to_string())
     }
 

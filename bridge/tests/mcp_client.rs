@@ -15,7 +15,7 @@ use gemipanel_core::mcp::{
 };
 use gemipanel_core::native::link::{Bridge, LocalTransport, Port, Problem};
 use gemipanel_core::native::run_line::RunLine;
-use gemipanel_core::native::wire::ServerSpec;
+use gemipanel_core::native::wire::{ServerSpec, ToBridge};
 use serde_json::{json, Map};
 use support::{everything, everything_after, filesystem, frame, pinned_origin, time};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -35,8 +35,10 @@ impl Timer for TokioTimer {
 struct StdinPort(mpsc::UnboundedSender<Vec<u8>>);
 
 impl Port for StdinPort {
-    fn post(&self, json: &str) -> Result<(), String> {
-        self.0.send(frame(json.as_bytes())).map_err(|_| "the bridge is gone".to_owned())
+    fn post(&self, message: &ToBridge) -> Result<(), String> {
+        // As Chrome does: the message as JSON, in a native-messaging frame.
+        let json = serde_json::to_vec(message).map_err(|e| e.to_string())?;
+        self.0.send(frame(&json)).map_err(|_| "the bridge is gone".to_owned())
     }
 }
 

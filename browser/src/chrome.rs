@@ -4,6 +4,11 @@ use js_sys::{Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::chrome_options::{
+    Command, ConnectInfo, ContextMenuItem, HeaderInfo, Permissions, Rule, RuleAction,
+    RuleCondition, SidePanelOpen, UpdateRuleOptions, WebAuthFlowDetails, Window,
+};
+use crate::messaging::{from_object, to_object};
 use crate::BrowserError;
 
 #[wasm_bindgen]
@@ -94,26 +99,24 @@ pub async fn remove_origin_header(
 ) -> Result<(), BrowserError> {
     let doing = "adding a network rule";
     let id = extension_id().ok_or_else(|| BrowserError::new("the extension has no id"))?;
-    let options = serde_json::json!({
-        "removeRuleIds": [rule.id],
-        "addRules": [{
-            "id": rule.id,
-            "priority": 1,
-            "action": {
-                "type": "modifyHeaders",
-                "requestHeaders": [{ "header": "origin", "operation": "remove" }],
+    let options = to_object(&UpdateRuleOptions {
+        remove_rule_ids: [rule.id],
+        add_rules: [Rule {
+            id: rule.id,
+            priority: 1,
+            action: RuleAction {
+                kind: "modifyHeaders",
+                request_headers: [HeaderInfo { header: "origin", operation: "remove" }],
             },
-            "condition": {
-                "regexFilter": rule.regex,
-                "resourceTypes": ["xmlhttprequest"],
+            condition: RuleCondition {
+                regex_filter: &rule.regex,
+                resource_types: ["xmlhttprequest"],
                 // Requests from no tab: the service worker's.
-                "tabIds": [-1],
-                "initiatorDomains": [id],
+                tab_ids: [-1],
+                initiator_domains: [&id],
             },
         }],
-    });
-    let options =
-        js_sys::JSON::parse(&options.to_string()).map_err(|e| BrowserError::from_js(doing, e))?;
+    })?;
     let promise =
         dnr_update_session_rules(&options).map_err(|e| BrowserError::from_js(doing, e))?;
     let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
@@ -132,11 +135,7 @@ pub fn redirect_url(path: &str) -> Result<String, BrowserError> {
 /// window; resolves to the URL the authorization server sent it back to. `Err` when the person
 /// closed the window (or the flow could not start).
 pub async fn launch_web_auth_flow(url: &str) -> Result<String, BrowserError> {
-    let details = Object::new();
-    let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&details, &k.into(), v).map(drop);
-    set("url", &url.into())
-        .and_then(|()| set("interactive", &true.into()))
-        .map_err(|e| BrowserError::from_js("opening the sign-in window", e))?;
+    let details = to_object(&WebAuthFlowDetails { url, interactive: true })?;
     let promise = identity_launch_web_auth_flow(&details)
         .map_err(|e| BrowserError::from_js("opening the sign-in window", e))?;
     let answer: JsValue =
@@ -170,9 +169,7 @@ impl Port {
 
 /// `chrome.runtime.connect({name})`.
 pub fn connect(name: &str) -> Result<Port, BrowserError> {
-    let info = Object::new();
-    js_sys::Reflect::set(&info, &"name".into(), &name.into())
-        .map_err(|e| BrowserError::from_js("building connect info", e))?;
+    let info = to_object(&ConnectInfo { name })?;
     runtime_connect(&info).map_err(|e| BrowserError::from_js("connecting to the worker", e))
 }
 
@@ -344,12 +341,7 @@ pub async fn set_context_menu(items: &[(&str, String, &str)]) -> Result<(), Brow
     let cleared = context_menus_remove_all().map_err(|e| BrowserError::from_js(doing, e))?;
     let _: JsValue = JsFuture::from(cleared).await.map_err(|e| BrowserError::from_js(doing, e))?;
     for (id, title, context) in items {
-        let properties = Object::new();
-        let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&properties, &k.into(), v).map(drop);
-        set("id", &(*id).into())
-            .and_then(|()| set("title", &title.into()))
-            .and_then(|()| set("contexts", &js_sys::Array::of1(&(*context).into())))
-            .map_err(|e| BrowserError::from_js(doing, e))?;
+        let properties = to_object(&ContextMenuItem { id, title, contexts: [context] })?;
         context_menus_create(&properties).map_err(|e| BrowserError::from_js(doing, e))?;
     }
     Ok(())
@@ -358,10 +350,8 @@ pub async fn set_context_menu(items: &[(&str, String, &str)]) -> Result<(), Brow
 /// Whether the extension may fetch from `origin_pattern` (e.g. `https://example.com/*`).
 pub async fn has_host_permission(origin_pattern: &str) -> Result<bool, BrowserError> {
     let doing = "checking site access";
-    let query = Object::new();
-    let origins = js_sys::Array::of1(&origin_pattern.into());
-    js_sys::Reflect::set(&query, &"origins".into(), &origins)
-        .map_err(|e| BrowserError::from_js(doing, e))?;
+    let query =
+        to_object(&Permissions { origins: &[origin_pattern.to_owned()], ..Default::default() })?;
     let promise = permissions_contains(&query).map_err(|e| BrowserError::from_js(doing, e))?;
     let granted = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
     Ok(granted.as_bool() == Some(true))
@@ -369,11 +359,9 @@ pub async fn has_host_permission(origin_pattern: &str) -> Result<bool, BrowserEr
 
 /// Whether the extension holds the API permission `name` (an optional one, say).
 pub async fn has_permission(name: &str) -> bool {
-    let query = Object::new();
-    let list = js_sys::Array::of1(&name.into());
-    if js_sys::Reflect::set(&query, &"permissions".into(), &list).is_err() {
+    let Ok(query) = to_object(&Permissions { permissions: &[name], ..Default::default() }) else {
         return false;
-    }
+    };
     let Ok(promise) = permissions_contains(&query) else { return false };
     JsFuture::from(promise).await.ok().and_then(|v| v.as_bool()).unwrap_or(false)
 }
@@ -491,13 +479,11 @@ extern "C" {
 pub fn open_side_panel(
     window_id: i32,
 ) -> impl std::future::Future<Output = Result<(), BrowserError>> {
-    let started = (|| {
-        let options = Object::new();
-        js_sys::Reflect::set(&options, &"windowId".into(), &window_id.into())?;
-        side_panel_open(&options)
-    })();
+    let started = to_object(&SidePanelOpen { window_id }).and_then(|options| {
+        side_panel_open(&options).map_err(|e| BrowserError::from_js("opening the side panel", e))
+    });
     async move {
-        let promise = started.map_err(|e| BrowserError::from_js("opening the side panel", e))?;
+        let promise = started?;
         let _: JsValue = JsFuture::from(promise)
             .await
             .map_err(|e| BrowserError::from_js("opening the side panel", e))?;
@@ -512,11 +498,7 @@ pub async fn current_window_id() -> Result<i32, BrowserError> {
     let window: JsValue = JsFuture::from(promise)
         .await
         .map_err(|e| BrowserError::from_js("finding the window", e))?;
-    js_sys::Reflect::get(&window, &"id".into())
-        .ok()
-        .and_then(|id| id.as_f64())
-        .map(|id| id as i32)
-        .ok_or_else(|| BrowserError::new("finding the window: it has no id"))
+    from_object::<Window>(window)?.id.ok_or_else(|| BrowserError::new("finding the window: it has no id"))
 }
 
 /// `chrome.permissions.request({origins})`: whether the person granted them. Like
@@ -534,20 +516,11 @@ pub fn request_permissions(
     permissions: &[&str],
     origins: &[String],
 ) -> impl std::future::Future<Output = Result<bool, BrowserError>> {
-    let started = (|| {
-        let request = Object::new();
-        if !origins.is_empty() {
-            let list: js_sys::Array = origins.iter().map(|o| JsValue::from_str(o)).collect();
-            js_sys::Reflect::set(&request, &"origins".into(), &list)?;
-        }
-        if !permissions.is_empty() {
-            let list: js_sys::Array = permissions.iter().map(|p| JsValue::from_str(p)).collect();
-            js_sys::Reflect::set(&request, &"permissions".into(), &list)?;
-        }
-        permissions_request(&request)
-    })();
+    let started = to_object(&Permissions { permissions, origins }).and_then(|request| {
+        permissions_request(&request).map_err(|e| BrowserError::from_js("asking for permission", e))
+    });
     async move {
-        let promise = started.map_err(|e| BrowserError::from_js("asking for permission", e))?;
+        let promise = started?;
         let granted: JsValue = JsFuture::from(promise)
             .await
             .map_err(|e| BrowserError::from_js("asking for permission", e))?;
@@ -558,9 +531,10 @@ pub fn request_permissions(
 /// The keyboard shortcut the person has for the manifest command `name`, if any is set.
 pub async fn command_shortcut(name: &str) -> Option<String> {
     let commands: JsValue = JsFuture::from(commands_get_all().ok()?).await.ok()?;
-    let commands: js_sys::Array = commands.dyn_into().ok()?;
-    commands.iter().find_map(|command| {
-        let get = |key: &str| js_sys::Reflect::get(&command, &key.into()).ok()?.as_string();
-        (get("name")? == name).then(|| get("shortcut")).flatten().filter(|s| !s.is_empty())
-    })
+    let commands: Vec<Command> = from_object(commands).ok()?;
+    commands
+        .into_iter()
+        .find(|command| command.name.as_deref() == Some(name))?
+        .shortcut
+        .filter(|s| !s.is_empty())
 }

@@ -6,6 +6,7 @@
 pub mod app_frame;
 pub mod channel;
 pub mod chrome;
+mod chrome_options;
 pub mod early;
 mod error;
 pub mod gemini_http;

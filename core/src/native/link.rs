@@ -43,9 +43,9 @@ use crate::text::Text;
 /// The command that installs the bridge, as the README gives it.
 pub const INSTALL_COMMAND: &str = "cargo run --release -p gemipanel-bridge -- install";
 
-/// The host's native port: posts one message (its JSON text) to the bridge.
+/// The host's native port: posts one message to the bridge (Chrome, or a test, encodes it).
 pub trait Port {
-    fn post(&self, json: &str) -> Result<(), String>;
+    fn post(&self, message: &ToBridge) -> Result<(), String>;
     /// Closes the port (the bridge then exits). An open native port keeps Chrome's service
     /// worker alive, so the link lets go of it once no local server runs.
     fn disconnect(&self) {}
@@ -286,7 +286,7 @@ impl Bridge {
                         *self.problem.borrow_mut() = Some(problem.clone());
                     })?;
                     self.connections.set(self.connections.get() + 1);
-                    let hello = encode(&ToBridge::Hello { protocol: PROTOCOL_VERSION });
+                    let hello = ToBridge::Hello { protocol: PROTOCOL_VERSION };
                     port.post(&hello).map_err(Problem::BridgeEnded)?;
                     let (tx, rx) = oneshot::channel();
                     *connection = Connection::Opening(port, vec![tx]);
@@ -302,7 +302,7 @@ impl Bridge {
             Connection::Open(port) => port.clone(),
             _ => return Err(Problem::BridgeEnded("not connected".into())),
         };
-        port.post(&encode(message)).map_err(Problem::BridgeEnded)
+        port.post(message).map_err(Problem::BridgeEnded)
     }
 
     /// The generation of `server`'s process, starting it first when it does not run: if the
@@ -436,7 +436,7 @@ impl Bridge {
         self.with_server(server, |state| state.waiting.retain(|w| &w.id != id));
     }
 
-    /// One message from the port (its JSON text, as the bridge wrote it).
+    /// One message from the port as JSON text (as the bridge wrote it).
     pub fn receive(&self, json: &str) {
         // What does not read is not ours to crash on: a bridge of another version may say more.
         if let Ok(message) = serde_json::from_str::<FromBridge>(json) {
@@ -444,7 +444,9 @@ impl Bridge {
         }
     }
 
-    fn handle(&self, message: FromBridge) {
+    /// One message from the port, already decoded by the host (a host that cannot decode one
+    /// drops it, as [`Bridge::receive`] does).
+    pub fn handle(&self, message: FromBridge) {
         match message {
             FromBridge::Hello { version, protocol } => self.hello(version, protocol),
             FromBridge::Started { server, generation, .. } => self.started(&server, generation),
@@ -702,11 +704,6 @@ fn end_streams(state: ServerState, error: &TransportError) {
     drop(state.standalone);
 }
 
-fn encode(message: &ToBridge) -> String {
-    // A message of ours always encodes: its values are JSON already.
-    serde_json::to_string(message).unwrap_or_default()
-}
-
 /// One SSE event carrying a JSON-RPC message (JSON text has no raw line breaks).
 fn sse_event(message: &Value) -> Vec<u8> {
     format!("event: message\ndata: {message}\n\n").into_bytes()
@@ -862,8 +859,8 @@ mod tests {
     struct Recorded(RefCell<Vec<Value>>, std::cell::Cell<bool>);
 
     impl Port for Rc<Recorded> {
-        fn post(&self, json: &str) -> Result<(), String> {
-            self.0.borrow_mut().push(serde_json::from_str(json).map_err(|e| e.to_string())?);
+        fn post(&self, message: &ToBridge) -> Result<(), String> {
+            self.0.borrow_mut().push(serde_json::to_value(message).map_err(|e| e.to_string())?);
             Ok(())
         }
 

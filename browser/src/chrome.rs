@@ -498,7 +498,9 @@ pub async fn current_window_id() -> Result<i32, BrowserError> {
     let window: JsValue = JsFuture::from(promise)
         .await
         .map_err(|e| BrowserError::from_js("finding the window", e))?;
-    from_object::<Window>(window)?.id.ok_or_else(|| BrowserError::new("finding the window: it has no id"))
+    from_object::<Window>(window)?
+        .id
+        .ok_or_else(|| BrowserError::new("finding the window: it has no id"))
 }
 
 /// `chrome.permissions.request({origins})`: whether the person granted them. Like

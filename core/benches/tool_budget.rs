@@ -8,7 +8,7 @@ mod tool_corpus;
 
 use std::time::Instant;
 
-use gemipanel_core::tools::budget::Budget;
+use gemipanel_core::gemini::budget::Budget;
 
 use tool_corpus::{catalog, corpus, exposed, requests, run, tools_bytes};
 

@@ -30,11 +30,8 @@ pub mod view_tools;
 /// The protocol version this host speaks.
 pub const PROTOCOL_VERSION: &str = "2026-01-26";
 
-/// The extension's name in `capabilities.extensions` (SEP-1724).
-pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
-
-/// The MIME type of an app's HTML resource.
-pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+// Defined with the MCP client, which declares the extension in `initialize`.
+pub use crate::mcp::apps_extension::{EXTENSION_ID, MIME_TYPE};
 
 pub use mount::AppSetup;
 

@@ -8,6 +8,7 @@
 
 pub mod attachments;
 mod backoff;
+pub mod budget;
 mod chat;
 mod error;
 pub mod family;
@@ -16,6 +17,7 @@ pub mod history;
 mod models;
 pub mod prompts;
 pub mod routing;
+pub mod schema;
 pub mod signatures;
 mod stream;
 pub mod thinking;

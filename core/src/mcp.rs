@@ -5,6 +5,7 @@
 //! of the older era, and to the deprecated HTTP+SSE transport (`legacy`) when the URL refuses
 //! POSTs. It performs no I/O itself: the host supplies HTTP and a timer.
 
+pub mod apps_extension;
 mod authorization;
 mod cache;
 mod client;

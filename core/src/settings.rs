@@ -20,10 +20,11 @@ mod load;
 mod local;
 mod migrate;
 mod private_key;
-mod secret;
 mod secret_args;
+pub mod source;
 mod validate;
 
+pub use crate::secret::Secret;
 pub use document::{
     same_name, GeminiSettings, Headers, IdentityProvider, OAuthClient, Server, ServerId, Settings,
     SignInMethod, SourceSettings, ToolNames, CURRENT_VERSION, DEFAULT_TIMEOUT_MS,
@@ -38,7 +39,6 @@ pub use load::{load, LoadError, LoadFailure, Loaded};
 pub use local::{validate_local, LocalCommand};
 pub use migrate::{migrate, version_of, MigrationError};
 pub use private_key::{pkcs8_from_pem, KeyProblem};
-pub use secret::Secret;
 pub use validate::{
     parse_headers, validate, validate_instructions, validate_server, Field, Invalid,
     MAX_INSTRUCTIONS_CHARS, MAX_SERVERS,

@@ -6,13 +6,10 @@
 //! `tools/list` entry (the browser's tools and a page's are described as MCP tools too).
 
 pub mod app_calls;
-pub mod budget;
 pub mod confirm;
 pub mod form;
 pub mod gathering;
 pub mod naming;
-pub mod schema;
-pub mod source;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -21,8 +18,10 @@ use indexmap::IndexMap;
 
 use serde_json::Value;
 
-use crate::gemini::FunctionDeclaration;
+use crate::gemini::{schema, FunctionDeclaration};
+use crate::hash::short_hash;
 use crate::mcp::{Tool, Visibility};
+use crate::settings::source;
 pub use view::ViewToolRoute;
 
 /// One tool of one source.
@@ -145,7 +144,7 @@ impl ExposedTools {
                     base.clone()
                 } else {
                     let key = format!("{}\u{0}{}", tool.server_id, tool.name);
-                    naming::with_suffix(&base, &naming::short_hash(&key))
+                    naming::with_suffix(&base, &short_hash(&key))
                 };
                 self.by_name.entry(name.clone()).or_insert_with(|| ExposedTool {
                     route: ToolRoute {
@@ -175,7 +174,7 @@ impl ExposedTools {
             let mut name = view::function_name(instance, &tool.name);
             if self.view(&name).is_some() {
                 let key = format!("{instance}\u{0}{}", tool.name);
-                name = naming::with_suffix(&name, &naming::short_hash(&key));
+                name = naming::with_suffix(&name, &short_hash(&key));
             }
             let description = view::description(label, tool.description.as_deref().unwrap_or(""));
             let declaration = FunctionDeclaration {

@@ -2,10 +2,10 @@
 //! answered inside the chat, flattened arguments parsed back, refused requests retried once
 //! with fewer tools.
 
+use gemipanel_core::gemini::budget::{Refusal, SEARCH_TOOLS};
 use gemipanel_core::gemini::{
     Action, Chat, ChatConfig, ChatEvent, FunctionDeclaration, ModelRequest, Notice, ToolCall,
 };
-use gemipanel_core::tools::budget::{Refusal, SEARCH_TOOLS};
 use serde_json::{json, Value};
 
 /// 200 tools: `mcp_s_tool_N`, plus a few with words a request can name.

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use gemipanel_core::gemini::budget::Refusal;
 use gemipanel_core::gemini::{parse_proto_duration, Error, RetryPolicy};
-use gemipanel_core::tools::budget::Refusal;
 use serde_json::Value;
 
 fn data_dir() -> PathBuf {

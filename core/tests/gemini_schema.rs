@@ -1,7 +1,7 @@
 //! MCP `inputSchema` → `parametersJsonSchema` and the OpenAPI fallback, one fixture case each
 //! (`data/gemini/schema_cases.json`), plus hostile schemas.
 
-use gemipanel_core::tools::schema::{inline_refs, parameters_json_schema, to_openapi_subset};
+use gemipanel_core::gemini::schema::{inline_refs, parameters_json_schema, to_openapi_subset};
 use serde_json::{json, Value};
 
 fn cases() -> Vec<Value> {

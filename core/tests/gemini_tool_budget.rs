@@ -4,14 +4,14 @@
 #[path = "support/tool_corpus.rs"]
 mod tool_corpus;
 
-use gemipanel_core::gemini::{Action, Chat, ChatConfig, Content};
-use gemipanel_core::tools::budget::flatten::{depth, flatten};
-use gemipanel_core::tools::budget::limits::{
+use gemipanel_core::gemini::budget::flatten::{depth, flatten};
+use gemipanel_core::gemini::budget::limits::{
     API_MAX_ARRAY_BOUNDS_SUM, API_MAX_FUNCTION_DECLARATIONS, API_MAX_SCHEMA_DEPTH,
 };
-use gemipanel_core::tools::budget::{
+use gemipanel_core::gemini::budget::{
     Budget, Catalog, Conversation, Refusal, Restriction, SEARCH_TOOLS,
 };
+use gemipanel_core::gemini::{Action, Chat, ChatConfig, Content};
 use serde_json::{json, Map, Value};
 
 use tool_corpus::{catalog, corpus, exposed, requests, run};

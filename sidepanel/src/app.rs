@@ -34,8 +34,8 @@ use crate::hooks::{
 use crate::shared::Shared;
 use crate::state::{Action, State, View};
 use gemipanel_core::page::browser_tools::{selection_context, BrowserTool, MAX_SELECTION_CHARS};
+use gemipanel_core::settings::source::{BROWSER, PAGES};
 use gemipanel_core::settings::SourceChange;
-use gemipanel_core::tools::source::{BROWSER, PAGES};
 
 /// The apps shown in `main` are asked to clean up before what replaces its content (another
 /// chat, the history, the tool browser) takes their frames along.

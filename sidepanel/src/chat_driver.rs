@@ -17,10 +17,10 @@ use gemipanel_core::gemini::{
 use gemipanel_core::messages::{Caller, Request};
 use gemipanel_core::page::context::{page_content_in, ContextPart};
 use gemipanel_core::page::tab::Tab;
+use gemipanel_core::settings::source::{SourceKind, BROWSER, PAGES};
 use gemipanel_core::settings::{ServerId, Settings, SettingsEdit, SourceChange, ToolNames};
 use gemipanel_core::sse;
 use gemipanel_core::tools::confirm::{self, CallFacts, Verdict};
-use gemipanel_core::tools::source::{SourceKind, BROWSER, PAGES};
 use gemipanel_core::tools::{ExposedTools, ToolRoute};
 use serde::Deserialize;
 use serde_json::Value;

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::branches::{Forks, Path};
+use gemipanel_core::gemini::budget::ToolsSent;
 use gemipanel_core::gemini::history::{self, HistoryMark};
 use gemipanel_core::gemini::Part;
 use gemipanel_core::gemini::{
@@ -16,7 +17,6 @@ use gemipanel_core::gemini::{
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::settings::Settings;
-use gemipanel_core::tools::budget::ToolsSent;
 use yew::Reducible;
 
 pub use crate::transcript::{
@@ -26,7 +26,7 @@ pub use crate::transcript::{
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
 use gemipanel_core::page::webmcp::PageTools;
-use gemipanel_core::tools::source::{BROWSER, PAGES};
+use gemipanel_core::settings::source::{BROWSER, PAGES};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum WorkerView {

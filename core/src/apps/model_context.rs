@@ -2,8 +2,8 @@
 //! cannot fill the model's window or the person's quota, and quoted for the model as an app's
 //! data, so it never reads as the person's words. The transcript shows that it was sent.
 
+use crate::hash::short_hash;
 use crate::jsonrpc::{code, ErrorObject};
-use crate::tools::naming::short_hash;
 
 /// The most an app may add, in characters. The specification leaves the limit to the host
 /// ("MAY impose limits"); this is about a page of text, ample for a summary of what an app

@@ -28,10 +28,10 @@ use super::wire::{
     GenerationConfig, Part, Tool, ROLE_USER,
 };
 use super::Error;
-use crate::text::Text;
-use crate::tools::budget::{
+use crate::gemini::budget::{
     Budget, Catalog, Conversation, Refusal, Restriction, ToolsSent, SEARCH_TOOLS,
 };
+use crate::text::Text;
 
 /// Rounds of tool calls allowed per user message.
 pub const DEFAULT_MAX_ROUNDS: u32 = 10;
@@ -51,7 +51,7 @@ pub struct ChatConfig {
     pub thinking: ThinkingChoice,
     /// Every enabled MCP tool, named and converted by `core::tools`, with
     /// `parametersJsonSchema`. Each request carries those the budget allows
-    /// (`core::tools::budget`).
+    /// (`core::gemini::budget`).
     pub declarations: Vec<FunctionDeclaration>,
     /// Tool titles by function name (`ExposedTools::titles`): words the tools are found by.
     pub titles: BTreeMap<String, String>,

@@ -6,8 +6,8 @@
 
 use std::fmt;
 
+use crate::gemini::budget::Refusal;
 use crate::text::Text;
-use crate::tools::budget::Refusal;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -238,7 +238,7 @@ impl Error {
     }
 
     /// A 400 that refuses the request's tools for one of the API's limits (see
-    /// `core::tools::budget::limits`), recognised by the API's own words.
+    /// `core::gemini::budget::limits`), recognised by the API's own words.
     pub fn tool_refusal(&self) -> Option<Refusal> {
         if self.status() != Some(400) {
             return None;

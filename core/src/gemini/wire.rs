@@ -222,7 +222,7 @@ impl FunctionDeclaration {
             .parameters_json_schema
             .as_ref()
             .or(self.parameters.as_ref())
-            .map(crate::tools::schema::to_openapi_subset);
+            .map(crate::gemini::schema::to_openapi_subset);
         Self {
             name: self.name.clone(),
             description: self.description.clone(),

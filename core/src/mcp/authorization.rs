@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use super::transport::Method;
-use crate::settings::Secret;
+use crate::secret::Secret;
 
 /// Proves, request by request, that the client holds the key an access token is bound to.
 pub trait ProofOfPossession {

@@ -2,6 +2,7 @@
 //! earlier versions (and, through `legacy`, the deprecated HTTP+SSE transport), as the
 //! specification's backwards-compatibility rules say.
 
+use super::apps_extension;
 use super::client::*;
 use super::error::{Error, Kind};
 use super::session::{SessionState, LEGACY_VERSIONS, MODERN_VERSION};
@@ -178,7 +179,7 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
 fn client_capabilities() -> Value {
     json!({
         "elicitation": {"form": {}, "url": {}},
-        "extensions": {crate::apps::EXTENSION_ID: {"mimeTypes": [crate::apps::MIME_TYPE]}},
+        "extensions": {apps_extension::EXTENSION_ID: {"mimeTypes": [apps_extension::MIME_TYPE]}},
     })
 }
 

@@ -10,7 +10,7 @@ use super::extract::{Links, PageRead};
 use super::find::Found;
 use super::paging::{self, PAGE_CHARS};
 use crate::mcp::{CallToolResult, ContentBlock, Tool};
-use crate::tools::source::{SourceKind, BROWSER};
+use crate::settings::source::{SourceKind, BROWSER};
 use crate::tools::ToolDescriptor;
 
 /// Tabs listed at most.

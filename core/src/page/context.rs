@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::browser_tools;
 use crate::gemini::{Content, Part};
-use crate::tools::naming::short_hash;
-use crate::tools::source::SourceKind;
+use crate::hash::short_hash;
+use crate::settings::source::SourceKind;
 
 /// How every quote of web content starts (the model reads it; [`page_content_in`] finds it).
 pub const QUOTE_OPENING: &str = "[Web content";

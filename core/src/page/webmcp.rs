@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use super::context::quote;
 use crate::mcp::{CallToolResult, ContentBlock, Tool};
-use crate::tools::source::page_source;
+use crate::settings::source::page_source;
 use crate::tools::ToolDescriptor;
 
 /// Tools of one page offered at most.

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::local::LocalCommand;
-use super::secret::Secret;
 use crate::native::run_env::changes_what_runs;
+use crate::secret::Secret;
 
 /// The schema version this build writes. Older documents are migrated on load (`migrate.rs`).
 pub const CURRENT_VERSION: u64 = 6;
@@ -23,7 +23,7 @@ pub struct Settings {
     pub gemini: GeminiSettings,
     pub servers: Vec<Server>,
     /// The tool sources that are not MCP servers, by source id (`browser`, `page:<origin>`;
-    /// see `core::tools::source`): trust, "always allow", tools turned off. A server keeps
+    /// see `core::settings::source`): trust, "always allow", tools turned off. A server keeps
     /// these on its own entry.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub sources: IndexMap<String, SourceSettings>,

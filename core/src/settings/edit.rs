@@ -13,8 +13,8 @@ use super::document::{
     same_name, Headers, OAuthClient, Server, ServerId, Settings, SourceSettings, DEFAULT_TIMEOUT_MS,
 };
 use super::local::LocalCommand;
-use super::secret::Secret;
 use super::validate::{duplicate_name, validate, validate_url, Field, Invalid};
+use crate::secret::Secret;
 use crate::text::Text;
 use crate::url_policy::UrlRefusal;
 use crate::web_url;
@@ -77,7 +77,7 @@ pub enum SettingsEdit {
         id: ServerId,
         tool: String,
     },
-    /// A change to a tool source by its id (see `core::tools::source`): the browser's tools,
+    /// A change to a tool source by its id (see `core::settings::source`): the browser's tools,
     /// a page's, or, for the page content check, a server's too.
     SetSource {
         source: String,
@@ -442,7 +442,7 @@ fn other_source<'a>(
     doc: &'a mut Settings,
     source: &str,
 ) -> Result<&'a mut SourceSettings, EditError> {
-    use crate::tools::source::SourceKind;
+    use crate::settings::source::SourceKind;
     if SourceKind::of(source) == SourceKind::Mcp {
         return Err(Invalid::new(Field::ServerId, Text::new("errSettingsNoSource")).into());
     }
@@ -453,7 +453,7 @@ fn other_source<'a>(
 /// A source id a setting may be kept for: a server's, the browser, or a page by its origin
 /// (http or https, as the browser writes origins).
 fn known_source(doc: &Settings, source: &str) -> Result<(), EditError> {
-    use crate::tools::source::{page_origin, SourceKind, BROWSER};
+    use crate::settings::source::{page_origin, SourceKind, BROWSER};
     let known = match SourceKind::of(source) {
         SourceKind::Browser => source == BROWSER,
         SourceKind::Page => page_origin(source).and_then(web_url::parse).is_some_and(|u| {

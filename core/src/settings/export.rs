@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::document::{Server, Settings};
-use super::secret::Secret;
 use super::secret_args::blank_secret_args;
+use crate::secret::Secret;
 use crate::web_url;
 
 /// The `format` field of an exported file, which import recognises.

@@ -19,9 +19,9 @@ use super::export::EXPORT_FORMAT;
 use super::jsonc::strip_comments;
 use super::local::LocalCommand;
 use super::migrate::{migrate, MigrationError};
-use super::secret::Secret;
 use super::validate::{validate_model, validate_server, validate_timeout, validate_url};
 use crate::decode::{from_value, Lenient};
+use crate::secret::Secret;
 use crate::text::Text;
 use crate::url_policy::RefusalKind;
 

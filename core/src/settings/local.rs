@@ -9,11 +9,11 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::secret::Secret;
 use super::validate::{Field, Invalid};
 use crate::native::run_env::changes_what_runs;
 use crate::native::run_line::RunLine;
 use crate::native::wire::ServerSpec;
+use crate::secret::Secret;
 use crate::text::Text;
 
 /// How to start a local server, as the person configured it (`$VAR` left for the bridge).

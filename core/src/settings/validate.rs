@@ -4,8 +4,8 @@ use std::fmt;
 
 use super::document::{same_name, Headers, OAuthClient, Server, ServerId, Settings, SignInMethod};
 use super::private_key::pkcs8_from_pem;
-use super::secret::Secret;
 use crate::mcp::{is_header_name, is_header_value};
+use crate::secret::Secret;
 use crate::text::Text;
 use crate::url_policy::{self, Policy, UrlRefusal};
 use crate::web_url;
@@ -121,8 +121,8 @@ pub fn validate(doc: &Settings) -> Result<(), Invalid> {
             Text::new("errSettingsTooManySources").arg(MAX_SOURCES),
         ));
     }
-    let kinds = doc.sources.keys().map(|id| crate::tools::source::SourceKind::of(id));
-    if kinds.into_iter().any(|kind| kind == crate::tools::source::SourceKind::Mcp) {
+    let kinds = doc.sources.keys().map(|id| crate::settings::source::SourceKind::of(id));
+    if kinds.into_iter().any(|kind| kind == crate::settings::source::SourceKind::Mcp) {
         return Err(Invalid::new(Field::Document, Text::new("errSettingsNoSource")));
     }
     // At most 100 servers: a scan of the ones before is quick enough.

@@ -6,13 +6,11 @@
 //! cut and given a short hash of the full name, so two long names that share a prefix stay
 //! distinct and the same tool always gets the same name.
 
-use sha2::{Digest, Sha256};
-
-use super::source::SourceKind;
+use crate::hash::short_hash;
+use crate::settings::source::SourceKind;
 
 /// Longest function name Gemini accepts.
 pub const MAX_NAME_LEN: usize = 64;
-const HASH_LEN: usize = 8;
 
 /// Lowercase ASCII alphanumerics separated by single `_`, no `_` at either end.
 pub fn sanitize_segment(text: &str) -> String {
@@ -26,12 +24,6 @@ pub fn sanitize_segment(text: &str) -> String {
         }
     }
     out.trim_matches('_').to_owned()
-}
-
-/// The first [`HASH_LEN`] hex digits of SHA-256 of `text`.
-pub fn short_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().take(HASH_LEN / 2).map(|b| format!("{b:02x}")).collect()
 }
 
 /// `mcp_{server}_{tool}`, cut to [`MAX_NAME_LEN`] with a hash suffix when longer.

@@ -5,7 +5,8 @@
 //! in one chat keep their tools apart and a name stays the same for as long as the app lives.
 //! The `app_` prefix keeps them clear of MCP tools (`mcp_…`) and of `search_tools`.
 
-use super::naming::{sanitize_segment, short_hash, with_suffix, MAX_NAME_LEN};
+use super::naming::{sanitize_segment, with_suffix, MAX_NAME_LEN};
+use crate::hash::short_hash;
 
 /// Hex digits of the instance hash in a function name.
 const INSTANCE_LEN: usize = 6;

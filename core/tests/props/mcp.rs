@@ -2,6 +2,7 @@
 //! what the worker stores of it (sessions, tool lists).
 
 use gemipanel_core::decode::{self, Lenient};
+use gemipanel_core::gemini::schema;
 use gemipanel_core::jsonrpc::{ErrorObject, Id, Message, Notification, Request, Response};
 use gemipanel_core::mcp::elicitation::{complete_with_defaults, parse_request};
 use gemipanel_core::mcp::{
@@ -12,7 +13,7 @@ use gemipanel_core::mcp::{
 };
 use gemipanel_core::saved_session::SavedSession;
 use gemipanel_core::tool_cache::CachedTools;
-use gemipanel_core::tools::{schema, ExposedTools, ToolDescriptor, ToolFilter};
+use gemipanel_core::tools::{ExposedTools, ToolDescriptor, ToolFilter};
 use indexmap::IndexMap;
 use proptest::collection::vec;
 use proptest::prelude::*;

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use gemipanel_core::gemini::budget::{Budget, Catalog, Conversation, Restriction};
 use gemipanel_core::gemini::{Content, FunctionDeclaration, Tool as GeminiTool};
 use gemipanel_core::mcp::Tool;
-use gemipanel_core::tools::budget::{Budget, Catalog, Conversation, Restriction};
 use gemipanel_core::tools::{ExposedTools, ToolDescriptor};
 use indexmap::IndexMap;
 use serde::Deserialize;

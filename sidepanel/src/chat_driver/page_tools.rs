@@ -10,8 +10,8 @@ use gemipanel_browser::page;
 use gemipanel_core::gemini::{ToolCall, ToolOutcome};
 use gemipanel_core::page::access::AccessProblem;
 use gemipanel_core::page::webmcp::{self, PageTools};
+use gemipanel_core::settings::source::{page_origin, page_source};
 use gemipanel_core::settings::Settings;
-use gemipanel_core::tools::source::{page_origin, page_source};
 use gemipanel_core::tools::{ToolDescriptor, ToolFilter, ToolRoute};
 use serde_json::Value;
 

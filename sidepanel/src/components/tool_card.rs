@@ -4,7 +4,7 @@ use yew::prelude::*;
 use super::app_frame::AppFrame;
 use crate::chat_driver::{Confirmation, Decision, SignInChoice};
 use crate::state::{ToolCard, ToolStatus};
-use gemipanel_core::tools::source::SourceKind;
+use gemipanel_core::settings::source::SourceKind;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

@@ -1,9 +1,9 @@
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::{counted_message, message, number};
+use gemipanel_core::gemini::budget::ToolsSent;
 use gemipanel_core::page::webmcp::PageTools;
-use gemipanel_core::tools::budget::ToolsSent;
-use gemipanel_core::tools::source::{BROWSER, PAGES};
+use gemipanel_core::settings::source::{BROWSER, PAGES};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 

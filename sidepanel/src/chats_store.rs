@@ -69,13 +69,61 @@ async fn index() -> Result<Vec<ChatSummary>, BrowserError> {
     }
 }
 
-/// Saves a chat and returns the new index.
-pub async fn save(chat: &SavedChat) -> Result<Vec<ChatSummary>, BrowserError> {
+/// What a save stored.
+pub struct Saved {
+    pub index: Vec<ChatSummary>,
+    /// The chat as stored: `chat` at its next revision, or, when another panel saved it since
+    /// `chat` was read, both conversations (`chat_merge`).
+    pub chat: SavedChat,
+    pub merged: bool,
+}
+
+thread_local! {
+    /// (chat id, revision) of the saves this page made: its own writes come back through the
+    /// storage listener too, and are not news to it.
+    static WRITTEN: std::cell::RefCell<Vec<(String, u64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Whether this page stored revision `revision` of chat `id` itself.
+pub fn wrote(id: &str, revision: u64) -> bool {
+    WRITTEN.with(|w| w.borrow().iter().any(|(i, r)| i == id && *r == revision))
+}
+
+/// Saves a chat; another panel's save since `chat` was read is kept with it (`chat_merge`).
+pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
     let _turn = locks::exclusive(INDEX_LOCK).await?;
-    write(&key(&chat.id), chat).await?;
-    let index = index_with(&index().await?, chat.summary());
+    // A stored copy that does not read is written over, as before revisions.
+    let stored: Option<SavedChat> = read(&key(&chat.id)).await.ok().flatten();
+    let (stored_now, merged) = match stored {
+        Some(stored) if stored.revision != chat.revision => {
+            (crate::chat_merge::merge(stored, chat.clone()), true)
+        }
+        _ => (SavedChat { revision: chat.revision + 1, ..chat.clone() }, false),
+    };
+    WRITTEN.with(|w| {
+        let mut written = w.borrow_mut();
+        written.retain(|(id, _)| *id != stored_now.id);
+        written.push((stored_now.id.clone(), stored_now.revision));
+    });
+    write(&key(&stored_now.id), &stored_now).await?;
+    let index = index_with(&index().await?, stored_now.summary());
     write(INDEX, &index).await?;
-    Ok(index)
+    Ok(Saved { index, chat: stored_now, merged })
+}
+
+/// The stored copy of chat `id`, when it reads (for a panel that has it open).
+pub async fn stored(id: &str) -> Option<SavedChat> {
+    read(&key(id)).await.ok().flatten()
+}
+
+/// Whether `key` of `chrome.storage.local` is the history list's.
+pub fn is_index(key_changed: &str) -> bool {
+    key_changed == INDEX
+}
+
+/// Whether `key` of `chrome.storage.local` is chat `id`'s.
+pub fn is_key_of(key_changed: &str, id: &str) -> bool {
+    key_changed == key(id)
 }
 
 pub async fn load(id: &str) -> Result<SavedChat, BrowserError> {

@@ -102,10 +102,45 @@ pub fn use_driver(port: Rc<WorkerPort>, dispatcher: UseReducerDispatcher<State>)
     (*driver).clone()
 }
 
-/// Loads the history list once and saves the open chat after each turn.
+/// Loads the history list once, saves the open chat after each turn, and follows what
+/// another window's panel saves of the open chat.
 #[hook]
 pub fn use_chat_persistence(state: UseReducerHandle<State>) {
     let dispatcher = state.dispatcher();
+    // The listener outlives renders; it reads the open chat's id from here.
+    let open_id = use_mut_ref(String::new);
+    open_id.replace(state.chat.id.clone());
+    {
+        let dispatcher = dispatcher.clone();
+        use_effect_with((), move |_| {
+            let _ = gemipanel_browser::chrome::on_local_storage_changed(move |key| {
+                let dispatcher = dispatcher.clone();
+                if chats_store::is_index(key) {
+                    // Another window's panel saved, renamed or deleted a chat.
+                    wasm_bindgen_futures::spawn_local(async move {
+                        if let Ok(index) = chats_store::list().await {
+                            dispatcher.dispatch(Action::ChatsListed(index));
+                        }
+                    });
+                    return;
+                }
+                let id = open_id.borrow().clone();
+                if !chats_store::is_key_of(key, &id) {
+                    return;
+                }
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Some(chat) = chats_store::stored(&id).await {
+                        if !chats_store::wrote(&chat.id, chat.revision) {
+                            dispatcher.dispatch(Action::ChatStored {
+                                chat: Box::new(chat),
+                                merged: true,
+                            });
+                        }
+                    }
+                });
+            });
+        });
+    }
     {
         let dispatcher = dispatcher.clone();
         use_effect_with((), move |_| {
@@ -125,7 +160,13 @@ pub fn use_chat_persistence(state: UseReducerHandle<State>) {
             let saved = chat.to_saved();
             wasm_bindgen_futures::spawn_local(async move {
                 match chats_store::save(&saved).await {
-                    Ok(index) => dispatcher.dispatch(Action::ChatsListed(index)),
+                    Ok(saved) => {
+                        dispatcher.dispatch(Action::ChatsListed(saved.index));
+                        dispatcher.dispatch(Action::ChatStored {
+                            chat: Box::new(saved.chat),
+                            merged: saved.merged,
+                        });
+                    }
                     Err(err) => dispatcher.dispatch(Action::Notice(
                         gemipanel_browser::chrome::message("panelChatNotSaved", &[err.message()]),
                     )),

@@ -7,6 +7,7 @@
 mod app;
 mod app_host;
 mod chat_driver;
+mod chat_merge;
 mod chats_store;
 mod components;
 mod hooks;

@@ -73,6 +73,8 @@ pub struct ChatView {
     pub forks: Forks<BranchTail>,
     /// This chat's own instructions.
     pub instructions: Option<String>,
+    /// The stored revision this copy was read or saved at (`SavedChat::revision`).
+    pub revision: u64,
 }
 
 /// What the transcript needs to know of a message of the person's.
@@ -94,7 +96,7 @@ pub struct BranchPoint {
 }
 
 /// The chat as it is shown, cut and joined at the person's messages.
-struct ShownPath<'a> {
+pub(crate) struct ShownPath<'a> {
     entries: &'a mut Vec<Rc<Entry>>,
     history: &'a mut Rc<Vec<Turn>>,
 }
@@ -164,7 +166,7 @@ impl ChatView {
         Self { id, created_ms: now_ms, updated_ms: now_ms, ..Self::default() }
     }
 
-    fn path(&mut self) -> ShownPath<'_> {
+    pub(crate) fn path(&mut self) -> ShownPath<'_> {
         ShownPath { entries: &mut self.entries, history: &mut self.history }
     }
 
@@ -214,6 +216,26 @@ impl ChatView {
         next
     }
 
+    /// Takes in the chat as stored. What this panel saved itself only moves the revision on.
+    /// What holds another panel's turns is shown when idle; during a turn only when it holds
+    /// everything shown here (its versions are then kept), else the save at the turn's end
+    /// merges again.
+    pub fn take_stored(&mut self, stored: SavedChat, merged: bool) {
+        if stored.revision <= self.revision {
+            return;
+        }
+        if !merged {
+            self.revision = stored.revision;
+        } else if !self.busy {
+            *self = ChatView { tools_sent: self.tools_sent.take(), ..ChatView::from_saved(stored) };
+        } else if stored.entries.len() <= self.entries.len()
+            && stored.entries.iter().zip(&self.entries).all(|(a, b)| a == &**b)
+        {
+            self.forks = stored.forks;
+            self.revision = stored.revision;
+        }
+    }
+
     pub fn to_saved(&self) -> SavedChat {
         SavedChat {
             id: self.id.clone(),
@@ -234,6 +256,7 @@ impl ChatView {
                 .collect(),
             forks: self.forks.clone(),
             instructions: self.instructions.clone(),
+            revision: self.revision,
         }
     }
 
@@ -257,6 +280,7 @@ impl ChatView {
             tools_sent: None,
             forks: saved.forks,
             instructions: saved.instructions,
+            revision: saved.revision,
         }
     }
 
@@ -622,6 +646,12 @@ pub enum Action {
     },
     ChatOpened(Box<SavedChat>),
     ChatsListed(Vec<ChatSummary>),
+    /// The open chat as stored: by this panel's save (`merged` when another panel's save was
+    /// kept with it) or by another window's panel.
+    ChatStored {
+        chat: Box<SavedChat>,
+        merged: bool,
+    },
 }
 
 const TITLE_CHARS: usize = 60;
@@ -926,6 +956,11 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.view = View::Chat;
         }
         Action::ChatsListed(saved) => next.saved = Rc::new(saved),
+        Action::ChatStored { chat, merged } => {
+            if chat.id == next.chat.id {
+                next.chat.take_stored(*chat, merged);
+            }
+        }
     }
     next
 }
@@ -949,7 +984,7 @@ impl Reducible for State {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn status(uptime_ms: u64) -> WorkerStatus {
@@ -1427,7 +1462,7 @@ mod tests {
     }
 
     /// One exchange: the message, the reply, and the history the driver would hand over.
-    fn exchange(state: &State, question: &str, answer: &str) -> State {
+    pub(crate) fn exchange(state: &State, question: &str, answer: &str) -> State {
         use gemipanel_core::gemini::Content;
         let mut history = (*state.chat.history).clone();
         history.push(Turn::new(Content::user_text(question), None));
@@ -1597,6 +1632,29 @@ mod tests {
         assert_eq!(saved["instructions"], "Reply in French.");
         let cleared = reduce(&set, Action::SetInstructions(Some("   ".into())));
         assert_eq!(cleared.chat.instructions, None);
+    }
+
+    #[test]
+    fn another_windows_save_is_shown_when_idle_and_waits_for_the_turns_end_otherwise() {
+        let mine = exchange(&State::default(), "q1", "a1");
+        let mut elsewhere = exchange(&mine, "q2", "a2").chat.to_saved();
+        elsewhere.revision = 1;
+        // Idle: shown at once.
+        let idle =
+            reduce(&mine, Action::ChatStored { chat: Box::new(elsewhere.clone()), merged: true });
+        assert_eq!(idle.chat.entries.len(), 4);
+        assert_eq!(idle.chat.revision, 1);
+        // During a turn: not shown (the turn's save merges), and the revision stays.
+        let busy = reduce(&mine, sent("q3"));
+        let kept = reduce(&busy, Action::ChatStored { chat: Box::new(elsewhere), merged: true });
+        assert_eq!(kept.chat.revision, 0);
+        assert_eq!(shown(&kept), shown(&busy));
+        // This panel's own save only moves the revision on.
+        let mut own = mine.chat.to_saved();
+        own.revision = 1;
+        let saved = reduce(&mine, Action::ChatStored { chat: Box::new(own), merged: false });
+        assert_eq!(saved.chat.revision, 1);
+        assert_eq!(saved.chat.entries, mine.chat.entries);
     }
 
     #[test]

@@ -353,6 +353,10 @@ pub struct SavedChat {
     /// This chat's own instructions, sent after those for every chat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// Counts the saves of this chat: a panel that saves finds out whether another one (in
+    /// another window) saved since it read the chat (`chat_merge`).
+    #[serde(default)]
+    pub revision: u64,
 }
 
 /// A version of a chat from one of its messages on: what the person saw, and what the model

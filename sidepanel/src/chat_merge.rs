@@ -1,0 +1,207 @@
+//! The same chat open in two windows: each side panel holds its own copy, and a save that finds
+//! the stored chat changed since this panel read it (a higher `revision`) keeps both
+//! conversations instead of writing over the other panel's turns.
+//!
+//! Where the two conversations part, the other panel's continuation becomes a version of the
+//! chat at that message (as an edit or a regenerate would make), and this panel's stays shown.
+//! What one of them only extended, the other takes whole. The chat's own choices (model, tools,
+//! instructions, title) are the saving panel's: the last one set wins, as in one window.
+//!
+//! Not kept when both panels made versions of earlier messages at the same time (an edit in
+//! each): the versions of one of them (every shown conversation is kept).
+
+use gemipanel_core::branches::Path;
+
+use crate::state::ChatView;
+use crate::transcript::{Entry, SavedChat};
+
+/// Where two copies of a chat part.
+#[derive(Debug, PartialEq, Eq)]
+enum Parting {
+    /// Neither has a turn the other lacks.
+    Nowhere,
+    /// The stored copy only has turns after all of this panel's.
+    TheirsGoOn,
+    /// This panel's copy has every turn of the stored one, and more.
+    MineGoOn,
+    /// At this message (0-based among the person's messages): both go on differently from it.
+    At(usize),
+}
+
+fn parting(theirs: &[Entry], mine: &[Entry]) -> Parting {
+    // An elicitation is never saved: compare what is.
+    let saved = |entries: &[Entry]| -> Vec<Entry> {
+        entries.iter().filter(|e| !matches!(e, Entry::Elicitation(_))).cloned().collect()
+    };
+    let (theirs, mine) = (saved(theirs), saved(mine));
+    let same = theirs.iter().zip(&mine).take_while(|(a, b)| a == b).count();
+    match (same == theirs.len(), same == mine.len()) {
+        (true, true) => return Parting::Nowhere,
+        (true, false) => return Parting::MineGoOn,
+        (false, true) => return Parting::TheirsGoOn,
+        (false, false) => {}
+    }
+    let messages_before = mine[..same].iter().filter(|e| matches!(e, Entry::User { .. })).count();
+    let both_new_messages =
+        matches!((&theirs[same], &mine[same]), (Entry::User { .. }, Entry::User { .. }));
+    match (both_new_messages, messages_before) {
+        (true, _) => Parting::At(messages_before),
+        // The replies to one message differ: the versions part at that message.
+        (false, n) if n > 0 => Parting::At(n - 1),
+        // Nothing of the person's before the difference: there is no message to part at.
+        (false, _) => Parting::MineGoOn,
+    }
+}
+
+/// The chat to store when `mine` is saved over `stored`, which another panel wrote since this
+/// one read it.
+pub fn merge(stored: SavedChat, mine: SavedChat) -> SavedChat {
+    let revision = stored.revision.max(mine.revision) + 1;
+    let updated_ms = stored.updated_ms.max(mine.updated_ms);
+    let mut merged = match parting(&stored.entries, &mine.entries) {
+        Parting::Nowhere | Parting::MineGoOn => {
+            // Versions are only ever added: the copy that keeps more of them is the later one
+            // (a save of this panel's that merged another's turn, not yet taken in here).
+            let kept = |chat: &SavedChat| chat.forks.tails().len();
+            if kept(&stored) > kept(&mine) {
+                SavedChat { forks: stored.forks, ..mine }
+            } else {
+                mine
+            }
+        }
+        Parting::TheirsGoOn => SavedChat {
+            history: stored.history,
+            entries: stored.entries,
+            forks: stored.forks,
+            context_tokens: stored.context_tokens,
+            ..mine
+        },
+        Parting::At(at) => both_versions(stored, mine, at),
+    };
+    merged.revision = revision;
+    merged.updated_ms = updated_ms;
+    merged
+}
+
+/// `mine` shown, with `stored`'s conversation from message `at` on kept as a version there.
+fn both_versions(stored: SavedChat, mine: SavedChat, at: usize) -> SavedChat {
+    let mut theirs = ChatView::from_saved(stored);
+    let mut view = ChatView::from_saved(mine);
+    let their_tail = theirs.path().cut(at);
+    let mut forks = std::mem::take(&mut view.forks);
+    // Mine is kept where the shown version stood among those parting here; theirs is added
+    // and shown, then mine is shown again.
+    let mine_among = forks.at(at).map_or(0, |(shown, _)| shown);
+    if forks.branch(&mut view.path(), at) {
+        view.path().join(their_tail);
+        forks.switch(&mut view.path(), at, mine_among);
+    }
+    view.forks = forks;
+    view.to_saved()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::tests::exchange;
+    use crate::state::{reduce, Action, State};
+
+    fn user(text: &str) -> Entry {
+        Entry::User { text: text.into(), context: Vec::new(), app_context: Vec::new(), mark: None }
+    }
+
+    fn notice(text: &str) -> Entry {
+        Entry::Notice { text: text.into() }
+    }
+
+    /// A chat saved with the person's messages and replies given as (message, reply) pairs.
+    fn chat(turns: &[(&str, &str)], revision: u64) -> SavedChat {
+        let mut state = reduce(&State::default(), Action::NewChat { id: "c".into(), now_ms: 1 });
+        for (message, reply) in turns {
+            state = exchange(&state, message, reply);
+        }
+        let mut saved = state.chat.to_saved();
+        saved.revision = revision;
+        saved
+    }
+
+    fn messages(chat: &SavedChat) -> Vec<String> {
+        chat.entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::User { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn versions_at(chat: &SavedChat, at: usize) -> Option<(usize, usize)> {
+        chat.forks.at(at)
+    }
+
+    #[test]
+    fn parting_is_found_at_the_first_differing_message_or_reply() {
+        let (a, b, c) = (user("a"), user("b"), user("c"));
+        let r = notice("reply");
+        let just_a = std::slice::from_ref(&a);
+        assert_eq!(parting(just_a, just_a), Parting::Nowhere);
+        assert_eq!(parting(just_a, &[a.clone(), r.clone()]), Parting::MineGoOn);
+        assert_eq!(parting(&[a.clone(), r.clone()], just_a), Parting::TheirsGoOn);
+        assert_eq!(parting(&[a.clone(), r.clone(), b], &[a.clone(), r.clone(), c]), Parting::At(1));
+        assert_eq!(parting(&[a.clone(), r], &[a, notice("other")]), Parting::At(0));
+        assert_eq!(parting(&[notice("x")], &[notice("y")]), Parting::MineGoOn);
+    }
+
+    #[test]
+    fn a_turn_the_other_window_saved_meanwhile_is_kept_as_a_version() {
+        let base = [("hello", "hi")];
+        let theirs = chat(&[base[0], ("from window one", "one")], 3);
+        let mine = chat(&[base[0], ("from window two", "two")], 2);
+        let merged = merge(theirs, mine);
+        assert_eq!(merged.revision, 4);
+        // Mine shown where it stood (the first version), theirs one switch away as the newest.
+        assert_eq!(messages(&merged), ["hello", "from window two"]);
+        assert_eq!(versions_at(&merged, 1), Some((0, 2)));
+        let mut view = ChatView::from_saved(merged);
+        view = view.switched(1, 1);
+        let shown = view.to_saved();
+        assert_eq!(messages(&shown), ["hello", "from window one"]);
+        // The model's history follows the shown version.
+        assert_eq!(shown.history, chat(&[base[0], ("from window one", "one")], 0).history);
+    }
+
+    #[test]
+    fn what_only_one_window_extended_is_taken_whole() {
+        let short = chat(&[("hello", "hi")], 5);
+        let long = chat(&[("hello", "hi"), ("more", "yes")], 4);
+        let merged = merge(long.clone(), short.clone());
+        assert_eq!(messages(&merged), ["hello", "more"]);
+        assert_eq!(merged.history, long.history);
+        assert_eq!(merged.revision, 6);
+        let merged = merge(short, long);
+        assert_eq!(messages(&merged), ["hello", "more"]);
+        assert_eq!(versions_at(&merged, 1), None);
+    }
+
+    #[test]
+    fn a_second_save_before_the_first_merge_was_taken_in_keeps_the_merged_version() {
+        let theirs = chat(&[("hello", "hi"), ("one", "1")], 3);
+        let mine = chat(&[("hello", "hi"), ("two", "2")], 2);
+        let first = merge(theirs, mine.clone());
+        // The panel saves again from its copy at revision 2, which lacks the other's version.
+        let again = merge(first, mine);
+        assert_eq!(messages(&again), ["hello", "two"]);
+        assert_eq!(versions_at(&again, 1), Some((0, 2)));
+    }
+
+    #[test]
+    fn versions_already_there_stay_and_the_new_one_joins_them() {
+        let theirs = chat(&[("hello", "hi"), ("one", "1")], 7);
+        let mine = chat(&[("hello", "hi"), ("two", "2")], 6);
+        let first = merge(theirs, mine);
+        let third = chat(&[("hello", "hi"), ("three", "3")], 0);
+        let merged = merge(third, first.clone());
+        assert_eq!(messages(&merged), ["hello", "two"]);
+        assert_eq!(versions_at(&merged, 1).map(|(_, count)| count), Some(3));
+    }
+}

@@ -12,6 +12,8 @@ pub mod decode;
 pub mod gemini;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod mentions;
+pub mod menu;
 pub mod messages;
 pub mod native;
 pub mod oauth;

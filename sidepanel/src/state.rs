@@ -1248,6 +1248,18 @@ mod tests {
     }
 
     #[test]
+    fn an_attached_resource_is_kept_once() {
+        use gemipanel_core::mentions::attach;
+        let read = serde_json::from_value(serde_json::json!({"contents": [
+            {"uri": "test://a", "mimeType": "text/plain", "text": "A"}
+        ]}))
+        .unwrap();
+        let part = Rc::new(attach("S", "a", "test://a", &read).part);
+        let state = run(vec![Action::Attach(part.clone()), Action::Attach(part.clone())]);
+        assert_eq!(state.attachments, vec![part]);
+    }
+
+    #[test]
     fn what_apps_added_goes_with_the_person_s_message_apart_from_their_words_and_is_saved() {
         let added = AppContextSent {
             tool: "show_counter".into(),

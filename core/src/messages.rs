@@ -536,6 +536,11 @@ pub enum Event {
     ToolsChanged {
         server_id: ServerId,
     },
+    /// The server's prompts changed (`notifications/prompts/list_changed`): an open `/` menu
+    /// lists them again.
+    PromptsChanged {
+        server_id: ServerId,
+    },
     /// `notifications/progress` of a running call.
     ToolProgress {
         call_id: String,

@@ -359,6 +359,9 @@ pub struct State {
     /// What goes with the next message besides the page (a selection, an item of the context
     /// menu).
     pub attachments: Vec<Rc<ContextPart>>,
+    /// Counts the servers' announcements that their prompts changed (an open `/` menu lists
+    /// them again).
+    pub prompts_epoch: u32,
     /// The tools the page beside the chat offers (WebMCP), as last listed; `None`: not listed
     /// (the tools menu lists them when it opens) or the page cannot be read.
     pub page_tools: Option<Rc<PageTools>>,
@@ -393,6 +396,7 @@ impl Default for State {
             page: PageView::default(),
             selection: None,
             attachments: Vec::new(),
+            prompts_epoch: 0,
             page_tools: None,
         }
     }
@@ -493,6 +497,8 @@ pub enum Action {
     /// The offered selection goes with the next message.
     AttachSelection,
     Attach(Rc<ContextPart>),
+    /// A server's prompts changed.
+    PromptsChanged,
     Detach(usize),
     /// "Ask GemiPanel about this page" on this tab: the chip is on for it.
     PinTab(Tab),
@@ -707,6 +713,7 @@ pub fn reduce(state: &State, action: Action) -> State {
                 }
             }
         }
+        Action::PromptsChanged => next.prompts_epoch = next.prompts_epoch.wrapping_add(1),
         Action::Attach(part) => {
             if !next.attachments.contains(&part) {
                 next.attachments.push(part);
@@ -1248,7 +1255,7 @@ mod tests {
     }
 
     #[test]
-    fn an_attached_resource_is_kept_once() {
+    fn an_attached_resource_is_kept_once_and_a_change_of_prompts_is_counted() {
         use gemipanel_core::mentions::attach;
         let read = serde_json::from_value(serde_json::json!({"contents": [
             {"uri": "test://a", "mimeType": "text/plain", "text": "A"}
@@ -1257,6 +1264,8 @@ mod tests {
         let part = Rc::new(attach("S", "a", "test://a", &read).part);
         let state = run(vec![Action::Attach(part.clone()), Action::Attach(part.clone())]);
         assert_eq!(state.attachments, vec![part]);
+        let changed = run(vec![Action::PromptsChanged, Action::PromptsChanged]);
+        assert_eq!(changed.prompts_epoch, 2);
     }
 
     #[test]

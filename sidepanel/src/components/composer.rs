@@ -40,6 +40,9 @@ pub struct Props {
     /// A panel command picked from the `/` menu.
     #[prop_or_default]
     pub on_command: Callback<PanelCommand>,
+    /// Changes when a server announces that its prompts changed.
+    #[prop_or_default]
+    pub prompts_epoch: u32,
     /// A resource picked from the `@` menu, read: attach it to the next message.
     #[prop_or_default]
     pub on_attach: Callback<Rc<ContextPart>>,
@@ -159,6 +162,15 @@ pub fn Composer(props: &Props) -> Html {
             }
         }
     };
+    {
+        // A server's prompts changed while the menu is open: it lists them again.
+        let (fetch, open) = (fetch_prompts.clone(), query.is_some());
+        use_effect_with(props.prompts_epoch, move |_| {
+            if open {
+                fetch();
+            }
+        });
+    }
     let items: Vec<SlashItem> = match &*query {
         Some(q) => {
             let all: Vec<SlashItem> = PanelCommand::ALL

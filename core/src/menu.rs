@@ -20,11 +20,7 @@ pub fn ranked<'a, T: MenuEntry>(items: &'a [T], query: &str, max: usize) -> Vec<
     // the `@` key may hold ten thousand resources and is ranked on every key.
     let contains = |haystack: &str| {
         if haystack.is_ascii() && query.is_ascii() {
-            haystack
-                .as_bytes()
-                .windows(query.len().max(1))
-                .any(|w| w.eq_ignore_ascii_case(query.as_bytes()))
-                || query.is_empty()
+            contains_ascii(haystack.as_bytes(), query.as_bytes())
         } else {
             haystack.to_lowercase().contains(&query)
         }
@@ -35,11 +31,13 @@ pub fn ranked<'a, T: MenuEntry>(items: &'a [T], query: &str, max: usize) -> Vec<
     };
     let rank = |item: &T| {
         let (name, label) = (item.name(), item.label());
+        // Most entries have no title: their label is their name, matched once.
+        let titled = !std::ptr::eq(name, label);
         if starts(name) {
             Some(0)
-        } else if starts(label) {
+        } else if titled && starts(label) {
             Some(1)
-        } else if contains(name) || contains(label) {
+        } else if contains(name) || (titled && contains(label)) {
             Some(2)
         } else if contains(item.description()) {
             Some(3)
@@ -57,6 +55,16 @@ pub fn ranked<'a, T: MenuEntry>(items: &'a [T], query: &str, max: usize) -> Vec<
         }
     }
     found.into_iter().flatten().take(max).collect()
+}
+
+/// Whether ASCII `haystack` holds `query` (already lowercase), ignoring ASCII case.
+fn contains_ascii(haystack: &[u8], query: &[u8]) -> bool {
+    let Some((&first, _)) = query.split_first() else { return true };
+    haystack.len() >= query.len()
+        && (0..=haystack.len() - query.len()).any(|at| {
+            haystack[at].to_ascii_lowercase() == first
+                && haystack[at..at + query.len()].eq_ignore_ascii_case(query)
+        })
 }
 
 #[cfg(test)]
@@ -91,6 +99,8 @@ mod tests {
         assert_eq!(names("東京"), ["Tokyo"]);
         assert_eq!(names("über"), ["Übersicht"]);
         assert_eq!(names("").len(), 5);
+        assert_eq!(names("T://NOTES"), ["notes"], "the URI, past a false start");
+        assert!(contains_ascii(b"abc", b"") && !contains_ascii(b"ab", b"abc"));
         assert!(names("zzz").is_empty());
     }
 

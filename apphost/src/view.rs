@@ -415,6 +415,9 @@ impl View {
             }
             Action::ListTools { reply } => View::work(view, reply, HostWork::ListTools),
             Action::ListResources { reply } => View::work(view, reply, HostWork::ListResources),
+            Action::ListResourceTemplates { reply } => {
+                View::work(view, reply, HostWork::ListResourceTemplates)
+            }
             Action::ReadResource { reply, uri } => {
                 View::work(view, reply, HostWork::ReadResource { uri })
             }

@@ -55,6 +55,9 @@ impl CallHandler for PageHandler<'_> {
                 }
             }
             CallEvent::ToolsListChanged => registry::tools_changed(self.server.clone()),
+            CallEvent::PromptsListChanged => {
+                ports::broadcast(Event::PromptsChanged { server_id: self.server.id.clone() })
+            }
             _ => {}
         }
     }

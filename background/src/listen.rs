@@ -3,7 +3,8 @@
 //! Such a server can announce a changed tool list only on a `subscriptions/listen` stream. While
 //! at least one page holds a port, every ready server that may announce changes gets one, kept
 //! open (and reopened with backoff) by core's `keep_listening`; a change refetches the tools and
-//! tells the pages, as a change seen during a tool call does. A subscription closes when the last
+//! tells the pages, as a change seen during a tool call does; a change of prompts is passed on
+//! to the pages (an open `/` menu lists them again). A subscription closes when the last
 //! page goes, its server is removed, or its client is replaced (changed settings).
 
 use std::cell::RefCell;
@@ -11,6 +12,7 @@ use std::rc::Rc;
 
 use gemipanel_browser::http::now_ms;
 use gemipanel_core::mcp::{CancelToken, ListenEvent, ListenFilter};
+use gemipanel_core::messages::Event;
 use gemipanel_core::settings::ServerId;
 
 use crate::registry::{self, McpClient};
@@ -57,11 +59,16 @@ fn start(id: ServerId, client: Rc<McpClient>) -> Open {
     let stop = CancelToken::new();
     let (task_id, task_client, task_stop) = (id.clone(), client.clone(), stop.clone());
     wasm_bindgen_futures::spawn_local(async move {
-        let filter = ListenFilter::tools();
+        let filter = ListenFilter { prompts_list_changed: true, ..ListenFilter::tools() };
+        let filter = task_client.listen_filter(&filter);
         let on_event = |event| {
             // After a reopen, changes made while the stream was down went unannounced.
-            if matches!(event, ListenEvent::ToolsListChanged | ListenEvent::Reopened(_)) {
+            let reopened = matches!(event, ListenEvent::Reopened(_));
+            if reopened || event == ListenEvent::ToolsListChanged {
                 refetch(task_id.clone());
+            }
+            if reopened || event == ListenEvent::PromptsListChanged {
+                ports::broadcast(Event::PromptsChanged { server_id: task_id.clone() });
             }
         };
         // It gives up only when the server cannot deliver; its tools then stay fresh by `ttlMs`.

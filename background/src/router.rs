@@ -70,6 +70,8 @@ async fn with_settings(request: Request, port: Option<Port>) -> Response {
             | Request::CallTool { .. }
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
+            | Request::ListResourcePage { .. }
+            | Request::ListResourceTemplates { .. }
             | Request::ListPrompts { .. }
             | Request::GetPrompt { .. }
             | Request::Complete { .. }
@@ -107,6 +109,12 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         Request::ListResources { server_id } => boxed(servers::resources(settings, server_id)),
         Request::ReadResource { server_id, uri } => {
             boxed(servers::read_resource(settings, server_id, uri))
+        }
+        Request::ListResourcePage { server_id, cursor } => {
+            boxed(servers::resource_page(settings, server_id, cursor))
+        }
+        Request::ListResourceTemplates { server_id } => {
+            boxed(servers::resource_templates(settings, server_id))
         }
         Request::ListPrompts { server_id } => boxed(servers::prompts(settings, server_id)),
         Request::GetPrompt { server_id, name, arguments } => {

@@ -195,6 +195,51 @@ pub async fn resources(settings: Rc<Settings>, server_id: ServerId) -> Response 
     }
 }
 
+/// One page of a server's resources for the composer's `@` menu; an empty page when it offers
+/// none.
+pub async fn resource_page(
+    settings: Rc<Settings>,
+    server_id: ServerId,
+    cursor: Option<String>,
+) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let client = registry::client(server).await;
+    let result =
+        registry::with_sign_in(server, || client.list_resources_page(cursor.as_deref())).await;
+    let offers_none = client.server().is_some_and(|s| !s.has_capability("resources"));
+    match result {
+        Ok(page) => Response::ResourcePage { server_id, page },
+        Err(_) if offers_none => Response::ResourcePage { server_id, page: Default::default() },
+        Err(failure) => {
+            let explained = registry::settle(server, &client, Some(&failure)).await;
+            answer(server, Err(failure), explained)
+        }
+    }
+}
+
+/// A server's resource templates (the `@` menu, an app's `resources/templates/list`); none when
+/// it offers none.
+pub async fn resource_templates(settings: Rc<Settings>, server_id: ServerId) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let client = registry::client(server).await;
+    let result = registry::with_sign_in(server, || client.list_resource_templates()).await;
+    let offers_none = client.server().is_some_and(|s| !s.has_capability("resources"));
+    match result {
+        Ok(list) => Response::ResourceTemplates { server_id, templates: list.templates },
+        Err(_) if offers_none => Response::ResourceTemplates { server_id, templates: Vec::new() },
+        Err(failure) => {
+            let explained = registry::settle(server, &client, Some(&failure)).await;
+            answer(server, Err(failure), explained)
+        }
+    }
+}
+
 /// Prompts of one server for the composer's `/` menu; none when it offers none.
 pub async fn prompts(settings: Rc<Settings>, server_id: ServerId) -> Response {
     let server = match find(&settings, &server_id) {

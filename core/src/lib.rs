@@ -13,6 +13,8 @@ pub mod gemini;
 pub mod hash;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod mentions;
+pub mod menu;
 pub mod messages;
 pub mod native;
 pub mod oauth;

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::mcp::{
     CallToolResult, Completion, CompletionRef, ElicitResult, GetPromptResult, InvalidTool, Prompt,
-    ReadResourceResult, Resource, Tool,
+    ReadResourceResult, Resource, ResourcePage, ResourceTemplate, Tool,
 };
 use crate::native::run_line::RunLine;
 use crate::oauth::Credentials;
@@ -86,6 +86,18 @@ pub enum Request {
     ReadResource {
         server_id: ServerId,
         uri: String,
+    },
+    /// One page of a server's resources from `cursor` (the composer's `@` menu asks for the
+    /// next as the person scrolls); an empty page when it offers none.
+    ListResourcePage {
+        server_id: ServerId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cursor: Option<String>,
+    },
+    /// A server's resource templates (the `@` menu, an app's `resources/templates/list`);
+    /// none when it offers none.
+    ListResourceTemplates {
+        server_id: ServerId,
     },
     /// Prompts of one server (the composer's `/` menu); none when it offers none.
     ListPrompts {
@@ -237,6 +249,8 @@ impl Request {
             | Request::ListTools { .. }
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
+            | Request::ListResourcePage { .. }
+            | Request::ListResourceTemplates { .. }
             | Request::ListPrompts { .. }
             | Request::GetPrompt { .. }
             | Request::Complete { .. }
@@ -295,6 +309,14 @@ pub enum Response {
     },
     Resource {
         result: ReadResourceResult,
+    },
+    ResourcePage {
+        server_id: ServerId,
+        page: ResourcePage,
+    },
+    ResourceTemplates {
+        server_id: ServerId,
+        templates: Vec<ResourceTemplate>,
     },
     Prompts {
         server_id: ServerId,
@@ -514,6 +536,11 @@ pub enum Event {
     ToolsChanged {
         server_id: ServerId,
     },
+    /// The server's prompts changed (`notifications/prompts/list_changed`): an open `/` menu
+    /// lists them again.
+    PromptsChanged {
+        server_id: ServerId,
+    },
     /// `notifications/progress` of a running call.
     ToolProgress {
         call_id: String,
@@ -699,6 +726,8 @@ mod tests {
             Request::CancelToolCall { call_id: "c1".into() },
             Request::ListResources { server_id: id.clone() },
             Request::ReadResource { server_id: id.clone(), uri: "test://static/resource/1".into() },
+            Request::ListResourcePage { server_id: id.clone(), cursor: Some("c2".into()) },
+            Request::ListResourceTemplates { server_id: id.clone() },
             Request::ListPrompts { server_id: id.clone() },
             Request::GetPrompt {
                 server_id: id.clone(),
@@ -737,8 +766,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        // Twenty variants; a new one must be added to the list above (and to this count).
-        assert_eq!(tags.len(), 20, "every variant is covered: {tags:?}");
+        // Twenty-two variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 22, "every variant is covered: {tags:?}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! before sending.
 
 use crate::mcp::{GetPromptResult, Prompt, Role};
+use crate::menu::{self, MenuEntry};
 
 /// What the panel itself does from the menu.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,9 +36,9 @@ pub enum SlashItem {
     Prompt { server_id: String, server_name: String, prompt: Box<Prompt> },
 }
 
-impl SlashItem {
+impl MenuEntry for SlashItem {
     /// What follows the `/`.
-    pub fn name(&self) -> &str {
+    fn name(&self) -> &str {
         match self {
             SlashItem::Command(command) => command.name(),
             SlashItem::Prompt { prompt, .. } => &prompt.name,
@@ -69,28 +70,9 @@ pub fn query(input: &str) -> Option<&str> {
     (!rest.chars().any(char::is_whitespace)).then_some(rest)
 }
 
-/// The entries matching `query`, best first: the name starting with it, then the title, then
-/// either containing it, then the description; the menu's order within each rank.
+/// The entries matching `query`, best first (see [`menu::ranked`]).
 pub fn ranked<'a>(items: &'a [SlashItem], query: &str) -> Vec<&'a SlashItem> {
-    let query = query.to_lowercase();
-    let rank = |item: &SlashItem| {
-        let (name, label) = (item.name().to_lowercase(), item.label().to_lowercase());
-        if name.starts_with(&query) {
-            Some(0)
-        } else if label.starts_with(&query) {
-            Some(1)
-        } else if name.contains(&query) || label.contains(&query) {
-            Some(2)
-        } else if item.description().to_lowercase().contains(&query) {
-            Some(3)
-        } else {
-            None
-        }
-    };
-    let mut found: Vec<(u8, &SlashItem)> =
-        items.iter().filter_map(|item| rank(item).map(|r| (r, item))).collect();
-    found.sort_by_key(|(r, _)| *r);
-    found.into_iter().take(MAX_SHOWN).map(|(_, item)| item).collect()
+    menu::ranked(items, query, MAX_SHOWN)
 }
 
 /// What of a prompt's result goes into the composer.

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "decode",
             "hash",
             "jsonrpc",
+            "menu",
             "secret",
             "secret_words",
             "sse",
@@ -37,7 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("what the person configured", &["settings", "vault"]),
     (
         "the product's services",
-        &["oauth", "page", "reset", "saved_session", "slash", "tool_cache", "tools"],
+        &["mentions", "oauth", "page", "reset", "saved_session", "slash", "tool_cache", "tools"],
     ),
     ("what pages and the worker say to each other", &["messages"]),
 ];

@@ -1,8 +1,10 @@
 //! A small MCP server to try GemiPanel with (`cargo xtask run` starts it and configures it):
 //! `pick_colour` shows an MCP App (a colour picker written with the official `App` class),
 //! `set_colour` is the tool that app calls back (visible to apps only), `roll_dice` is a plain
-//! tool. Built on rmcp, the official Rust SDK, over Streamable HTTP.
+//! tool, and `gemipanel-demo://swatch/{colour}` a resource template whose colour is completed.
+//! Built on rmcp, the official Rust SDK, over Streamable HTTP.
 
+mod swatches;
 mod tools;
 
 use std::net::SocketAddr;

@@ -4,17 +4,53 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 
+use crate::swatches::SWATCHES;
+
 /// The app's resource.
 pub const APP_URI: &str = "ui://gemipanel-demo/colour-picker.html";
 const APP_MIME: &str = "text/html;profile=mcp-app";
+
+/// The template of a colour's swatch, a PNG (its variable completed from [`SWATCHES`]).
+pub const SWATCH_TEMPLATE: &str = "gemipanel-demo://swatch/{colour}";
+const SWATCH_PREFIX: &str = "gemipanel-demo://swatch/";
+
+fn templates() -> Value {
+    json!({"resourceTemplates": [{
+        "uriTemplate": SWATCH_TEMPLATE,
+        "name": "swatch",
+        "title": "Colour swatch",
+        "description": "A small PNG of one colour; the colour's name is completed.",
+        "mimeType": "image/png"
+    }]})
+}
+
+/// The colours starting with what was typed (`completion/complete` of the swatch's variable).
+fn complete(request: &Value) -> Value {
+    let is_swatch =
+        request["ref"]["uri"] == SWATCH_TEMPLATE && request["argument"]["name"] == "colour";
+    let typed = request["argument"]["value"].as_str().unwrap_or_default().to_lowercase();
+    let values: Vec<&str> = SWATCHES
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| is_swatch && name.starts_with(&typed))
+        .collect();
+    json!({"completion": {"values": values, "total": values.len(), "hasMore": false}})
+}
+
+fn swatch(uri: &str) -> Option<Value> {
+    let colour = uri.strip_prefix(SWATCH_PREFIX)?;
+    let (_, png) = SWATCHES.iter().find(|(name, _)| *name == colour)?;
+    Some(json!({"contents": [{"uri": uri, "mimeType": "image/png", "blob": png}]}))
+}
 
 /// One session's handler; the app's HTML is shared by all.
 #[derive(Clone)]
@@ -115,11 +151,16 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
 
 impl ServerHandler for Demo {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_completions()
+            .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("gemipanel-demo", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "A demo: pick_colour shows a colour picker app; roll_dice rolls dice.",
+                "A demo: pick_colour shows a colour picker app; roll_dice rolls dice; \
+                 gemipanel-demo://swatch/{colour} is a PNG of a named colour.",
             )
     }
 
@@ -155,11 +196,33 @@ impl ServerHandler for Demo {
         ]}))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        typed(templates())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let request = serde_json::to_value(&request)
+            .map_err(|e| ErrorData::internal_error(format!("demo: {e}"), None))?;
+        typed(complete(&request))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(found) = swatch(&request.uri) {
+            let result: ReadResourceResult = typed(found)?;
+            return Ok(result.into());
+        }
         if request.uri != APP_URI {
             return Err(ErrorData::resource_not_found(
                 format!("no resource {}", request.uri),
@@ -189,6 +252,24 @@ mod tests {
             typed::<CallToolResult>(call(name, args, 42).unwrap()).expect(name);
         }
         assert!(call("nope", args, 1).is_err());
+    }
+
+    #[test]
+    fn the_swatch_template_is_completed_and_read_as_a_png() {
+        typed::<ListResourceTemplatesResult>(templates()).expect("templates");
+        let asked = json!({"ref": {"type": "ref/resource", "uri": SWATCH_TEMPLATE},
+                           "argument": {"name": "colour", "value": "G"}});
+        let answer = complete(&asked);
+        typed::<CompleteResult>(answer.clone()).expect("completion");
+        assert_eq!(answer["completion"]["values"], json!(["gold", "green", "grey"]));
+        let other = json!({"ref": {"type": "ref/resource", "uri": "x://{y}"},
+                           "argument": {"name": "y", "value": ""}});
+        assert_eq!(complete(&other)["completion"]["values"], json!([]));
+        let read = swatch("gemipanel-demo://swatch/teal").expect("teal");
+        typed::<ReadResourceResult>(read.clone()).expect("read");
+        let png = read["contents"][0]["blob"].as_str().unwrap();
+        assert!(png.starts_with("iVBORw0KGgo"), "a PNG's signature in base64");
+        assert!(swatch("gemipanel-demo://swatch/chartreuse").is_none());
     }
 
     #[test]

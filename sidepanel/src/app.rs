@@ -481,6 +481,7 @@ pub fn App() -> Html {
             <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop} {on_focus}
                 servers={prompt_servers} {on_command}
+                on_attach={emit(&dispatcher, Action::Attach)} prompts_epoch={state.prompts_epoch}
                 draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
                 <ContextChips page={state.page.clone()} selection={state.selection.clone()}
                     attachments={state.attachments.clone()} {on_page}

@@ -54,6 +54,7 @@ impl AppServices {
             }
             HostWork::ListTools => Request::ListTools { server_id, refresh: false },
             HostWork::ListResources => Request::ListResources { server_id },
+            HostWork::ListResourceTemplates => Request::ListResourceTemplates { server_id },
             HostWork::ReadResource { uri } => Request::ReadResource { server_id, uri },
         };
         answer(self.port.request(request).await)
@@ -122,6 +123,9 @@ fn answer(
         Ok(Response::Resources { resources, .. }) => {
             let page = ListResourcesResult { resources, next_cursor: None };
             Ok(serde_json::to_value(page).unwrap_or_default())
+        }
+        Ok(Response::ResourceTemplates { templates, .. }) => {
+            Ok(serde_json::json!({ "resourceTemplates": templates }))
         }
         Ok(Response::Tools { tools, .. }) => {
             let visible = tools.into_iter().filter(|t| t.is_visible_to(Visibility::App));

@@ -24,6 +24,7 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
                 Event::SettingsChanged { settings } => Action::SettingsLoaded(Rc::new(settings)),
                 // The status (with its server count) is fetched again.
                 Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::RefreshStatus,
+                Event::PromptsChanged { .. } => Action::PromptsChanged,
                 Event::ToolProgress { call_id, progress, total, message } => Action::ToolProgress {
                     call_id,
                     progress: Progress { progress, total, message },

@@ -383,6 +383,9 @@ pub struct State {
     /// What goes with the next message besides the page (a selection, an item of the context
     /// menu).
     pub attachments: Vec<Rc<ContextPart>>,
+    /// Counts the servers' announcements that their prompts changed (an open `/` menu lists
+    /// them again).
+    pub prompts_epoch: u32,
     /// The tools the page beside the chat offers (WebMCP), as last listed; `None`: not listed
     /// (the tools menu lists them when it opens) or the page cannot be read.
     pub page_tools: Option<Rc<PageTools>>,
@@ -417,6 +420,7 @@ impl Default for State {
             page: PageView::default(),
             selection: None,
             attachments: Vec::new(),
+            prompts_epoch: 0,
             page_tools: None,
         }
     }
@@ -517,6 +521,8 @@ pub enum Action {
     /// The offered selection goes with the next message.
     AttachSelection,
     Attach(Rc<ContextPart>),
+    /// A server's prompts changed.
+    PromptsChanged,
     Detach(usize),
     /// "Ask GemiPanel about this page" on this tab: the chip is on for it.
     PinTab(Tab),
@@ -737,6 +743,7 @@ pub fn reduce(state: &State, action: Action) -> State {
                 }
             }
         }
+        Action::PromptsChanged => next.prompts_epoch = next.prompts_epoch.wrapping_add(1),
         Action::Attach(part) => {
             if !next.attachments.contains(&part) {
                 next.attachments.push(part);
@@ -1280,6 +1287,20 @@ pub(crate) mod tests {
         let back: SavedChat = serde_json::from_str(&json).unwrap();
         assert_eq!(back.entries[0], *labelled.chat.entries[0]);
         assert_eq!(reduce(&labelled, Action::Detach(5)).attachments, labelled.attachments);
+    }
+
+    #[test]
+    fn an_attached_resource_is_kept_once_and_a_change_of_prompts_is_counted() {
+        use gemipanel_core::mentions::attach;
+        let read = serde_json::from_value(serde_json::json!({"contents": [
+            {"uri": "test://a", "mimeType": "text/plain", "text": "A"}
+        ]}))
+        .unwrap();
+        let part = Rc::new(attach("S", "a", "test://a", &read).part);
+        let state = run(vec![Action::Attach(part.clone()), Action::Attach(part.clone())]);
+        assert_eq!(state.attachments, vec![part]);
+        let changed = run(vec![Action::PromptsChanged, Action::PromptsChanged]);
+        assert_eq!(changed.prompts_epoch, 2);
     }
 
     #[test]

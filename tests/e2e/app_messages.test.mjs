@@ -134,6 +134,15 @@ test("an app reads and lists its own server's resources", async () => {
   const [list] = await records('list');
   assert.deepEqual(list.resources.map((r) => r.uri).sort(), ['memo://readme', 'ui://counter/app.html']);
   assert.equal(list.resources.find((r) => r.uri === 'memo://readme').title, 'Read me');
+
+  // resources/templates/list goes to its own server too (it was refused as an unknown method).
+  await appFrame().locator('#templates').click();
+  await appFrame().locator('li[data-kind="templates"], li[data-kind="templates-error"]').waitFor();
+  assert.deepEqual(await records('templates-error'), []);
+  const [templates] = await records('templates');
+  assert.deepEqual(templates.resourceTemplates, [
+    { uriTemplate: 'memo://notes/{topic}', name: 'notes', title: 'Notes by topic', mimeType: 'text/plain' },
+  ]);
 });
 
 test("an app's second context update replaces its first in the next request", async () => {

@@ -73,13 +73,13 @@ export async function startEverything({ transport = 'streamableHttp', port } = {
 
 /**
  * The stateless 2026-07-28 fixture on the v2 SDK (tests/fixtures/mcp/stateless-2026.mjs):
- * `addTool(name)` changes its tool list as another client would, announcing it only on
- * `subscriptions/listen` streams.
+ * `addTool(name)` and `addPrompt(name)` change its tool and prompt lists as another client
+ * would, announcing it only on `subscriptions/listen` streams.
  */
 export async function startStateless2026() {
   const script = fileURLToPath(new URL('../fixtures/mcp/stateless-2026.mjs', import.meta.url));
   const server = await startNode('stateless-2026', [script], { extraArgs: (port) => [String(port)] });
-  server.addTool = async (name) => {
+  const call = async (tool, name, said) => {
     const meta = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1.0.0' },
@@ -92,18 +92,20 @@ export async function startStateless2026() {
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2026-07-28',
         'mcp-method': 'tools/call',
-        'mcp-name': 'add_tool',
+        'mcp-name': tool,
       },
       body: JSON.stringify({
         jsonrpc: '2.0', id: 1, method: 'tools/call',
-        params: { name: 'add_tool', arguments: { name }, _meta: meta },
+        params: { name: tool, arguments: { name }, _meta: meta },
       }),
     });
     const text = await response.text();
-    if (!response.ok || !text.includes(`added ${name}`)) {
-      throw new Error(`add_tool failed: ${response.status} ${text}`);
+    if (!response.ok || !text.includes(said)) {
+      throw new Error(`${tool} failed: ${response.status} ${text}`);
     }
   };
+  server.addTool = (name) => call('add_tool', name, `added ${name}`);
+  server.addPrompt = (name) => call('add_prompt', name, `added prompt ${name}`);
   /** How many `subscriptions/listen` streams are open on it now. */
   server.openListens = async () => (await (await fetch(new URL('/stats', server.url))).json()).openListens;
   return server;

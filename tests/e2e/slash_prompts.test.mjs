@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openChat } from './chat_page.mjs';
+import { startStateless2026 } from './servers.mjs';
 import { textChunks } from '../fixtures/fake-gemini/server.mjs';
 
 let chat;
@@ -171,5 +172,37 @@ test('the menu and the argument form speak Japanese', async () => {
     await ja.shoot('slash-arguments-ja');
   } finally {
     await ja.close();
+  }
+});
+
+test('a server\'s announcement that its prompts changed updates the open menu', async () => {
+  const stateless = await startStateless2026();
+  try {
+    const id = `srv_${Math.random().toString(16).slice(2, 10)}`;
+    const added = await chat.request({
+      type: 'edit_settings',
+      edit: { type: 'add_server', id, server: { name: 'Stateless', url: stateless.url } },
+    });
+    assert.equal(added.type, 'settings', JSON.stringify(added));
+    await chat.reload();
+    await input().focus();
+    await page.keyboard.type('/');
+    await page.locator('.slash-name', { hasText: '/travel' }).waitFor();
+    // The worker listens (subscriptions/listen) while the panel is open.
+    const deadline = Date.now() + 10_000;
+    while ((await stateless.openListens()) < 1) {
+      assert.ok(Date.now() < deadline, 'a subscriptions/listen stream opened');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(!(await names()).includes('/arrived_prompt'));
+    await stateless.addPrompt('arrived_prompt');
+    // Nothing typed: the menu lists the prompts again by itself.
+    await page.locator('.slash-name', { hasText: '/arrived_prompt' }).waitFor({ timeout: 10_000 });
+    assert.equal(await input().inputValue(), '/');
+    await page.keyboard.press('Escape');
+    await input().fill('');
+    await chat.removeServer(id);
+  } finally {
+    await stateless.stop();
   }
 });

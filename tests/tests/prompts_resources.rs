@@ -112,6 +112,30 @@ async fn everything_completes_an_argument_from_the_ones_already_filled() {
 }
 
 #[tokio::test]
+async fn a_template_of_everything_expands_reads_and_attaches_as_the_at_menu_does() {
+    use gemipanel_core::mentions::{attach, expand, variables};
+    use gemipanel_core::page::context::Body;
+    let server = TestServer::start(Kind::Everything);
+    let client = client(&server);
+    let templates = client.list_resource_templates().await.expect("templates/list");
+    let blob = templates
+        .templates
+        .iter()
+        .find(|t| t.uri_template.starts_with("demo://resource/dynamic/blob/"))
+        .expect("the blob template");
+    assert_eq!(variables(&blob.uri_template), ["resourceId"]);
+    let uri = expand(&blob.uri_template, |_| Some("12"));
+    assert_eq!(uri, "demo://resource/dynamic/blob/12");
+    let read = client.read_resource(&uri, &()).await.expect("the made URI reads");
+    // A base64 blob of text/plain: decoded to text for the model, nothing left out.
+    let attached = attach("everything", &blob.name, &uri, &read);
+    assert!(attached.notices.is_empty(), "{:?}", attached.notices);
+    let Body::Mixed { text, media } = &attached.part.body else { panic!() };
+    assert!(text.starts_with("Resource 12: This is a base64 blob"), "{text}");
+    assert!(media.is_empty());
+}
+
+#[tokio::test]
 async fn everything_pages_its_resources_one_page_at_a_time() {
     let server = TestServer::start(Kind::Everything);
     let client = client(&server);

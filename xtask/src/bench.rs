@@ -33,6 +33,8 @@ pub fn run() -> Result {
     figures.extend(browser_bench("app_load.mjs", &[])?);
     // Twenty servers, seven of them dead or hanging, against twenty healthy (issue 22).
     figures.extend(browser_bench("dead_servers.mjs", &[])?);
+    // Typing after @ while 10,000 resources arrive in pages, against an empty composer (issue 25).
+    figures.extend(browser_bench("mention_menu.mjs", &[])?);
     // The page reader on scrapinghub's article extraction benchmark (issue 23).
     figures.extend(crate::readable_text::run()?);
     // Local servers through the bridge, the whole way from a page (issue 14).

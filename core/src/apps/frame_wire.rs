@@ -64,6 +64,7 @@ pub enum HostWork {
     CallTool { name: String, arguments: Map<String, Value> },
     ListTools,
     ListResources,
+    ListResourceTemplates,
     ReadResource { uri: String },
 }
 

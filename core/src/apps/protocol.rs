@@ -37,6 +37,9 @@ pub enum AppRequest {
     /// `resources/list` of the app's own server; a `cursor` is not read (the host answers with
     /// every page at once, so it never gives the app one).
     ListResources,
+    /// `resources/templates/list` of the app's own server, every page at once as for
+    /// `resources/list`.
+    ListResourceTemplates,
     ReadResource(ReadResourceParams),
     OpenLink(OpenLinkParams),
     Message(MessageParams),
@@ -87,6 +90,7 @@ impl AppRequest {
             "tools/call" => AppRequest::CallTool(params_of(params)?),
             "tools/list" => AppRequest::ListTools,
             "resources/list" => AppRequest::ListResources,
+            "resources/templates/list" => AppRequest::ListResourceTemplates,
             "resources/read" => AppRequest::ReadResource(params_of(params)?),
             "ui/open-link" => AppRequest::OpenLink(params_of(params)?),
             "ui/message" => AppRequest::Message(params_of(params)?),
@@ -498,6 +502,12 @@ mod tests {
         assert!(matches!(
             read(json!({"jsonrpc": "2.0", "id": 6, "method": "resources/list"})),
             FromApp::Request { request: AppRequest::ListResources, .. }
+        ));
+        // What an app asks with `app.request({method: "resources/templates/list"})`.
+        assert!(matches!(
+            read(json!({"jsonrpc": "2.0", "id": 7, "method": "resources/templates/list",
+                        "params": {}})),
+            FromApp::Request { request: AppRequest::ListResourceTemplates, .. }
         ));
         assert!(matches!(
             read(json!({"jsonrpc": "2.0", "id": 2, "method": "ui/request-display-mode",

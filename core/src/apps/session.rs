@@ -59,6 +59,10 @@ pub enum Action {
     ListResources {
         reply: Reply,
     },
+    /// The resource templates of the app's own server (`{resourceTemplates}`, every page).
+    ListResourceTemplates {
+        reply: Reply,
+    },
     /// Read a resource of the app's own server.
     ReadResource {
         reply: Reply,
@@ -255,6 +259,7 @@ impl AppSession {
             }
             AppRequest::ListTools => Action::ListTools { reply },
             AppRequest::ListResources => Action::ListResources { reply },
+            AppRequest::ListResourceTemplates => Action::ListResourceTemplates { reply },
             AppRequest::ReadResource(p) => Action::ReadResource { reply, uri: p.uri },
             AppRequest::OpenLink(p) => Action::OpenLink { reply, url: p.url },
             AppRequest::RequestDisplayMode(p) => Action::DisplayMode { reply, mode: p.mode },
@@ -781,6 +786,11 @@ mod tests {
         let listed = json!({"resources": [{"uri": "memo://a", "name": "a"}]});
         let Action::Post(answer) = s.answer(reply.clone(), Ok(listed.clone())) else { panic!() };
         assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "l", "result": listed}));
+        let templates = receive(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": "t", "method": "resources/templates/list"}),
+        );
+        assert!(matches!(&templates[..], [Action::ListResourceTemplates { .. }]), "{templates:?}");
         let read = receive(
             &mut s,
             json!({"jsonrpc": "2.0", "id": "r", "method": "resources/read",

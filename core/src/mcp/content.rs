@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::types::{CallToolResult, ContentBlock};
+use super::types::{CallToolResult, ContentBlock, ReadResourceResult};
 use crate::text::Text;
 
 /// A content block read by its kind. Borrowed from the block as the server sent it.
@@ -116,21 +116,7 @@ fn read_block<'a>(block: &'a ContentBlock, pieces: &mut Vec<Piece<'a>>) {
         Some(Block::Image { mime_type, data } | Block::Audio { mime_type, data }) => {
             pieces.push(Piece::Medium { mime: mime_type, data })
         }
-        Some(Block::Resource { resource }) => {
-            let EmbeddedResource { uri, mime_type, text, blob } = resource;
-            match (text, blob) {
-                (Some(text), _) => {
-                    pieces.push(Piece::Note(Text::new("resultResource").arg(uri)));
-                    pieces.push(Piece::Said(Cow::Borrowed(text)));
-                }
-                (None, Some(data)) => {
-                    let mime = mime_type.unwrap_or("application/octet-stream");
-                    pieces.push(Piece::Note(Text::new("resultResource").arg(uri)));
-                    pieces.push(Piece::Medium { mime, data });
-                }
-                (None, None) => pieces.push(Piece::Note(Text::new("resultResourceEmpty").arg(uri))),
-            }
-        }
+        Some(Block::Resource { resource }) => read_resource(resource, pieces),
         Some(Block::ResourceLink { uri, name }) => pieces.push(Piece::Note(match name {
             Some(name) if !name.is_empty() => Text::new("resultLinkNamed").arg(name).arg(uri),
             _ => Text::new("resultLink").arg(uri),
@@ -139,6 +125,41 @@ fn read_block<'a>(block: &'a ContentBlock, pieces: &mut Vec<Piece<'a>>) {
             pieces.push(Piece::Note(Text::new("resultMediumDropped")))
         }
         None => pieces.push(Piece::Said(Cow::Owned(without_payload(&block.0).to_string()))),
+    }
+}
+
+/// An embedded resource, or one of the contents of `resources/read`: named by its URI, then
+/// its text or its bytes.
+fn read_resource<'a>(resource: EmbeddedResource<'a>, pieces: &mut Vec<Piece<'a>>) {
+    let EmbeddedResource { uri, mime_type, text, blob } = resource;
+    match (text, blob) {
+        (Some(text), _) => {
+            pieces.push(Piece::Note(Text::new("resultResource").arg(uri)));
+            pieces.push(Piece::Said(Cow::Borrowed(text)));
+        }
+        (None, Some(data)) => {
+            let mime = mime_type.unwrap_or("application/octet-stream");
+            pieces.push(Piece::Note(Text::new("resultResource").arg(uri)));
+            pieces.push(Piece::Medium { mime, data });
+        }
+        (None, None) => pieces.push(Piece::Note(Text::new("resultResourceEmpty").arg(uri))),
+    }
+}
+
+impl ReadResourceResult {
+    /// The contents read as an embedded resource is (the same pieces, in order).
+    pub fn pieces(&self) -> Vec<Piece<'_>> {
+        let mut pieces = Vec::new();
+        for c in &self.contents {
+            let resource = EmbeddedResource {
+                uri: &c.uri,
+                mime_type: c.mime_type.as_deref(),
+                text: c.text.as_deref(),
+                blob: c.blob.as_deref(),
+            };
+            read_resource(resource, &mut pieces);
+        }
+        pieces
     }
 }
 
@@ -209,6 +230,26 @@ mod tests {
         assert!(!hologram.contains("QUJD"));
         assert_eq!(pieces[1], Piece::Said(Cow::Borrowed("{\"no\":\"type\"}")));
         assert_eq!(pieces[2], Piece::Note(Text::new("resultMediumDropped")));
+    }
+
+    #[test]
+    fn read_contents_are_pieces_as_embedded_resources_are() {
+        let read: ReadResourceResult = serde_json::from_value(json!({"contents": [
+            {"uri": "test://a", "mimeType": "text/plain", "text": "hello"},
+            {"uri": "test://b", "mimeType": "image/png", "blob": "iVBO"},
+            {"uri": "test://c"},
+        ]}))
+        .unwrap();
+        assert_eq!(
+            read.pieces(),
+            vec![
+                Piece::Note(Text::new("resultResource").arg("test://a")),
+                Piece::Said(Cow::Borrowed("hello")),
+                Piece::Note(Text::new("resultResource").arg("test://b")),
+                Piece::Medium { mime: "image/png", data: "iVBO" },
+                Piece::Note(Text::new("resultResourceEmpty").arg("test://c")),
+            ]
+        );
     }
 
     #[test]

@@ -1,10 +1,11 @@
-//! The arguments of a prompt picked from the `/` menu, filled in above the input: required ones
-//! marked and checked before the server is asked; Enter asks, Escape goes back to the input.
+//! The arguments of a prompt picked from the `/` menu, or the variables of a resource template
+//! picked from the `@` menu, filled in above the input: required ones marked and checked before
+//! the server is asked; Enter asks, Escape goes back to the input.
 //! A field offers the server's suggestions (`completion/complete`, the fields already filled
 //! going along) as a `datalist`, which the browser shows and lets the person pick with arrows.
 
 use gemipanel_browser::chrome::message;
-use gemipanel_core::mcp::{CompletionRef, Prompt};
+use gemipanel_core::mcp::{CompletionRef, PromptArgument};
 use gemipanel_core::messages::{Request, Response};
 use serde_json::{Map, Value};
 use web_sys::HtmlInputElement;
@@ -12,11 +13,21 @@ use yew::prelude::*;
 
 use crate::app_host::AppServices;
 
-/// A prompt whose arguments the person fills in before it is asked for.
+/// A prompt whose arguments (or a template whose variables) the person fills in before it is
+/// asked for.
 #[derive(Clone, PartialEq)]
 pub struct ArgumentForm {
     pub server_id: String,
-    pub prompt: Prompt,
+    pub server_name: String,
+    /// What the server completes the values of: the prompt or the template.
+    pub target: CompletionRef,
+    /// `/name` or `@name`.
+    pub heading: String,
+    /// What a person reads of it (its title).
+    pub label: String,
+    pub arguments: Vec<PromptArgument>,
+    /// The locale key of the button that goes on.
+    pub submit_key: &'static str,
     pub values: Vec<String>,
     /// A required argument left empty when the person tried to go on.
     pub missing: Option<usize>,
@@ -25,7 +36,7 @@ pub struct ArgumentForm {
 impl ArgumentForm {
     /// The arguments filled so far but `except`.
     fn filled_but(&self, except: usize) -> Map<String, Value> {
-        let named = self.prompt.arguments.iter().zip(&self.values).enumerate();
+        let named = self.arguments.iter().zip(&self.values).enumerate();
         named
             .filter(|(n, (_, value))| *n != except && !value.trim().is_empty())
             .map(|(_, (argument, value))| (argument.name.clone(), value.trim().into()))
@@ -35,7 +46,7 @@ impl ArgumentForm {
     /// The filled arguments, or the first required one left empty.
     fn arguments(&self) -> Result<Map<String, Value>, usize> {
         let mut filled = Map::new();
-        for (n, (argument, value)) in self.prompt.arguments.iter().zip(&self.values).enumerate() {
+        for (n, (argument, value)) in self.arguments.iter().zip(&self.values).enumerate() {
             let value = value.trim();
             if value.is_empty() {
                 if argument.required {
@@ -54,8 +65,8 @@ pub struct Props {
     pub form: ArgumentForm,
     /// The form changed; `None`: the person closed it.
     pub on_change: Callback<Option<ArgumentForm>>,
-    /// (server id, prompt name, arguments)
-    pub on_submit: Callback<(String, String, Map<String, Value>)>,
+    /// The form and the arguments it holds, all required ones filled.
+    pub on_submit: Callback<(ArgumentForm, Map<String, Value>)>,
 }
 
 #[function_component]
@@ -68,7 +79,7 @@ pub fn PromptArguments(props: &Props) -> Html {
     let redraw = use_force_update();
     {
         let first = first.clone();
-        use_effect_with(props.form.prompt.name.clone(), move |_| {
+        use_effect_with(props.form.heading.clone(), move |_| {
             if let Some(input) = first.cast::<HtmlInputElement>() {
                 let _ = input.focus();
             }
@@ -79,9 +90,7 @@ pub fn PromptArguments(props: &Props) -> Html {
         let (form, on_change, on_submit) =
             (form.clone(), props.on_change.clone(), props.on_submit.clone());
         move || match form.arguments() {
-            Ok(arguments) => {
-                on_submit.emit((form.server_id.clone(), form.prompt.name.clone(), arguments))
-            }
+            Ok(arguments) => on_submit.emit((form.clone(), arguments)),
             Err(n) => on_change.emit(Some(ArgumentForm { missing: Some(n), ..form.clone() })),
         }
     };
@@ -103,10 +112,10 @@ pub fn PromptArguments(props: &Props) -> Html {
         let (services, suggestions, redraw) = (services.clone(), suggestions.clone(), redraw);
         move |form: &ArgumentForm, n: usize, value: String| {
             let Some(services) = services.clone() else { return };
-            let Some(argument) = form.prompt.arguments.get(n) else { return };
+            let Some(argument) = form.arguments.get(n) else { return };
             let request = Request::Complete {
                 server_id: crate::chat_driver::server_id(&form.server_id),
-                reference: CompletionRef::Prompt { name: form.prompt.name.clone() },
+                reference: form.target.clone(),
                 argument: argument.name.clone(),
                 value,
                 filled: form.filled_but(n),
@@ -123,7 +132,7 @@ pub fn PromptArguments(props: &Props) -> Html {
             });
         }
     };
-    let fields = form.prompt.arguments.iter().enumerate().map(|(n, argument)| {
+    let fields = form.arguments.iter().enumerate().map(|(n, argument)| {
         let oninput = {
             let (form, on_change, suggest) = (form.clone(), props.on_change.clone(), suggest.clone());
             Callback::from(move |e: InputEvent| {
@@ -169,12 +178,12 @@ pub fn PromptArguments(props: &Props) -> Html {
     let cancel = props.on_change.reform(|_: MouseEvent| None);
     html! {
         <section class="prompt-arguments" data-testid="prompt-arguments" {onkeydown}
-            aria-label={form.prompt.label().to_owned()}>
-            <h3>{ format!("/{}", form.prompt.name) }</h3>
+            aria-label={form.label.clone()}>
+            <h3>{ form.heading.clone() }</h3>
             { for fields }
             <div class="actions">
                 <button type="button" class="link" onclick={cancel}>{ message("panelSlashCancel", &[]) }</button>
-                <button type="button" class="primary" {onclick} data-testid="prompt-use">{ message("panelSlashUse", &[]) }</button>
+                <button type="button" class="primary" {onclick} data-testid="prompt-use">{ message(form.submit_key, &[]) }</button>
             </div>
         </section>
     }

@@ -9,6 +9,7 @@ mod app_host;
 mod chat_driver;
 mod chats_store;
 mod components;
+mod files;
 mod hooks;
 mod markdown;
 mod markdown_nesting;

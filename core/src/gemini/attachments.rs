@@ -89,22 +89,24 @@ pub fn accept(
     Ok(found)
 }
 
-/// A size as a person reads it on a chip: bytes, then KB, MB and GB of 1024.
+/// A size as a person reads it on a chip: bytes, then KB, MB and GB of 1024, one decimal below
+/// ten. (Integers only: float formatting would cost the panel's wasm kilobytes.)
 pub fn size_words(bytes: u64) -> String {
     const UNITS: [&str; 3] = ["KB", "MB", "GB"];
     if bytes < 1024 {
         return format!("{bytes} B");
     }
-    let mut value = bytes as f64 / 1024.0;
     let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
+    let mut divisor: u64 = 1024;
+    while unit + 1 < UNITS.len() && bytes >= divisor * 1024 {
+        divisor *= 1024;
         unit += 1;
     }
-    if value < 10.0 {
-        format!("{value:.1} {}", UNITS[unit])
+    let tenths = bytes * 10 / divisor;
+    if tenths < 100 {
+        format!("{}.{} {}", tenths / 10, tenths % 10, UNITS[unit])
     } else {
-        format!("{value:.0} {}", UNITS[unit])
+        format!("{} {}", (bytes + divisor / 2) / divisor, UNITS[unit])
     }
 }
 

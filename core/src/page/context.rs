@@ -28,6 +28,8 @@ pub enum ContextKind {
     Image,
     /// A link on a page.
     Link,
+    /// A file from the person's computer (`gemini::attachments`); only its label is kept here.
+    File,
 }
 
 /// A context part as the transcript shows it and a saved chat keeps it.
@@ -74,6 +76,7 @@ impl ContextPart {
             ContextKind::Selection => "Web content attached by the person: text they selected",
             ContextKind::Image => "Web content attached by the person: an image on a page",
             ContextKind::Link => "Web content attached by the person: a link on a page",
+            ContextKind::File => "A file attached by the person",
         };
         let mut notes = self.notes.clone();
         if let Some(page) = &self.page_url {

@@ -67,6 +67,7 @@ pub fn ContextChips(props: &Props) -> Html {
             ContextKind::Image => message("panelImageChip", &[&part.label.title]),
             ContextKind::Link => message("panelLinkChip", &[&part.label.url]),
             ContextKind::Page => message("panelPageChipOn", &[&part.label.title]),
+            ContextKind::File => part.label.title.clone(),
         };
         html! {
             <span class="chip attached" data-testid="attachment" data-kind={kind_name(part.label.kind)}>
@@ -91,6 +92,7 @@ pub fn kind_name(kind: ContextKind) -> &'static str {
         ContextKind::Selection => "selection",
         ContextKind::Image => "image",
         ContextKind::Link => "link",
+        ContextKind::File => "file",
     }
 }
 

@@ -321,6 +321,8 @@ impl Driver {
                 let api_base = settings.gemini.api_base().to_owned();
                 let prepared =
                     this.prepare_files(&setup.files, key.expose(), &api_base, sent_again).await;
+                // Their chips are gone: the thumbnails' object URLs may go too.
+                setup.files.iter().for_each(|file| crate::files::release(file));
                 match prepared {
                     files::Prepared::Ready { parts, labels } => {
                         context.labels.extend(labels);

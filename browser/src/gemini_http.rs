@@ -30,6 +30,10 @@ impl Abort {
     pub fn abort(&self) {
         self.controller.abort();
     }
+
+    pub(crate) fn signal(&self) -> web_sys::AbortSignal {
+        self.controller.signal()
+    }
 }
 
 /// How the server answered a request that reached it.
@@ -116,7 +120,7 @@ async fn read_text(response: &Response) -> Option<String> {
 }
 
 /// Fetch rejects with a bare `TypeError: Failed to fetch`; say what that usually means.
-fn network(doing: &str, err: JsValue) -> BrowserError {
+pub(crate) fn network(doing: &str, err: JsValue) -> BrowserError {
     let name =
         err.dyn_ref::<js_sys::Error>().and_then(|e| e.name().as_string()).unwrap_or_default();
     if name == "AbortError" {

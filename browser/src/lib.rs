@@ -11,6 +11,7 @@ pub mod early;
 mod error;
 pub mod gemini_http;
 pub mod gemini_models;
+pub mod gemini_upload;
 pub mod http;
 pub mod keys;
 pub mod locks;

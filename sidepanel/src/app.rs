@@ -111,6 +111,7 @@ fn turn_setup(state: &State) -> TurnSetup {
         google_search: state.chat.google_search,
         page: state.page.tab.clone().filter(|_| state.page.on),
         attachments: state.attachments.clone(),
+        files: state.files.clone(),
         system_instruction: prompts::system_instruction(
             state.settings.as_ref().and_then(|s| s.gemini.chosen_instructions()),
             state.chat.instructions.as_deref(),
@@ -156,6 +157,21 @@ pub fn App() -> Html {
                 depart_apps_in(&main);
             }
             driver.send(text, turn_setup(&state));
+        })
+    };
+    let file_ids = use_mut_ref(|| 0u32);
+    let on_files = {
+        let dispatcher = dispatcher.clone();
+        Callback::from(move |files: Vec<web_sys::File>| {
+            let (picked, refused) = crate::files::pick(files, &mut file_ids.borrow_mut());
+            dispatcher.dispatch(Action::AttachFiles(picked, refused));
+        })
+    };
+    let on_remove_file = {
+        let (dispatcher, files) = (dispatcher.clone(), state.files.clone());
+        Callback::from(move |id: u32| {
+            files.iter().filter(|f| f.id == id).for_each(|f| crate::files::release(f));
+            dispatcher.dispatch(Action::DetachFile(id));
         })
     };
     let on_continue = {
@@ -482,7 +498,9 @@ pub fn App() -> Html {
             <Composer busy={state.chat.busy} {on_send} {on_stop} {on_focus}
                 servers={prompt_servers} {on_command}
                 on_attach={emit(&dispatcher, Action::Attach)} prompts_epoch={state.prompts_epoch}
-                draft={state.draft.clone()} draft_epoch={state.draft_epoch}>
+                draft={state.draft.clone()} draft_epoch={state.draft_epoch}
+                files={state.files.clone()} file_note={state.file_note.clone()}
+                upload={state.upload.clone()} {on_files} {on_remove_file}>
                 <ContextChips page={state.page.clone()} selection={state.selection.clone()}
                     attachments={state.attachments.clone()} {on_page}
                     on_attach_selection={emit(&dispatcher, |()| Action::AttachSelection)}

@@ -46,6 +46,8 @@ pub struct TurnSetup {
     pub page: Option<Tab>,
     /// Attached besides the page (a selection, an item of the context menu).
     pub attachments: Vec<Rc<ContextPart>>,
+    /// Files from the person's computer.
+    pub files: Vec<Rc<crate::files::PickedFile>>,
     /// The instructions for every chat, then the chat's own (`prompts::system_instruction`).
     pub system_instruction: Option<String>,
 }
@@ -66,6 +68,7 @@ pub(crate) enum Ask {
 mod apps;
 mod browser_calls;
 mod context;
+mod files;
 mod page_tools;
 mod sign_in;
 mod tool_lists;
@@ -152,6 +155,8 @@ struct Inner {
     waiting_views: IndexMap<String, (ToolCall, gemipanel_core::tools::ViewToolRoute)>,
     /// Stop was pressed while the turn was still being prepared.
     stop_requested: bool,
+    /// The upload of a file the message carries, while it runs (Stop aborts it).
+    upload_abort: Option<Rc<gemipanel_browser::gemini_http::Abort>>,
     /// Only the newest scheduled timer acts.
     timer_generation: u64,
     timer_at: Option<u64>,
@@ -211,6 +216,7 @@ impl Driver {
             turn_declares_tools: false,
             waiting_views: IndexMap::new(),
             stop_requested: false,
+            upload_abort: None,
             timer_generation: 0,
             timer_at: None,
         })))
@@ -304,10 +310,35 @@ impl Driver {
             };
             // Only a new message carries the page and attachments: a version sent again has
             // its own in its parts, and Continue or a summary adds no words of the person.
-            let context = match ask {
+            let mut context = match ask {
                 Ask::Message(_) => context::read(setup.page.as_ref(), &setup.attachments).await,
                 _ => context::read(None, &[]).await,
             };
+            if matches!(ask, Ask::Message(_)) && !setup.files.is_empty() {
+                // The history goes again with every request, its inline data included.
+                let sent_again = serde_json::to_string(this.0.borrow().chat.history())
+                    .map_or(0, |text| text.len() as u64);
+                let api_base = settings.gemini.api_base().to_owned();
+                let prepared =
+                    this.prepare_files(&setup.files, key.expose(), &api_base, sent_again).await;
+                // Their chips are gone: the thumbnails' object URLs may go too.
+                setup.files.iter().for_each(|file| crate::files::release(file));
+                match prepared {
+                    files::Prepared::Ready { parts, labels } => {
+                        context.labels.extend(labels);
+                        context.files = parts;
+                    }
+                    files::Prepared::Cancelled(words) => {
+                        this.dispatch(Action::Notice(words));
+                        return this.end_setup();
+                    }
+                    files::Prepared::Failed(message) => {
+                        let kind = crate::state::ErrorKind::Other;
+                        this.dispatch(Action::Failed(ErrorView { kind, message }));
+                        return this.end_setup();
+                    }
+                }
+            }
             if matches!(ask, Ask::Message(_)) {
                 this.dispatch(Action::UserContext(context.labels.clone()));
             }
@@ -446,6 +477,9 @@ impl Driver {
         let busy = {
             let mut inner = self.0.borrow_mut();
             inner.stop_requested = true;
+            if let Some(upload) = &inner.upload_abort {
+                upload.abort();
+            }
             inner.chat.is_busy()
         };
         if busy {

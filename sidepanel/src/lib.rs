@@ -10,6 +10,7 @@ mod chat_driver;
 mod chat_merge;
 mod chats_store;
 mod components;
+mod files;
 mod hooks;
 mod markdown;
 mod markdown_nesting;

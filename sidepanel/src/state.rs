@@ -3,6 +3,7 @@
 //! The transcript is a list of `Rc<Entry>`: a chunk of a streamed reply clones the list of
 //! pointers and the last entry only, so a chunk costs the same early and late in a long chat.
 
+use crate::files::{PickedFile, UploadView};
 use indexmap::IndexSet;
 use std::rc::Rc;
 
@@ -386,6 +387,12 @@ pub struct State {
     /// Counts the servers' announcements that their prompts changed (an open `/` menu lists
     /// them again).
     pub prompts_epoch: u32,
+    /// Files from the person's computer for the next message.
+    pub files: Vec<Rc<PickedFile>>,
+    /// Why files the person picked were not attached, in words.
+    pub file_note: Option<String>,
+    /// A file of the message being sent, uploading.
+    pub upload: Option<UploadView>,
     /// The tools the page beside the chat offers (WebMCP), as last listed; `None`: not listed
     /// (the tools menu lists them when it opens) or the page cannot be read.
     pub page_tools: Option<Rc<PageTools>>,
@@ -421,6 +428,9 @@ impl Default for State {
             selection: None,
             attachments: Vec::new(),
             prompts_epoch: 0,
+            files: Vec::new(),
+            file_note: None,
+            upload: None,
             page_tools: None,
         }
     }
@@ -524,6 +534,12 @@ pub enum Action {
     /// A server's prompts changed.
     PromptsChanged,
     Detach(usize),
+    /// Files picked, dropped or pasted: those the model reads, and words for the others.
+    AttachFiles(Vec<Rc<PickedFile>>, Vec<String>),
+    /// The file chip with this id was removed.
+    DetachFile(u32),
+    /// An upload's progress (`None`: it ended).
+    Uploading(Option<UploadView>),
     /// "Ask GemiPanel about this page" on this tab: the chip is on for it.
     PinTab(Tab),
     PageToolsListed(Option<Rc<PageTools>>),
@@ -702,6 +718,9 @@ pub fn reduce(state: &State, action: Action) -> State {
                 mark,
             }));
             next.attachments.clear();
+            // The driver holds the files of the message now.
+            next.files.clear();
+            next.file_note = None;
             chat.busy = true;
             chat.updated_ms = now_ms;
             next.view = View::Chat;
@@ -758,6 +777,12 @@ pub fn reduce(state: &State, action: Action) -> State {
                 next.attachments.remove(index);
             }
         }
+        Action::AttachFiles(files, refused) => {
+            next.files.extend(files);
+            next.file_note = (!refused.is_empty()).then(|| refused.join(" "));
+        }
+        Action::DetachFile(id) => next.files.retain(|f| f.id != id),
+        Action::Uploading(progress) => next.upload = progress,
         Action::PageToolsListed(tools) => next.page_tools = tools,
         Action::TextDelta(text) => chat.streaming_reply().doc.push(&text),
         Action::ThoughtDelta(text) => chat.streaming_reply().thoughts.push(&text),

@@ -438,3 +438,69 @@ test('Google Search with functions: refused before Gemini 3 and without includeS
   await stream('gemini-3.8-flash', 'Hi', { tools: [{ googleSearch: {} }] });
   assert.equal(fake.pending(), 0);
 });
+
+test('the official SDK uploads through the resumable protocol; the file it gets back may be named', async () => {
+  // 9 MiB + 5: two chunks for a client that sends the 8 MiB granularity, one for the SDK.
+  const bytes = Buffer.alloc(9 * 1024 * 1024 + 5, 7);
+  const file = await ai.files.upload({
+    file: new Blob([bytes], { type: 'application/pdf' }),
+    config: { mimeType: 'application/pdf', displayName: 'report.pdf' },
+  });
+  assert.match(file.name, /^files\/[a-z0-9]+$/);
+  assert.equal(file.uri, `${fake.url}/v1beta/${file.name}`);
+  assert.equal(file.mimeType, 'application/pdf');
+  assert.equal(file.sizeBytes, String(bytes.length));
+  assert.equal(file.state, 'ACTIVE');
+  assert.ok(Date.parse(file.expirationTime) > Date.now() + 47 * 3600_000, file.expirationTime);
+  const [session] = fake.uploads();
+  assert.equal(session.bytes, bytes.length);
+  assert.equal(session.displayName, 'report.pdf');
+  assert.ok(session.done);
+  fake.script([{ chunks: textChunks('A summary.') }]);
+  const chunks = await collect(await ai.models.generateContentStream({
+    model: 'gemini-3.8-flash',
+    contents: [{ role: 'user', parts: [{ text: 'Summarise' }, { fileData: { fileUri: file.uri, mimeType: file.mimeType } }] }],
+  }));
+  assert.equal(chunks.map((c) => c.text ?? '').join(''), 'A summary.');
+});
+
+test('a resumable upload by hand: the session is exposed to pages, offsets are checked, the last chunk answers the file', async () => {
+  const start = await fetch(`${fake.url}/upload/v1beta/files`, {
+    method: 'POST',
+    headers: {
+      'x-goog-api-key': 'test-key',
+      'X-Goog-Upload-Protocol': 'resumable',
+      'X-Goog-Upload-Command': 'start',
+      'X-Goog-Upload-Header-Content-Length': String(8 * 1024 * 1024 + 3),
+      'X-Goog-Upload-Header-Content-Type': 'audio/mp3',
+      'Content-Type': 'application/json',
+    },
+    body: JSON.stringify({ file: { display_name: 'a.mp3' } }),
+  });
+  assert.equal(start.status, 200);
+  assert.match(start.headers.get('access-control-expose-headers'), /x-goog-upload-url/);
+  assert.equal(start.headers.get('x-goog-upload-chunk-granularity'), String(8 * 1024 * 1024));
+  const session = start.headers.get('x-goog-upload-url');
+  assert.ok(session.startsWith(`${fake.url}/upload/v1beta/files?upload_id=`), session);
+  const chunk = (command, offset, body) => fetch(session, {
+    method: 'POST',
+    headers: { 'X-Goog-Upload-Command': command, 'X-Goog-Upload-Offset': String(offset) },
+    body,
+  });
+  // A chunk that is not a multiple of the granularity, unless it is the last, is refused.
+  assert.equal((await chunk('upload', 0, Buffer.alloc(10))).status, 400);
+  const first = await chunk('upload', 0, Buffer.alloc(8 * 1024 * 1024));
+  assert.equal(first.headers.get('x-goog-upload-status'), 'active');
+  // A wrong offset is answered with the size received.
+  const wrong = await chunk('upload, finalize', 5, Buffer.alloc(3));
+  assert.equal(wrong.status, 400);
+  assert.equal(wrong.headers.get('x-goog-upload-size-received'), String(8 * 1024 * 1024));
+  const last = await chunk('upload, finalize', 8 * 1024 * 1024, Buffer.alloc(3));
+  assert.equal(last.headers.get('x-goog-upload-status'), 'final');
+  const { file } = await last.json();
+  assert.equal(file.mimeType, 'audio/mp3');
+  assert.equal(file.displayName, 'a.mp3');
+  // Without the key the start is refused as the API refuses it.
+  const nokey = await fetch(`${fake.url}/upload/v1beta/files`, { method: 'POST', headers: { 'X-Goog-Upload-Protocol': 'resumable', 'X-Goog-Upload-Command': 'start' } });
+  assert.equal(nokey.status, 403);
+});

@@ -25,6 +25,8 @@ pub fn run() -> Result {
     let client = bench_client()?;
     figures.extend(browser_bench("mcp_latency.mjs", &[("GEMIPANEL_BENCH_CLIENT", &client)])?);
     figures.extend(browser_bench("stream_render.mjs", &[])?);
+    // A file just over its inline limit through the panel's upload, against a plain page (issue 21).
+    figures.extend(browser_bench("attachment_upload.mjs", &[])?);
     figures.extend(browser_bench("cold_start.mjs", &[])?);
     // Opening the side panel with both workers asleep, against a plain-JS panel (issue 24).
     figures.extend(browser_bench("panel_open.mjs", &[])?);

@@ -69,6 +69,69 @@ pub fn media_type(browser_type: &str, file_name: &str) -> Option<(AttachmentKind
     })
 }
 
+/// Whether the model can read a file the person picked, and as what: its kind and media type,
+/// or words saying why not (a type the model does not read, an empty file, one larger than the
+/// Files API takes).
+pub fn accept(
+    browser_type: &str,
+    file_name: &str,
+    size: u64,
+) -> Result<(AttachmentKind, &'static str), Text> {
+    let Some(found) = media_type(browser_type, file_name) else {
+        return Err(Text::new("errAttachmentType").arg(file_name));
+    };
+    if size == 0 {
+        return Err(Text::new("errAttachmentEmpty").arg(file_name));
+    }
+    if size > MAX_FILE_BYTES {
+        return Err(Text::new("errAttachmentTooLarge").arg(MAX_FILE_BYTES / (1 << 30)));
+    }
+    Ok(found)
+}
+
+/// A size as a person reads it on a chip: bytes, then KB, MB and GB of 1024, one decimal below
+/// ten. (Integers only: float formatting would cost the panel's wasm kilobytes.)
+pub fn size_words(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KB", "MB", "GB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut unit = 0;
+    let mut divisor: u64 = 1024;
+    while unit + 1 < UNITS.len() && bytes >= divisor * 1024 {
+        divisor *= 1024;
+        unit += 1;
+    }
+    let tenths = bytes * 10 / divisor;
+    if tenths < 100 {
+        format!("{}.{} {}", tenths / 10, tenths % 10, UNITS[unit])
+    } else {
+        format!("{} {}", (bytes + divisor / 2) / divisor, UNITS[unit])
+    }
+}
+
+/// How an attached file travels in the message, once read or uploaded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sent {
+    /// Its bytes as base64.
+    Inline(String),
+    Uploaded(UploadedFile),
+}
+
+/// The parts of the user message that carry a file: a line naming it (the model reads which
+/// file is which, and a reopened chat's history says what was attached), then its data or its
+/// uploaded file.
+pub fn file_parts(name: &str, mime_type: &str, sent: &Sent) -> Vec<crate::gemini::Part> {
+    use crate::gemini::Part;
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let label = Part::text(format!("[A file the person attached: “{name}” ({mime_type})]"));
+    let data = match sent {
+        Sent::Inline(data) => Part::inline_data(mime_type, data.clone()),
+        Sent::Uploaded(file) => Part::file_data(mime_type, file.uri.clone()),
+    };
+    vec![label, data]
+}
+
 /// How a file reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -412,5 +475,57 @@ mod tests {
         let mut cut = Upload::new(5, "text/plain", "a.txt");
         cut.started(Some("http://x/s"), None).unwrap();
         assert_eq!(cut.chunk_sent(Some("active"), ""), Err(Text::new("errUploadUnexpected")));
+    }
+
+    #[test]
+    fn a_picked_file_is_accepted_or_refused_in_words() {
+        assert_eq!(accept("image/png", "a.png", 10), Ok((AttachmentKind::Image, "image/png")));
+        assert_eq!(
+            accept("image/gif", "a.gif", 10),
+            Err(Text::new("errAttachmentType").arg("a.gif"))
+        );
+        assert_eq!(accept("", "a.zip", 10), Err(Text::new("errAttachmentType").arg("a.zip")));
+        assert_eq!(
+            accept("text/plain", "e.txt", 0),
+            Err(Text::new("errAttachmentEmpty").arg("e.txt"))
+        );
+        assert_eq!(
+            accept("application/pdf", "big.pdf", MAX_FILE_BYTES + 1),
+            Err(Text::new("errAttachmentTooLarge").arg(2))
+        );
+    }
+
+    #[test]
+    fn sizes_in_words() {
+        assert_eq!(size_words(0), "0 B");
+        assert_eq!(size_words(1023), "1023 B");
+        assert_eq!(size_words(1024), "1.0 KB");
+        assert_eq!(size_words(1536), "1.5 KB");
+        assert_eq!(size_words(50 * MB + 1), "50 MB");
+        assert_eq!(size_words(3 * 1024 * MB), "3.0 GB");
+    }
+
+    #[test]
+    fn a_file_travels_after_a_line_naming_it() {
+        let inline = file_parts("cat\n.png", "image/png", &Sent::Inline("iVBO".into()));
+        assert_eq!(
+            serde_json::to_value(&inline).unwrap(),
+            serde_json::json!([
+                {"text": "[A file the person attached: “cat .png” (image/png)]"},
+                {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}
+            ])
+        );
+        let file = UploadedFile {
+            name: "files/abc".into(),
+            uri: "https://x/v1beta/files/abc".into(),
+            mime_type: "application/pdf".into(),
+            state: Some("ACTIVE".into()),
+            expiration_time: None,
+        };
+        let uploaded = file_parts("r.pdf", "application/pdf", &Sent::Uploaded(file));
+        assert_eq!(
+            serde_json::to_value(&uploaded[1]).unwrap(),
+            serde_json::json!({"fileData": {"mimeType": "application/pdf", "fileUri": "https://x/v1beta/files/abc"}})
+        );
     }
 }

@@ -306,6 +306,9 @@ impl Error {
     /// What went wrong, in words for a person (see `core::text`). The API's own message is
     /// quoted as it came.
     pub fn text(&self) -> Text {
+        if self.is_file_gone() {
+            return Text::new("errGeminiFileGone").arg(self.message());
+        }
         match &self.kind {
             Kind::Api { http_status, body: Some(s), .. } if !s.message.is_empty() => {
                 if s.status.is_empty() {

@@ -30,6 +30,8 @@ pub enum ContextKind {
     Link,
     /// A resource of an MCP server, from the composer's `@` menu (`url` is its URI).
     Resource,
+    /// A file from the person's computer (`gemini::attachments`); only its label is kept here.
+    File,
 }
 
 /// A context part as the transcript shows it and a saved chat keeps it.
@@ -89,6 +91,7 @@ impl ContextPart {
             ContextKind::Image => "Web content attached by the person: an image on a page",
             ContextKind::Link => "Web content attached by the person: a link on a page",
             ContextKind::Resource => return self.resource_parts(),
+            ContextKind::File => "A file attached by the person",
         };
         let mut notes = self.notes.clone();
         if let Some(page) = &self.page_url {

@@ -17,6 +17,8 @@ pub(super) struct TurnContext {
     parts: Vec<ContextPart>,
     /// Pages that could not be read, in words for the model.
     unread: Vec<String>,
+    /// The parts of the files the person attached, read or uploaded.
+    pub files: Vec<Part>,
     /// What the transcript shows under the message.
     pub labels: Vec<ContextLabel>,
     /// Why a page could not be read, for the person.
@@ -28,6 +30,7 @@ impl TurnContext {
     pub fn parts(&self, history: &[Content]) -> Vec<Part> {
         let mut parts: Vec<Part> = self.parts.iter().flat_map(|p| p.to_parts(history)).collect();
         parts.extend(self.unread.iter().map(|text| Part::text(text.clone())));
+        parts.extend(self.files.iter().cloned());
         parts
     }
 }
@@ -37,6 +40,7 @@ pub(super) async fn read(tab: Option<&Tab>, attachments: &[Rc<ContextPart>]) -> 
     let mut context = TurnContext {
         parts: Vec::new(),
         unread: Vec::new(),
+        files: Vec::new(),
         labels: Vec::new(),
         notices: Vec::new(),
     };

@@ -9,13 +9,16 @@ use gemipanel_core::messages::{Request, Response};
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::slash::{self, PanelCommand, SlashItem};
 use serde_json::{Map, Value};
-use web_sys::HtmlTextAreaElement;
+use wasm_bindgen::JsCast;
+use web_sys::{ClipboardEvent, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use super::composer_menu::{ComposerMenu, MenuRow};
+use super::file_chips::{FileChips, UploadProgress};
 use super::mention_catalog;
 use super::prompt_arguments::{ArgumentForm, PromptArguments};
 use crate::app_host::AppServices;
+use crate::files::{from_list, PickedFile, UploadView};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -46,6 +49,21 @@ pub struct Props {
     /// A resource picked from the `@` menu, read: attach it to the next message.
     #[prop_or_default]
     pub on_attach: Callback<Rc<ContextPart>>,
+    /// Files waiting for the next message.
+    #[prop_or_default]
+    pub files: Vec<Rc<PickedFile>>,
+    /// Why picked files were not attached.
+    #[prop_or_default]
+    pub file_note: Option<String>,
+    /// A file of the message being sent, uploading.
+    #[prop_or_default]
+    pub upload: Option<UploadView>,
+    /// Files picked, pasted or dropped.
+    #[prop_or_default]
+    pub on_files: Callback<Vec<web_sys::File>>,
+    /// The file chip with this id was removed.
+    #[prop_or_default]
+    pub on_remove_file: Callback<u32>,
 }
 
 /// The `@` being typed: its byte range in the input (to the caret) and the text after it.
@@ -365,10 +383,11 @@ pub fn Composer(props: &Props) -> Html {
     let send = {
         let (input, on_send, busy) = (input.clone(), props.on_send.clone(), props.busy);
         let (query, mention) = (query.clone(), mention.clone());
+        let has_files = !props.files.is_empty();
         Callback::from(move |_: ()| {
             let Some(area) = input.cast::<HtmlTextAreaElement>() else { return };
             let text = area.value();
-            if busy || text.trim().is_empty() {
+            if busy || (text.trim().is_empty() && !has_files) {
                 return;
             }
             area.set_value("");
@@ -588,14 +607,105 @@ pub fn Composer(props: &Props) -> Html {
     });
     let expanded = (query.is_some() || mention.is_some()).to_string();
     let controls = if mention.is_some() && query.is_none() { "mention-menu" } else { "slash-menu" };
+    let picker = use_node_ref();
+    let dropping = use_state(|| false);
+    let on_attach_click = {
+        let picker = picker.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(picker) = picker.cast::<HtmlInputElement>() {
+                picker.click();
+            }
+        })
+    };
+    let on_picked = props.on_files.reform(|e: Event| {
+        let Some(picker) = e.target_dyn_into::<HtmlInputElement>() else { return Vec::new() };
+        let files = from_list(picker.files());
+        // The same file may be picked again after its chip was removed.
+        picker.set_value("");
+        files
+    });
+    let onpaste = {
+        let on_files = props.on_files.clone();
+        Callback::from(move |e: Event| {
+            let Some(e) = e.dyn_ref::<ClipboardEvent>() else { return };
+            let files = from_list(e.clipboard_data().and_then(|d| d.files()));
+            // Pasted text goes in the input as usual; pasted files become chips.
+            if !files.is_empty() {
+                e.prevent_default();
+                on_files.emit(files);
+            }
+        })
+    };
+    let ondragover = {
+        let dropping = dropping.clone();
+        Callback::from(move |e: DragEvent| {
+            let carries_files = e.data_transfer().is_some_and(|d| {
+                d.types().iter().any(|t| t.as_string().as_deref() == Some("Files"))
+            });
+            if carries_files {
+                e.prevent_default();
+                if !*dropping {
+                    dropping.set(true);
+                }
+            }
+        })
+    };
+    let ondragleave = {
+        let dropping = dropping.clone();
+        Callback::from(move |_: DragEvent| dropping.set(false))
+    };
+    let ondrop = {
+        let (dropping, on_files) = (dropping.clone(), props.on_files.clone());
+        Callback::from(move |e: DragEvent| {
+            dropping.set(false);
+            let files = from_list(e.data_transfer().and_then(|d| d.files()));
+            if !files.is_empty() {
+                e.prevent_default();
+                on_files.emit(files);
+            }
+        })
+    };
+    let on_remove_file = {
+        let (input, on_remove) = (input.clone(), props.on_remove_file.clone());
+        Callback::from(move |id: u32| {
+            on_remove.emit(id);
+            // The chip and its button are gone: the keyboard goes on from the input.
+            if let Some(area) = input.cast::<HtmlTextAreaElement>() {
+                let _ = area.focus();
+            }
+        })
+    };
+    let file_note = props.file_note.clone().map(|text| {
+        html! { <p class="file-note" role="alert" data-testid="file-note">{ text }</p> }
+    });
+    let upload = props.upload.clone().map(|progress| {
+        html! { <UploadProgress {progress} on_cancel={props.on_stop.clone()} /> }
+    });
+    let attach_label = message("panelAttachFiles", &[]);
     html! {
-        <footer class="composer">
+        <footer class={classes!("composer", dropping.then_some("dropping"))}
+            {ondragover} {ondragleave} {ondrop} data-drop-label={message("panelDropFiles", &[])}>
             { props.children.clone() }
+            <FileChips files={props.files.clone()} on_remove={on_remove_file} />
+            { for file_note }
+            { for upload }
             { for menu }
             { for arguments }
             { for note }
             <div class="input-row">
-                <textarea ref={input} rows="2" {onkeydown} {oninput} data-testid="input"
+                <button type="button" class="attach" onclick={on_attach_click} data-testid="attach"
+                    title={attach_label.clone()} aria-label={attach_label}>
+                    // A paper clip drawn here: no emoji font is certain to be installed.
+                    <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
+                        <path d="M16 7v9a4 4 0 0 1-8 0V6a2.5 2.5 0 0 1 5 0v9.5a1 1 0 0 1-2 0V8"
+                            fill="none" stroke="currentColor" stroke-width="1.8"
+                            stroke-linecap="round" stroke-linejoin="round" />
+                    </svg>
+                </button>
+                <input type="file" multiple=true class="file-input" ref={picker} onchange={on_picked}
+                    tabindex="-1" aria-hidden="true" data-testid="file-input"
+                    accept="image/png,image/jpeg,image/webp,image/heic,image/heif,application/pdf,audio/*,text/*,.md,.json,.csv,.yaml,.yml,.toml,.xml,.rs,.py,.js,.ts,.go,.java,.c,.h,.cpp,.sh,.log,.ini" />
+                <textarea ref={input} rows="2" {onkeydown} {oninput} {onpaste} data-testid="input"
                     onfocus={props.on_focus.reform(|_: FocusEvent| ())}
                     role="combobox" aria-expanded={expanded} aria-controls={controls}
                     aria-autocomplete="list"

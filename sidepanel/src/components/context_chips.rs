@@ -68,6 +68,7 @@ pub fn ContextChips(props: &Props) -> Html {
             ContextKind::Link => message("panelLinkChip", &[&part.label.url]),
             ContextKind::Page => message("panelPageChipOn", &[&part.label.title]),
             ContextKind::Resource => message("panelResourceChip", &[&part.label.title]),
+            ContextKind::File => part.label.title.clone(),
         };
         html! {
             <span class="chip attached" data-testid="attachment" data-kind={kind_name(part.label.kind)}>
@@ -93,6 +94,7 @@ pub fn kind_name(kind: ContextKind) -> &'static str {
         ContextKind::Image => "image",
         ContextKind::Link => "link",
         ContextKind::Resource => "resource",
+        ContextKind::File => "file",
     }
 }
 

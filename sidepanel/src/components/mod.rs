@@ -8,6 +8,7 @@ pub mod context_meter;
 pub mod elicitation_card;
 pub mod empty_chat;
 pub mod error_card;
+pub mod file_chips;
 pub mod form_field;
 pub mod history_list;
 pub mod instructions_bar;

@@ -186,6 +186,7 @@ fn sent_label(label: &ContextLabel) -> Html {
         ContextKind::Image => message("panelSentImage", &[]),
         ContextKind::Link => message("panelSentLink", &[]),
         ContextKind::Resource => message("panelSentResource", &[]),
+        ContextKind::File => message("panelSentFile", &[]),
     };
     let title = if label.title.trim().is_empty() { label.url.clone() } else { label.title.clone() };
     let web = label.url.starts_with("https://") || label.url.starts_with("http://");

@@ -79,6 +79,17 @@ impl MenuEntry for MentionItem {
     }
 }
 
+/// Whether a listed resource is offered in the `@` menu: not an MCP App's page (`ui://`, the
+/// app MIME type), which is the app's code for its frame, not something to read.
+pub fn offered(resource: &Resource) -> bool {
+    let app_page = resource.uri.starts_with("ui://")
+        || resource.mime_type.as_deref().is_some_and(|m| {
+            m.split(';').next().is_some_and(|e| e.trim().eq_ignore_ascii_case("text/html"))
+                && m.contains("profile=mcp-app")
+        });
+    !app_page
+}
+
 impl MentionItem {
     pub fn server_id(&self) -> &str {
         match self {
@@ -408,6 +419,17 @@ mod tests {
         let names: Vec<&str> = ranked(&items, "topic").iter().map(|i| i.name()).collect();
         assert_eq!(names, ["Notes"], "the title is matched");
         assert_eq!(items[1].icon(), MediaIcon::Template);
+    }
+
+    #[test]
+    fn an_apps_page_is_not_offered_to_attach() {
+        let resource = |uri: &str, mime: &str| -> Resource {
+            serde_json::from_value(json!({"uri": uri, "name": "n", "mimeType": mime})).unwrap()
+        };
+        assert!(!offered(&resource("ui://demo/picker.html", "text/html;profile=mcp-app")));
+        assert!(!offered(&resource("https://a.example/app", "text/html; profile=mcp-app")));
+        assert!(offered(&resource("file:///notes.md", "text/markdown")));
+        assert!(offered(&resource("https://a.example/page", "text/html")));
     }
 
     #[test]

@@ -69,7 +69,8 @@ test('an @ lists every enabled server\'s resources and templates, filtered as ty
   await page.locator('[data-testid="mention-item"]', { hasText: 'Colour swatch' }).waitFor();
   const rows = await items().allInnerTexts();
   assert.ok(rows.some((r) => r.includes('Dynamic Text Resource') && r.includes('everything')), String(rows));
-  assert.ok(rows.some((r) => r.includes('colour-picker') && r.includes('demo')), String(rows));
+  // The demo's app page (ui://, the MCP App MIME type) is the app's code, not offered to attach.
+  assert.ok(!rows.some((r) => r.includes('colour-picker')), String(rows));
   assert.equal(await input().getAttribute('aria-expanded'), 'true');
   assert.equal(await input().getAttribute('aria-controls'), 'mention-menu');
   // The size cap is said before anything is attached (once no page is on its way).

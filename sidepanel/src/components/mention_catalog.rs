@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use gemipanel_core::mentions::MentionItem;
+use gemipanel_core::mentions::{self, MentionItem};
 use gemipanel_core::messages::{Request, Response};
 use yew::prelude::*;
 
@@ -102,10 +102,12 @@ fn page(
     let (id, name) = (id.to_owned(), name.to_owned());
     ask(catalog, services, request, opening, redraw, move |c, response| {
         if let Response::ResourcePage { page, .. } = response {
-            c.items.extend(page.resources.into_iter().map(|resource| MentionItem::Resource {
-                server_id: id.clone(),
-                server_name: name.clone(),
-                resource: Box::new(resource),
+            c.items.extend(page.resources.into_iter().filter(mentions::offered).map(|resource| {
+                MentionItem::Resource {
+                    server_id: id.clone(),
+                    server_name: name.clone(),
+                    resource: Box::new(resource),
+                }
             }));
             if let Some(next) = page.next_cursor {
                 c.cursors.insert(id, (name, next));

@@ -453,7 +453,9 @@ fn cursor_mcp_json() {
 #[test]
 fn claude_code_mcp_json() {
     let preview = preview_import(&fixture("claude_code_mcp.json"), &current(), SEED).unwrap();
-    assert_eq!(preview.source, ImportSource::ClaudeDesktop, "the same format");
+    // Named for what it is: the format is Claude Desktop's, the file (`.mcp.json`) Claude Code's.
+    assert_eq!(preview.source, ImportSource::ClaudeCode);
+    assert_eq!(preview.source.label(), "Claude Code");
     #[rustfmt::skip]
     check_table(&preview, &[
         ("airtable",   Added),

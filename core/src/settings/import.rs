@@ -34,6 +34,9 @@ pub enum ImportSource {
     GemiPanel,
     GeminiCli,
     ClaudeDesktop,
+    /// Claude Code's `.mcp.json`: Claude Desktop's entries with their `type`, none of its
+    /// app settings around them.
+    ClaudeCode,
     /// VS Code's `mcp.json`: `servers` rather than `mcpServers`.
     VsCode,
     /// Windsurf's or the Antigravity CLI's `mcp_config.json`: remote servers as `serverUrl`.
@@ -49,6 +52,7 @@ impl ImportSource {
             ImportSource::GemiPanel => "GemiPanel",
             ImportSource::GeminiCli => "gemini-cli",
             ImportSource::ClaudeDesktop => "Claude Desktop",
+            ImportSource::ClaudeCode => "Claude Code",
             ImportSource::VsCode => "VS Code",
             ImportSource::Windsurf => "Windsurf / Antigravity",
             ImportSource::McpServers => "mcpServers",
@@ -281,10 +285,10 @@ fn detect_source(
         ImportSource::Windsurf
     } else if GEMINI_TOP.iter().any(|k| top.contains_key(*k)) || entries().any(gemini_entry) {
         ImportSource::GeminiCli
-    } else if CLAUDE_TOP.iter().any(|k| top.contains_key(*k))
-        || entries().any(|e| e.transport.is_some())
-    {
+    } else if CLAUDE_TOP.iter().any(|k| top.contains_key(*k)) {
         ImportSource::ClaudeDesktop
+    } else if entries().any(|e| e.transport.is_some()) {
+        ImportSource::ClaudeCode
     } else {
         ImportSource::McpServers
     }

@@ -201,6 +201,48 @@ test('a gemini-cli settings.json is previewed, then applied; command servers com
   await page.close();
 });
 
+test('a VS Code mcp.json and a Claude Code .mcp.json are named for their client, and what VS Code asks for is left to enter', async () => {
+  const vscode = join(files, 'mcp.json');
+  writeFileSync(vscode, `// .vscode/mcp.json (comments are allowed)
+{
+  "inputs": [{ "type": "promptString", "id": "token", "description": "Team token", "password": true }],
+  "servers": {
+    "from-vscode": {
+      "type": "http",
+      "url": "${everything.url}",
+      "headers": { "Authorization": "Bearer \${input:token}", "X-Team": "blue" }
+    }
+  }
+}`);
+  const page = await openPopup();
+  await page.getByTestId('import-file').setInputFiles(vscode);
+  const preview = page.getByTestId('import-preview');
+  await preview.waitFor();
+  assert.match(await preview.innerText(), /VS Code/);
+  assert.match(await preview.locator('.added').innerText(), /from-vscode/);
+  assert.match(await preview.locator('.warnings').innerText(), /Authorization.*VS Code asks for.*Team token/);
+  await screenshot(page, 'popup-import-vscode');
+  await page.getByTestId('apply-import').click();
+  await page.getByTestId('import-status').locator('.ok').waitFor();
+  await page.locator('[data-testid="server-row"][data-name="from-vscode"]').waitFor();
+  const stored = (await settingsOf(page)).servers.find((s) => s.name === 'from-vscode');
+  assert.equal(stored.url, everything.url);
+  assert.deepEqual(Object.keys(stored.headers ?? {}), ['X-Team'], 'the asked-for value is not imported');
+  await page.evaluate((id) => chrome.runtime.sendMessage({ id: 9, request: { type: 'edit_settings', edit: { type: 'remove_server', id } } }), stored.id);
+
+  const claudeCode = join(files, '.mcp.json');
+  writeFileSync(claudeCode, JSON.stringify({
+    mcpServers: { 'from-claude-code': { type: 'http', url: everything.url } },
+  }));
+  await page.getByTestId('import-file').setInputFiles(claudeCode);
+  await preview.waitFor();
+  assert.match(await preview.innerText(), /Claude Code/);
+  assert.doesNotMatch(await preview.innerText(), /Claude Desktop/);
+  await preview.getByRole('button', { name: 'Cancel' }).click();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a server is edited and removed after confirmation', async () => {
   const page = await openPopup();
   const row = page.locator('[data-testid="server-row"][data-name="imported"]');

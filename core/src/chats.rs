@@ -4,4 +4,5 @@
 
 pub mod archive;
 pub mod doc;
+pub mod markdown;
 pub mod saved;

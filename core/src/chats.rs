@@ -6,3 +6,4 @@ pub mod archive;
 pub mod doc;
 pub mod markdown;
 pub mod saved;
+pub mod search;

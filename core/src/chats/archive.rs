@@ -35,11 +35,12 @@ pub struct ChatArchive {
     pub chats: Vec<SavedChat>,
 }
 
-/// The file of `chats`, exported at `now_ms` (pretty-printed: people open it).
+/// The file of `chats`, exported at `now_ms`.
 pub fn export(chats: Vec<SavedChat>, now_ms: u64) -> String {
     let archive =
         ChatArchive { format: FORMAT.into(), version: VERSION, exported_ms: now_ms, chats };
-    serde_json::to_string_pretty(&archive).unwrap_or_default()
+    // Compact, as chats are stored: a pretty printer of the saved form costs wasm size.
+    serde_json::to_string(&archive).unwrap_or_default()
 }
 
 /// What reading a file gives: the chats to save, and how many got a new id.
@@ -75,9 +76,17 @@ pub fn import(
     if version > u64::from(VERSION) {
         return Err(Text::new("importNewer").arg(version).arg(VERSION));
     }
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let archive: ChatArchive = serde_path_to_error::deserialize(de)
-        .map_err(|e| Text::new("importUnreadable").arg(e.path()).arg(e.inner()))?;
+    // serde_json's own reader, the one that reads saved chats: a second deserializer of the
+    // whole saved form (serde_path_to_error's) would cost the side panel ~100 KB of wasm. Its
+    // error says the line and column.
+    let archive: ChatArchive = serde_json::from_str(text).map_err(|e| {
+        let place = format!("{}:{}", e.line(), e.column());
+        let mut said = e.to_string();
+        if let Some(at) = said.rfind(" at line ") {
+            said.truncate(at);
+        }
+        Text::new("importUnreadable").arg(place).arg(said)
+    })?;
     if archive.chats.len() > MAX_CHATS {
         return Err(Text::new("importTooMany").arg(archive.chats.len()).arg(MAX_CHATS));
     }
@@ -216,7 +225,9 @@ mod tests {
         let bad =
             export(vec![chat("a", "1"), chat("b", "2")], 0).replacen("\"hello **you**\"", "7", 2);
         let message = error(&bad);
-        assert!(message.contains("chats[0].entries[1]"), "{message}");
+        assert!(message.contains("line:column 1:"), "{message}");
+        assert!(message.contains("invalid type: integer `7`"), "{message}");
+        assert!(!message.contains(" at line "), "said once: {message}");
         assert!(error(r#"{"format":"gemipanel-chats","version":9,"chats":[]}"#).contains('9'));
     }
 

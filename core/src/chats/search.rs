@@ -59,7 +59,13 @@ impl Searchable {
     fn snippet(&self, words: &[String]) -> Option<String> {
         let body = self.original.find('\n').map_or(self.original.len(), |i| i + 1);
         let at = words.iter().filter_map(|w| self.folded[body..].find(w.as_str())).min()? + body;
-        let start = floor_char(&self.original, at.saturating_sub(30).max(body));
+        let mut start = floor_char(&self.original, at.saturating_sub(30).max(body));
+        // From a word's start, not the middle of one.
+        if start > body {
+            if let Some(space) = self.original[start..at].find(char::is_whitespace) {
+                start += space;
+            }
+        }
         let end = floor_char(&self.original, (at + 90).min(self.original.len()));
         let piece: String =
             self.original[start..end].split_whitespace().collect::<Vec<_>>().join(" ");
@@ -118,8 +124,9 @@ impl ChatSearch {
     }
 
     /// The chats that have every word of `query`, in the list's order; every chat for a blank
-    /// query (without snippets).
-    pub fn search(&mut self, query: &str) -> Vec<Hit> {
+    /// query (without snippets). Only the first `snippets` hits get a snippet (the rows shown):
+    /// cutting one for each of a thousand hits per keystroke is work nobody sees.
+    pub fn search(&mut self, query: &str, snippets: usize) -> Vec<Hit> {
         let words: Vec<String> = fold(query).split_whitespace().map(str::to_owned).collect();
         if words.is_empty() {
             self.last = None;
@@ -136,7 +143,11 @@ impl ChatSearch {
         };
         let hits = found
             .iter()
-            .map(|&i| Hit { id: self.chats[i].id.clone(), snippet: self.chats[i].snippet(&words) })
+            .enumerate()
+            .map(|(n, &i)| Hit {
+                id: self.chats[i].id.clone(),
+                snippet: if n < snippets { self.chats[i].snippet(&words) } else { None },
+            })
             .collect();
         self.last = Some((words, found));
         hits
@@ -167,41 +178,48 @@ mod tests {
     #[test]
     fn every_word_must_be_in_the_title_or_the_text_whatever_the_case() {
         let mut s = search();
-        assert_eq!(ids(&s.search("kyoto")), ["a", "c"]);
-        assert_eq!(ids(&s.search("Kyoto weather")), ["c"]);
-        assert_eq!(ids(&s.search("TRIP temples")), ["a"]);
-        assert_eq!(ids(&s.search("京都")), ["d"]);
-        assert_eq!(ids(&s.search("kyoto rust")), Vec::<&str>::new());
-        assert_eq!(ids(&s.search("  ")), ["a", "b", "c", "d"]);
+        assert_eq!(ids(&s.search("kyoto", 100)), ["a", "c"]);
+        assert_eq!(ids(&s.search("Kyoto weather", 100)), ["c"]);
+        assert_eq!(ids(&s.search("TRIP temples", 100)), ["a"]);
+        assert_eq!(ids(&s.search("京都", 100)), ["d"]);
+        assert_eq!(ids(&s.search("kyoto rust", 100)), Vec::<&str>::new());
+        assert_eq!(ids(&s.search("  ", 100)), ["a", "b", "c", "d"]);
     }
 
     #[test]
     fn a_snippet_shows_the_words_in_the_text_but_not_for_a_title() {
         let mut s = search();
-        let hits = s.search("borrow");
+        let hits = s.search("borrow", 100);
         assert_eq!(hits[0].snippet.as_deref(), Some("Why does the borrow checker refuse this?"));
-        assert_eq!(s.search("lifetimes")[0].snippet, None);
+        assert_eq!(s.search("lifetimes", 100)[0].snippet, None);
+        // Only the first hits shown get one.
+        let hits = s.search("e", 1);
+        assert!(hits[0].snippet.is_some() && hits[1].snippet.is_none(), "{hits:?}");
         let long =
             Searchable::new("x", "t", &format!("{} needle {}", "é".repeat(100), "ü".repeat(100)));
         let mut s = ChatSearch::new(vec![long]);
-        let snippet = s.search("NEEDLE")[0].snippet.clone().unwrap();
+        let snippet = s.search("NEEDLE", 100)[0].snippet.clone().unwrap();
         assert!(
             snippet.starts_with('…') && snippet.ends_with('…') && snippet.contains("needle"),
             "{snippet}"
         );
+        let text = "Some words before the place where the needle is.";
+        let mut s = ChatSearch::new(vec![Searchable::new("x", "t", text)]);
+        let snippet = s.search("needle", 1)[0].snippet.clone();
+        assert_eq!(snippet.as_deref(), Some("…before the place where the needle is."));
     }
 
     #[test]
     fn typing_on_narrows_the_last_hits_and_anything_else_starts_again() {
         let mut s = search();
-        assert_eq!(ids(&s.search("k")), ["a", "b", "c"]);
-        assert_eq!(ids(&s.search("ky")), ["a", "c"]);
-        assert_eq!(ids(&s.search("kyo")), ["a", "c"]);
+        assert_eq!(ids(&s.search("k", 100)), ["a", "b", "c"]);
+        assert_eq!(ids(&s.search("ky", 100)), ["a", "c"]);
+        assert_eq!(ids(&s.search("kyo", 100)), ["a", "c"]);
         // Backspace, or another word: no longer a narrowing, every chat is searched again.
-        assert_eq!(ids(&s.search("r")), ["a", "b", "c"]);
-        assert_eq!(ids(&s.search("rust")), ["b"]);
-        assert_eq!(ids(&s.search("rus")), ["b"]);
-        assert_eq!(ids(&s.search("weather")), ["c"]);
+        assert_eq!(ids(&s.search("r", 100)), ["a", "b", "c"]);
+        assert_eq!(ids(&s.search("rust", 100)), ["b"]);
+        assert_eq!(ids(&s.search("rus", 100)), ["b"]);
+        assert_eq!(ids(&s.search("weather", 100)), ["c"]);
     }
 
     #[test]
@@ -246,9 +264,9 @@ mod tests {
             .collect();
         let mut s = ChatSearch::new(chats);
         let start = std::time::Instant::now();
-        assert_eq!(s.search("t").len(), 1000);
-        assert_eq!(s.search("token99").len(), 11);
-        assert_eq!(ids(&s.search("token999")), ["c999"]);
+        assert_eq!(s.search("t", 100).len(), 1000);
+        assert_eq!(s.search("token99", 100).len(), 11);
+        assert_eq!(ids(&s.search("token999", 100)), ["c999"]);
         let took = start.elapsed();
         assert!(took.as_millis() < 2000, "{took:?}");
     }

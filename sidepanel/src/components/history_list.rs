@@ -33,8 +33,9 @@ pub struct Props {
     pub status: Option<(String, bool)>,
 }
 
-/// How many rows a search shows before "Show all": typing stays fast with many hits.
-const SHOWN: usize = 200;
+/// How many rows the list shows before "Show all": more than a panel's height, few enough
+/// that a keystroke's new results render within a frame or two.
+const SHOWN: usize = 25;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Confirm {
@@ -74,6 +75,16 @@ fn use_chat_search(chats: Rc<Vec<ChatSummary>>) -> Rc<RefCell<ChatSearch>> {
         });
     }
     search
+}
+
+thread_local! {
+    /// One `Intl.DateTimeFormat` for every row: `toLocaleDateString` builds one per call, which
+    /// cost a keystroke more than the search itself.
+    static DATES: js_sys::Function = js_sys::Intl::DateTimeFormat::new(
+        &js_sys::Array::new(),
+        &js_sys::Object::new(),
+    )
+    .format();
 }
 
 fn focus(node: &NodeRef) {
@@ -131,7 +142,8 @@ pub fn HistoryList(props: &Props) -> Html {
         use_effect_with(*confirm, move |_| focus(&confirm_button));
     }
 
-    let hits: Vec<Hit> = search.borrow_mut().search(&query);
+    let hits: Vec<Hit> =
+        search.borrow_mut().search(&query, if *show_all { usize::MAX } else { SHOWN });
     let by_id: std::collections::HashMap<&str, &ChatSummary> =
         props.chats.iter().map(|c| (c.id.as_str(), c)).collect();
     // Selected chats that are gone (deleted elsewhere) are not counted.
@@ -220,13 +232,31 @@ pub fn HistoryList(props: &Props) -> Html {
     });
     let when = |ms: u64| -> String {
         let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
-        date.to_locale_date_string("default", &wasm_bindgen::JsValue::UNDEFINED).into()
+        DATES
+            .with(|format| format.call1(&wasm_bindgen::JsValue::NULL, &date))
+            .ok()
+            .and_then(|text| text.as_string())
+            .unwrap_or_default()
+    };
+    // Words every row shares, looked up once a render rather than once a row: each is a call
+    // into chrome.i18n, and a keystroke renders up to SHOWN rows.
+    struct Labels {
+        rename: AttrValue,
+        export: AttrValue,
+        delete: AttrValue,
+        untitled: AttrValue,
+    }
+    let labels = Labels {
+        rename: message("panelRename", &[]).into(),
+        export: message("panelExportChat", &[]).into(),
+        delete: message("panelDelete", &[]).into(),
+        untitled: message("panelUntitled", &[]).into(),
     };
     let shown = if *show_all { hits.len() } else { hits.len().min(SHOWN) };
     let rows = hits.iter().take(shown).filter_map(|hit| {
         let chat = *by_id.get(hit.id.as_str())?;
         let id = chat.id.clone();
-        let title = if chat.title.is_empty() { message("panelUntitled", &[]) } else { chat.title.clone() };
+        let title = if chat.title.is_empty() { labels.untitled.to_string() } else { chat.title.clone() };
         let row = if editing.as_deref() == Some(id.as_str()) {
             let (editing, on_rename, id) = (editing.clone(), props.on_rename.clone(), id.clone());
             let onkeydown = Callback::from(move |e: KeyboardEvent| {
@@ -285,10 +315,10 @@ pub fn HistoryList(props: &Props) -> Html {
                         aria-label={message("panelSelectChat", &[&title])} data-testid="select-chat" />
                     { row }
                     <span class="when">{ when(chat.updated_ms) }</span>
-                    <button class="icon-button" onclick={start_edit} title={message("panelRename", &[])} aria-label={message("panelRename", &[])}>{ "✎" }</button>
+                    <button class="icon-button" onclick={start_edit} title={labels.rename.clone()} aria-label={labels.rename.clone()}>{ "✎" }</button>
                     <button class="icon-button" onclick={toggle_export} aria-expanded={export_open.to_string()}
-                        title={message("panelExportChat", &[])} aria-label={message("panelExportChat", &[])} data-testid="export-chat">{ "⤓" }</button>
-                    <button class="icon-button" onclick={delete} title={message("panelDelete", &[])} aria-label={message("panelDelete", &[])}>{ "✕" }</button>
+                        title={labels.export.clone()} aria-label={labels.export.clone()} data-testid="export-chat">{ "⤓" }</button>
+                    <button class="icon-button" onclick={delete} title={labels.delete.clone()} aria-label={labels.delete.clone()}>{ "✕" }</button>
                 </div>
                 <div class="export-choice">
                     if export_open {

@@ -33,6 +33,8 @@ pub fn run() -> Result {
     figures.extend(browser_bench("app_load.mjs", &[])?);
     // Twenty servers, seven of them dead or hanging, against twenty healthy (issue 22).
     figures.extend(browser_bench("dead_servers.mjs", &[])?);
+    // Searching the history with 1,000 saved chats, against typing in the composer (issue 27).
+    figures.extend(browser_bench("history_search.mjs", &[])?);
     // The page reader on scrapinghub's article extraction benchmark (issue 23).
     figures.extend(crate::readable_text::run()?);
     // Local servers through the bridge, the whole way from a page (issue 14).

@@ -270,6 +270,16 @@ pub async fn local_set_all(entries: &[(&str, &JsValue)]) -> Result<(), BrowserEr
 }
 
 /// Removes one key of `chrome.storage.local`.
+/// Removes several keys of `chrome.storage.local` in one call.
+pub async fn local_remove_all(keys: &[String]) -> Result<(), BrowserError> {
+    let array: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
+    let promise = storage_local_remove(&array.into())
+        .map_err(|e| BrowserError::from_js("writing storage", e))?;
+    let _: JsValue =
+        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("writing storage", e))?;
+    Ok(())
+}
+
 pub async fn local_remove(key: &str) -> Result<(), BrowserError> {
     let promise = storage_local_remove(&key.into())
         .map_err(|e| BrowserError::from_js("writing storage", e))?;

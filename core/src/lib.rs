@@ -7,6 +7,7 @@
 pub mod apps;
 pub mod backoff;
 pub mod branches;
+pub mod chats;
 pub mod deadlines;
 pub mod decode;
 pub mod gemini;

@@ -40,7 +40,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "the product's services",
         &["mentions", "oauth", "page", "reset", "saved_session", "slash", "tool_cache", "tools"],
     ),
-    ("what pages and the worker say to each other", &["messages"]),
+    (
+        "what pages and the worker say to each other, and the chats pages keep",
+        &["chats", "messages"],
+    ),
 ];
 
 fn src() -> PathBuf {

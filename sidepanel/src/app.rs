@@ -1,6 +1,6 @@
 use std::rc::Rc;
 
-use gemipanel_browser::chrome::word;
+use gemipanel_browser::chrome::{message, word};
 use gemipanel_core::gemini::history::edited_parts;
 use gemipanel_core::gemini::{availability, prompts, Family, ToolsOff};
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
@@ -17,7 +17,7 @@ use crate::components::{
     context_chips::ContextChips,
     context_meter::ContextMeterView,
     empty_chat::EmptyChat,
-    history_list::HistoryList,
+    history_list::{ExportAsked, HistoryList},
     instructions_bar::InstructionsBar,
     model_offer::ModelOffer,
     status_bar::StatusBar,
@@ -282,10 +282,45 @@ pub fn App() -> Html {
     };
     let on_delete = {
         let dispatcher = dispatcher.clone();
-        Callback::from(move |id: String| {
+        Callback::from(move |ids: Vec<String>| {
             let dispatcher = dispatcher.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                index_update(dispatcher, chats_store::delete(&id).await);
+                let result = match ids.as_slice() {
+                    [id] => chats_store::delete(id).await,
+                    _ => chats_store::delete_many(&ids).await,
+                };
+                index_update(dispatcher, result);
+            });
+        })
+    };
+    let history_status = use_state(|| None::<(String, bool)>);
+    let on_export = {
+        let history_status = history_status.clone();
+        Callback::from(move |asked: ExportAsked| {
+            let history_status = history_status.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let failed = |text: String| Some((message("panelExportFailed", &[&text]), true));
+                history_status.set(match crate::chat_files::export(asked).await {
+                    Ok(()) => None,
+                    Err(text) => failed(text),
+                });
+            });
+        })
+    };
+    let on_import = {
+        let (dispatcher, history_status) = (dispatcher.clone(), history_status.clone());
+        Callback::from(move |file: web_sys::File| {
+            let (dispatcher, history_status) = (dispatcher.clone(), history_status.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match crate::chat_files::import(file).await {
+                    Ok((index, said)) => {
+                        dispatcher.dispatch(Action::ChatsListed(index));
+                        history_status.set(Some((said, false)));
+                    }
+                    Err(text) => {
+                        history_status.set(Some((message("panelImportFailed", &[&text]), true)))
+                    }
+                }
             });
         })
     };
@@ -439,7 +474,8 @@ pub fn App() -> Html {
     let main = match state.view {
         View::History => html! {
             <HistoryList chats={state.saved.clone()} current={state.chat.id.clone()}
-                {on_open} {on_rename} {on_delete} />
+                {on_open} {on_rename} {on_delete} {on_export} {on_import}
+                status={(*history_status).clone()} />
         },
         View::Tools => {
             let servers = state

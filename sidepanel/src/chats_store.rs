@@ -154,3 +154,49 @@ pub async fn delete(id: &str) -> Result<Vec<ChatSummary>, BrowserError> {
     chrome::local_remove(&key(id)).await?;
     Ok(index)
 }
+
+/// Deletes the chats `ids` (several, or all); returns the new index.
+pub async fn delete_many(ids: &[String]) -> Result<Vec<ChatSummary>, BrowserError> {
+    let _turn = locks::exclusive(INDEX_LOCK).await?;
+    let gone: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let index: Vec<ChatSummary> =
+        index().await?.into_iter().filter(|c| !gone.contains(c.id.as_str())).collect();
+    write(INDEX, &index).await?;
+    chrome::local_remove_all(&ids.iter().map(|id| key(id)).collect::<Vec<_>>()).await?;
+    Ok(index)
+}
+
+/// Every saved chat, in the index's order (most recent first); a chat that cannot be read is
+/// left out.
+pub async fn all() -> Result<Vec<SavedChat>, BrowserError> {
+    let order = list().await?;
+    let mut by_key: std::collections::HashMap<String, JsValue> =
+        chrome::local_get_prefixed(CHAT_PREFIX).await?.into_iter().collect();
+    Ok(order
+        .iter()
+        .filter_map(|line| by_key.remove(&key(&line.id)))
+        .filter_map(|value| value.as_string())
+        .filter_map(|text| serde_json::from_str::<SavedChat>(&text).ok())
+        .collect())
+}
+
+/// Saves imported chats (their ids are free: `core::chats::archive::import` saw to it) in one
+/// write with the index; returns the new index.
+pub async fn import(chats: &[SavedChat]) -> Result<Vec<ChatSummary>, BrowserError> {
+    let _turn = locks::exclusive(INDEX_LOCK).await?;
+    let mut index = index().await?;
+    let mut entries = Vec::with_capacity(chats.len() + 1);
+    for chat in chats {
+        let text = serde_json::to_string(chat)
+            .map_err(|e| BrowserError::new(format!("saving chats: {e}")))?;
+        entries.push((key(&chat.id), JsValue::from_str(&text)));
+        index.push(chat.summary());
+    }
+    index.sort_by_key(|c| std::cmp::Reverse(c.updated_ms));
+    let text = serde_json::to_string(&index)
+        .map_err(|e| BrowserError::new(format!("saving chats: {e}")))?;
+    entries.push((INDEX.to_owned(), JsValue::from_str(&text)));
+    let refs: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    chrome::local_set_all(&refs).await?;
+    Ok(index)
+}

@@ -1,23 +1,26 @@
 //! The side panel: chat with Gemini, with tools from MCP servers.
 //!
-//! `state` (pure reducer), `transcript` (entries and saved chats), `markdown` (block splitting),
-//! `markdown_nesting` (the depth cap) and `tool_text` are plain Rust with native tests;
+//! `state` (pure reducer), `markdown_nesting` (the depth cap) and `tool_text` are plain Rust with native tests;
 //! `chat_driver` drives core's `Chat` with fetch and the worker port; `components` are the views.
+
+// The saved chat and a reply's markdown blocks live in core (`core::chats`).
+use gemipanel_core::chats::doc as markdown;
+use gemipanel_core::chats::saved as transcript;
 
 mod app;
 mod app_host;
 mod chat_driver;
+mod chat_files;
 mod chat_merge;
 mod chats_store;
 mod components;
+mod download;
 mod files;
 mod hooks;
-mod markdown;
 mod markdown_nesting;
 mod shared;
 mod state;
 mod tool_text;
-mod transcript;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {

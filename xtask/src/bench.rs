@@ -37,6 +37,8 @@ pub fn run() -> Result {
     figures.extend(browser_bench("dead_servers.mjs", &[])?);
     // Typing after @ while 10,000 resources arrive in pages, against an empty composer (issue 25).
     figures.extend(browser_bench("mention_menu.mjs", &[])?);
+    // Searching the history with 1,000 saved chats, against typing in the composer (issue 27).
+    figures.extend(browser_bench("history_search.mjs", &[])?);
     // The page reader on scrapinghub's article extraction benchmark (issue 23).
     figures.extend(crate::readable_text::run()?);
     // Local servers through the bridge, the whole way from a page (issue 14).

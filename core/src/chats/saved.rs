@@ -5,17 +5,17 @@ use indexmap::IndexSet;
 
 use std::rc::Rc;
 
-use gemipanel_core::apps::resource::AppResource;
-use gemipanel_core::branches::Forks;
-use gemipanel_core::gemini::history::{HistoryMark, HistoryTail};
-use gemipanel_core::gemini::{Error, Sources, ThinkingChoice, Turn, TurnUsage};
-use gemipanel_core::mcp::CallToolResult;
-use gemipanel_core::messages::ElicitationPrompt;
-pub use gemipanel_core::page::context::ContextLabel;
+use crate::apps::resource::AppResource;
+use crate::branches::Forks;
+use crate::gemini::history::{HistoryMark, HistoryTail};
+use crate::gemini::{Error, Sources, ThinkingChoice, Turn, TurnUsage};
+use crate::mcp::CallToolResult;
+use crate::messages::ElicitationPrompt;
+pub use crate::page::context::ContextLabel;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::markdown::MdDoc;
+use crate::chats::doc::MdDoc;
 
 /// What one app added to the model's context (`ui/update-model-context`), as it was sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -21,5 +21,6 @@ mod transcript;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {
+    gemipanel_browser::chrome::install_words();
     yew::Renderer::<app::App>::new().render();
 }

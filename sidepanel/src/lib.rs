@@ -24,5 +24,6 @@ mod tool_text;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {
+    gemipanel_browser::chrome::install_words();
     yew::Renderer::<app::App>::new().render();
 }

@@ -32,12 +32,6 @@ thread_local! {
     static SHOWN: RefCell<Vec<Weak<RefCell<View>>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Runs when the panel instantiates the module: core's texts are worded with `chrome.i18n`.
-#[wasm_bindgen(start)]
-pub fn start() {
-    gemipanel_browser::chrome::install_words();
-}
-
 /// The apps inside `container` are about to go with it (another chat is opened): each is
 /// asked to clean up, its frame moved aside to wait for the answer. The panel calls this
 /// before it changes the page, because a frame its removal took along is gone at once.

@@ -34,7 +34,6 @@ thread_local! {
 /// Called once by `background.js` after the module is instantiated.
 #[wasm_bindgen]
 pub fn start() {
-    chrome::install_words();
     STARTED_AT_MS.with(|t| t.set(js_sys::Date::now()));
     // After the first message: this reads all of storage once a browser session.
     wasm_bindgen_futures::spawn_local(async {

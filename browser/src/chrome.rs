@@ -413,23 +413,21 @@ pub fn message(key: &str, substitutions: &[&str]) -> String {
     }
 }
 
-/// Words one of core's texts (`core::text`) in the UI language; `chrome.i18n` falls back to
-/// `en` (the manifest's `default_locale`) for a key the UI language lacks, and a key no locale
-/// has is shown with its arguments (`Text::word`).
+/// Words one of core's texts (`core::text`) in the UI language; a key the locale files lack
+/// falls back to core's English.
 pub fn word(text: &gemipanel_core::text::Text) -> String {
-    text.word(&ui_words)
-}
-
-/// Makes `Display` of core's texts word them with `chrome.i18n` in this module: each wasm
-/// module calls it at its start (core leaves its compiled-in English out of wasm).
-pub fn install_words() {
-    gemipanel_core::text::set_lookup(ui_words);
-}
-
-fn ui_words(key: &str, args: &[String]) -> Option<String> {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let worded = message(key, &args);
-    (worded != key).then_some(worded)
+    text.word(&|key, args| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let worded = message(key, &args);
+        if worded == key {
+            gemipanel_core::text::english(
+                key,
+                &args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            )
+        } else {
+            Some(worded)
+        }
+    })
 }
 
 /// `message` for a sentence about `count` things, in the plural form the UI language uses
@@ -551,30 +549,4 @@ pub async fn command_shortcut(name: &str) -> Option<String> {
         .find(|command| command.name.as_deref() == Some(name))?
         .shortcut
         .filter(|s| !s.is_empty())
-}
-
-#[cfg(all(test, target_arch = "wasm32"))]
-mod tests {
-    use std::sync::OnceLock;
-
-    use gemipanel_core::text::{self, Messages, Text};
-    use wasm_bindgen_test::*;
-
-    wasm_bindgen_test_configure!(run_in_browser);
-
-    /// The test runner's page has no `chrome.i18n`: the lookup reads the English file itself.
-    fn english(key: &str, args: &[String]) -> Option<String> {
-        static ENGLISH: OnceLock<Option<Messages>> = OnceLock::new();
-        let file = include_str!("../../static/_locales/en/messages.json");
-        ENGLISH.get_or_init(|| Messages::parse(file).ok()).as_ref()?.word(key, args)
-    }
-
-    #[wasm_bindgen_test]
-    fn display_words_core_texts_with_the_installed_lookup() {
-        // Without chrome.i18n the extension's own lookup knows no key: the key and its args.
-        assert_eq!(super::word(&Text::new("popupTestFailed").arg("x")), "popupTestFailed (x)");
-        text::set_lookup(english);
-        let text = Text::new("popupTestFailed").with(Text::new("popupStatusIdle"));
-        assert_eq!(text.to_string(), "Connection failed: Not connected yet");
-    }
 }

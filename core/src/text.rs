@@ -1,12 +1,10 @@
 //! Words for a person: a message key of `static/_locales` and its arguments.
 //!
 //! Core decides *what* to say (an error's kind and its details); the pages word it in the
-//! person's language with `chrome.i18n` (`gemipanel_browser::chrome::word`), so the Japanese UI
-//! shows no English sentence of ours. `Display` words a text with the lookup the host installed
-//! ([`set_lookup`]); natively (tests, the bridge, xtask) it falls back to English from the same
-//! `_locales/en/messages.json`, compiled in. The wasm modules leave that file out (it is most of
-//! 80 KB): each installs `chrome.i18n` at its start, which reads the file in the person's
-//! language and falls back to `en` (the manifest's `default_locale`) by itself.
+//! person's language with `chrome.i18n` (`gemipanel_browser::i18n::word`), so the Japanese UI
+//! shows no English sentence of ours. `Display` words a text in English from the same
+//! `_locales/en/messages.json` (compiled in), for logs, tests and the few places that have no
+//! `chrome.i18n`; there is one English sentence per key, in that file.
 //!
 //! An argument is plain text (a server's name, a number) or a text of its own (the cause of an
 //! error), worded first.
@@ -74,56 +72,11 @@ impl Text {
 
 impl fmt::Display for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.word(&display_lookup))
+        f.write_str(&self.word(&english))
     }
 }
 
-/// A key to its worded message with the arguments substituted, `None` when unknown.
-pub type Lookup = fn(&str, &[String]) -> Option<String>;
-
-static LOOKUP: OnceLock<Lookup> = OnceLock::new();
-
-/// Installs how `Display` words texts in this module (once; a later call changes nothing).
-pub fn set_lookup(lookup: Lookup) {
-    let _ = LOOKUP.set(lookup);
-}
-
-fn display_lookup(key: &str, args: &[String]) -> Option<String> {
-    match LOOKUP.get() {
-        Some(lookup) => lookup(key, args),
-        None => fallback(key, args),
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn fallback(key: &str, args: &[String]) -> Option<String> {
-    english(key, args)
-}
-
-/// Without a lookup a wasm module says the key and its arguments (`Text::word`).
-#[cfg(target_arch = "wasm32")]
-fn fallback(_key: &str, _args: &[String]) -> Option<String> {
-    None
-}
-
-/// One locale's `messages.json`, as `chrome.i18n` reads it.
-pub struct Messages(HashMap<String, Entry>);
-
-impl Messages {
-    pub fn parse(file: &str) -> Result<Messages, serde_json::Error> {
-        serde_json::from_str(file).map(Messages)
-    }
-
-    /// `key` with its arguments substituted as `chrome.i18n.getMessage` does.
-    pub fn word(&self, key: &str, args: &[String]) -> Option<String> {
-        self.0.get(key).map(|entry| substitute(entry, args))
-    }
-
-    pub fn contains(&self, key: &str) -> bool {
-        self.0.contains_key(key)
-    }
-}
-
+/// `_locales/en/messages.json`, as `chrome.i18n` reads it.
 #[derive(Deserialize)]
 struct Entry {
     message: String,
@@ -136,25 +89,22 @@ struct Placeholder {
     content: String,
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn english_messages() -> &'static Messages {
-    const ENGLISH_FILE: &str = include_str!("../../static/_locales/en/messages.json");
-    static MESSAGES: OnceLock<Messages> = OnceLock::new();
+const ENGLISH_FILE: &str = include_str!("../../static/_locales/en/messages.json");
+
+fn english_messages() -> &'static HashMap<String, Entry> {
+    static MESSAGES: OnceLock<HashMap<String, Entry>> = OnceLock::new();
     // The file is part of the build; a tidy test checks that it reads.
-    MESSAGES
-        .get_or_init(|| Messages::parse(ENGLISH_FILE).unwrap_or_else(|_| Messages(HashMap::new())))
+    MESSAGES.get_or_init(|| serde_json::from_str(ENGLISH_FILE).unwrap_or_default())
 }
 
 /// A key in English, with its arguments substituted as `chrome.i18n.getMessage` does.
-#[cfg(not(target_arch = "wasm32"))]
 pub fn english(key: &str, args: &[String]) -> Option<String> {
-    english_messages().word(key, args)
+    english_messages().get(key).map(|entry| substitute(entry, args))
 }
 
 /// Whether `_locales/en` has `key` (for tests of the keys core uses).
-#[cfg(not(target_arch = "wasm32"))]
 pub fn is_known(key: &str) -> bool {
-    english_messages().contains(key)
+    english_messages().contains_key(key)
 }
 
 /// `$NAME$` becomes its placeholder's content, in which `$1`…`$9` are the arguments; `$$` is a

@@ -7,24 +7,6 @@ use gemipanel_core::url_policy::{check, Policy, RefusalKind};
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-/// Core's `Display` words texts in English natively; in wasm it uses the lookup the extension
-/// installs (`chrome.i18n`), which the test runner lacks, so the tests install English from the
-/// locale file.
-#[cfg(target_arch = "wasm32")]
-fn in_english() {
-    use gemipanel_core::text::{set_lookup, Messages};
-    use std::sync::OnceLock;
-    fn english(key: &str, args: &[String]) -> Option<String> {
-        static ENGLISH: OnceLock<Option<Messages>> = OnceLock::new();
-        let file = include_str!("../../static/_locales/en/messages.json");
-        ENGLISH.get_or_init(|| Messages::parse(file).ok()).as_ref()?.word(key, args)
-    }
-    set_lookup(english);
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn in_english() {}
-
 const USER: Policy = Policy::Configured { local_network: false };
 const LAN: Policy = Policy::Configured { local_network: true };
 const LEARNED: Policy = Policy::Learned;
@@ -206,7 +188,6 @@ fn the_table_covers_each_refusal_and_each_policy() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn refusals_read_as_sentences_that_name_the_host_but_not_the_secret() {
-    in_english();
     let cases = [
         (
             "http://mcp.example.com/mcp",
@@ -269,7 +250,6 @@ fn links_a_server_asks_to_open_are_https_or_local_and_show_both_forms_of_a_name(
 #[test]
 fn links_an_app_asks_to_open_are_http_or_https_to_any_host_without_credentials() {
     use gemipanel_core::url_policy::{app_link, link};
-    in_english();
     // The person confirms and sees the host first, so plain http is fine anywhere.
     for (input, href, host) in [
         ("http://example.com/a?b=1#c", "http://example.com/a?b=1#c", "example.com"),

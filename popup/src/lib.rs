@@ -14,6 +14,5 @@ mod state;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {
-    gemipanel_browser::chrome::install_words();
     yew::Renderer::<app::App>::new().render();
 }

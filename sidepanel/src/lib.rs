@@ -24,6 +24,5 @@ mod tool_text;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {
-    gemipanel_browser::chrome::install_words();
     yew::Renderer::<app::App>::new().render();
 }

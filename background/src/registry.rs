@@ -474,7 +474,7 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Rc<Listed>, T
 }
 
 async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result<Rc<Listed>, Text> {
-    if !matches!(status(&server.id), ServerStatus::Ready { .. }) {
+    if is_current(server, client) && !matches!(status(&server.id), ServerStatus::Ready { .. }) {
         set_status(&server.id, ServerStatus::Connecting);
     }
     let limit = listing_deadline(server);
@@ -483,7 +483,9 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
         Some(result) => result,
         None => {
             let message = Text::new("errListingTimeout").arg(&server.name).arg(limit.as_secs());
-            set_status(&server.id, ServerStatus::Error { error: message.clone() });
+            if is_current(server, client) {
+                set_status(&server.id, ServerStatus::Error { error: message.clone() });
+            }
             return Err(message);
         }
     };
@@ -491,7 +493,12 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
     match result {
         Ok(list) => {
             let listed = Rc::new(Listed { tools: list.tools, invalid: list.invalid });
-            remember_tools(server, &listed, list.freshness);
+            // Like the status (see `settle`): a list from a client the settings replaced
+            // meanwhile is not the server's as configured now. Kept, it was served as fresh
+            // and the new client never connected: the row stayed "not connected" for good.
+            if is_current(server, client) {
+                remember_tools(server, &listed, list.freshness);
+            }
             Ok(listed)
         }
         Err(Failure::NeedsSignIn) => Err(sign_in_message(server)),

@@ -9,6 +9,14 @@ import { join } from 'node:path';
 import { openChat } from './chat_page.mjs';
 import { textChunks } from '../fixtures/fake-gemini/server.mjs';
 
+// Python's zipfile reads the archive (checking each entry's CRC), as for the store package:
+// python3 is on every machine the tests run on, `unzip` is not.
+const zipNames = (path) => execFileSync('python3', ['-c',
+  'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', path],
+{ encoding: 'utf8' }).trim().split('\n');
+const zipRead = (path, name) => execFileSync('python3', ['-c',
+  'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))', path, name]);
+
 let chat;
 let page;
 let dir;
@@ -120,15 +128,15 @@ test('chats exported as JSON read back equal; Markdown comes with its attachment
   // Markdown: a zip, each chat's text and the image beside it.
   const md = await download('export-all-markdown');
   assert.match(md.name, /\.zip$/);
-  const names = execFileSync('unzip', ['-Z1', md.path], { encoding: 'utf8' }).trim().split('\n');
+  const names = zipNames(md.path);
   assert.deepEqual(names.sort(), ['Seeded_ a _ b.md', 'Seeded_ a _ b/01-attachment.png', 'Tell me about Kyoto.md'].sort());
-  const seededMd = execFileSync('unzip', ['-p', md.path, 'Seeded_ a _ b.md'], { encoding: 'utf8' });
+  const seededMd = zipRead(md.path, 'Seeded_ a _ b.md').toString('utf8');
   assert.match(seededMd, /^# Seeded: a \/ b\n/);
   assert.match(seededMd, /<details><summary>Tool echo \(everything\): done<\/summary>\n\nArguments:\n\n```json\n\{\n {2}"message": "hi"\n\}\n```\n\nResult:\n\n```\nEcho: hi\n```\n\n<\/details>/);
   assert.match(seededMd, /\[01-attachment\.png\]\(<Seeded_ a _ b\/01-attachment\.png>\)/);
-  const png = execFileSync('unzip', ['-p', md.path, 'Seeded_ a _ b/01-attachment.png']);
+  const png = zipRead(md.path, 'Seeded_ a _ b/01-attachment.png');
   assert.deepEqual([...png], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const kyotoMd = execFileSync('unzip', ['-p', md.path, 'Tell me about Kyoto.md'], { encoding: 'utf8' });
+  const kyotoMd = zipRead(md.path, 'Tell me about Kyoto.md').toString('utf8');
   assert.match(kyotoMd, /## You\n\nTell me about Kyoto\n\n## Gemini\n\nKyoto has \*\*many\*\* temples\./);
 
   // One chat: from its row, as JSON and as Markdown (no attachment: one .md file).

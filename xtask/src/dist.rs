@@ -160,8 +160,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// The side panel's ceiling went from 740 to 815 (its three branches raised theirs by 20, 15
 /// and 55 against the same main: 90, less the locale file's 22); the others come down to stay
 /// within 5 % of their module: worker 515 to 505, popup 430 to 415, app host 177 to 155.
+/// The English file's removal was reverted (0d0b9c3: the model must be told in English, which
+/// chrome.i18n cannot word in a Japanese UI); measured then: worker 521.2, side panel 830.6,
+/// popup 433.5, app host 175.8 KB. Ceilings: 525, 835, 437, 179.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 505.0), ("sidepanel", 815.0), ("popup", 415.0), ("apphost", 155.0)];
+    [("background", 525.0), ("sidepanel", 835.0), ("popup", 437.0), ("apphost", 179.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

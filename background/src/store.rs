@@ -55,6 +55,21 @@ thread_local! {
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
 /// moved aside, which writes.
 pub async fn read() -> Result<Rc<Settings>, Text> {
+    // A document that changed while it was read is read again: handed on, the older one would
+    // undo the change for whoever acts on it (a listing of servers dropped the client a save
+    // had just made, leaving the server "not connected"). Bounded, so a storm of edits cannot
+    // keep a reader waiting; the last read then goes on as before.
+    for _ in 0..3 {
+        let changes = CHANGES.with(Cell::get);
+        let settings = read_once().await?;
+        if CHANGES.with(Cell::get) == changes {
+            return Ok(settings);
+        }
+    }
+    read_once().await
+}
+
+async fn read_once() -> Result<Rc<Settings>, Text> {
     if let Some(settings) = CACHED.with(|c| c.borrow().clone()) {
         return Ok(settings);
     }

@@ -17,7 +17,7 @@ use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, Se
 use gemipanel_core::messages::{Event, ServerStatus};
 use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
-use gemipanel_core::oauth::ClientOptions;
+use gemipanel_core::oauth::{ClientOptions, Credentials};
 use gemipanel_core::saved_session::SavedSession;
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, SingleFlight};
@@ -166,6 +166,18 @@ pub async fn authorizer(server: &Server) -> Rc<Authorizer> {
         if let Some(auth) = with_entry(&server.id, |e| e.auth.clone()) {
             return auth;
         }
+    }
+}
+
+/// The credentials `server` is signed in with, without making a client for it: a listing that
+/// read the settings before an edit would otherwise put a client of the old configuration in
+/// place of the new one's (a saved local server then stayed "not connected").
+pub async fn signed_in_with(server: &Server) -> Option<Credentials> {
+    let held =
+        with_entry(&server.id, |e| (e.config_key == config_key(server)).then(|| e.auth.clone()));
+    match held.flatten() {
+        Some(auth) => auth.credentials(),
+        None => auth::stored_credentials(&server.id).await,
     }
 }
 

@@ -93,7 +93,7 @@ async fn view(server: &Server) -> ServerView {
         Some(listed) => Some(listed.tools.clone()),
         None => registry::cached_tools(server).await,
     };
-    let signed_in = registry::authorizer(server).await.credentials();
+    let signed_in = registry::signed_in_with(server).await;
     ServerView {
         id: server.id.clone(),
         name: server.name.clone(),

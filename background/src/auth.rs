@@ -113,11 +113,16 @@ pub async fn clean_orphans() {
     if chrome::session_get(ORPHANS_CHECKED_KEY).await.is_ok_and(|v| !v.is_undefined()) {
         return;
     }
-    if crate::store::problem().await.is_some() {
-        return;
-    }
-    let Ok(settings) = crate::store::read().await else { return };
+    // Marked before the settings are read, which may take a while: marked after, the mark
+    // could land after a Delete everything made meanwhile, which leaves nothing behind.
     let _ = chrome::session_set(ORPHANS_CHECKED_KEY, &JsValue::TRUE).await;
+    let unread = async {
+        let _ = chrome::session_remove(ORPHANS_CHECKED_KEY).await;
+    };
+    if crate::store::problem().await.is_some() {
+        return unread.await;
+    }
+    let Ok(settings) = crate::store::read().await else { return unread.await };
     let stored = chrome::local_get_prefixed(Credentials::STORAGE_PREFIX).await.unwrap_or_default();
     let credentials: Vec<(String, JsValue)> = stored
         .into_iter()

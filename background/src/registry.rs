@@ -46,7 +46,7 @@ struct Entry {
     freshness: Freshness,
     saved_session: Option<SessionState>,
     /// The tool list fetch under way, shared by everyone who asks meanwhile.
-    listing: Rc<SingleFlight<Result<Rc<Listed>, Text>>>,
+    listing: Rc<SingleFlight<Result<Rc<Listed>, Unlisted>>>,
     /// A changed-list notification is waiting to be acted on (a storm is one refetch).
     refetch_due: bool,
 }
@@ -474,18 +474,30 @@ fn listing_deadline(server: &Server) -> Duration {
 /// everyone who asks meanwhile. With `refresh` false a list fetched earlier in this worker's
 /// life is returned while it is fresh (a 2026-07-28 server's `ttlMs`), and still when fetching
 /// a stale one again fails. A fresh list is stored as the server's cached tools.
-pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Rc<Listed>, Text> {
+pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Rc<Listed>, Unlisted> {
     let client = client(server).await;
     if let Some(listed) = fresh_tools(&server.id).filter(|_| !refresh) {
         return Ok(listed);
     }
     let Some(listing) = with_entry(&server.id, |e| e.listing.clone()) else {
-        return Err(Text::new("errServerGone").arg(&server.name));
+        return Err(Unlisted::Failed(Text::new("errServerGone").arg(&server.name)));
     };
     listing.run(|| fetch_now(server, &client, refresh)).await
 }
 
-async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result<Rc<Listed>, Text> {
+/// Why a server's tools could not be had; a sign-in only the person can start is set apart,
+/// so that a page can offer it.
+#[derive(Clone)]
+pub enum Unlisted {
+    NeedsSignIn(Text),
+    Failed(Text),
+}
+
+async fn fetch_now(
+    server: &Server,
+    client: &McpClient,
+    refresh: bool,
+) -> Result<Rc<Listed>, Unlisted> {
     if is_current(server, client) && !matches!(status(&server.id), ServerStatus::Ready { .. }) {
         set_status(&server.id, ServerStatus::Connecting);
     }
@@ -498,7 +510,7 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
             if is_current(server, client) {
                 set_status(&server.id, ServerStatus::Error { error: message.clone() });
             }
-            return Err(message);
+            return Err(Unlisted::Failed(message));
         }
     };
     let explained = settle(server, client, result.as_ref().err()).await;
@@ -513,12 +525,12 @@ async fn fetch_now(server: &Server, client: &McpClient, refresh: bool) -> Result
             }
             Ok(listed)
         }
-        Err(Failure::NeedsSignIn) => Err(sign_in_message(server)),
+        Err(Failure::NeedsSignIn) => Err(Unlisted::NeedsSignIn(sign_in_message(server))),
         // The spec lets a stale list serve while the server cannot be asked.
         Err(_) => match live_tools(&server.id).filter(|_| !refresh) {
             Some(stale) => Ok(stale),
             // `settle` explains every error.
-            None => Err(explained.unwrap_or_else(|| Text::new("errUnknown"))),
+            None => Err(Unlisted::Failed(explained.unwrap_or_else(|| Text::new("errUnknown")))),
         },
     }
 }

@@ -172,7 +172,8 @@ pub async fn tools(settings: Rc<Settings>, server_id: ServerId, refresh: bool) -
             invalid: listed.invalid.clone(),
             fetched,
         },
-        Err(error) => Response::Error { error },
+        Err(registry::Unlisted::NeedsSignIn(error)) => Response::SignInNeeded { server_id, error },
+        Err(registry::Unlisted::Failed(error)) => Response::Error { error },
     }
 }
 

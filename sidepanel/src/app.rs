@@ -186,6 +186,10 @@ pub fn App() -> Html {
         let driver = driver.clone();
         Callback::from(move |()| driver.retry_now())
     };
+    let on_notice_sign_in = {
+        let driver = driver.clone();
+        Callback::from(move |(server, origin)| driver.sign_in_from_notice(server, origin))
+    };
     // A new version from message `at`: sent again with `text` (edited) or as it was.
     let branch = {
         let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
@@ -498,6 +502,7 @@ pub fn App() -> Html {
                 on_edit,
                 on_regenerate,
                 on_switch,
+                on_notice_sign_in,
             };
             html! {
                 <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))}

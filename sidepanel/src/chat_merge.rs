@@ -111,7 +111,7 @@ mod tests {
     }
 
     fn notice(text: &str) -> Entry {
-        Entry::Notice { text: text.into() }
+        Entry::Notice { text: text.into(), sign_in: None }
     }
 
     /// A chat saved with the person's messages and replies given as (message, reply) pairs.

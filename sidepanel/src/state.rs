@@ -22,7 +22,8 @@ use yew::Reducible;
 
 pub use crate::transcript::{
     AppCard, AppContextSent, BranchTail, ChatSummary, ContextLabel, ElicitationCard, Entry,
-    ErrorKind, ErrorView, ModelReply, Progress, SavedChat, ToolCard, ToolStatus,
+    ErrorKind, ErrorView, ModelReply, NoticeSignIn, Progress, SavedChat, SignInStep, ToolCard,
+    ToolStatus,
 };
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
@@ -339,6 +340,17 @@ impl ChatView {
         }
     }
 
+    fn notice_sign_in(&mut self, server_id: &str, step: SignInStep) {
+        for entry in self.entries.iter_mut() {
+            let offers = matches!(&**entry, Entry::Notice { sign_in: Some(s), .. } if s.server_id == server_id);
+            if let (true, Entry::Notice { sign_in: Some(offer), .. }) =
+                (offers, Rc::make_mut(entry))
+            {
+                offer.step = step.clone();
+            }
+        }
+    }
+
     fn tool_mut(&mut self, call_id: &str) -> Option<&mut ToolCard> {
         let index = self
             .entries
@@ -563,6 +575,17 @@ pub enum Action {
         max: u32,
     },
     Notice(String),
+    /// A notice that a server's tools are missing until the person signs in: it offers Sign in.
+    SignInNotice {
+        text: String,
+        server_id: String,
+        server_name: String,
+    },
+    /// How far the sign-in a notice offers got (every notice of that server follows).
+    NoticeSignIn {
+        server_id: String,
+        step: SignInStep,
+    },
     /// The model stopped for a reason worth telling (`finishReason` code, in words).
     Finished {
         code: String,
@@ -857,8 +880,15 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::ToolsSent(sent) => chat.tools_sent = Some(sent),
         Action::Notice(text) => {
             chat.end_streaming(false);
-            chat.entries.push(Rc::new(Entry::Notice { text }));
+            chat.entries.push(Rc::new(Entry::Notice { text, sign_in: None }));
         }
+        Action::SignInNotice { text, server_id, server_name } => {
+            chat.end_streaming(false);
+            let step = SignInStep::Offered { problem: None, origin: None };
+            let sign_in = Some(NoticeSignIn { server_id, server_name, step });
+            chat.entries.push(Rc::new(Entry::Notice { text, sign_in }));
+        }
+        Action::NoticeSignIn { server_id, step } => chat.notice_sign_in(&server_id, step),
         Action::Failed(error) => {
             chat.end_streaming(false);
             chat.entries.push(Rc::new(Entry::Error(error)));
@@ -1701,6 +1731,46 @@ pub(crate) mod tests {
         let saved = reduce(&mine, Action::ChatStored { chat: Box::new(own), merged: false });
         assert_eq!(saved.chat.revision, 1);
         assert_eq!(saved.chat.entries, mine.chat.entries);
+    }
+
+    #[test]
+    fn a_sign_in_notice_follows_its_sign_in_and_is_saved_as_words_only() {
+        let state = reduce(&State::default(), sent("q1"));
+        let notice = Action::SignInNotice {
+            text: "Greeter waits".into(),
+            server_id: "srv_1".into(),
+            server_name: "Greeter".into(),
+        };
+        let state = reduce(&state, notice);
+        let other = Action::SignInNotice {
+            text: "Other waits".into(),
+            server_id: "srv_2".into(),
+            server_name: "Other".into(),
+        };
+        let state = reduce(&state, other);
+        let step = |state: &State, i: usize| match &*state.chat.entries[i] {
+            Entry::Notice { sign_in: Some(offer), .. } => offer.step.clone(),
+            other => panic!("not a sign-in notice: {other:?}"),
+        };
+        let offered = SignInStep::Offered { problem: None, origin: None };
+        assert_eq!(step(&state, 1), offered);
+        let busy = reduce(
+            &state,
+            Action::NoticeSignIn { server_id: "srv_1".into(), step: SignInStep::Busy },
+        );
+        assert_eq!(step(&busy, 1), SignInStep::Busy);
+        // Only the notice of the server signed in to follows.
+        assert_eq!(step(&busy, 2), offered);
+        let done = reduce(
+            &busy,
+            Action::NoticeSignIn { server_id: "srv_1".into(), step: SignInStep::SignedIn },
+        );
+        assert_eq!(step(&done, 1), SignInStep::SignedIn);
+        // Saved, the notice is its words: a reopened chat offers no stale sign-in.
+        let saved = serde_json::to_value(done.chat.to_saved()).unwrap();
+        assert_eq!(saved["entries"][1], serde_json::json!({"notice": {"text": "Greeter waits"}}));
+        let back: SavedChat = serde_json::from_value(saved).unwrap();
+        assert!(matches!(&back.entries[1], Entry::Notice { sign_in: None, .. }));
     }
 
     #[test]

@@ -182,7 +182,7 @@ fn entry_markdown(entry: &Entry, md: &mut String) {
             }
         }
         Entry::Tool(card) => tool_markdown(card, md),
-        Entry::Notice { text } | Entry::Finish { text, .. } => {
+        Entry::Notice { text, .. } | Entry::Finish { text, .. } => {
             md.push_str(&format!("> {}\n\n", quote_lines(text)));
         }
         Entry::Error(error) => {

@@ -51,6 +51,10 @@ pub enum Entry {
     Elicitation(ElicitationCard),
     Notice {
         text: String,
+        /// A server the notice says needs a sign-in: the notice offers it. Only while the
+        /// panel that told it is open (a saved notice is words only).
+        #[serde(skip)]
+        sign_in: Option<NoticeSignIn>,
     },
     /// Why the model stopped when it was not a normal stop (`finishReason`, its API code), in
     /// words; a reply cut at the output limit can be continued from here.
@@ -92,6 +96,25 @@ impl Entry {
             Entry::Summary { .. } => "summary",
         }
     }
+}
+
+/// The sign-in a notice offers, and how far it got.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoticeSignIn {
+    pub server_id: String,
+    pub server_name: String,
+    pub step: SignInStep,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SignInStep {
+    /// Not started, or asked again with why (`problem`); `origin` is the authorization
+    /// server the browser must be allowed to reach first.
+    Offered { problem: Option<String>, origin: Option<String> },
+    /// The browser's sign-in window is open.
+    Busy,
+    /// Done: the turn can be sent again, now with the server's tools.
+    SignedIn,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

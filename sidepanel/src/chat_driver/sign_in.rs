@@ -8,7 +8,7 @@ use gemipanel_core::messages::{Request, Response, SignInOutcome};
 use gemipanel_core::tools::ToolRoute;
 
 use super::{server_id, Driver, SignInChoice};
-use crate::state::Action;
+use crate::state::{Action, SignInStep};
 
 pub(super) struct Waiting {
     call: ToolCall,
@@ -98,5 +98,59 @@ impl Driver {
         let origin = waiting.origin.clone();
         self.0.borrow_mut().signing_in.insert(call_id.clone(), waiting);
         self.dispatch(Action::ToolNeedsSignIn { call_id, message, origin, busy: false });
+    }
+}
+
+/// A notice that a server's tools wait for a sign-in offers it (the server has no tools in
+/// the chat, so no card would): once signed in, the tools are asked for again at once and the
+/// notice offers to send the turn again.
+impl Driver {
+    /// `origin`: the authorization server the browser must first be allowed to reach, asked
+    /// inside the click.
+    pub fn sign_in_from_notice(&self, server_id: String, origin: Option<String>) {
+        let Some(origin) = origin else { return self.notice_sign_in(server_id) };
+        let asked = chrome::request_origins(&[format!("{origin}/*")]);
+        let this = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let problem = match asked.await {
+                Ok(true) => return this.notice_sign_in(server_id),
+                Ok(false) => chrome::message("panelSignInPermissionDenied", &[&origin]),
+                Err(err) => err.to_string(),
+            };
+            let step = SignInStep::Offered { problem: Some(problem), origin: Some(origin) };
+            this.dispatch(Action::NoticeSignIn { server_id, step });
+        });
+    }
+
+    fn notice_sign_in(&self, server_id: String) {
+        self.dispatch(Action::NoticeSignIn {
+            server_id: server_id.clone(),
+            step: SignInStep::Busy,
+        });
+        let port = self.0.borrow().port.clone();
+        let request = Request::SignIn { server_id: super::server_id(&server_id) };
+        let this = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let offered =
+                |problem: String, origin| SignInStep::Offered { problem: Some(problem), origin };
+            let step = match port.request(request).await {
+                Ok(Response::SignIn { outcome: SignInOutcome::SignedIn { .. } }) => {
+                    this.signed_in_from_notice(&server_id);
+                    SignInStep::SignedIn
+                }
+                Ok(Response::SignIn { outcome: SignInOutcome::Cancelled }) => {
+                    offered(chrome::message("panelSignInCancelled", &[]), None)
+                }
+                Ok(Response::SignIn { outcome: SignInOutcome::NeedsPermission { origin } }) => {
+                    let problem = chrome::message("panelSignInNeedsPermission", &[&origin]);
+                    offered(problem, Some(origin))
+                }
+                Ok(Response::SignIn { outcome: SignInOutcome::Failed { error } })
+                | Ok(Response::Error { error }) => offered(word(&error), None),
+                Ok(_) => offered(chrome::message("errWorkerUnexpectedAnswer", &[]), None),
+                Err(err) => offered(err.to_string(), None),
+            };
+            this.dispatch(Action::NoticeSignIn { server_id, step });
+        });
     }
 }

@@ -33,6 +33,21 @@ pub(super) struct ToolLists {
     waiting: Option<Waiting>,
     /// Only the newest wait timer acts.
     timer_generation: u64,
+    /// The servers whose last listing failed for want of a sign-in: their notice offers one.
+    need_sign_in: IndexSet<String>,
+}
+
+/// Why a server's tools could not be listed.
+struct Unlisted {
+    why: String,
+    /// The server waits for the person to sign in.
+    needs_sign_in: bool,
+}
+
+impl Unlisted {
+    fn because(why: String) -> Self {
+        Self { why, needs_sign_in: false }
+    }
 }
 
 struct InFlight {
@@ -84,9 +99,8 @@ impl Driver {
                         asked.push(server.clone());
                         waited.push((id, now));
                     }
-                    None => failures.extend(
-                        lists.health.tell_failure(id).map(|why| (server.name.clone(), why)),
-                    ),
+                    None => failures
+                        .extend(lists.health.tell_failure(id).map(|why| (server.clone(), why))),
                 }
             }
             let started = waited.iter().map(|(_, at)| *at).min().unwrap_or(now);
@@ -97,8 +111,8 @@ impl Driver {
             }
             (asked, gathering, failures)
         };
-        for (name, why) in failures {
-            self.tell_unavailable(&name, &why);
+        for (server, why) in failures {
+            self.tell_unavailable(&server, &why);
         }
         self.0.borrow_mut().lists.waiting = Some(Waiting { turn, gathering });
         for server in asked {
@@ -126,8 +140,27 @@ impl Driver {
         }
     }
 
-    fn tell_unavailable(&self, name: &str, why: &str) {
-        self.dispatch(Action::Notice(chrome::message("panelToolsUnavailable", &[name, why])));
+    /// Tells that a server's tools are missing from the turn; a server that waits for a
+    /// sign-in gets a notice that offers it (it has no tools, so no card would).
+    fn tell_unavailable(&self, server: &Server, why: &str) {
+        let needs_sign_in = self.0.borrow().lists.need_sign_in.contains(server.id.as_str());
+        if !needs_sign_in {
+            let text = chrome::message("panelToolsUnavailable", &[&server.name, why]);
+            return self.dispatch(Action::Notice(text));
+        }
+        self.dispatch(Action::SignInNotice {
+            text: chrome::message("panelToolsNeedSignIn", &[&server.name]),
+            server_id: server.id.as_str().to_owned(),
+            server_name: server.name.clone(),
+        });
+    }
+
+    /// The person signed in to `server_id` from a notice: its tools are asked for again at
+    /// once instead of after the failure's backoff.
+    pub(super) fn signed_in_from_notice(&self, server_id: &str) {
+        let mut inner = self.0.borrow_mut();
+        inner.lists.need_sign_in.swap_remove(server_id);
+        inner.lists.health.answered(server_id);
     }
 
     fn start_listing(&self, server: Server) {
@@ -144,15 +177,19 @@ impl Driver {
             let request = Request::ListTools { server_id: server.id.clone(), refresh: false };
             let outcome = match port.request(request).await {
                 Ok(Response::Tools { tools, fetched, .. }) => Ok((tools, fetched)),
-                Ok(Response::Error { error }) => Err(word(&error)),
-                Ok(_) => Err(chrome::message("errWorkerUnexpectedAnswer", &[])),
-                Err(err) => Err(err.message().to_owned()),
+                Ok(Response::SignInNeeded { error, .. }) => {
+                    Err(Unlisted { why: word(&error), needs_sign_in: true })
+                }
+                Ok(Response::Error { error }) => Err(Unlisted::because(word(&error))),
+                Ok(_) => Err(Unlisted::because(chrome::message("errWorkerUnexpectedAnswer", &[]))),
+                Err(err) => Err(Unlisted::because(err.message().to_owned())),
             };
-            this.listing_settled(&id, &server.name, outcome);
+            this.listing_settled(&server, outcome);
         });
     }
 
-    fn listing_settled(&self, id: &str, name: &str, outcome: Result<(Vec<Tool>, bool), String>) {
+    fn listing_settled(&self, server: &Server, outcome: Result<(Vec<Tool>, bool), Unlisted>) {
+        let id = server.id.as_str();
         let now = now_ms();
         let (how, told, waited_for) = {
             let mut inner = self.0.borrow_mut();
@@ -169,9 +206,14 @@ impl Driver {
                         Settled::Known
                     }
                 }
-                Err(why) => {
+                Err(Unlisted { why, needs_sign_in }) => {
                     lists.known.swap_remove(id);
                     lists.health.failed(id, now, why);
+                    if needs_sign_in {
+                        lists.need_sign_in.insert(id.to_owned());
+                    } else {
+                        lists.need_sign_in.swap_remove(id);
+                    }
                     Settled::Failed
                 }
             };
@@ -182,7 +224,7 @@ impl Driver {
             (how, told, waited_for)
         };
         if let Some(why) = told {
-            self.tell_unavailable(name, &why);
+            self.tell_unavailable(server, &why);
         }
         if waited_for {
             self.try_leave();

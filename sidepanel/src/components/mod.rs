@@ -19,6 +19,7 @@ pub mod model_options;
 pub mod model_reply;
 pub mod prompt_arguments;
 pub mod retrying;
+pub mod sign_in_notice;
 pub mod sources;
 pub mod status_bar;
 pub mod thinking_picker;

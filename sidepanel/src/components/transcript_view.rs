@@ -7,8 +7,8 @@ use yew::prelude::*;
 use super::context_chips::kind_name;
 use super::{
     elicitation_card::ElicitationCardView, error_card::ErrorCard, markdown::Markdown,
-    model_reply::ModelReplyView, retrying::RetryingView, tool_card::ToolCardView,
-    user_message::UserMessage,
+    model_reply::ModelReplyView, retrying::RetryingView, sign_in_notice::SignInNoticeView,
+    tool_card::ToolCardView, user_message::UserMessage,
 };
 use crate::chat_driver::Decision;
 use crate::shared::Shared;
@@ -30,6 +30,8 @@ pub struct TranscriptActions {
     pub on_regenerate: Callback<usize>,
     /// (message, version) to show.
     pub on_switch: Callback<(usize, usize)>,
+    /// (server id, origin to allow first): sign in from a notice that the server needs it.
+    pub on_notice_sign_in: Callback<(String, Option<String>)>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -50,13 +52,19 @@ struct Place {
     info: MessageInfo,
     /// The last reply of its exchange: it can be regenerated.
     last_reply: bool,
+    /// The chat's last exchange, and no turn runs: what sends the turn again may.
+    may_resend: bool,
 }
 
 /// The conversation, one keyed and memoized view per entry.
 #[function_component]
 pub fn TranscriptView(props: &Props) -> Html {
     let last = props.entries.len().saturating_sub(1);
-    let places = places(&props.entries, &props.messages);
+    let mut places = places(&props.entries, &props.messages);
+    let last_message = props.messages.len().checked_sub(1);
+    for place in &mut places {
+        place.may_resend = !props.busy && place.at.is_some() && place.at == last_message;
+    }
     let entries = props.entries.iter().zip(places).enumerate().map(|(i, (entry, place))| {
         // What belongs to the end of the chat: a Continue after the last reply when idle, the
         // countdown of the wait the chat is in.
@@ -85,7 +93,7 @@ fn places(entries: &[Rc<Entry>], messages: &[MessageInfo]) -> Vec<Place> {
             _ => {}
         }
         let info = at.and_then(|a| messages.get(a).copied()).unwrap_or_default();
-        places.push(Place { at, info, last_reply: false });
+        places.push(Place { at, info, last_reply: false, may_resend: false });
         if let (Some(reply), Some(next)) = (last_reply, entries.get(i + 1)) {
             if matches!(**next, Entry::User { .. }) {
                 places[reply].last_reply = true;
@@ -136,7 +144,17 @@ fn EntryView(props: &EntryProps) -> Html {
         Entry::Elicitation(card) => {
             html! { <ElicitationCardView card={card.clone()} on_answer={actions.on_elicit.clone()} /> }
         }
-        Entry::Notice { text } => html! { <p class="notice">{ text.clone() }</p> },
+        Entry::Notice { text, sign_in: None } => html! { <p class="notice">{ text.clone() }</p> },
+        Entry::Notice { text, sign_in: Some(offer) } => {
+            let place = props.place;
+            let on_retry = (place.may_resend && place.info.editable)
+                .then(|| place.at.map(|at| actions.on_regenerate.reform(move |()| at)))
+                .flatten();
+            html! {
+                <SignInNoticeView text={text.clone()} offer={offer.clone()} {on_retry}
+                    on_sign_in={actions.on_notice_sign_in.clone()} />
+            }
+        }
         Entry::Finish { code, text } => {
             let can_continue = props.live && code == "MAX_TOKENS";
             let onclick = actions.on_continue.reform(|_: MouseEvent| ());

@@ -487,3 +487,57 @@ fn windsurf_and_antigravity_mcp_config_json() {
     assert_eq!(imported(&preview, "context7").url, "https://mcp.context7.com/mcp");
     assert!(preview.warnings.is_empty(), "{:#?}", preview.warnings);
 }
+
+/// Every stored version a person may have exported from: the file is that version's document
+/// plus the export marker (the export format has been the stored document since version 1).
+const EVERY_VERSION: [&str; 6] = [
+    "v1_prototype.json",
+    "v2_full.json",
+    "v3_full.json",
+    "v4_full.json",
+    "v5_full.json",
+    "v6_full.json",
+];
+
+/// A server as the person would see it, less what an import decides anew (its id, and the
+/// confirmation of a command line, which is this computer's decision, never a file's).
+fn as_configured(server: &gemipanel_core::settings::Server) -> serde_json::Value {
+    let mut server = server.clone();
+    server.forget_confirmation();
+    let mut value = serde_json::to_value(server).unwrap();
+    value.as_object_mut().unwrap().remove("id");
+    value
+}
+
+#[test]
+fn an_export_of_every_earlier_version_imports_as_that_version_loads() {
+    for name in EVERY_VERSION {
+        let stored: serde_json::Value = serde_json::from_str(&fixture(name)).unwrap();
+        let loaded = load(&stored).unwrap_or_else(|e| panic!("{name}: {e:?}")).settings;
+        let mut exported = stored.clone();
+        exported["format"] = "gemipanel.settings".into();
+        let text = serde_json::to_string_pretty(&exported).unwrap();
+
+        // Into a fresh install: every server, the key and the model, as the version loads.
+        let preview = preview_import(&text, &Settings::default(), SEED)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(preview.source, ImportSource::GemiPanel, "{name}");
+        assert!(preview.skipped.is_empty(), "{name}: {:?}", preview.skipped);
+        let restored = apply(&Settings::default(), &preview.into_edit()).unwrap();
+        let servers = |s: &Settings| s.servers.iter().map(as_configured).collect::<Vec<_>>();
+        assert_eq!(servers(&restored), servers(&loaded), "{name}");
+        assert_eq!(restored.gemini.api_key, loaded.gemini.api_key, "{name}");
+        assert_eq!(restored.gemini.model, loaded.gemini.model, "{name}");
+
+        // Into an install that has the same servers: each is updated in place, none added.
+        let again = preview_import(&text, &loaded, SEED).unwrap();
+        assert!(again.added.is_empty(), "{name}: {:?}", again.added);
+        assert_eq!(again.updated.len(), loaded.servers.len(), "{name}");
+
+        // And today's export of what it became reads back to the same servers.
+        let today = export(&restored, ExportOptions { include_secrets: true }).text;
+        let back = preview_import(&today, &Settings::default(), SEED).unwrap();
+        let back = apply(&Settings::default(), &back.into_edit()).unwrap();
+        assert_eq!(servers(&back), servers(&loaded), "{name}: today's export");
+    }
+}

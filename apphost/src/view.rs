@@ -504,8 +504,11 @@ impl View {
             let mut this = view.borrow_mut();
             let prompt = &this.ui.prompt;
             prompt.set_inner_html("");
+            let question = message("panelAppOpenLink", &[&link.host]);
+            // The dialog is named by its question (a screen reader says it on focus).
+            let _ = prompt.set_attribute("aria-label", &question);
             let text = element("p", "");
-            text.set_text_content(Some(&message("panelAppOpenLink", &[&link.host])));
+            text.set_text_content(Some(&question));
             let href = element("p", "href");
             href.set_text_content(Some(&link.href));
             let open = button(&message("panelAppOpen", &[]), "", "primary");
@@ -541,8 +544,10 @@ impl View {
         let names: Vec<String> = features.iter().map(|f| feature_name(f)).collect();
         let prompt = &this.ui.permissions;
         prompt.set_inner_html("");
+        let question = message("panelAppPermissions", &[&names.join(", ")]);
+        let _ = prompt.set_attribute("aria-label", &question);
         let text = element("p", "");
-        text.set_text_content(Some(&message("panelAppPermissions", &[&names.join(", ")])));
+        text.set_text_content(Some(&question));
         let allow = button(&message("panelAppAllow", &[]), "", "primary");
         let _ = allow.set_attribute("data-answer", "allow");
         let deny = button(&message("panelAppDeny", &[]), "", "");

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
+import { assertAccessible } from './accessibility.mjs';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
@@ -107,10 +108,12 @@ export async function stopServiceWorkers(page) {
   await cdp.detach();
 }
 
+/** Saves a screenshot of `page` and scans that state for accessibility (accessibility.mjs). */
 export async function screenshot(page, name) {
   mkdirSync(outDir, { recursive: true });
   const path = join(outDir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
+  await assertAccessible(page, name);
   return path;
 }
 

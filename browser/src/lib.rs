@@ -9,6 +9,7 @@ pub mod chrome;
 mod chrome_options;
 pub mod early;
 mod error;
+pub mod files;
 pub mod gemini_http;
 pub mod gemini_models;
 pub mod gemini_upload;

@@ -4,7 +4,6 @@
 //! lose nothing). An index that cannot be read is kept aside, as stored, and rebuilt from the
 //! `chat:<id>` entries: never replaced by an empty list.
 
-use gemipanel_browser::http::now_ms;
 use gemipanel_browser::{chrome, locks, BrowserError};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::JsValue;
@@ -52,7 +51,11 @@ async fn index() -> Result<Vec<ChatSummary>, BrowserError> {
         Ok(index) => Ok(index.unwrap_or_default()),
         Err(_) => {
             let damaged = chrome::local_get(INDEX).await?;
-            chrome::local_set(&format!("chats_rejected_{}", now_ms()), &damaged).await?;
+            // Named by its content: a panel closed mid-rebuild leaves the same damage for the
+            // next one, which is kept once.
+            let content = damaged.as_string().unwrap_or_default();
+            let key = format!("chats_rejected_{}", gemipanel_core::hash::short_hash(&content));
+            chrome::local_set(&key, &damaged).await?;
             let mut chats = Vec::new();
             for (_, value) in chrome::local_get_prefixed(CHAT_PREFIX).await? {
                 // A damaged chat costs only itself.

@@ -351,8 +351,10 @@ test('a server that answers 401 needs sign-in, in the list and in a connection t
     assert.equal(view.tool_count, null);
     const tested = await request({ type: 'test_connection', draft: { name: 'Locked', url: locked.url } });
     assert.equal(tested.outcome.result, 'needs_sign_in', JSON.stringify(tested));
+    // Set apart from other errors, so that a page can offer the sign-in.
     const tools = await request({ type: 'list_tools', server_id: id, refresh: true });
-    assert.equal(tools.type, 'error');
+    assert.equal(tools.type, 'sign_in_needed');
+    assert.equal(tools.server_id, id);
     assert.match(english(tools.error), /sign in/);
   } finally {
     await removeServer(id);

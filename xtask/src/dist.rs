@@ -163,8 +163,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// The English file's removal was reverted (0d0b9c3: the model must be told in English, which
 /// chrome.i18n cannot word in a Japanese UI); measured then: worker 521.2, side panel 830.6,
 /// popup 433.5, app host 175.8 KB. Ceilings: 525, 835, 437, 179.
+/// Side panel 835 -> 852 (issue 27): measured 834.2 KB before, 846.2 with the chat's activity
+/// (core::chats::activity's saved records, read and written with every chat, its view with
+/// localized dates) and the sign-in notice (its steps and the request behind them, +1.6).
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 525.0), ("sidepanel", 835.0), ("popup", 437.0), ("apphost", 179.0)];
+    [("background", 525.0), ("sidepanel", 852.0), ("popup", 437.0), ("apphost", 179.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -13,6 +13,7 @@ use crate::app_host::AppServices;
 use crate::chat_driver::{Decision, TurnSetup};
 use crate::chats_store;
 use crate::components::{
+    activity_view::ActivityView,
     composer::Composer,
     context_chips::ContextChips,
     context_meter::ContextMeterView,
@@ -285,8 +286,16 @@ pub fn App() -> Html {
         })
     };
     let on_delete = {
-        let dispatcher = dispatcher.clone();
+        let (driver, dispatcher, open) =
+            (driver.clone(), dispatcher.clone(), state.chat.id.clone());
         Callback::from(move |ids: Vec<String>| {
+            // The open chat among them: it closes, or its next change would save it again.
+            if ids.contains(&open) {
+                driver.stop();
+                driver.reset(Vec::new(), &[]);
+                let now_ms = js_sys::Date::now() as u64;
+                dispatcher.dispatch(Action::OpenChatDeleted { id: new_chat_id(), now_ms });
+            }
             let dispatcher = dispatcher.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let result = match ids.as_slice() {
@@ -474,6 +483,7 @@ pub fn App() -> Html {
             });
         })
     };
+    let activity_open = state.view == View::Activity;
     let tools_off = ToolsOff::for_chat(state.chat.google_search, &model).map(|r| word(&r.text()));
     let main = match state.view {
         View::History => html! {
@@ -490,6 +500,10 @@ pub fn App() -> Html {
                 .collect::<Vec<_>>();
             html! { <ToolBrowser {servers} /> }
         }
+        View::Activity => html! {
+            <ActivityView activity={state.chat.activity.clone()}
+                on_close={emit(&dispatcher, |()| Action::ShowActivity(false))} />
+        },
         View::Chat if state.chat.entries.is_empty() => {
             html! { <EmptyChat has_key={state.settings.is_none() || state.has_api_key()} /> }
         }
@@ -535,7 +549,9 @@ pub fn App() -> Html {
                 this_chat={state.chat.instructions.clone().map(AttrValue::from)}
                 editing={*instructions_editing} on_editing={on_instructions_editing.clone()}
                 on_save={on_instructions_save} />
-            <main class="content" ref={main_ref} onscroll={on_scroll}>{ main }</main>
+            <main class="content" ref={main_ref} onscroll={on_scroll}
+                // Reachable with the keyboard to scroll it, whatever it shows.
+                tabindex="0">{ main }</main>
             <Composer busy={state.chat.busy} {on_send} {on_stop} {on_focus}
                 servers={prompt_servers} {on_command}
                 on_attach={emit(&dispatcher, Action::Attach)} prompts_epoch={state.prompts_epoch}
@@ -558,6 +574,12 @@ pub fn App() -> Html {
                     <button type="button" class="link instructions-open" data-testid="instructions-open"
                         onclick={on_instructions_editing.reform(|_: MouseEvent| true)}>
                         { gemipanel_browser::chrome::message("panelInstructions", &[]) }</button>
+                    if !state.chat.activity.is_empty() {
+                        <button type="button" class="link activity-open" data-testid="activity-open"
+                            aria-pressed={(state.view == View::Activity).to_string()}
+                            onclick={emit(&dispatcher, Action::ShowActivity).reform(move |_: MouseEvent| !activity_open)}>
+                            { gemipanel_browser::chrome::message("panelActivityCount", &[&state.chat.activity.len().to_string()]) }</button>
+                    }
                 </ToolsMenu>
             </Composer>
             <StatusBar worker={state.worker.clone()} on_refresh={emit(&dispatcher, |()| Action::RefreshStatus)} />

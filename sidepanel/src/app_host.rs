@@ -11,6 +11,7 @@ use gemipanel_browser::chrome::{message, word};
 use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::apps::frame_wire::HostWork;
 use gemipanel_core::apps::resource::{app_resource, unreadable, AppResource};
+use gemipanel_core::chats::activity::{Activity, Asker, Outcome, ToolActivity};
 use gemipanel_core::decode::Lenient;
 use gemipanel_core::jsonrpc::{code, ErrorObject};
 use gemipanel_core::mcp::{ListResourcesResult, ListToolsResult, Visibility};
@@ -37,20 +38,38 @@ impl PartialEq for AppServices {
     }
 }
 
+/// The app a request comes from: the model's call that showed it.
+pub struct AppOrigin {
+    pub call_id: String,
+    pub server_id: String,
+    pub server_name: String,
+    /// The tool whose call showed the app.
+    pub tool: String,
+}
+
+/// What an app is told when the person denies its call.
+const DENIED: &str = "The user denied this tool call.";
+
 impl AppServices {
-    /// Carries out `work` on `server_id` for the app of call `call_id`; a tool call the worker
-    /// wants the person to allow first is asked about in the app's card (`asks`).
+    /// Carries out `work` on the app's server for `app`; a tool call the worker wants the
+    /// person to allow first is asked about in the app's card (`asks`). Tool calls go into the
+    /// chat's activity.
     pub async fn run(
         &self,
-        call_id: &str,
-        server_id: &str,
+        app: &AppOrigin,
         work: HostWork,
         asks: &AppAsks,
     ) -> Result<Value, ErrorObject> {
-        let server_id = crate::chat_driver::server_id(server_id);
+        let server_id = crate::chat_driver::server_id(&app.server_id);
         let request = match work {
             HostWork::CallTool { name, arguments } => {
-                return self.call_tool(call_id, server_id, name, arguments, asks).await
+                let started_ms = js_sys::Date::now() as u64;
+                let args = serde_json::to_string_pretty(&arguments).unwrap_or_default();
+                let result =
+                    self.call_tool(&app.call_id, server_id, name.clone(), arguments, asks).await;
+                let done = AppCall { name, args, started_ms };
+                self.driver.record_activity(done.activity(app, &result));
+                return result;
             }
             HostWork::ListTools => Request::ListTools { server_id, refresh: false },
             HostWork::ListResources => Request::ListResources { server_id },
@@ -93,12 +112,7 @@ impl AppServices {
                 because_of_page_content,
             };
             match asks.ask(ask).await {
-                AppAnswer::Deny => {
-                    return Err(ErrorObject::new(
-                        code::INTERNAL_ERROR,
-                        "The user denied this tool call.",
-                    ))
-                }
+                AppAnswer::Deny => return Err(ErrorObject::new(code::INTERNAL_ERROR, DENIED)),
                 AppAnswer::AllowOnce => {}
                 AppAnswer::AlwaysTool => {
                     let edit =
@@ -110,6 +124,37 @@ impl AppServices {
             consent.allowed = true;
         }
         Err(ErrorObject::new(code::INTERNAL_ERROR, "the call could not be confirmed"))
+    }
+}
+
+/// An app's tool call, to keep in the chat's activity once it is over.
+struct AppCall {
+    name: String,
+    args: String,
+    started_ms: u64,
+}
+
+impl AppCall {
+    fn activity(self, app: &AppOrigin, result: &Result<Value, ErrorObject>) -> Activity {
+        let is_error = |value: &Value| value.get("isError") == Some(&Value::Bool(true));
+        let (outcome, result_bytes) = match result {
+            Ok(value) if is_error(value) => (Outcome::Failed, value.to_string().len()),
+            Ok(value) => (Outcome::Done, value.to_string().len()),
+            Err(error) if error.message == DENIED => (Outcome::Denied, 0),
+            Err(error) => (Outcome::Failed, error.message.len()),
+        };
+        let now_ms = js_sys::Date::now() as u64;
+        Activity::Tool(ToolActivity {
+            call_id: format!("{}/app/{}/{}", app.call_id, self.name, self.started_ms),
+            at_ms: self.started_ms,
+            server: app.server_name.clone(),
+            tool: self.name,
+            asker: Asker::App { tool: app.tool.clone() },
+            args: self.args,
+            result_bytes: Some(result_bytes),
+            duration_ms: Some(now_ms.saturating_sub(self.started_ms)),
+            outcome,
+        })
     }
 }
 

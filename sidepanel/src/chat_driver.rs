@@ -227,6 +227,12 @@ impl Driver {
         dispatch.emit(action);
     }
 
+    /// Keeps a tool call made outside the model's turn (an app's, the person's) in the chat's
+    /// activity.
+    pub fn record_activity(&self, activity: gemipanel_core::chats::activity::Activity) {
+        self.dispatch(Action::Activity(activity));
+    }
+
     /// Replaces the conversation (a new chat, a saved one reopened, another version of this
     /// one); anything running stops. `call_ids` are those of every card the chat keeps, in
     /// every version: new calls must not take them (nor their apps).

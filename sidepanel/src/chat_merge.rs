@@ -58,6 +58,8 @@ fn parting(theirs: &[Entry], mine: &[Entry]) -> Parting {
 pub fn merge(stored: SavedChat, mine: SavedChat) -> SavedChat {
     let revision = stored.revision.max(mine.revision) + 1;
     let updated_ms = stored.updated_ms.max(mine.updated_ms);
+    let activity =
+        gemipanel_core::chats::activity::merge(mine.activity.clone(), stored.activity.clone());
     let mut merged = match parting(&stored.entries, &mine.entries) {
         Parting::Nowhere | Parting::MineGoOn => {
             // Versions are only ever added: the copy that keeps more of them is the later one
@@ -80,6 +82,7 @@ pub fn merge(stored: SavedChat, mine: SavedChat) -> SavedChat {
     };
     merged.revision = revision;
     merged.updated_ms = updated_ms;
+    merged.activity = activity;
     merged
 }
 

@@ -25,6 +25,7 @@ pub use crate::transcript::{
     ErrorKind, ErrorView, ModelReply, NoticeSignIn, Progress, SavedChat, SignInStep, ToolCard,
     ToolStatus,
 };
+use gemipanel_core::chats::activity::{self, Activity, SentActivity};
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
 use gemipanel_core::page::webmcp::PageTools;
@@ -44,6 +45,8 @@ pub enum View {
     History,
     /// The tool browser.
     Tools,
+    /// The chat's activity (`chats::activity`).
+    Activity,
 }
 
 /// The open chat.
@@ -77,6 +80,8 @@ pub struct ChatView {
     pub instructions: Option<String>,
     /// The stored revision this copy was read or saved at (`SavedChat::revision`).
     pub revision: u64,
+    /// Every tool call made for the chat and what left the browser with it (`chats::activity`).
+    pub activity: Rc<Vec<Activity>>,
 }
 
 /// What the transcript needs to know of a message of the person's.
@@ -259,6 +264,7 @@ impl ChatView {
             forks: self.forks.clone(),
             instructions: self.instructions.clone(),
             revision: self.revision,
+            activity: (*self.activity).clone(),
         }
     }
 
@@ -283,6 +289,7 @@ impl ChatView {
             forks: saved.forks,
             instructions: saved.instructions,
             revision: saved.revision,
+            activity: Rc::new(saved.activity),
         }
     }
 
@@ -337,6 +344,24 @@ impl ChatView {
     fn save_if_idle(&mut self) {
         if !self.busy && !self.entries.is_empty() {
             self.save_epoch += 1;
+        }
+    }
+
+    /// The latest time the chat knows of, for what is told without one.
+    fn latest_ms(&self) -> u64 {
+        let last = self.activity.last().map_or(0, Activity::at_ms);
+        self.updated_ms.max(last)
+    }
+
+    /// Keeps `entry` in the chat's activity.
+    fn record(&mut self, entry: Activity) {
+        activity::record(Rc::make_mut(&mut self.activity), entry);
+    }
+
+    /// The record of call `call_id`, once it is over.
+    fn record_call(&mut self, call_id: &str, now_ms: u64) {
+        if let Some(entry) = self.tool(call_id).and_then(|card| Activity::of_card(card, now_ms)) {
+            self.record(entry);
         }
     }
 
@@ -524,6 +549,7 @@ pub enum Action {
     SetGoogleSearch(bool),
     ShowHistory(bool),
     ShowTools(bool),
+    ShowActivity(bool),
 
     UserSent {
         text: String,
@@ -533,6 +559,8 @@ pub enum Action {
     UserContext(Vec<ContextLabel>),
     /// What apps added to the model's context with the person's last words.
     AppContextSent(Vec<AppContextSent>),
+    /// A tool call made for the chat outside the model's turn (an app's, the person's).
+    Activity(Activity),
     /// The active tab (or a tab that changed).
     TabSeen(Tab),
     TabsPermission(bool),
@@ -685,6 +713,12 @@ pub enum Action {
         answer: String,
     },
 
+    /// The open chat was deleted from the history: a new one takes its place, the history
+    /// stays shown.
+    OpenChatDeleted {
+        id: String,
+        now_ms: u64,
+    },
     NewChat {
         id: String,
         now_ms: u64,
@@ -727,6 +761,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::SetGoogleSearch(on) => chat.google_search = on,
         Action::ShowHistory(show) => next.view = if show { View::History } else { View::Chat },
         Action::ShowTools(show) => next.view = if show { View::Tools } else { View::Chat },
+        Action::ShowActivity(show) => next.view = if show { View::Activity } else { View::Chat },
 
         Action::UserSent { text, now_ms } => {
             if chat.title.is_empty() {
@@ -755,7 +790,11 @@ pub fn reduce(state: &State, action: Action) -> State {
             if let Some(Entry::User { context, .. }) =
                 last_user.map(|i| Rc::make_mut(&mut chat.entries[i]))
             {
-                *context = labels;
+                context.clone_from(&labels);
+            }
+            if !labels.is_empty() {
+                let at_ms = chat.updated_ms;
+                chat.record(Activity::Sent(SentActivity { at_ms, sent: labels }));
             }
         }
         Action::AppContextSent(sent) => {
@@ -977,11 +1016,19 @@ pub fn reduce(state: &State, action: Action) -> State {
                     card.result = Some(result);
                 }
             }
+            chat.record_call(&call_id, now_ms);
         }
         Action::ToolDenied { call_id } => {
             if let Some(card) = chat.tool_mut(&call_id) {
                 card.status = ToolStatus::Denied;
             }
+            let now_ms = chat.latest_ms();
+            chat.record_call(&call_id, now_ms);
+        }
+        Action::Activity(entry) => {
+            chat.record(entry);
+            // An app's or the person's call between turns is kept even if nothing follows.
+            chat.save_if_idle();
         }
         Action::ToolCancelled { call_id } => {
             if let Some(card) = chat.tool_mut(&call_id) {
@@ -998,6 +1045,8 @@ pub fn reduce(state: &State, action: Action) -> State {
                     }
                 }
             }
+            let now_ms = chat.latest_ms();
+            chat.record_call(&call_id, now_ms);
         }
         Action::Elicitation(mut card) => {
             card.server_name = chat.tool(&card.call_id).map(|tool| tool.server_name.clone());
@@ -1013,6 +1062,7 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.chat = ChatView::new(id, now_ms);
             next.view = View::Chat;
         }
+        Action::OpenChatDeleted { id, now_ms } => next.chat = ChatView::new(id, now_ms),
         Action::ChatOpened(saved) => {
             next.chat = ChatView::from_saved(*saved);
             next.view = View::Chat;
@@ -1059,7 +1109,11 @@ pub(crate) mod tests {
     }
 
     fn run(actions: Vec<Action>) -> State {
-        actions.into_iter().fold(State::default(), |s, a| reduce(&s, a))
+        run_from(&State::default(), actions)
+    }
+
+    fn run_from(state: &State, actions: Vec<Action>) -> State {
+        actions.into_iter().fold(state.clone(), |s, a| reduce(&s, a))
     }
 
     fn sent(text: &str) -> Action {
@@ -1184,6 +1238,82 @@ pub(crate) mod tests {
         assert_eq!(card.status, ToolStatus::Done);
         assert_eq!(card.duration_ms, Some(250));
         assert_eq!(card.result.as_deref(), Some("Echo: hi"));
+    }
+
+    #[test]
+    fn the_activity_keeps_each_finished_call_and_what_a_message_carried_and_is_saved() {
+        use gemipanel_core::chats::activity::{Asker, Outcome};
+        use gemipanel_core::page::context::ContextKind;
+        let card = ToolCard::asked("call-1", "s1", "Everything", "echo", "{}".into(), None, false);
+        let denied = ToolCard::asked("call-2", "s1", "Everything", "add", "{}".into(), None, false);
+        let page = ContextLabel {
+            kind: ContextKind::Page,
+            title: "Kyoto".into(),
+            url: "https://kyoto.example/".into(),
+        };
+        let state = run(vec![
+            sent("echo"),
+            Action::UserContext(vec![page.clone()]),
+            Action::ToolAsked(card),
+            Action::ToolStarted { call_id: "call-1".into(), now_ms: 100 },
+        ]);
+        // A call still running is not in the record yet.
+        assert_eq!(state.chat.activity.len(), 1);
+        let state = run_from(
+            &state,
+            vec![
+                Action::ToolFinished {
+                    call_id: "call-1".into(),
+                    result: "Echo: hi".into(),
+                    is_error: false,
+                    now_ms: 350,
+                },
+                Action::ToolAsked(denied),
+                Action::ToolDenied { call_id: "call-2".into() },
+            ],
+        );
+        let kinds: Vec<_> = state
+            .chat
+            .activity
+            .iter()
+            .map(|a| match a {
+                Activity::Sent(sent) => format!("sent {}", sent.sent[0].title),
+                Activity::Tool(call) => format!(
+                    "{} {:?} {:?} {:?}",
+                    call.tool, call.asker, call.outcome, call.result_bytes
+                ),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "sent Kyoto".to_owned(),
+                format!("echo {:?} {:?} Some(8)", Asker::Model, Outcome::Done),
+                format!("add {:?} {:?} None", Asker::Model, Outcome::Denied),
+            ]
+        );
+        // Kept with the chat, and read back.
+        let saved = state.chat.to_saved();
+        assert_eq!(saved.activity.len(), 3);
+        let reopened = reduce(&State::default(), Action::ChatOpened(Box::new(saved)));
+        assert_eq!(reopened.chat.activity, state.chat.activity);
+        // A new version of the message does not take its record away.
+        let branched = reduce(&reopened, Action::Branch { at: 0 });
+        assert_eq!(branched.chat.activity.len(), 3);
+        // A call between turns (the person's, an app's) is saved at once.
+        let mut by_person = Activity::of_card(
+            &ToolCard::asked("c3", "s1", "Everything", "echo", "{}".into(), None, true),
+            400,
+        );
+        assert!(by_person.is_none(), "a card still waiting is no record");
+        let mut card = ToolCard::asked("c3", "s1", "Everything", "echo", "{}".into(), None, true);
+        card.status = ToolStatus::Done;
+        by_person = Activity::of_card(&card, 400);
+        let idle = reduce(&reopened, Action::Activity(by_person.unwrap()));
+        assert_eq!(idle.chat.activity.len(), 4);
+        assert_eq!(idle.chat.save_epoch, reopened.chat.save_epoch + 1);
+        let shown = reduce(&branched, Action::ShowActivity(true));
+        assert_eq!(shown.view, View::Activity);
     }
 
     #[test]

@@ -147,7 +147,10 @@ test('chats exported as JSON read back equal; Markdown comes with its attachment
   assert.equal(one.name, 'Tell me about Kyoto.md');
   assert.equal(readFileSync(one.path, 'utf8'), kyotoMd);
 
-  // Delete all, confirmed: nothing saved is left.
+  // Delete all, confirmed: nothing saved is left. The open chat is among them.
+  await kyotoRow.locator('button.open').click();
+  await chat.lastReply().filter({ hasText: 'Kyoto has many temples.' }).waitFor();
+  await openHistory();
   await page.getByTestId('delete-all-chats').click();
   await page.getByTestId('confirm-delete').waitFor();
   assert.match(await page.getByTestId('confirm-delete').innerText(), /Delete all 2 saved chats\?/);
@@ -157,6 +160,13 @@ test('chats exported as JSON read back equal; Markdown comes with its attachment
   const emptied = await stored();
   assert.deepEqual(emptied.index, []);
   assert.deepEqual(emptied.chats, {});
+  // The deleted open chat closed (kept open, its next change saved it again): back in the
+  // chat view, a new one is there, and nothing of the old one was saved again.
+  await page.getByTestId('history').click();
+  await page.locator('.empty').waitFor();
+  assert.equal(await page.getByTestId('reply').count(), 0);
+  await openHistory();
+  assert.deepEqual((await stored()).chats, {});
 
   // Import the file back: the same chats, the same file when exported again.
   await page.getByTestId('import-chats').setInputFiles(json.path);

@@ -148,7 +148,7 @@ test('a server behind OAuth: Test says sign-in is needed, Sign in in the popup, 
 
 test('a server never signed in: the chat notice offers Sign in, then sends the turn again with its tools', async () => {
   const id = `srv_${Math.random().toString(16).slice(2, 10)}`;
-  await chat.request({ type: 'edit_settings', edit: { type: 'add_server', id, server: { name: 'Greeter', url: sdk.url } } });
+  await chat.request({ type: 'edit_settings', edit: { type: 'add_server', id, server: { name: 'Secured', url: sdk.url } } });
   await chat.request({ type: 'edit_settings', edit: { type: 'set_trust', id, trust: true } });
   await chat.reload();
   const declared = (req) => (req.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
@@ -156,27 +156,27 @@ test('a server never signed in: the chat notice offers Sign in, then sends the t
   chat.fake.script([{ chunks: textChunks('Without the greeter.') }]);
   await chat.send('Greet the notice');
   await chat.lastReply().filter({ hasText: 'Without the greeter.' }).waitFor({ timeout: 20_000 });
-  assert.ok(!declared(chat.chatRequests().at(-1)).includes('mcp_greeter_greet'), 'no tools before the sign-in');
+  assert.ok(!declared(chat.chatRequests().at(-1)).includes('mcp_secured_greet'), 'no tools before the sign-in');
   const notice = chat.page.getByTestId('sign-in-notice');
   await notice.and(chat.page.locator('[data-state="offered"]')).waitFor({ timeout: 20_000 });
-  assert.match(await notice.innerText(), /“Greeter” wait for you to sign in/);
+  assert.match(await notice.innerText(), /“Secured” wait for you to sign in/);
   await chat.shoot('notice-needs-sign-in');
 
   // The SDK's authorization server approves at once: the window opens and closes.
   await notice.getByTestId('notice-sign-in').click();
   await notice.and(chat.page.locator('[data-state="signed-in"]')).waitFor({ timeout: 20_000 });
-  assert.match(await notice.getByTestId('signed-in').innerText(), /Signed in to Greeter/);
+  assert.match(await notice.getByTestId('signed-in').innerText(), /Signed in to Secured/);
   await chat.shoot('notice-signed-in');
 
   // One click sends the turn again, now with the server's tools.
   chat.fake.script([
-    { chunks: [functionCallChunk([{ name: 'mcp_greeter_greet', args: { name: 'notice' } }])] },
+    { chunks: [functionCallChunk([{ name: 'mcp_secured_greet', args: { name: 'notice' } }])] },
     { chunks: textChunks('Greeted notice.') },
   ]);
   const before = chat.chatRequests().length;
   await notice.getByTestId('notice-retry').click();
   await chat.lastReply().filter({ hasText: 'Greeted notice.' }).waitFor({ timeout: 20_000 });
-  assert.ok(declared(chat.chatRequests()[before]).includes('mcp_greeter_greet'), 'the retried turn declares the tools');
+  assert.ok(declared(chat.chatRequests()[before]).includes('mcp_secured_greet'), 'the retried turn declares the tools');
   assert.match(JSON.stringify(lastFunctionResponse().response), /Hello, notice/);
   // The retry is a new version of the same message: the first answer is kept as version 1.
   assert.equal(chat.chatRequests()[before].body.contents.at(-1).parts[0].text.includes('Greet the notice'), true);

@@ -15,6 +15,7 @@ pub use crate::page::context::ContextLabel;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::chats::activity::Activity;
 use crate::chats::doc::MdDoc;
 
 /// What one app added to the model's context (`ui/update-model-context`), as it was sent.
@@ -380,6 +381,9 @@ pub struct SavedChat {
     /// another window) saved since it read the chat (`chat_merge`).
     #[serde(default)]
     pub revision: u64,
+    /// Every tool call made for the chat and what left the browser with its turns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub activity: Vec<Activity>,
 }
 
 /// A version of a chat from one of its messages on: what the person saw, and what the model

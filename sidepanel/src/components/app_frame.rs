@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
 use super::app_call_ask::{AppAsks, AppCallAsk};
-use crate::app_host::AppServices;
+use crate::app_host::{AppOrigin, AppServices};
 use crate::transcript::{AppCard, AppContextSent};
 
 #[derive(Properties, Clone)]
@@ -204,16 +204,20 @@ struct Callbacks {
 
 impl Callbacks {
     fn new(services: &AppServices, props: &Props, asks: &AppAsks) -> Callbacks {
-        let (call_id, server_id) = (props.call_id.to_string(), props.app.server_id.clone());
+        let origin = Rc::new(AppOrigin {
+            call_id: props.call_id.to_string(),
+            server_id: props.app.server_id.clone(),
+            server_name: props.server_name.to_string(),
+            tool: props.tool_name.to_string(),
+        });
         let work = {
             let (services, asks) = (services.clone(), asks.clone());
             Closure::<WorkFn>::new(move |work: JsValue| {
                 let work = from_object::<HostWork>(work);
-                let (services, call_id, server_id, asks) =
-                    (services.clone(), call_id.clone(), server_id.clone(), asks.clone());
+                let (services, origin, asks) = (services.clone(), origin.clone(), asks.clone());
                 wasm_bindgen_futures::future_to_promise(async move {
                     let work = work.map_err(|_| "unknown work")?;
-                    match services.run(&call_id, &server_id, work, &asks).await {
+                    match services.run(&origin, work, &asks).await {
                         Ok(value) => to_js(&value).map_err(|e| JsValue::from_str(e.message())),
                         Err(error) => Err(JsValue::from_str(&error.message)),
                     }

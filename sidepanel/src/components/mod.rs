@@ -1,3 +1,4 @@
+pub mod activity_view;
 pub mod app_call_ask;
 pub mod app_frame;
 pub mod code_block;

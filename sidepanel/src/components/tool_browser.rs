@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::{message, word};
+use gemipanel_core::chats::activity::{Activity, Asker};
 use gemipanel_core::mcp::{Resource, Tool, Visibility};
 use gemipanel_core::messages::{Caller, Request, Response};
 use gemipanel_core::tools::form::{collect, fields, fits, initial, Problem, MAX_DEPTH};
@@ -401,6 +402,7 @@ fn ToolRunner(props: &RunnerProps) -> Html {
                     });
                 });
             }
+            let call_id_for_record = call_id.clone();
             let request = Request::CallTool {
                 call_id,
                 server_id: server_id(&server.id),
@@ -409,6 +411,22 @@ fn ToolRunner(props: &RunnerProps) -> Html {
                 caller: Caller::Model,
                 consent: Default::default(),
             };
+            let record = {
+                let (runs, driver) = (runs.clone(), services.driver.clone());
+                move |call_id: &str, started_ms: u64| {
+                    let now_ms = js_sys::Date::now() as u64;
+                    let runs = runs.borrow();
+                    let card = runs.iter().find(|c| c.call_id == call_id);
+                    if let Some(Activity::Tool(mut call)) =
+                        card.and_then(|c| Activity::of_card(c, started_ms))
+                    {
+                        call.asker = Asker::Person;
+                        call.duration_ms = Some(now_ms.saturating_sub(started_ms));
+                        driver.record_activity(Activity::Tool(call));
+                    }
+                }
+            };
+            let started_ms = js_sys::Date::now() as u64;
             wasm_bindgen_futures::spawn_local(async move {
                 let answer = services.port.request(request).await;
                 update(&|card: &mut ToolCard| match &answer {
@@ -434,6 +452,8 @@ fn ToolRunner(props: &RunnerProps) -> Html {
                     }
                     Err(err) => card.status = ToolStatus::Failed { message: err.to_string() },
                 });
+                // The person's own call, kept in the open chat's activity.
+                record(&call_id_for_record, started_ms);
             });
         })
     };

@@ -197,7 +197,7 @@ fn sent_app_context(sent: &AppContextSent) -> Html {
 
 /// A context part as it was sent: what it was, the page's title, openable when it is a web
 /// address.
-fn sent_label(label: &ContextLabel) -> Html {
+pub(crate) fn sent_label(label: &ContextLabel) -> Html {
     let what = match label.kind {
         ContextKind::Page => message("panelSentPage", &[]),
         ContextKind::Selection => message("panelSentSelection", &[]),

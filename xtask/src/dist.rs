@@ -166,8 +166,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// Side panel 835 -> 852 (issue 27): measured 834.2 KB before, 846.2 with the chat's activity
 /// (core::chats::activity's saved records, read and written with every chat, its view with
 /// localized dates) and the sign-in notice (its steps and the request behind them, +1.6).
+/// Worker 525 -> 542, popup 437 -> 441 (issue 27, settings sync): measured 522.2 and 434.2 KB
+/// before, 538.3 and 437.4 with it (the worker's sync items and merge, the chrome.storage.sync
+/// bindings and their listener; the popup's Sync card).
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 525.0), ("sidepanel", 852.0), ("popup", 437.0), ("apphost", 179.0)];
+    [("background", 542.0), ("sidepanel", 852.0), ("popup", 441.0), ("apphost", 179.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

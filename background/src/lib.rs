@@ -16,6 +16,7 @@ mod reset;
 mod router;
 mod servers;
 mod settings;
+mod settings_sync;
 mod store;
 mod vault;
 
@@ -40,6 +41,7 @@ pub fn start() {
         gemipanel_browser::timers::sleep(std::time::Duration::from_secs(2)).await;
         auth::clean_orphans().await;
     });
+    settings_sync::start();
 }
 
 /// A one-shot message (`chrome.runtime.sendMessage`); resolves to the reply.

@@ -36,6 +36,7 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
         }
         Request::ExportSettings { include_secrets } => boxed(settings::export(include_secrets)),
         Request::RecoverSettings { action } => boxed(settings::recover(action)),
+        Request::SettingsSync { enabled } => boxed(crate::settings_sync::request(enabled)),
         Request::SetPassphrase { passphrase, current } => {
             boxed(async move { done(vault::rekey(Some(&passphrase), current.as_ref()).await) })
         }
@@ -136,6 +137,7 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         | Request::AnswerElicitation { .. }
         | Request::ExportSettings { .. }
         | Request::RecoverSettings { .. }
+        | Request::SettingsSync { .. }
         | Request::SetPassphrase { .. }
         | Request::RemovePassphrase { .. }
         | Request::Unlock { .. }

@@ -195,6 +195,7 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
         }
         // Still holding the lock: pages see the changes in the order they were made.
         ports::broadcast(Event::SettingsChanged { settings: doc.for_pages() });
+        crate::settings_sync::edited(&before, &doc);
     }
     answers
 }
@@ -308,6 +309,12 @@ async fn keep_aside(raw: JsValue, error: Text) -> Result<SettingsProblem, Text> 
     chrome::local_set(PROBLEM_KEY, &record).await.map_err(storage)?;
     chrome::local_remove(KEY).await.map_err(storage)?;
     Ok(problem)
+}
+
+/// Writes what settings sync took in from another computer, while [`hold`] is held (the
+/// credentials of servers it removed go in the same write).
+pub async fn write_taken_in(settings: &Settings, removed: &[ServerId]) -> Result<(), Text> {
+    write_forgetting(settings, removed).await
 }
 
 /// The one way the document is written.

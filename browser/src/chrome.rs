@@ -47,6 +47,12 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local", "onChanged"], js_name = addListener)]
     fn storage_local_on_changed(listener: &Function) -> Result<(), JsValue>;
 
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "sync"], js_name = get)]
+    fn storage_sync_get(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "sync"], js_name = set)]
+    fn storage_sync_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "sync", "onChanged"], js_name = addListener)]
+    fn storage_sync_on_changed(listener: &Function) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = remove)]
     fn storage_local_remove(keys: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = get)]
@@ -231,6 +237,50 @@ pub async fn local_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, 
             key.starts_with(prefix).then(|| (key, entry.get(1)))
         })
         .collect())
+}
+
+/// Every key of `chrome.storage.sync` whose name starts with `prefix`, with its value.
+pub async fn sync_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, BrowserError> {
+    let fail = |e| BrowserError::from_js("reading synced storage", e);
+    let items: JsValue =
+        JsFuture::from(storage_sync_get(&JsValue::NULL).map_err(fail)?).await.map_err(fail)?;
+    let items: Object = items.unchecked_into();
+    Ok(Object::entries(&items)
+        .iter()
+        .filter_map(|entry| {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let key = entry.get(0).as_string()?;
+            key.starts_with(prefix).then(|| (key, entry.get(1)))
+        })
+        .collect())
+}
+
+/// Writes several keys of `chrome.storage.sync` in one write (refused whole over its quotas).
+pub async fn sync_set_all(entries: &[(String, JsValue)]) -> Result<(), BrowserError> {
+    let fail = |e| BrowserError::from_js("writing synced storage", e);
+    let items = Object::new();
+    for (key, value) in entries {
+        js_sys::Reflect::set(&items, &key.into(), value).map_err(fail)?;
+    }
+    let _: JsValue = JsFuture::from(storage_sync_set(&items).map_err(fail)?).await.map_err(fail)?;
+    Ok(())
+}
+
+/// Calls `listener` with each key of `chrome.storage.sync` that changed (here or on another
+/// computer).
+pub fn on_sync_storage_changed(
+    mut listener: impl FnMut(&str) + 'static,
+) -> Result<(), BrowserError> {
+    let closure = Closure::<dyn FnMut(JsValue)>::new(move |changes: JsValue| {
+        let changes: Object = changes.unchecked_into();
+        for key in Object::keys(&changes).iter().filter_map(|k| k.as_string()) {
+            listener(&key);
+        }
+    });
+    storage_sync_on_changed(closure.as_ref().unchecked_ref())
+        .map_err(|e| BrowserError::from_js("watching synced storage", e))?;
+    closure.forget();
+    Ok(())
 }
 
 /// Calls `listener` with each key of `chrome.storage.local` that anyone (this context or

@@ -47,6 +47,12 @@ pub enum Request {
     ExportSettings {
         include_secrets: bool,
     },
+    /// Settings sync on this computer (`settings::sync`): `Some` turns it on or off; answered
+    /// with [`Response::SettingsSync`].
+    SettingsSync {
+        #[serde(default)]
+        enabled: Option<bool>,
+    },
     /// What to do about a stored document that could not be read ([`Event::SettingsProblem`]).
     RecoverSettings {
         action: Recovery,
@@ -256,8 +262,10 @@ impl Request {
             | Request::Complete { .. }
             | Request::TestConnection { .. }
             | Request::ServerLog { .. }
-            | Request::PreviewCommand { .. } => true,
+            | Request::PreviewCommand { .. }
+            | Request::SettingsSync { enabled: None } => true,
             Request::EditSettings { .. }
+            | Request::SettingsSync { enabled: Some(_) }
             | Request::SetPassphrase { .. }
             | Request::Unlock { .. }
             | Request::RemovePassphrase { .. }
@@ -299,6 +307,11 @@ pub enum Response {
     },
     Exported {
         export: Export,
+    },
+    /// Whether this computer syncs its settings, and how many servers sync holds.
+    SettingsSync {
+        enabled: bool,
+        servers: usize,
     },
     ToolResult {
         result: CallToolResult,
@@ -750,6 +763,7 @@ mod tests {
                 result: ElicitResult::accept(json!({"name": "x"}).as_object().unwrap().clone()),
             },
             Request::ExportSettings { include_secrets: false },
+            Request::SettingsSync { enabled: Some(true) },
             Request::RecoverSettings { action: Recovery::StartFresh },
             Request::SignIn { server_id: id.clone() },
             Request::SignOut { server_id: id.clone() },

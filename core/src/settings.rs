@@ -22,6 +22,7 @@ mod migrate;
 mod private_key;
 mod secret_args;
 pub mod source;
+pub mod sync;
 mod validate;
 
 pub use crate::secret::Secret;

@@ -11,6 +11,7 @@ use crate::components::import_export::ImportExport;
 use crate::components::server_form::ServerFormView;
 use crate::components::server_list::ServerList;
 use crate::components::settings_problem::SettingsProblemBanner;
+use crate::components::sync_card::SyncCard;
 use crate::components::vault_card::VaultCard;
 use crate::effects::{self, Dispatch};
 use crate::hooks::{use_shortcut, use_window_id, use_worker};
@@ -163,6 +164,7 @@ pub fn App() -> Html {
                     on_export={on_export} export_shortened={state.export_shortened.clone()}
                     export_blanked={state.export_blanked.clone()}
                     on_include_secrets={dispatch_with(&dispatch, Action::IncludeSecrets)} />
+                <SyncCard />
                 if let Some(state) = vault.filter(|_| !locked) {
                     <VaultCard {state} on_changed={on_vault_changed.clone()} />
                 }

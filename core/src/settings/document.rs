@@ -69,13 +69,7 @@ impl Settings {
         if view.gemini.api_key.as_ref().is_some_and(|k| crate::vault::is_sealed(k.expose())) {
             view.gemini.api_key = None;
         }
-        for server in &mut view.servers {
-            server.headers.values_mut().for_each(|value| *value = Secret::default());
-            server.oauth.secrets_mut().for_each(|secret| *secret = Secret::default());
-            if let Some(local) = &mut server.local {
-                *local = local.for_pages();
-            }
-        }
+        view.servers.iter_mut().for_each(Server::blank_secret_values);
         view
     }
 
@@ -367,6 +361,16 @@ impl Server {
     }
 
     /// Forgets that the person allowed the command line (an import or an export of it).
+    /// Blanks every secret value (header values, the sign-in client's secrets, environment
+    /// values that do not change what runs); their names stay, to be filled in.
+    pub fn blank_secret_values(&mut self) {
+        self.headers.values_mut().for_each(|value| *value = Secret::default());
+        self.oauth.secrets_mut().for_each(|secret| *secret = Secret::default());
+        if let Some(local) = &mut self.local {
+            *local = local.for_pages();
+        }
+    }
+
     pub fn forget_confirmation(&mut self) {
         self.confirmed_command = None;
         self.confirmed_run = None;

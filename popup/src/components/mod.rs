@@ -13,5 +13,6 @@ pub mod server_list;
 pub mod server_log;
 pub mod server_row;
 pub mod settings_problem;
+pub mod sync_card;
 pub mod test_result;
 pub mod vault_card;

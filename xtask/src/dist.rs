@@ -163,8 +163,14 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// The English file's removal was reverted (0d0b9c3: the model must be told in English, which
 /// chrome.i18n cannot word in a Japanese UI); measured then: worker 521.2, side panel 830.6,
 /// popup 433.5, app host 175.8 KB. Ceilings: 525, 835, 437, 179.
+/// Issue 27's first run: the welcome page is the popup's module in another mode (rather than a
+/// fifth module), so the popup carries it, the Getting started card and `core::first_run`; the
+/// side panel the changelog notice; both the English locale file core's `Display` compiles in,
+/// grown by their sentences. Measured with `cargo xtask dist`: popup 433.5 to 449.8 KB, side
+/// panel 830.6 to 835.0 KB (their code unchanged since the measure above). Ceilings: popup 437
+/// to 452, side panel 835 to 838.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 525.0), ("sidepanel", 835.0), ("popup", 437.0), ("apphost", 179.0)];
+    [("background", 525.0), ("sidepanel", 838.0), ("popup", 452.0), ("apphost", 179.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

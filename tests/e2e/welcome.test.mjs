@@ -167,6 +167,19 @@ test('the import offer imports a gemini-cli file through the popup\'s import', a
   await shoot(page, 'welcome-en-done');
 });
 
+test('Open the chat opens the side panel from the click', async () => {
+  await welcome.getByTestId('welcome-open-chat').click();
+  // The panel's context registers a moment after the click, its documentUrl once committed.
+  const loaded = (panels) => panels.length === 1 && /sidepanel\.html$/.test(panels[0].documentUrl);
+  let panels = [];
+  for (let i = 0; i < 100 && !loaded(panels); i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 100));
+    panels = await browser.worker.evaluate(() => chrome.runtime.getContexts({ contextTypes: ['SIDE_PANEL'] }));
+  }
+  assert.ok(loaded(panels), JSON.stringify(panels));
+  assert.equal(await welcome.locator('.welcome-finish .error').count(), 0);
+});
+
 test('a first install shows no changelog notice in the panel', async () => {
   const panel = await browser.context.newPage();
   await panel.goto(browser.url('sidepanel.html'));
@@ -243,6 +256,8 @@ test('after an update the panel says what is new in one line, until dismissed; a
     assert.equal(await panel.evaluate(() => chrome.runtime.getManifest().version), version);
     const notice = panel.getByTestId('whats-new');
     await notice.waitFor();
+    // The update's handler has run: it opened no welcome page.
+    assert.equal(old.context.pages().filter((p) => p.url().endsWith('/welcome.html')).length, 0);
     const line = english({ key: `whatsNew_${version.replaceAll('.', '_')}`, args: [version] });
     assert.equal(await notice.locator('p').innerText(), line);
     assert.match(line, new RegExp(`^New in ${version.replaceAll('.', '\\.')}:`));

@@ -222,6 +222,9 @@ test('in Japanese, without a shortcut: the page says where to set one, and the p
     assert.deepEqual(await card.locator('li').evaluateAll((items) => items.map((i) => i.dataset.step)),
       ['api_key', 'servers', 'shortcut']);
     assert.match(await card.locator('li[data-step="shortcut"]').innerText(), /ショートカットを設定/);
+    // "Add key" takes the person to the key's field just below.
+    await card.locator('li[data-step="api_key"] button').click();
+    assert.equal(await popup.evaluate(() => document.activeElement?.id), 'api-key');
     await screenshot(popup, 'welcome-popup-left-ja-light');
   } finally {
     await ja.close();

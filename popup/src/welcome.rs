@@ -20,6 +20,9 @@ use crate::first_run::{open_tab, use_first_run};
 use crate::hooks::{use_shortcut_read, use_window_id, use_worker};
 use crate::state::{Action, GeminiForm, Pending, State};
 
+/// Where a sentence's keyboard shortcut goes, replaced by a `<kbd>`.
+const KEYS_MARK: &str = "\u{1}";
+
 /// How long the key must stay as typed or pasted before it is checked.
 const CHECK_AFTER: std::time::Duration = std::time::Duration::from_millis(400);
 
@@ -196,14 +199,18 @@ fn servers_step(state: &State, dispatch: &Dispatch, servers: usize) -> Html {
 fn shortcut_step(shortcut: Option<&str>) -> Html {
     let open = Callback::from(|_: MouseEvent| open_tab(SHORTCUTS_PAGE));
     let said = match shortcut {
-        Some(keys) => html! {
-            <p data-testid="welcome-shortcut">
-                { for message("welcomeShortcutSet", &["\u{1}"]).split('\u{1}').enumerate().map(|(i, part)| html! {
-                    <>{ if i > 0 { html! { <kbd>{ keys }</kbd> } } else { html! {} } }{ part }</>
-                }) }
-                <br /><span class="note">{ message("welcomeShortcutChange", &[]) }</span>
-            </p>
-        },
+        Some(keys) => {
+            // The keys go where the sentence puts them (before or after the verb, by language),
+            // as a <kbd>: the message is worded around a marker, split there.
+            let sentence = message("welcomeShortcutSet", &[KEYS_MARK]);
+            let (before, after) = sentence.split_once(KEYS_MARK).unwrap_or((&sentence, ""));
+            html! {
+                <p data-testid="welcome-shortcut">
+                    { before }<kbd>{ keys }</kbd>{ after }
+                    <br /><span class="note">{ message("welcomeShortcutChange", &[]) }</span>
+                </p>
+            }
+        }
         None => {
             html! { <p data-testid="welcome-shortcut">{ message("welcomeShortcutNone", &[]) }</p> }
         }

@@ -174,11 +174,12 @@ chrome.commands.onCommand.addListener((command, tab) => {
   if (command === 'open-side-panel' && tab) chrome.sidePanel.open({ windowId: tab.windowId });
 });
 
-// The context menu ("Ask GemiPanel about …"): registered on install and update; a click opens
-// the side panel here, inside the click (later, Chrome would refuse it), and the worker keeps
-// what was clicked for the panel of that window.
-chrome.runtime.onInstalled.addListener(() => {
-  ready.then(() => worker.on_installed());
+// Install and update (background/src/installed.rs): the context menu ("Ask GemiPanel about …")
+// is registered, a first install opens the welcome page, an update keeps the changelog line
+// for the side panel. A click on the menu opens the side panel here, inside the click (later,
+// Chrome would refuse it), and the worker keeps what was clicked for the panel of that window.
+chrome.runtime.onInstalled.addListener((details) => {
+  ready.then(() => worker.on_installed(details.reason, details.previousVersion));
 });
 chrome.contextMenus.onClicked.addListener((info, tab) => {
   if (tab) chrome.sidePanel.open({ windowId: tab.windowId }).catch(() => {});

@@ -7,6 +7,7 @@
 
 mod auth;
 mod calls;
+mod installed;
 mod listen;
 mod local;
 mod menu;

@@ -7,9 +7,8 @@ use gemipanel_browser::{chrome, locks};
 use gemipanel_core::page::context_menu::{keep_click, MenuItem, PENDING_KEY};
 use wasm_bindgen::prelude::*;
 
-/// `chrome.runtime.onInstalled`: the items, titled in the browser's language.
-#[wasm_bindgen]
-pub async fn on_installed() {
+/// The items, titled in the browser's language (on install and update, `installed`).
+pub async fn register() {
     let items: Vec<(&str, String, &str)> = MenuItem::ALL
         .iter()
         .map(|item| (item.id(), chrome::message(item.title_key(), &[]), item.context()))

@@ -532,6 +532,30 @@ extern "C" {
     fn permissions_request(permissions: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "commands"], js_name = getAll)]
     fn commands_get_all() -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = create)]
+    fn tabs_create(properties: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
+    fn runtime_get_url(path: &str) -> Result<JsValue, JsValue>;
+}
+
+/// Opens `url` in a new tab (`chrome.tabs.create`, no permission needed): a page of the
+/// extension by its path (`welcome.html`), or a `chrome://` page, which a link cannot open.
+pub async fn open_tab(url: &str) -> Result<(), BrowserError> {
+    let doing = "opening a tab";
+    let url = if url.contains("://") {
+        url.to_owned()
+    } else {
+        runtime_get_url(url)
+            .ok()
+            .and_then(|u| u.as_string())
+            .ok_or_else(|| BrowserError::new("opening a tab: no extension URL"))?
+    };
+    let properties = js_sys::Object::new();
+    js_sys::Reflect::set(&properties, &"url".into(), &url.into())
+        .map_err(|e| BrowserError::from_js(doing, e))?;
+    let promise = tabs_create(&properties).map_err(|e| BrowserError::from_js(doing, e))?;
+    let _: JsValue = JsFuture::from(promise).await.map_err(|e| BrowserError::from_js(doing, e))?;
+    Ok(())
 }
 
 /// `chrome.sidePanel.open({windowId})`. Chrome only allows it during a user gesture, so the call

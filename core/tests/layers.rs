@@ -38,7 +38,18 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("what the person configured", &["settings", "vault"]),
     (
         "the product's services",
-        &["mentions", "oauth", "page", "reset", "saved_session", "slash", "tool_cache", "tools"],
+        &[
+            "first_run",
+            "mentions",
+            "oauth",
+            "page",
+            "reset",
+            "saved_session",
+            "slash",
+            "tool_cache",
+            "tools",
+            "whats_new",
+        ],
     ),
     (
         "what pages and the worker say to each other, and the chats pages keep",

@@ -1,11 +1,14 @@
 //! The popup page: wires the state, the worker effects and the components together.
 
 use gemipanel_browser::{chrome, chrome::message, worker_status_text};
+use gemipanel_core::first_run::{self, Facts, Step};
 use gemipanel_core::settings::{ServerId, SettingsEdit};
 use gemipanel_core::vault::VaultState;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::delete_everything::DeleteEverythingCard;
+use crate::components::first_run_card::FirstRunCard;
 use crate::components::gemini_card::GeminiCard;
 use crate::components::import_export::ImportExport;
 use crate::components::server_form::ServerFormView;
@@ -14,12 +17,12 @@ use crate::components::settings_problem::SettingsProblemBanner;
 use crate::components::sync_card::SyncCard;
 use crate::components::vault_card::VaultCard;
 use crate::effects::{self, Dispatch};
-use crate::hooks::{use_shortcut, use_window_id, use_worker};
+use crate::hooks::{use_shortcut, use_shortcut_read, use_window_id, use_worker};
 use crate::permissions::Needs;
 use crate::state::{Action, State, WorkerView};
 
 /// The manifest command that opens the side panel (handled by the worker).
-const OPEN_CHAT_COMMAND: &str = "open-side-panel";
+pub(crate) const OPEN_CHAT_COMMAND: &str = "open-side-panel";
 
 #[function_component]
 pub fn App() -> Html {
@@ -56,55 +59,12 @@ pub fn App() -> Html {
             }
         })
     };
-    let server_form = state.form.clone().map(|form| {
-        let on_test = {
-            let (d, form) = (dispatch.clone(), form.clone());
-            Callback::from(move |()| {
-                if let Some(mut draft) = form.draft() {
-                    // The worker names the test connection; an unnamed draft is still testable.
-                    if draft.name.is_empty() {
-                        draft.name = "test".into();
-                    }
-                    let run = form.bridge_line_fingerprint();
-                    effects::test_connection(d.clone(), draft, run);
-                }
-            })
-        };
-        let on_save = save_server_callback(dispatch.clone(), &state);
-        html! {
-            <ServerFormView form={form} on_test={on_test} on_save={on_save}
-                local_allowed={state.local_permission != Some(false)}
-                on_edit={dispatch_with(&dispatch, Action::FormEdit)} on_cancel={act(|| Action::CloseForm)} />
-        }
-    });
+    let server_form = server_form_view(&state, &dispatch);
     let on_remove_confirmed = {
         let d = dispatch.clone();
         Callback::from(move |id: ServerId| effects::remove_server(d.clone(), id))
     };
-    let on_file = {
-        let d = dispatch.clone();
-        Callback::from(move |file: web_sys::File| {
-            d.dispatch(Action::ImportReading);
-            let d = d.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match crate::download::read_text(file).await {
-                    Ok(text) => effects::preview_import(d, text),
-                    Err(message) => d.dispatch(Action::ImportFailed(message)),
-                }
-            });
-        })
-    };
-    let on_paste = {
-        let d = dispatch.clone();
-        Callback::from(move |text: String| {
-            d.dispatch(Action::ImportReading);
-            effects::preview_import(d.clone(), text)
-        })
-    };
-    let on_apply_import = {
-        let d = dispatch.clone();
-        Callback::from(move |edit: SettingsEdit| effects::apply_import(d.clone(), edit))
-    };
+    let (on_file, on_paste, on_apply_import) = import_callbacks(&dispatch);
     let on_export = {
         let (d, include) = (dispatch.clone(), state.include_secrets);
         Callback::from(move |()| effects::export(d.clone(), include))
@@ -122,11 +82,13 @@ pub fn App() -> Html {
         })
     };
     let locked = vault == Some(VaultState::Locked);
+    let first_run = use_first_run_card(&state, &dispatch);
 
     html! {
         <div class="page popup">
             <TopBar />
             <main class="content">
+                { first_run }
                 if let Some(problem) = &state.settings_problem {
                     <SettingsProblemBanner problem={problem.clone()} recovery={state.recovery.clone()}
                         on_recover={{ let d = dispatch.clone(); Callback::from(move |action| effects::recover(d.clone(), action)) }} />
@@ -173,6 +135,108 @@ pub fn App() -> Html {
             <StatusBar worker={state.worker.clone()} on_refresh={act(|| Action::RefreshStatus)} />
         </div>
     }
+}
+
+/// Getting started: the first-run steps left, once the settings, the shortcut and the stored
+/// progress are known (nothing flashes in before).
+#[hook]
+fn use_first_run_card(state: &State, dispatch: &Dispatch) -> Html {
+    let shortcut = use_shortcut_read(OPEN_CHAT_COMMAND);
+    let (progress, keep) = crate::first_run::use_first_run();
+    let (Some(settings), Some(progress), Some(shortcut)) = (&state.settings, progress, shortcut)
+    else {
+        return html! {};
+    };
+    let steps = progress.left(&Facts::of(settings, shortcut.as_deref()));
+    if steps.is_empty() {
+        return html! {};
+    }
+    let on_action = {
+        let d = dispatch.clone();
+        Callback::from(move |step: Step| match step {
+            // The key's field is just below: take the person there.
+            Step::ApiKey => focus("api-key"),
+            Step::Servers => d.dispatch(Action::AddServer),
+            Step::Shortcut => crate::first_run::open_tab(first_run::SHORTCUTS_PAGE),
+        })
+    };
+    let on_dismiss = Callback::from(move |()| {
+        let mut next = progress.clone();
+        next.dismissed = true;
+        keep.emit(next);
+    });
+    let on_welcome = Callback::from(|()| crate::first_run::open_tab(first_run::WELCOME_PAGE));
+    html! { <FirstRunCard {steps} {on_action} {on_welcome} {on_dismiss} /> }
+}
+
+fn focus(id: &str) {
+    let element =
+        web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id));
+    if let Some(element) = element.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        element.scroll_into_view();
+        let _ = element.focus();
+    }
+}
+
+/// The server form when open (Add server, Edit), wired to test and save: the popup's server
+/// card and the welcome page's servers step show the same one.
+pub(crate) fn server_form_view(state: &State, dispatch: &Dispatch) -> Option<Html> {
+    let form = state.form.clone()?;
+    let on_test = {
+        let (d, form) = (dispatch.clone(), form.clone());
+        Callback::from(move |()| {
+            if let Some(mut draft) = form.draft() {
+                // The worker names the test connection; an unnamed draft is still testable.
+                if draft.name.is_empty() {
+                    draft.name = "test".into();
+                }
+                let run = form.bridge_line_fingerprint();
+                effects::test_connection(d.clone(), draft, run);
+            }
+        })
+    };
+    let on_save = save_server_callback(dispatch.clone(), state);
+    let on_cancel = {
+        let d = dispatch.clone();
+        Callback::from(move |()| d.dispatch(Action::CloseForm))
+    };
+    Some(html! {
+        <ServerFormView form={form} on_test={on_test} on_save={on_save}
+            local_allowed={state.local_permission != Some(false)}
+            on_edit={dispatch_with(dispatch, Action::FormEdit)} {on_cancel} />
+    })
+}
+
+/// Import's callbacks (a picked file, pasted text, the previewed edit applied), for the
+/// popup's card and the welcome page alike.
+pub(crate) fn import_callbacks(
+    dispatch: &Dispatch,
+) -> (Callback<web_sys::File>, Callback<String>, Callback<SettingsEdit>) {
+    let on_file = {
+        let d = dispatch.clone();
+        Callback::from(move |file: web_sys::File| {
+            d.dispatch(Action::ImportReading);
+            let d = d.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match crate::download::read_text(file).await {
+                    Ok(text) => effects::preview_import(d, text),
+                    Err(message) => d.dispatch(Action::ImportFailed(message)),
+                }
+            });
+        })
+    };
+    let on_paste = {
+        let d = dispatch.clone();
+        Callback::from(move |text: String| {
+            d.dispatch(Action::ImportReading);
+            effects::preview_import(d.clone(), text)
+        })
+    };
+    let on_apply = {
+        let d = dispatch.clone();
+        Callback::from(move |edit: SettingsEdit| effects::apply_import(d.clone(), edit))
+    };
+    (on_file, on_paste, on_apply)
 }
 
 fn dispatch_with<T: 'static>(dispatch: &Dispatch, make: fn(T) -> Action) -> Callback<T> {

@@ -72,12 +72,19 @@ pub fn use_window_id() -> Option<i32> {
 /// The keyboard shortcut set for the manifest command `name`, once known.
 #[hook]
 pub fn use_shortcut(name: &'static str) -> Option<String> {
+    use_shortcut_read(name).flatten()
+}
+
+/// The keyboard shortcut for the manifest command `name`: `None` until read, then whether
+/// one is set.
+#[hook]
+pub fn use_shortcut_read(name: &'static str) -> Option<Option<String>> {
     let shortcut = use_state(|| None);
     {
         let shortcut = shortcut.clone();
         use_effect_with((), move |_| {
             wasm_bindgen_futures::spawn_local(async move {
-                shortcut.set(chrome::command_shortcut(name).await);
+                shortcut.set(Some(chrome::command_shortcut(name).await));
             });
         });
     }

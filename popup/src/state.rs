@@ -254,6 +254,8 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.gemini.api_key = key;
             next.gemini.dirty = true;
             next.gemini.save = Pending::Idle;
+            // The last check's verdict was about another key.
+            next.gemini.check = Pending::Idle;
         }
         Action::ModelInput(model) => {
             next.gemini.model = model;
@@ -273,12 +275,18 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::GeminiSaveFailed(message) => next.gemini.save = Pending::Failed(message),
         Action::CheckStarted => next.gemini.check = Pending::Running,
-        Action::ModelsLoaded(models) => {
+        // A check's answer counts only while it is awaited: once the key was typed again, it
+        // was about another key.
+        Action::ModelsLoaded(models) if state.gemini.check.is_running() => {
             next.gemini.models = Some(models.clone());
             next.gemini.check = Pending::Done(models);
         }
+        Action::ModelsLoaded(_) => {}
         Action::KnownModels(models) => next.gemini.models = Some(models),
-        Action::ModelsFailed(message) => next.gemini.check = Pending::Failed(message),
+        Action::ModelsFailed(message) if state.gemini.check.is_running() => {
+            next.gemini.check = Pending::Failed(message)
+        }
+        Action::ModelsFailed(_) => {}
 
         Action::RefreshServers => next.servers_epoch += 1,
         Action::ServersLoaded(servers) => {
@@ -538,6 +546,25 @@ mod tests {
         let done = reduce(&state, Action::ModelsLoaded(vec![model.clone()]));
         assert_eq!(done.gemini.check, Pending::Done(vec![model.clone()]));
         assert_eq!(done.gemini.models, Some(vec![model]));
+    }
+
+    #[test]
+    fn typing_a_key_drops_the_verdict_about_the_last_one() {
+        let model = ModelInfo {
+            id: "gemini-3.8-flash".into(),
+            display_name: "Gemini 3.8 Flash".into(),
+            stage: gemipanel_core::gemini::Stage::Stable,
+            input_token_limit: None,
+            thinking: None,
+        };
+        let works = run(vec![Action::CheckStarted, Action::ModelsLoaded(vec![model.clone()])]);
+        let typed = reduce(&works, Action::ApiKeyInput("AIza-other".into()));
+        assert_eq!(typed.gemini.check, Pending::Idle);
+        // The answer of a check started before the typing is about the old key.
+        let running = run(vec![Action::CheckStarted, Action::ApiKeyInput("AIza-other".into())]);
+        assert_eq!(reduce(&running, Action::ModelsLoaded(vec![model])).gemini.check, Pending::Idle);
+        let failed = reduce(&running, Action::ModelsFailed("API key not valid".into()));
+        assert_eq!(failed.gemini.check, Pending::Idle);
     }
 
     #[test]

@@ -27,6 +27,7 @@ use crate::components::{
     tools_menu::{ServerChoice, ToolsMenu},
     top_bar::TopBar,
     transcript_view::{TranscriptActions, TranscriptView},
+    whats_new::WhatsNew,
 };
 use crate::hooks::{
     list_page_tools, use_chat_persistence, use_context_menu_clicks, use_driver, use_page_beside,
@@ -544,6 +545,7 @@ pub fn App() -> Html {
                 on_new_chat={on_new_chat}
                 on_history={emit_leaving(&dispatcher, Action::ShowHistory, &main_ref)} />
             { for offer }
+            <WhatsNew />
             <InstructionsBar every_chat={state.settings.as_ref()
                     .and_then(|s| s.gemini.chosen_instructions()).map(|i| AttrValue::from(i.to_owned()))}
                 this_chat={state.chat.instructions.clone().map(AttrValue::from)}

@@ -1,5 +1,5 @@
 // Starts Chromium with the built extension loaded, as a person would after "Load unpacked".
-import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync, cpSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -31,15 +31,18 @@ export const bridgeBinary = process.env.GEMIPANEL_BRIDGE ?? join(target, 'debug'
  * `options.nativeMessaging` (on unless `false`) loads a copy of the extension whose manifest
  * lists the optional `nativeMessaging` as required, so it is granted at install as it stays
  * for people who granted it before it became optional; with `false` the extension is loaded
- * as built, and local servers ask for it through Chrome's prompt.
+ * as built, and local servers ask for it through Chrome's prompt;
+ * `options.welcome` keeps the welcome page a first install opens (background/src/installed.rs),
+ * which is otherwise waited for and closed, so every test starts with only the tabs it opens.
  * Returns { context, worker, id, profile, url(page), close() }.
  */
-export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, env = {}, profile: reused, webmcp = false, args = [], anyId = false, nativeMessaging = true } = {}) {
+export async function launch({ headless = true, locale = 'en-US', colorScheme = 'light', keepProfile = false, extraExtensions = [], bridge = false, extension = dist, env = {}, profile: reused, webmcp = false, args = [], anyId = false, nativeMessaging = true, welcome = false } = {}) {
   if (!extensionId) throw new Error('GEMIPANEL_EXTENSION_ID is not set (run through cargo xtask)');
   const profile = reused ?? mkdtempSync(join(tmpdir(), 'gemipanel-profile-'));
   if (bridge) {
     execFileSync(bridgeBinary, ['install', '--user-data-dir', profile, '--extension-id', extensionId], { stdio: 'pipe' });
   }
+  const firstInstall = !installedIn(profile);
   const granted = nativeMessaging ? withNativeMessaging(extension) : null;
   if (granted) extension = granted;
   const context = await chromium.launchPersistentContext(profile, {
@@ -66,6 +69,11 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
   });
   const worker = await serviceWorker(context, anyId ? null : extensionId);
   const id = new URL(worker.url()).host;
+  // A profile without the extension is a first install; a build without the page (another
+  // extension) opens none.
+  if (!welcome && firstInstall && existsSync(join(extension, 'welcome.html'))) {
+    await (await welcomePage(context, id)).close();
+  }
   return {
     context,
     worker,
@@ -89,6 +97,23 @@ function withNativeMessaging(dir) {
   manifest.optional_permissions = (manifest.optional_permissions ?? []).filter((p) => p !== 'nativeMessaging');
   writeFileSync(join(copy, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return copy;
+}
+
+/** Whether the extension was installed in `profile` before (Chrome keeps it in Preferences). */
+function installedIn(profile) {
+  const preferences = join(profile, 'Default', 'Preferences');
+  return !!extensionId && existsSync(preferences) && readFileSync(preferences, 'utf8').includes(extensionId);
+}
+
+/** The welcome page of extension `id`, waiting up to 15 s for it to open. */
+export async function welcomePage(context, id = extensionId) {
+  const url = `chrome-extension://${id}/welcome.html`;
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
+    const page = context.pages().find((p) => p.url() === url);
+    if (page) return page;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the welcome page did not open on install');
 }
 
 /** The extension's service worker (of the extension `id`, or any), waiting for it to register. */

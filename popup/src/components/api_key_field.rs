@@ -14,6 +14,9 @@ pub struct Props {
     pub check: Pending<Vec<ModelInfo>>,
     pub oninput: Callback<String>,
     pub oncheck: Callback<()>,
+    /// The note before any check, when not the popup's.
+    #[prop_or_default]
+    pub hint: Option<AttrValue>,
 }
 
 #[function_component]
@@ -34,7 +37,15 @@ pub fn ApiKeyField(props: &Props) -> Html {
         (message("popupShowKey", &[]), "password")
     };
     let (error, hint) = match &props.check {
-        Pending::Idle => (None, Some(message("popupApiKeyHint", &[]))),
+        Pending::Idle => (
+            None,
+            Some(
+                props
+                    .hint
+                    .as_ref()
+                    .map_or_else(|| message("popupApiKeyHint", &[]), |h| h.to_string()),
+            ),
+        ),
         Pending::Running => (None, Some(message("popupChecking", &[]))),
         Pending::Done(models) => (
             None,

@@ -3,8 +3,10 @@
 pub mod api_key_field;
 pub mod delete_everything;
 pub mod field;
+pub mod first_run_card;
 pub mod gemini_card;
 pub mod import_export;
+pub mod import_form;
 pub mod import_preview;
 pub mod model_field;
 pub mod run_line;

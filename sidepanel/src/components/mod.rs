@@ -30,3 +30,4 @@ pub mod tools_menu;
 pub mod top_bar;
 pub mod transcript_view;
 pub mod user_message;
+pub mod whats_new;

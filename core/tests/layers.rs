@@ -38,7 +38,17 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("what the person configured", &["settings", "vault"]),
     (
         "the product's services",
-        &["mentions", "oauth", "page", "reset", "saved_session", "slash", "tool_cache", "tools"],
+        &[
+            "mentions",
+            "oauth",
+            "page",
+            "reset",
+            "resource_updates",
+            "saved_session",
+            "slash",
+            "tool_cache",
+            "tools",
+        ],
     ),
     (
         "what pages and the worker say to each other, and the chats pages keep",

@@ -1321,7 +1321,8 @@ pub(crate) mod tests {
             {"uri": "test://a", "mimeType": "text/plain", "text": "A"}
         ]}))
         .unwrap();
-        let part = Rc::new(attach("S", "a", "test://a", &read).part);
+        let id = gemipanel_core::settings::ServerId::parse("srv_s").unwrap();
+        let part = Rc::new(attach(&id, "S", "a", "test://a", &read).part);
         let state = run(vec![Action::Attach(part.clone()), Action::Attach(part.clone())]);
         assert_eq!(state.attachments, vec![part]);
         let changed = run(vec![Action::PromptsChanged, Action::PromptsChanged]);

@@ -47,9 +47,13 @@ async function mention(on, query, name) {
   const p = on.page;
   await p.getByTestId('input').focus();
   await p.keyboard.type(`@${query}`);
-  await p.locator('[data-testid="mention-item"]', { hasText: name }).first().waitFor();
-  const names = (await p.locator('[data-testid="mention-item"] .slash-name').allInnerTexts())
-    .map((n) => n.replace(/^\W+/u, '').trim());
+  // Templates and the first page of resources arrive apart: wait for the entry itself.
+  // (Functions, not strings: the panel's policy forbids evaluating text.)
+  const listed = () => [...document.querySelectorAll('[data-testid="mention-item"] .slash-name')]
+    .map((n) => n.innerText.replace(/^\W+/u, '').trim());
+  await p.waitForFunction((wanted) => [...document.querySelectorAll('[data-testid="mention-item"] .slash-name')]
+    .some((n) => n.innerText.replace(/^\W+/u, '').trim() === wanted), name);
+  const names = await p.evaluate(listed);
   const at = names.indexOf(name);
   assert.ok(at >= 0, `${name} in ${names}`);
   for (let n = 0; n < at; n += 1) await p.keyboard.press('ArrowDown');

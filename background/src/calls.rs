@@ -58,6 +58,10 @@ impl CallHandler for PageHandler<'_> {
             CallEvent::PromptsListChanged => {
                 ports::broadcast(Event::PromptsChanged { server_id: self.server.id.clone() })
             }
+            // A subscribed resource changed (`resource_watch`); the pages mark what they follow.
+            CallEvent::ResourceUpdated { uri } => {
+                ports::broadcast(Event::ResourceUpdated { server_id: self.server.id.clone(), uri })
+            }
             _ => {}
         }
     }

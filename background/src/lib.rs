@@ -14,6 +14,7 @@ mod menu;
 mod ports;
 mod registry;
 mod reset;
+mod resource_watch;
 mod router;
 mod servers;
 mod settings;
@@ -89,6 +90,7 @@ pub fn on_port_message(port: Port, message: JsValue, lane: Option<js_sys::Functi
 pub fn on_disconnect(port: Port) {
     ports::remove(&port);
     calls::port_closed(&port);
+    resource_watch::port_closed(&port);
     listen::sync();
 }
 

@@ -53,6 +53,8 @@ pub fn sync() {
         stale
     });
     drop(stale);
+    // What the pages follow of single resources runs on the same clients.
+    crate::resource_watch::sync();
 }
 
 fn start(id: ServerId, client: Rc<McpClient>) -> Open {

@@ -73,6 +73,7 @@ async fn with_settings(request: Request, port: Option<Port>) -> Response {
             | Request::ReadResource { .. }
             | Request::ListResourcePage { .. }
             | Request::ListResourceTemplates { .. }
+            | Request::FollowResources { .. }
             | Request::ListPrompts { .. }
             | Request::GetPrompt { .. }
             | Request::Complete { .. }
@@ -116,6 +117,9 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         }
         Request::ListResourceTemplates { server_id } => {
             boxed(servers::resource_templates(settings, server_id))
+        }
+        Request::FollowResources { resources } => {
+            boxed(ready(crate::resource_watch::follow(port, resources)))
         }
         Request::ListPrompts { server_id } => boxed(servers::prompts(settings, server_id)),
         Request::GetPrompt { server_id, name, arguments } => {

@@ -22,6 +22,7 @@ pub mod native;
 pub mod oauth;
 pub mod page;
 pub mod reset;
+pub mod resource_updates;
 pub mod saved_session;
 pub mod secret;
 pub mod secret_words;

@@ -14,6 +14,7 @@ use crate::mcp::content::Piece;
 use crate::mcp::{PromptArgument, ReadResourceResult, Resource, ResourceTemplate};
 use crate::menu::{self, MenuEntry};
 use crate::page::context::{Body, ContextKind, ContextLabel, ContextPart, InlineMedium};
+use crate::settings::ServerId;
 use crate::text::Text;
 
 /// The entries shown at most, as in the `/` menu.
@@ -283,10 +284,17 @@ pub struct Attached {
     pub notices: Vec<Text>,
 }
 
-/// The context part of a resource read from `server_name`: its text quoted, its images, audio
-/// and PDFs as inline media, other bytes named in a note, within [`MAX_TEXT_CHARS`] and
-/// [`MAX_MEDIA_BYTES`].
-pub fn attach(server_name: &str, name: &str, uri: &str, read: &ReadResourceResult) -> Attached {
+/// The context part of a resource read from the server `server_id` named `server_name`: its
+/// text quoted, its images, audio and PDFs as inline media, other bytes named in a note, within
+/// [`MAX_TEXT_CHARS`] and [`MAX_MEDIA_BYTES`]. Its label names the server, whose updates of
+/// the resource the chat follows (`resource_updates`).
+pub fn attach(
+    server_id: &ServerId,
+    server_name: &str,
+    name: &str,
+    uri: &str,
+    read: &ReadResourceResult,
+) -> Attached {
     let mut texts: Vec<String> = Vec::new();
     let mut media: Vec<InlineMedium> = Vec::new();
     let mut notes = vec![format!("From the MCP server “{server_name}”.")];
@@ -359,8 +367,12 @@ pub fn attach(server_name: &str, name: &str, uri: &str, read: &ReadResourceResul
     if pieces.is_empty() {
         notices.push(Text::new("panelResourceEmpty").arg(name));
     }
-    let label =
-        ContextLabel { kind: ContextKind::Resource, title: name.to_owned(), url: uri.to_owned() };
+    let label = ContextLabel {
+        kind: ContextKind::Resource,
+        title: name.to_owned(),
+        url: uri.to_owned(),
+        server_id: Some(server_id.clone()),
+    };
     let body = Body::Mixed { text: texts.join("\n\n"), media };
     Attached { part: ContextPart { label, body, page_url: None, notes }, notices }
 }
@@ -377,6 +389,10 @@ fn megabytes(bytes: u64) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn sid() -> ServerId {
+        ServerId::parse("srv_s").unwrap()
+    }
 
     fn read(value: serde_json::Value) -> ReadResourceResult {
         serde_json::from_value(value).unwrap()
@@ -501,6 +517,7 @@ mod tests {
     #[test]
     fn text_is_quoted_with_the_server_named_and_the_uri() {
         let attached = attach(
+            &sid(),
             "Everything",
             "Resource 1",
             "test://static/resource/1",
@@ -522,6 +539,7 @@ mod tests {
     #[test]
     fn images_audio_and_pdfs_go_inline_and_other_bytes_are_named() {
         let attached = attach(
+            &sid(),
             "S",
             "Mixed",
             "test://mixed",
@@ -555,6 +573,7 @@ mod tests {
     fn what_passes_the_caps_is_cut_or_left_out_and_the_person_told() {
         let long = "x".repeat(MAX_TEXT_CHARS + 10);
         let attached = attach(
+            &sid(),
             "S",
             "Long",
             "test://long",
@@ -570,6 +589,7 @@ mod tests {
 
         let big = "A".repeat((MAX_MEDIA_BYTES as usize / 3 + 1) * 4);
         let attached = attach(
+            &sid(),
             "S",
             "Big",
             "test://big.png",
@@ -586,7 +606,7 @@ mod tests {
             attached.part.notes
         );
 
-        let empty = attach("S", "Nothing", "test://none", &read(json!({"contents": []})));
+        let empty = attach(&sid(), "S", "Nothing", "test://none", &read(json!({"contents": []})));
         assert_eq!(empty.notices, [Text::new("panelResourceEmpty").arg("Nothing")]);
     }
 }

@@ -15,6 +15,7 @@ use crate::mcp::{
 use crate::native::run_line::RunLine;
 use crate::oauth::Credentials;
 use crate::reset::Removed;
+use crate::resource_updates::FollowedResource;
 use crate::settings::{
     Export, LocalCommand, Secret, ServerDraft, ServerId, Settings, SettingsEdit,
 };
@@ -104,6 +105,12 @@ pub enum Request {
     /// none when it offers none.
     ListResourceTemplates {
         server_id: ServerId,
+    },
+    /// The resources this page's open chat follows, replacing what it followed before (the
+    /// worker subscribes to the union of every open page's on servers that offer it, and tells
+    /// the pages [`Event::ResourceUpdated`]); an empty list follows nothing.
+    FollowResources {
+        resources: Vec<FollowedResource>,
     },
     /// Prompts of one server (the composer's `/` menu); none when it offers none.
     ListPrompts {
@@ -257,6 +264,7 @@ impl Request {
             | Request::ReadResource { .. }
             | Request::ListResourcePage { .. }
             | Request::ListResourceTemplates { .. }
+            | Request::FollowResources { .. }
             | Request::ListPrompts { .. }
             | Request::GetPrompt { .. }
             | Request::Complete { .. }
@@ -554,6 +562,12 @@ pub enum Event {
     PromptsChanged {
         server_id: ServerId,
     },
+    /// A followed resource changed (`notifications/resources/updated`): a chat that sent it
+    /// marks it, to be read again.
+    ResourceUpdated {
+        server_id: ServerId,
+        uri: String,
+    },
     /// `notifications/progress` of a running call.
     ToolProgress {
         call_id: String,
@@ -741,6 +755,12 @@ mod tests {
             Request::ReadResource { server_id: id.clone(), uri: "test://static/resource/1".into() },
             Request::ListResourcePage { server_id: id.clone(), cursor: Some("c2".into()) },
             Request::ListResourceTemplates { server_id: id.clone() },
+            Request::FollowResources {
+                resources: vec![FollowedResource {
+                    server_id: id.clone(),
+                    uri: "demo://resource/dynamic/text/7".into(),
+                }],
+            },
             Request::ListPrompts { server_id: id.clone() },
             Request::GetPrompt {
                 server_id: id.clone(),

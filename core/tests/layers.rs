@@ -44,6 +44,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "oauth",
             "page",
             "reset",
+            "resource_updates",
             "saved_session",
             "slash",
             "tool_cache",

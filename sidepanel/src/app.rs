@@ -34,8 +34,9 @@ use crate::hooks::{
     use_page_tool_changes, use_stick_to_bottom, use_worker_port, use_worker_status,
 };
 use crate::shared::Shared;
-use crate::state::{Action, State, View};
+use crate::state::{Action, ContextLabel, Entry, State, View};
 use gemipanel_core::page::browser_tools::{selection_context, BrowserTool, MAX_SELECTION_CHARS};
+use gemipanel_core::resource_updates::{mark_places, FollowedResource};
 use gemipanel_core::settings::source::{BROWSER, PAGES};
 use gemipanel_core::settings::SourceChange;
 
@@ -151,6 +152,26 @@ pub fn App() -> Html {
             }
         });
     }
+    // The worker follows what the chat sent, told again when the worker started anew.
+    let followed = state.followed_resources();
+    {
+        let port = port.clone();
+        use_effect_with((followed, state.status_epoch), move |(resources, _)| {
+            let resources = resources.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = port.request(Request::FollowResources { resources }).await;
+            });
+        });
+    }
+    let changed = state.changed_resources();
+    let on_refresh = {
+        let (port, settings, dispatcher) =
+            (port.clone(), state.settings.clone(), dispatcher.clone());
+        Callback::from(move |(resource, title): (FollowedResource, String)| {
+            let (port, settings) = (port.clone(), settings.clone());
+            crate::resource_refresh::refresh(port, settings, resource, title, dispatcher.clone());
+        })
+    };
     let on_send = {
         let (driver, state, main) = (driver.clone(), state.clone(), main_ref.clone());
         Callback::from(move |text: String| {
@@ -518,11 +539,22 @@ pub fn App() -> Html {
                 on_regenerate,
                 on_switch,
                 on_notice_sign_in,
+                on_refresh: on_refresh.clone(),
             };
+            let sent: Vec<&[ContextLabel]> = state
+                .chat
+                .entries
+                .iter()
+                .filter_map(|e| match &**e {
+                    Entry::User { context, .. } => Some(context.as_slice()),
+                    _ => None,
+                })
+                .collect();
+            let marks = Shared(Rc::new(mark_places(&sent, &changed)));
             html! {
                 <TranscriptView entries={Shared(Rc::new(state.chat.entries.clone()))}
                     messages={Shared(Rc::new(state.chat.message_info()))}
-                    busy={state.chat.busy} {actions} />
+                    busy={state.chat.busy} {marks} {actions} />
             }
         }
     };
@@ -563,7 +595,8 @@ pub fn App() -> Html {
                 <ContextChips page={state.page.clone()} selection={state.selection.clone()}
                     attachments={state.attachments.clone()} {on_page}
                     on_attach_selection={emit(&dispatcher, |()| Action::AttachSelection)}
-                    on_detach={emit(&dispatcher, Action::Detach)} />
+                    on_detach={emit(&dispatcher, Action::Detach)}
+                    changed={changed.clone()} on_refresh={on_refresh.clone()} />
                 <ContextMeterView meter={state.context_meter()} busy={state.chat.busy}
                     summarizing={state.chat.summarizing} {on_summarize} />
                 <ToolsMenu {servers} google_search={state.chat.google_search} {tools_off}

@@ -3,6 +3,7 @@
 use std::rc::Rc;
 
 use gemipanel_core::messages::{Event, Request, Response};
+use gemipanel_core::resource_updates::FollowedResource;
 use yew::prelude::*;
 
 use gemipanel_browser::early;
@@ -25,6 +26,9 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
                 // The status (with its server count) is fetched again.
                 Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::RefreshStatus,
                 Event::PromptsChanged { .. } => Action::PromptsChanged,
+                Event::ResourceUpdated { server_id, uri } => {
+                    Action::ResourceUpdated(FollowedResource { server_id, uri })
+                }
                 Event::ToolProgress { call_id, progress, total, message } => Action::ToolProgress {
                     call_id,
                     progress: Progress { progress, total, message },

@@ -18,6 +18,7 @@ mod download;
 mod files;
 mod hooks;
 mod markdown_nesting;
+mod resource_refresh;
 mod shared;
 mod state;
 mod tool_text;

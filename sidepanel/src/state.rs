@@ -29,6 +29,7 @@ use gemipanel_core::chats::activity::{self, Activity, SentActivity};
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
 use gemipanel_core::page::webmcp::PageTools;
+use gemipanel_core::resource_updates::{followed, FollowedResource, Marks};
 use gemipanel_core::settings::source::{BROWSER, PAGES};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -424,6 +425,8 @@ pub struct State {
     /// Counts the servers' announcements that their prompts changed (an open `/` menu lists
     /// them again).
     pub prompts_epoch: u32,
+    /// The chat's resources that changed on their server since they were read.
+    pub resource_marks: Marks,
     /// Files from the person's computer for the next message.
     pub files: Vec<Rc<PickedFile>>,
     /// Why files the person picked were not attached, in words.
@@ -465,6 +468,7 @@ impl Default for State {
             selection: None,
             attachments: Vec::new(),
             prompts_epoch: 0,
+            resource_marks: Marks::default(),
             files: Vec::new(),
             file_note: None,
             upload: None,
@@ -474,6 +478,19 @@ impl Default for State {
 }
 
 impl State {
+    /// The resources the open chat follows: those its messages sent.
+    pub fn followed_resources(&self) -> Vec<FollowedResource> {
+        followed(self.chat.entries.iter().flat_map(|e| match &**e {
+            Entry::User { context, .. } => context.as_slice(),
+            _ => &[],
+        }))
+    }
+
+    /// The open chat's resources marked as changed.
+    pub fn changed_resources(&self) -> Vec<FollowedResource> {
+        self.resource_marks.changed(&self.chat.id, &self.followed_resources())
+    }
+
     /// The chat's model, else the settings' choice, else the automatic default.
     pub fn model(&self) -> String {
         self.chat
@@ -570,9 +587,13 @@ pub enum Action {
     SelectionOffered(Option<Rc<ContextPart>>),
     /// The offered selection goes with the next message.
     AttachSelection,
+    /// A context part for the next message; a resource read again replaces its earlier chip
+    /// and its mark.
     Attach(Rc<ContextPart>),
     /// A server's prompts changed.
     PromptsChanged,
+    /// A server says one of its resources changed.
+    ResourceUpdated(FollowedResource),
     Detach(usize),
     /// Files picked, dropped or pasted: those the model reads, and words for the others.
     AttachFiles(Vec<Rc<PickedFile>>, Vec<String>),
@@ -826,9 +847,20 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::PromptsChanged => next.prompts_epoch = next.prompts_epoch.wrapping_add(1),
         Action::Attach(part) => {
+            if let Some(resource) = FollowedResource::of(&part.label) {
+                next.resource_marks.refreshed(&resource);
+                let same = |p: &Rc<ContextPart>| {
+                    FollowedResource::of(&p.label).as_ref() == Some(&resource)
+                };
+                next.attachments.retain(|p| !same(p));
+            }
             if !next.attachments.contains(&part) {
                 next.attachments.push(part);
             }
+        }
+        Action::ResourceUpdated(resource) => {
+            let follows = state.followed_resources();
+            next.resource_marks.updated(&state.chat.id, &follows, resource);
         }
         Action::PinTab(tab) => {
             next.page.tab = Some(tab);
@@ -1106,6 +1138,10 @@ pub(crate) mod tests {
             configured_servers: 1,
             vault: Default::default(),
         }
+    }
+
+    fn run_from(state: State, actions: Vec<Action>) -> State {
+        actions.into_iter().fold(state, |s, a| reduce(&s, a))
     }
 
     fn run(actions: Vec<Action>) -> State {
@@ -1481,11 +1517,49 @@ pub(crate) mod tests {
             {"uri": "test://a", "mimeType": "text/plain", "text": "A"}
         ]}))
         .unwrap();
-        let part = Rc::new(attach("S", "a", "test://a", &read).part);
+        let id = gemipanel_core::settings::ServerId::parse("srv_s").unwrap();
+        let part = Rc::new(attach(&id, "S", "a", "test://a", &read).part);
         let state = run(vec![Action::Attach(part.clone()), Action::Attach(part.clone())]);
         assert_eq!(state.attachments, vec![part]);
         let changed = run(vec![Action::PromptsChanged, Action::PromptsChanged]);
         assert_eq!(changed.prompts_epoch, 2);
+    }
+
+    #[test]
+    fn a_sent_resource_that_changed_is_marked_until_it_is_attached_again() {
+        use gemipanel_core::mentions::attach;
+        let id = gemipanel_core::settings::ServerId::parse("srv_s").unwrap();
+        let read = |text: &str| {
+            serde_json::from_value(serde_json::json!({"contents": [
+                {"uri": "test://a", "mimeType": "text/plain", "text": text}
+            ]}))
+            .unwrap()
+        };
+        let old = Rc::new(attach(&id, "S", "a", "test://a", &read("old")).part);
+        let resource = FollowedResource { server_id: id.clone(), uri: "test://a".into() };
+        // Attached but not sent: the chat does not follow it yet.
+        let attached = run(vec![Action::Attach(old.clone())]);
+        let early = reduce(&attached, Action::ResourceUpdated(resource.clone()));
+        assert!(early.changed_resources().is_empty());
+        let after_send = reduce(&attached, sent("Read it"));
+        let after_send = reduce(&after_send, Action::UserContext(vec![old.label.clone()]));
+        assert_eq!(after_send.followed_resources(), std::slice::from_ref(&resource));
+        let other = FollowedResource { server_id: id.clone(), uri: "test://b".into() };
+        let updates =
+            vec![Action::ResourceUpdated(other), Action::ResourceUpdated(resource.clone())];
+        let marked = run_from(after_send, updates);
+        assert_eq!(marked.changed_resources(), std::slice::from_ref(&resource));
+        // Refreshed: the fresh read is the chip (replacing one of the same resource), unmarked.
+        let with_old_chip = reduce(&marked, Action::Attach(old));
+        let fresh = Rc::new(attach(&id, "S", "a", "test://a", &read("new")).part);
+        let refreshed = reduce(&with_old_chip, Action::Attach(fresh.clone()));
+        assert_eq!(refreshed.attachments, vec![fresh]);
+        assert!(refreshed.changed_resources().is_empty());
+        // Another chat has no marks of this one.
+        let marked_again = reduce(&refreshed, Action::ResourceUpdated(resource));
+        assert_eq!(marked_again.changed_resources().len(), 1);
+        let new_chat = reduce(&marked_again, Action::NewChat { id: "other".into(), now_ms: 1 });
+        assert!(new_chat.changed_resources().is_empty());
     }
 
     #[test]

@@ -74,7 +74,8 @@ export async function startEverything({ transport = 'streamableHttp', port } = {
 /**
  * The stateless 2026-07-28 fixture on the v2 SDK (tests/fixtures/mcp/stateless-2026.mjs):
  * `addTool(name)` and `addPrompt(name)` change its tool and prompt lists as another client
- * would, announcing it only on `subscriptions/listen` streams.
+ * would, and `touchNotes()` its resource `test://notes`, announcing it only on
+ * `subscriptions/listen` streams.
  */
 export async function startStateless2026() {
   const script = fileURLToPath(new URL('../fixtures/mcp/stateless-2026.mjs', import.meta.url));
@@ -106,6 +107,8 @@ export async function startStateless2026() {
   };
   server.addTool = (name) => call('add_tool', name, `added ${name}`);
   server.addPrompt = (name) => call('add_prompt', name, `added prompt ${name}`);
+  /** Changes `test://notes` (to `notes v2`, v3, …) and announces it to the streams subscribed. */
+  server.touchNotes = () => call('touch_notes', undefined, 'notes v');
   /** How many `subscriptions/listen` streams are open on it now. */
   server.openListens = async () => (await (await fetch(new URL('/stats', server.url))).json()).openListens;
   return server;

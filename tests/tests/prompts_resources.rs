@@ -128,7 +128,9 @@ async fn a_template_of_everything_expands_reads_and_attaches_as_the_at_menu_does
     assert_eq!(uri, "demo://resource/dynamic/blob/12");
     let read = client.read_resource(&uri, &()).await.expect("the made URI reads");
     // A base64 blob of text/plain: decoded to text for the model, nothing left out.
-    let attached = attach("everything", &blob.name, &uri, &read);
+    let server_id = gemipanel_core::settings::ServerId::parse("srv_everything").expect("an id");
+    let attached = attach(&server_id, "everything", &blob.name, &uri, &read);
+    assert_eq!(attached.part.label.server_id.as_ref(), Some(&server_id), "it names its server");
     assert!(attached.notices.is_empty(), "{:?}", attached.notices);
     let Body::Mixed { text, media } = &attached.part.body else { panic!() };
     assert!(text.starts_with("Resource 12: This is a base64 blob"), "{text}");

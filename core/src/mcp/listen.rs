@@ -229,10 +229,12 @@ where
         self.listen_once(filter, &mut on_event).await.map_err(|e| e.with_method(METHOD))
     }
 
+    // `dyn`: each caller's closure would otherwise make a copy of the whole stream reading in
+    // the worker's wasm (it has two: list changes and resource updates).
     async fn listen_once(
         &self,
         filter: ListenFilter,
-        on_event: &mut impl FnMut(ListenEvent),
+        on_event: &mut dyn FnMut(ListenEvent),
     ) -> Result<ListenEnd, Error> {
         let session = self.connect().await?;
         if !session.is_modern() {
@@ -297,6 +299,16 @@ where
         mut on_event: impl FnMut(ListenEvent),
         stop: &CancelToken,
         now_ms: impl Fn() -> u64,
+    ) -> Result<(), Error> {
+        self.keep_listening_dyn(filter, &mut on_event, stop, &now_ms).await
+    }
+
+    async fn keep_listening_dyn(
+        &self,
+        filter: ListenFilter,
+        on_event: &mut dyn FnMut(ListenEvent),
+        stop: &CancelToken,
+        now_ms: &dyn Fn() -> u64,
     ) -> Result<(), Error> {
         let mut reopen = Reopen::default();
         let mut acknowledged_before = false;

@@ -1,5 +1,6 @@
-//! What a handshake-era server says outside any request, heard while a page is open: its
-//! standalone GET stream read between calls, so that `notifications/resources/updated`,
+//! What a handshake-era server says outside any request, heard while an open chat follows one
+//! of its resources (the worker's `resource_watch`): its standalone GET stream read between
+//! calls, so that `notifications/resources/updated`,
 //! `notifications/prompts/list_changed` and the other list changes arrive when they happen
 //! rather than during the next tool call.
 //!

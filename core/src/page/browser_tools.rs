@@ -306,6 +306,7 @@ pub fn page_context(read: &PageRead) -> ContextPart {
             kind: ContextKind::Page,
             title: read.title.clone(),
             url: read.url.clone(),
+            server_id: None,
         },
         body: Body::Text(first.to_owned()),
         page_url: None,
@@ -324,8 +325,12 @@ pub fn selection_context(title: &str, url: &str, selection: &str) -> Option<Cont
     } else {
         Vec::new()
     };
-    let label =
-        ContextLabel { kind: ContextKind::Selection, title: title.to_owned(), url: url.to_owned() };
+    let label = ContextLabel {
+        kind: ContextKind::Selection,
+        title: title.to_owned(),
+        url: url.to_owned(),
+        server_id: None,
+    };
     Some(ContextPart { label, body: Body::Text(text.to_owned()), page_url: None, notes })
 }
 

@@ -13,6 +13,7 @@ use super::browser_tools;
 use crate::gemini::{Content, Part};
 use crate::hash::short_hash;
 use crate::settings::source::SourceKind;
+use crate::settings::ServerId;
 
 /// How every quote of web content starts (the model reads it; [`page_content_in`] finds it).
 pub const QUOTE_OPENING: &str = "[Web content";
@@ -42,6 +43,10 @@ pub struct ContextLabel {
     pub title: String,
     /// The page's URL; for an image its source, for a link its target.
     pub url: String,
+    /// For a resource, the server it was read from (absent in chats saved before, and for
+    /// every other kind): what its updates are followed on (`resource_updates`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_id: Option<ServerId>,
 }
 
 /// What a context part carries to the model.
@@ -214,6 +219,7 @@ mod tests {
                 kind: ContextKind::Page,
                 title: "Tea\nhouses".into(),
                 url: "https://example.com/tea".into(),
+                server_id: None,
             },
             body: Body::Text(text.into()),
             page_url: None,
@@ -258,6 +264,7 @@ mod tests {
                 kind: ContextKind::Image,
                 title: "Tea".into(),
                 url: "https://example.com/cup.png".into(),
+                server_id: None,
             },
             body: Body::Image { mime_type: "image/png".into(), data: "iVBORw0=".into() },
             page_url: Some("https://example.com/tea".into()),

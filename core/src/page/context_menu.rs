@@ -143,7 +143,7 @@ impl Pending {
         };
         let page_url = (self.item == MenuItem::Link).then(|| self.page_url.clone());
         Some(ContextPart {
-            label: ContextLabel { kind, title: title.clone(), url: url.clone() },
+            label: ContextLabel { kind, title: title.clone(), url: url.clone(), server_id: None },
             body,
             page_url,
             notes: Vec::new(),
@@ -155,7 +155,12 @@ impl Pending {
     pub fn image_part(&self, fetched: Result<(String, String), String>) -> ContextPart {
         let name =
             self.value.rsplit('/').next().unwrap_or_default().chars().take(80).collect::<String>();
-        let label = ContextLabel { kind: ContextKind::Image, title: name, url: self.value.clone() };
+        let label = ContextLabel {
+            kind: ContextKind::Image,
+            title: name,
+            url: self.value.clone(),
+            server_id: None,
+        };
         let (body, notes) = match fetched {
             Ok((mime_type, data)) => (Body::Image { mime_type, data }, Vec::new()),
             Err(why) => (
@@ -224,7 +229,8 @@ mod tests {
             ContextLabel {
                 kind: ContextKind::Selection,
                 title: "A".into(),
-                url: "https://a.example/x".into()
+                url: "https://a.example/x".into(),
+                server_id: None,
             }
         );
         assert_eq!(part.body, Body::Text("picked words".into()));

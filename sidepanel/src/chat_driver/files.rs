@@ -66,6 +66,7 @@ impl Driver {
                 kind: ContextKind::File,
                 title: file.name.clone(),
                 url: format!("{}, {}", file.mime_type, size_words(file.size)),
+                server_id: None,
             });
         }
         Prepared::Ready { parts, labels }

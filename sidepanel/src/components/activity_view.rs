@@ -102,7 +102,7 @@ fn sent_row(sent: &SentActivity) -> Html {
                 <time>{ clock(sent.at_ms) }</time>
                 <strong>{ message("panelActivitySent", &[]) }</strong>
             </div>
-            <ul class="context-sent">{ for sent.sent.iter().map(sent_label) }</ul>
+            <ul class="context-sent">{ for sent.sent.iter().map(|label| sent_label(label, None)) }</ul>
         </li>
     }
 }

@@ -235,13 +235,13 @@ pub fn Composer(props: &Props) -> Html {
                 let (note, on_attach) = (note.clone(), on_attach.clone());
                 note.set(Some(message("panelMentionReading", &[&name])));
                 wasm_bindgen_futures::spawn_local(async move {
-                    let request = Request::ReadResource {
-                        server_id: crate::chat_driver::server_id(&server_id),
-                        uri: uri.clone(),
-                    };
+                    let server_id = crate::chat_driver::server_id(&server_id);
+                    let request =
+                        Request::ReadResource { server_id: server_id.clone(), uri: uri.clone() };
                     match services.port.request(request).await {
                         Ok(Response::Resource { result }) => {
-                            let attached = mentions::attach(&server_name, &name, &uri, &result);
+                            let attached =
+                                mentions::attach(&server_id, &server_name, &name, &uri, &result);
                             let notices: Vec<String> = attached.notices.iter().map(word).collect();
                             note.set((!notices.is_empty()).then(|| notices.join(" ")));
                             on_attach.emit(Rc::new(attached.part));

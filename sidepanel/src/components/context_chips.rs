@@ -2,8 +2,10 @@ use std::rc::Rc;
 
 use gemipanel_browser::chrome::message;
 use gemipanel_core::page::context::{ContextKind, ContextPart};
+use gemipanel_core::resource_updates::FollowedResource;
 use yew::prelude::*;
 
+use super::changed_mark::ChangedMark;
 use crate::state::PageView;
 
 #[derive(Properties, PartialEq)]
@@ -15,6 +17,12 @@ pub struct Props {
     pub on_page: Callback<bool>,
     pub on_attach_selection: Callback<()>,
     pub on_detach: Callback<usize>,
+    /// The chat's resources that changed on their server since they were read.
+    #[prop_or_default]
+    pub changed: Vec<FollowedResource>,
+    /// A changed resource's Refresh: (resource, its title).
+    #[prop_or_default]
+    pub on_refresh: Callback<(FollowedResource, String)>,
 }
 
 /// What goes with the next message besides the words: the page beside the chat (a toggle
@@ -70,9 +78,17 @@ pub fn ContextChips(props: &Props) -> Html {
             ContextKind::Resource => message("panelResourceChip", &[&part.label.title]),
             ContextKind::File => part.label.title.clone(),
         };
+        let mark = FollowedResource::of(&part.label).filter(|r| props.changed.contains(r)).map(
+            |resource| {
+                let (title, on_refresh) = (part.label.title.clone(), props.on_refresh.clone());
+                html! { <ChangedMark {resource} {title} {on_refresh} /> }
+            },
+        );
         html! {
-            <span class="chip attached" data-testid="attachment" data-kind={kind_name(part.label.kind)}>
+            <span class={classes!("chip", "attached", mark.is_some().then_some("changed"))}
+                data-testid="attachment" data-kind={kind_name(part.label.kind)}>
                 <span class="chip-title" title={label.clone()}>{ label }</span>
+                { for mark }
                 <button type="button" class="remove" {onclick}
                     aria-label={message("panelDetach", &[])} title={message("panelDetach", &[])}>{ "×" }</button>
             </span>

@@ -1,6 +1,7 @@
 pub mod activity_view;
 pub mod app_call_ask;
 pub mod app_frame;
+pub mod changed_mark;
 pub mod code_block;
 pub mod composer;
 pub mod composer_menu;

@@ -4,6 +4,7 @@ use gemipanel_browser::chrome::message;
 use gemipanel_core::mcp::ElicitResult;
 use yew::prelude::*;
 
+use super::changed_mark::ChangedMark;
 use super::context_chips::kind_name;
 use super::{
     elicitation_card::ElicitationCardView, error_card::ErrorCard, markdown::Markdown,
@@ -14,6 +15,7 @@ use crate::chat_driver::Decision;
 use crate::shared::Shared;
 use crate::state::{AppContextSent, ContextLabel, Entry, MessageInfo};
 use gemipanel_core::page::context::ContextKind;
+use gemipanel_core::resource_updates::FollowedResource;
 
 /// What the person can do from the transcript besides answering tool cards.
 #[derive(Clone, PartialEq)]
@@ -32,6 +34,8 @@ pub struct TranscriptActions {
     pub on_switch: Callback<(usize, usize)>,
     /// (server id, origin to allow first): sign in from a notice that the server needs it.
     pub on_notice_sign_in: Callback<(String, Option<String>)>,
+    /// A changed resource's Refresh: (resource, its title).
+    pub on_refresh: Callback<(FollowedResource, String)>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -41,6 +45,9 @@ pub struct Props {
     pub messages: Shared<Vec<MessageInfo>>,
     /// A turn runs: only the last entry may offer what acts on the turn's end.
     pub busy: bool,
+    /// The sent resources marked as changed: (message, label) positions
+    /// (`core::resource_updates::mark_places`).
+    pub marks: Shared<Vec<(usize, usize)>>,
     pub actions: TranscriptActions,
 }
 
@@ -70,8 +77,14 @@ pub fn TranscriptView(props: &Props) -> Html {
         // countdown of the wait the chat is in.
         let live = i == last && matches!(**entry, Entry::Retrying { .. } | Entry::Finish { .. });
         let live = live && (props.busy == matches!(**entry, Entry::Retrying { .. }));
+        let marked: Vec<usize> = match (&**entry, place.at) {
+            (Entry::User { .. }, Some(at)) => {
+                props.marks.iter().filter(|(m, _)| *m == at).map(|(_, l)| *l).collect()
+            }
+            _ => Vec::new(),
+        };
         html! {
-            <EntryView key={i} entry={Shared(entry.clone())} {live} {place}
+            <EntryView key={i} entry={Shared(entry.clone())} {live} {place} {marked}
                 actions={props.actions.clone()} />
         }
     });
@@ -111,6 +124,8 @@ struct EntryProps {
     entry: Shared<Entry>,
     live: bool,
     place: Place,
+    /// Which of a message's labels show a changed resource's mark.
+    marked: Vec<usize>,
     actions: TranscriptActions,
 }
 
@@ -125,7 +140,10 @@ fn EntryView(props: &EntryProps) -> Html {
                     on_switch={actions.on_switch.clone()} />
                 if !context.is_empty() {
                     <ul class="context-sent" data-testid="context-sent">
-                        { for context.iter().map(sent_label) }
+                        { for context.iter().enumerate().map(|(n, label)| {
+                            let refresh = props.marked.contains(&n).then(|| actions.on_refresh.clone());
+                            sent_label(label, refresh)
+                        }) }
                     </ul>
                 }
                 { for app_context.iter().map(sent_app_context) }
@@ -196,8 +214,11 @@ fn sent_app_context(sent: &AppContextSent) -> Html {
 }
 
 /// A context part as it was sent: what it was, the page's title, openable when it is a web
-/// address.
-pub(crate) fn sent_label(label: &ContextLabel) -> Html {
+/// address; a resource that changed since with its mark and Refresh (`refresh`).
+pub(crate) fn sent_label(
+    label: &ContextLabel,
+    refresh: Option<Callback<(FollowedResource, String)>>,
+) -> Html {
     let what = match label.kind {
         ContextKind::Page => message("panelSentPage", &[]),
         ContextKind::Selection => message("panelSentSelection", &[]),
@@ -208,14 +229,18 @@ pub(crate) fn sent_label(label: &ContextLabel) -> Html {
     };
     let title = if label.title.trim().is_empty() { label.url.clone() } else { label.title.clone() };
     let web = label.url.starts_with("https://") || label.url.starts_with("http://");
+    let mark = refresh.zip(FollowedResource::of(label)).map(|(on_refresh, resource)| {
+        html! { <ChangedMark {resource} title={title.clone()} {on_refresh} /> }
+    });
     html! {
-        <li data-kind={kind_name(label.kind)}>
+        <li data-kind={kind_name(label.kind)} class={classes!(mark.is_some().then_some("changed"))}>
             <span class="what">{ what }</span>
             if web {
                 <a href={label.url.clone()} target="_blank" rel="noopener noreferrer" title={label.url.clone()}>{ title }</a>
             } else {
                 <span title={label.url.clone()}>{ title }</span>
             }
+            { for mark }
         </li>
     }
 }

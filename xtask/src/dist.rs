@@ -184,9 +184,11 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// zlib level 9, within 0.2 KB of this measure), after making the listen stream's reading and
 /// the new lists' ordering single copies (sorting by insertion: a general sort is several KB per
 /// element type).
-/// Merged (all three): main's ceilings kept; the merged sizes are set in a commit of their own.
+/// Merged (all three; each branch's raise was measured against the same main, so the sums
+/// exceed every branch's ceiling): `cargo xtask dist` on the merge measured worker 549.8, side
+/// panel 859.0, popup 454.1, app host 177.3 KB. Ceilings: 555, 864, 459, 179.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 542.0), ("sidepanel", 852.0), ("popup", 441.0), ("apphost", 179.0)];
+    [("background", 555.0), ("sidepanel", 864.0), ("popup", 459.0), ("apphost", 179.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

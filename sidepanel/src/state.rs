@@ -1145,11 +1145,7 @@ pub(crate) mod tests {
     }
 
     fn run(actions: Vec<Action>) -> State {
-        run_from(&State::default(), actions)
-    }
-
-    fn run_from(state: &State, actions: Vec<Action>) -> State {
-        actions.into_iter().fold(state.clone(), |s, a| reduce(&s, a))
+        run_from(State::default(), actions)
     }
 
     fn sent(text: &str) -> Action {
@@ -1286,6 +1282,7 @@ pub(crate) mod tests {
             kind: ContextKind::Page,
             title: "Kyoto".into(),
             url: "https://kyoto.example/".into(),
+            server_id: None,
         };
         let state = run(vec![
             sent("echo"),
@@ -1296,7 +1293,7 @@ pub(crate) mod tests {
         // A call still running is not in the record yet.
         assert_eq!(state.chat.activity.len(), 1);
         let state = run_from(
-            &state,
+            state.clone(),
             vec![
                 Action::ToolFinished {
                     call_id: "call-1".into(),

@@ -160,6 +160,7 @@ mod tests {
             kind: ContextKind::Page,
             title: "Kyoto".into(),
             url: "https://example.com/".into(),
+            server_id: None,
         };
         Activity::Sent(SentActivity { at_ms, sent: vec![label] })
     }

@@ -25,3 +25,29 @@ pub async fn take(name: &str) -> Option<Response> {
         WorkerMessage::Event { .. } => None,
     }
 }
+
+/// What was typed into the static shell's input (`static/shell.js`) before the module ran.
+pub struct ShellInput {
+    pub text: String,
+    /// The caret or selection, in UTF-16 units as the browser counts them.
+    pub selection: (u32, u32),
+    pub focused: bool,
+}
+
+/// Takes the static shell's text, caret and focus, and removes the shell: from now on the
+/// rendered panel is what shows. `None` when there is no shell (already adopted).
+pub fn adopt_shell_input() -> Option<ShellInput> {
+    let document = web_sys::window()?.document()?;
+    let shell = document.get_element_by_id("shell")?;
+    let adopted = document
+        .get_element_by_id("shell-input")
+        .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        .map(|input| {
+            let focused = document.active_element().is_some_and(|a| a == **input);
+            let start = input.selection_start().ok().flatten().unwrap_or(0);
+            let end = input.selection_end().ok().flatten().unwrap_or(start);
+            ShellInput { text: input.value(), selection: (start, end), focused }
+        });
+    shell.remove();
+    adopted
+}

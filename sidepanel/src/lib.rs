@@ -25,5 +25,12 @@ mod tool_text;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn main() {
-    yew::Renderer::<app::App>::new().render();
+    // Into its own element: rendering into the body would clear the static shell before the
+    // composer adopted what was typed into it.
+    let root =
+        web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
+    match root {
+        Some(root) => yew::Renderer::<app::App>::with_root(root).render(),
+        None => yew::Renderer::<app::App>::new().render(),
+    };
 }

@@ -1,6 +1,7 @@
 // How the side panel opens after the worker went to sleep (issue 24): the page asks the worker
 // before its module runs (static/early.js), and what a person sees on the way is kept as a
-// series of screenshots at 50, 100 and 200 ms after navigation.
+// series of screenshots at 50, 100 and 200 ms after navigation. A static shell takes typing
+// until the module runs, which keeps what was typed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, screenshot, stopServiceWorkers } from './harness.mjs';
@@ -33,6 +34,36 @@ test('the panel asks the worker before its module runs, and shows the answer it 
   // A refresh still asks over the port.
   await page.getByTestId('worker-status').getByRole('button').click();
   await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+});
+
+test('text typed into the panel before its module runs is kept, with the focus', async () => {
+  // The module's bytes are held back (DevTools' Fetch domain) until the person has typed: a
+  // slow network or computer, made certain.
+  await page.goto('about:blank');
+  const cdp = await page.context().newCDPSession(page);
+  const held = [];
+  cdp.on('Fetch.requestPaused', (e) => held.push(e.requestId));
+  await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*sidepanel_bg.wasm*' }] });
+  try {
+    await page.goto(browser.url('sidepanel.html'), { waitUntil: 'commit' });
+    const shell = page.getByTestId('shell-input');
+    await shell.waitFor();
+    assert.ok(await shell.evaluate((el) => el === document.activeElement), 'the shell takes typing at once');
+    assert.equal(await shell.getAttribute('placeholder'), 'Message Gemini (Enter to send, Shift+Enter for a new line)');
+    await page.keyboard.type('Hello from ');
+    assert.equal(await page.getByTestId('input').count(), 0, 'the module had not rendered yet');
+    assert.ok(held.length > 0, 'the module was held back');
+    await screenshot(page, 'panel-open-shell');
+  } finally {
+    await cdp.send('Fetch.disable');
+    for (const requestId of held) await cdp.send('Fetch.continueRequest', { requestId }).catch(() => {});
+    await cdp.detach();
+  }
+  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+  await page.keyboard.type('the shell');
+  assert.equal(await page.getByTestId('input').inputValue(), 'Hello from the shell');
+  assert.equal(await page.getByTestId('shell-input').count(), 0, 'the shell is gone');
+  await page.getByTestId('input').fill('');
 });
 
 test('screenshots of the panel 50, 100 and 200 ms after navigation', async () => {

@@ -132,6 +132,23 @@ pub fn Composer(props: &Props) -> Html {
     let catalog = use_mut_ref(mention_catalog::Catalog::default);
     let redraw = use_force_update();
     {
+        // Typed into the static shell before the module ran: kept, caret and focus too.
+        let input = input.clone();
+        use_effect_with((), move |_| {
+            let (Some(area), Some(shell)) = (
+                input.cast::<HtmlTextAreaElement>(),
+                gemipanel_browser::early::adopt_shell_input(),
+            ) else {
+                return;
+            };
+            area.set_value(&shell.text);
+            let _ = area.set_selection_range(shell.selection.0, shell.selection.1);
+            if shell.focused {
+                let _ = area.focus();
+            }
+        });
+    }
+    {
         let (input, draft) = (input.clone(), props.draft.clone());
         use_effect_with(props.draft_epoch, move |_| {
             if let (Some(area), Some(text)) = (input.cast::<HtmlTextAreaElement>(), draft) {

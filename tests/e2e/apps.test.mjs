@@ -71,6 +71,8 @@ test('an App-class app initializes with the host context, then gets its input an
   await appFrame().locator('#cookie').click();
   assert.deepEqual(await records('cookie'), ['b=2']);
   await appFrame().locator('#idb').click();
+  // IndexedDB answers asynchronously: its record comes after the click.
+  await appFrame().locator('li[data-kind="idb"]').first().waitFor();
   assert.deepEqual(await records('idb'), ['SecurityError']);
   await chat.shoot('app-inline');
   assert.ok(await frame.isVisible());

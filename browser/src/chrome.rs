@@ -224,26 +224,22 @@ pub async fn local_get(key: &str) -> Result<JsValue, BrowserError> {
 
 /// Every key of `chrome.storage.local` whose name starts with `prefix`, with its value.
 pub async fn local_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, BrowserError> {
-    let promise = storage_local_get(&JsValue::NULL)
-        .map_err(|e| BrowserError::from_js("reading storage", e))?;
-    let items: JsValue =
-        JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
-    let items: Object = items.unchecked_into();
-    Ok(Object::entries(&items)
-        .iter()
-        .filter_map(|entry| {
-            let entry: js_sys::Array = entry.unchecked_into();
-            let key = entry.get(0).as_string()?;
-            key.starts_with(prefix).then(|| (key, entry.get(1)))
-        })
-        .collect())
+    get_prefixed(storage_local_get(&JsValue::NULL), prefix, "reading storage").await
 }
 
 /// Every key of `chrome.storage.sync` whose name starts with `prefix`, with its value.
 pub async fn sync_get_prefixed(prefix: &str) -> Result<Vec<(String, JsValue)>, BrowserError> {
-    let fail = |e| BrowserError::from_js("reading synced storage", e);
-    let items: JsValue =
-        JsFuture::from(storage_sync_get(&JsValue::NULL).map_err(fail)?).await.map_err(fail)?;
+    get_prefixed(storage_sync_get(&JsValue::NULL), prefix, "reading synced storage").await
+}
+
+/// The items of a storage area's `get(null)` whose key starts with `prefix`.
+async fn get_prefixed(
+    get: Result<Promise, JsValue>,
+    prefix: &str,
+    doing: &'static str,
+) -> Result<Vec<(String, JsValue)>, BrowserError> {
+    let fail = |e| BrowserError::from_js(doing, e);
+    let items: JsValue = JsFuture::from(get.map_err(fail)?).await.map_err(fail)?;
     let items: Object = items.unchecked_into();
     Ok(Object::entries(&items)
         .iter()
@@ -268,24 +264,20 @@ pub async fn sync_set_all(entries: &[(String, JsValue)]) -> Result<(), BrowserEr
 
 /// Calls `listener` with each key of `chrome.storage.sync` that changed (here or on another
 /// computer).
-pub fn on_sync_storage_changed(
-    mut listener: impl FnMut(&str) + 'static,
-) -> Result<(), BrowserError> {
-    let closure = Closure::<dyn FnMut(JsValue)>::new(move |changes: JsValue| {
-        let changes: Object = changes.unchecked_into();
-        for key in Object::keys(&changes).iter().filter_map(|k| k.as_string()) {
-            listener(&key);
-        }
-    });
-    storage_sync_on_changed(closure.as_ref().unchecked_ref())
-        .map_err(|e| BrowserError::from_js("watching synced storage", e))?;
-    closure.forget();
-    Ok(())
+pub fn on_sync_storage_changed(listener: impl FnMut(&str) + 'static) -> Result<(), BrowserError> {
+    on_storage_changed(storage_sync_on_changed, "watching synced storage", listener)
 }
 
 /// Calls `listener` with each key of `chrome.storage.local` that anyone (this context or
 /// another) changed.
-pub fn on_local_storage_changed(
+pub fn on_local_storage_changed(listener: impl FnMut(&str) + 'static) -> Result<(), BrowserError> {
+    on_storage_changed(storage_local_on_changed, "watching storage", listener)
+}
+
+/// Adds `listener`, called with each changed key, to a storage area's `onChanged` (`add`).
+fn on_storage_changed(
+    add: fn(&Function) -> Result<(), JsValue>,
+    doing: &'static str,
     mut listener: impl FnMut(&str) + 'static,
 ) -> Result<(), BrowserError> {
     let closure = Closure::<dyn FnMut(JsValue)>::new(move |changes: JsValue| {
@@ -294,8 +286,7 @@ pub fn on_local_storage_changed(
             listener(&key);
         }
     });
-    storage_local_on_changed(closure.as_ref().unchecked_ref())
-        .map_err(|e| BrowserError::from_js("watching storage", e))?;
+    add(closure.as_ref().unchecked_ref()).map_err(|e| BrowserError::from_js(doing, e))?;
     closure.forget();
     Ok(())
 }
@@ -381,18 +372,9 @@ pub async fn session_remove(key: &str) -> Result<(), BrowserError> {
 
 /// Calls `listener` with each key of `chrome.storage.session` that anyone changed.
 pub fn on_session_storage_changed(
-    mut listener: impl FnMut(&str) + 'static,
+    listener: impl FnMut(&str) + 'static,
 ) -> Result<(), BrowserError> {
-    let closure = Closure::<dyn FnMut(JsValue)>::new(move |changes: JsValue| {
-        let changes: Object = changes.unchecked_into();
-        for key in Object::keys(&changes).iter().filter_map(|k| k.as_string()) {
-            listener(&key);
-        }
-    });
-    storage_session_on_changed(closure.as_ref().unchecked_ref())
-        .map_err(|e| BrowserError::from_js("watching session storage", e))?;
-    closure.forget();
-    Ok(())
+    on_storage_changed(storage_session_on_changed, "watching session storage", listener)
 }
 
 /// Replaces the extension's context menu items with `items`: (id, title, context).

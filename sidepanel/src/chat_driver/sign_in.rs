@@ -3,8 +3,10 @@
 //! (or Stop) answers the model with an error.
 
 use gemipanel_browser::chrome::{self, word};
+use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::gemini::{ToolCall, ToolOutcome};
 use gemipanel_core::messages::{Request, Response, SignInOutcome};
+use gemipanel_core::settings::ServerId;
 use gemipanel_core::tools::ToolRoute;
 
 use super::{server_id, Driver, SignInChoice};
@@ -68,27 +70,16 @@ impl Driver {
         let call_id = waiting.call.call_id.clone();
         self.dispatch(Action::ToolSignInStarted { call_id });
         let port = self.0.borrow().port.clone();
-        let request = Request::SignIn { server_id: server_id(&waiting.route.server_id) };
+        let server_id = server_id(&waiting.route.server_id);
         let this = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let message = match port.request(request).await {
-                Ok(Response::SignIn { outcome: SignInOutcome::SignedIn { .. } }) => {
-                    return this.run_call(waiting.call, waiting.route, true);
+            match sign_in_at(&port, server_id).await {
+                Ok(()) => this.run_call(waiting.call, waiting.route, true),
+                Err(NotSignedIn { message, origin: Some(origin) }) => {
+                    this.still_waiting(Waiting { origin: Some(origin), ..waiting }, message)
                 }
-                Ok(Response::SignIn { outcome: SignInOutcome::Cancelled }) => {
-                    chrome::message("panelSignInCancelled", &[])
-                }
-                Ok(Response::SignIn { outcome: SignInOutcome::NeedsPermission { origin } }) => {
-                    let message = chrome::message("panelSignInNeedsPermission", &[&origin]);
-                    let waiting = Waiting { origin: Some(origin), ..waiting };
-                    return this.still_waiting(waiting, message);
-                }
-                Ok(Response::SignIn { outcome: SignInOutcome::Failed { error } })
-                | Ok(Response::Error { error }) => word(&error),
-                Ok(_) => chrome::message("errWorkerUnexpectedAnswer", &[]),
-                Err(err) => err.to_string(),
-            };
-            this.still_waiting(waiting, message);
+                Err(NotSignedIn { message, origin: None }) => this.still_waiting(waiting, message),
+            }
         });
     }
 
@@ -128,29 +119,44 @@ impl Driver {
             step: SignInStep::Busy,
         });
         let port = self.0.borrow().port.clone();
-        let request = Request::SignIn { server_id: super::server_id(&server_id) };
         let this = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let offered =
-                |problem: String, origin| SignInStep::Offered { problem: Some(problem), origin };
-            let step = match port.request(request).await {
-                Ok(Response::SignIn { outcome: SignInOutcome::SignedIn { .. } }) => {
+            let step = match sign_in_at(&port, super::server_id(&server_id)).await {
+                Ok(()) => {
                     this.signed_in_from_notice(&server_id);
                     SignInStep::SignedIn
                 }
-                Ok(Response::SignIn { outcome: SignInOutcome::Cancelled }) => {
-                    offered(chrome::message("panelSignInCancelled", &[]), None)
+                Err(NotSignedIn { message, origin }) => {
+                    SignInStep::Offered { problem: Some(message), origin }
                 }
-                Ok(Response::SignIn { outcome: SignInOutcome::NeedsPermission { origin } }) => {
-                    let problem = chrome::message("panelSignInNeedsPermission", &[&origin]);
-                    offered(problem, Some(origin))
-                }
-                Ok(Response::SignIn { outcome: SignInOutcome::Failed { error } })
-                | Ok(Response::Error { error }) => offered(word(&error), None),
-                Ok(_) => offered(chrome::message("errWorkerUnexpectedAnswer", &[]), None),
-                Err(err) => offered(err.to_string(), None),
             };
             this.dispatch(Action::NoticeSignIn { server_id, step });
         });
+    }
+}
+
+/// Why a sign-in did not happen, in words; `origin` when the browser must first be allowed to
+/// reach the authorization server.
+struct NotSignedIn {
+    message: String,
+    origin: Option<String>,
+}
+
+/// Asks the worker to sign in to `server_id` (the browser's sign-in window).
+async fn sign_in_at(port: &WorkerPort, server_id: ServerId) -> Result<(), NotSignedIn> {
+    let failed = |message: String| Err(NotSignedIn { message, origin: None });
+    match port.request(Request::SignIn { server_id }).await {
+        Ok(Response::SignIn { outcome: SignInOutcome::SignedIn { .. } }) => Ok(()),
+        Ok(Response::SignIn { outcome: SignInOutcome::Cancelled }) => {
+            failed(chrome::message("panelSignInCancelled", &[]))
+        }
+        Ok(Response::SignIn { outcome: SignInOutcome::NeedsPermission { origin } }) => {
+            let message = chrome::message("panelSignInNeedsPermission", &[&origin]);
+            Err(NotSignedIn { message, origin: Some(origin) })
+        }
+        Ok(Response::SignIn { outcome: SignInOutcome::Failed { error } })
+        | Ok(Response::Error { error }) => failed(word(&error)),
+        Ok(_) => failed(chrome::message("errWorkerUnexpectedAnswer", &[])),
+        Err(err) => failed(err.to_string()),
     }
 }

@@ -17,7 +17,7 @@ use crate::components::settings_problem::SettingsProblemBanner;
 use crate::components::sync_card::SyncCard;
 use crate::components::vault_card::VaultCard;
 use crate::effects::{self, Dispatch};
-use crate::hooks::{use_shortcut, use_shortcut_read, use_window_id, use_worker};
+use crate::hooks::{use_open_chat, use_shortcut, use_shortcut_read, use_worker};
 use crate::permissions::Needs;
 use crate::state::{Action, State, WorkerView};
 
@@ -271,31 +271,8 @@ fn save_server_callback(dispatch: Dispatch, state: &State) -> Callback<()> {
 
 #[function_component]
 fn TopBar() -> Html {
-    let window_id = use_window_id();
+    let (onclick, error) = use_open_chat(true);
     let shortcut = use_shortcut(OPEN_CHAT_COMMAND);
-    let error = use_state(|| None::<String>);
-    let onclick = {
-        let error = error.clone();
-        Callback::from(move |_: MouseEvent| {
-            let Some(window_id) = window_id else {
-                return error.set(Some(message("popupOpenChatNoWindow", &[])));
-            };
-            // Called now, inside the click: Chrome requires a user gesture.
-            let opened = chrome::open_side_panel(window_id);
-            let error = error.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match opened.await {
-                    Ok(()) => {
-                        error.set(None);
-                        if let Some(window) = web_sys::window() {
-                            let _ = window.close();
-                        }
-                    }
-                    Err(err) => error.set(Some(err.to_string())),
-                }
-            });
-        })
-    };
     let title = match &shortcut {
         Some(keys) => message("popupOpenChatShortcut", &[keys]),
         None => message("popupOpenChat", &[]),
@@ -308,7 +285,7 @@ fn TopBar() -> Html {
                 { message("popupOpenChat", &[]) }
                 if let Some(keys) = &shortcut { <kbd>{ keys }</kbd> }
             </button>
-            if let Some(error) = &*error {
+            if let Some(error) = &error {
                 <p class="note error topbar-error" role="alert">{ error }</p>
             }
         </header>

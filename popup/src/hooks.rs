@@ -69,6 +69,38 @@ pub fn use_window_id() -> Option<i32> {
     *id
 }
 
+/// "Open chat": a click opens this window's side panel (called inside the click, as Chrome
+/// requires a user gesture); with `then_close` the page closes once it opened (the popup).
+/// The error, when it could not.
+#[hook]
+pub fn use_open_chat(then_close: bool) -> (Callback<MouseEvent>, Option<String>) {
+    let window_id = use_window_id();
+    let error = use_state(|| None::<String>);
+    let onclick = {
+        let error = error.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(window_id) = window_id else {
+                return error
+                    .set(Some(gemipanel_browser::chrome::message("popupOpenChatNoWindow", &[])));
+            };
+            let opened = chrome::open_side_panel(window_id);
+            let error = error.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match opened.await {
+                    Ok(()) => {
+                        error.set(None);
+                        if let Some(window) = web_sys::window().filter(|_| then_close) {
+                            let _ = window.close();
+                        }
+                    }
+                    Err(err) => error.set(Some(err.to_string())),
+                }
+            });
+        })
+    };
+    (onclick, (*error).clone())
+}
+
 /// The keyboard shortcut set for the manifest command `name`, once known.
 #[hook]
 pub fn use_shortcut(name: &'static str) -> Option<String> {

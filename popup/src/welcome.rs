@@ -6,7 +6,7 @@
 //! (the key field, Import, the server form), so what the welcome page does is what the popup
 //! does.
 
-use gemipanel_browser::chrome::{self, counted_message, message};
+use gemipanel_browser::chrome::{counted_message, message};
 use gemipanel_core::first_run::{Facts, Progress, Step, StepState, API_KEY_PAGE, SHORTCUTS_PAGE};
 use gemipanel_core::gemini::{automatic_model, ModelInfo};
 use yew::prelude::*;
@@ -17,7 +17,7 @@ use crate::components::first_run_card::step_name;
 use crate::components::import_form::ImportForm;
 use crate::effects::{self, Dispatch};
 use crate::first_run::{open_tab, use_first_run};
-use crate::hooks::{use_shortcut_read, use_window_id, use_worker};
+use crate::hooks::{use_open_chat, use_shortcut_read, use_worker};
 use crate::state::{Action, GeminiForm, Pending, State};
 
 /// Where a sentence's keyboard shortcut goes, replaced by a `<kbd>`.
@@ -274,27 +274,13 @@ fn StepCard(props: &StepProps) -> Html {
 /// Opens the side panel of this window (inside the click, as Chrome requires).
 #[function_component]
 fn OpenChat() -> Html {
-    let window_id = use_window_id();
-    let error = use_state(|| None::<String>);
-    let onclick = {
-        let error = error.clone();
-        Callback::from(move |_: MouseEvent| {
-            let Some(window_id) = window_id else {
-                return error.set(Some(message("popupOpenChatNoWindow", &[])));
-            };
-            let opened = chrome::open_side_panel(window_id);
-            let error = error.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                error.set(opened.await.err().map(|e| e.to_string()));
-            });
-        })
-    };
+    let (onclick, error) = use_open_chat(false);
     html! {
         <footer class="welcome-finish">
             <button type="button" class="primary" data-testid="welcome-open-chat" {onclick}>
                 { message("welcomeOpenChat", &[]) }</button>
             <p class="note">{ message("welcomeFinish", &[]) }</p>
-            if let Some(error) = &*error {
+            if let Some(error) = &error {
                 <p class="note error" role="alert">{ error }</p>
             }
         </footer>

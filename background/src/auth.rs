@@ -110,42 +110,43 @@ pub async fn forget(id: &str, credentials: Option<Credentials>) {
 /// an older version, goes as a removal's would. Never while the settings cannot be read: then
 /// every server would look gone.
 pub async fn clean_orphans() {
-    if chrome::session_get(ORPHANS_CHECKED_KEY).await.is_ok_and(|v| !v.is_undefined()) {
-        return;
-    }
-    // Marked before the settings are read, which may take a while: marked after, the mark
-    // could land after a Delete everything made meanwhile, which leaves nothing behind.
-    let _ = chrome::session_set(ORPHANS_CHECKED_KEY, &JsValue::TRUE).await;
-    let unread = async {
-        let _ = chrome::session_remove(ORPHANS_CHECKED_KEY).await;
-    };
-    if crate::store::problem().await.is_some() {
-        return unread.await;
-    }
-    let Ok(settings) = crate::store::read().await else { return unread.await };
-    let stored = chrome::local_get_prefixed(Credentials::STORAGE_PREFIX).await.unwrap_or_default();
-    let credentials: Vec<(String, JsValue)> = stored
-        .into_iter()
-        .filter_map(|(key, value)| {
-            Some((key.strip_prefix(Credentials::STORAGE_PREFIX)?.to_owned(), value))
-        })
-        .collect();
-    let keys = DpopKey::ids().await.unwrap_or_default();
-    let tools = chrome::local_get_prefixed("tools_cache:").await.unwrap_or_default();
-    let tool_ids: Vec<String> = tools
-        .iter()
-        .filter_map(|(key, _)| key.strip_prefix("tools_cache:").map(str::to_owned))
-        .collect();
-    let ids = credentials.iter().map(|(id, _)| id.as_str()).chain(keys.iter().map(String::as_str));
-    for id in settings.orphans(ids) {
-        let kept = credentials.iter().find(|(i, _)| *i == id).map(|(_, v)| v.clone());
+    for id in orphans_to_clean().await {
+        let kept = chrome::local_get(&format!("{}{id}", Credentials::STORAGE_PREFIX)).await;
         let kept: Option<Credentials> =
-            kept.filter(|v| v.is_object()).and_then(|v| from_js(v).ok());
+            kept.ok().filter(|v| v.is_object()).and_then(|v| from_js(v).ok());
         forget(&id, kept).await;
+        let _ = chrome::local_remove(&format!("{TOOLS_CACHE_PREFIX}{id}")).await;
     }
-    for id in settings.orphans(tool_ids.iter().map(String::as_str)) {
-        let _ = chrome::local_remove(&format!("tools_cache:{id}")).await;
+}
+
+const TOOLS_CACHE_PREFIX: &str = "tools_cache:";
+
+/// The ids of the servers something is kept for that are no longer in the settings, marking
+/// the browser session as checked when anything was kept at all. It holds the settings' turn,
+/// as Delete everything does: it runs wholly before or wholly after one, so it never marks
+/// storage that was just emptied. With nothing kept for any server (a first install, after
+/// Delete everything) nothing is marked: finding that out again costs two key listings.
+async fn orphans_to_clean() -> Vec<String> {
+    let _turn = crate::store::hold().await;
+    if chrome::session_get(ORPHANS_CHECKED_KEY).await.is_ok_and(|v| !v.is_undefined()) {
+        return Vec::new();
     }
+    let Ok(keys) = chrome::local_keys().await else { return Vec::new() };
+    let dpop_ids = DpopKey::ids().await.unwrap_or_default();
+    let kept_for: Vec<&str> = keys
+        .iter()
+        .filter_map(|key| {
+            key.strip_prefix(Credentials::STORAGE_PREFIX)
+                .or_else(|| key.strip_prefix(TOOLS_CACHE_PREFIX))
+        })
+        .chain(dpop_ids.iter().map(String::as_str))
+        .collect();
+    if kept_for.is_empty() || crate::store::problem().await.is_some() {
+        return Vec::new();
+    }
+    let Ok(settings) = crate::store::read_for_rewrite().await else { return Vec::new() };
+    let _ = chrome::session_set(ORPHANS_CHECKED_KEY, &JsValue::TRUE).await;
+    settings.orphans(kept_for)
 }
 
 /// The browser side of one server's sign-in.

@@ -42,6 +42,8 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = get)]
     fn storage_local_get(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = getKeys)]
+    fn storage_local_get_keys() -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = set)]
     fn storage_local_set(items: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local", "onChanged"], js_name = addListener)]
@@ -220,6 +222,13 @@ pub async fn local_get(key: &str) -> Result<JsValue, BrowserError> {
         JsFuture::from(promise).await.map_err(|e| BrowserError::from_js("reading storage", e))?;
     js_sys::Reflect::get(&items, &key.into())
         .map_err(|e| BrowserError::from_js("reading storage", e))
+}
+
+/// The names of every key of `chrome.storage.local`, without reading their values.
+pub async fn local_keys() -> Result<Vec<String>, BrowserError> {
+    let fail = |e| BrowserError::from_js("listing storage", e);
+    let keys = JsFuture::from(storage_local_get_keys().map_err(fail)?).await.map_err(fail)?;
+    Ok(js_sys::Array::from(&keys).iter().filter_map(|key| key.as_string()).collect())
 }
 
 /// Every key of `chrome.storage.local` whose name starts with `prefix`, with its value.

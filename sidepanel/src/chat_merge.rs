@@ -53,6 +53,28 @@ fn parting(theirs: &[Entry], mine: &[Entry]) -> Parting {
     }
 }
 
+/// What a save of `mine` stores over `stored` (the copy in storage, when it reads), and whether
+/// another panel's turns were merged in. A stored copy this panel wrote itself
+/// (`stored_by_this_panel`) is an earlier save of the same conversation, whose result had not
+/// reached the panel when `mine` was taken: `mine` is newer, and goes over it whole. Merged,
+/// the panel's own reply that changed between two saves (it was still being finished) would
+/// come back as a second version of its message.
+pub fn to_store(
+    stored: Option<SavedChat>,
+    mine: &SavedChat,
+    stored_by_this_panel: bool,
+) -> (SavedChat, bool) {
+    match stored {
+        Some(stored) if stored.revision != mine.revision && !stored_by_this_panel => {
+            (merge(stored, mine.clone()), true)
+        }
+        stored => {
+            let revision = stored.map_or(0, |s| s.revision).max(mine.revision) + 1;
+            (SavedChat { revision, ..mine.clone() }, false)
+        }
+    }
+}
+
 /// The chat to store when `mine` is saved over `stored`, which another panel wrote since this
 /// one read it.
 pub fn merge(stored: SavedChat, mine: SavedChat) -> SavedChat {
@@ -195,6 +217,32 @@ mod tests {
         let again = merge(first, mine);
         assert_eq!(messages(&again), ["hello", "two"]);
         assert_eq!(versions_at(&again, 1), Some((0, 2)));
+    }
+
+    #[test]
+    fn an_earlier_save_of_this_panel_is_written_over_not_merged() {
+        // The first save stored the reply as it was then; the second was taken before that
+        // save's revision came back, with the reply finished and the next message sent.
+        let first = chat(&[("hello", "hi"), ("more", "ye")], 4);
+        let second = chat(&[("hello", "hi"), ("more", "yes"), ("again", "ok")], 3);
+        let (stored, merged) = to_store(Some(first.clone()), &second, true);
+        assert!(!merged);
+        assert_eq!(stored.revision, 5);
+        assert_eq!(messages(&stored), ["hello", "more", "again"]);
+        assert_eq!(versions_at(&stored, 1), None, "no second version of its own message");
+        // Another panel's copy is merged, as before.
+        let (stored, merged) = to_store(Some(first), &second, false);
+        assert!(merged);
+        assert_eq!(versions_at(&stored, 1).map(|(_, count)| count), Some(2));
+    }
+
+    #[test]
+    fn a_first_save_and_an_unchanged_revision_write_over() {
+        let mine = chat(&[("hello", "hi")], 2);
+        assert_eq!(to_store(None, &mine, false).0.revision, 3);
+        let (stored, merged) = to_store(Some(chat(&[("other", "x")], 2)), &mine, false);
+        assert!(!merged);
+        assert_eq!(messages(&stored), ["hello"]);
     }
 
     #[test]

@@ -81,15 +81,36 @@ pub struct Saved {
     pub merged: bool,
 }
 
+/// The (chat id, revision) pairs this page stored: its own writes come back through the storage
+/// listener too, and are not news to it. Every recent one is kept, not only the last: saves
+/// follow each other quickly in a fast chat, and a listener that reads the chat while a later
+/// save is on its way finds an earlier revision of this page's own.
+#[derive(Default)]
+struct OwnWrites(std::collections::VecDeque<(String, u64)>);
+
+impl OwnWrites {
+    /// Far more saves than can be on their way at once.
+    const KEPT: usize = 64;
+
+    fn record(&mut self, id: &str, revision: u64) {
+        if self.0.len() == Self::KEPT {
+            self.0.pop_front();
+        }
+        self.0.push_back((id.to_owned(), revision));
+    }
+
+    fn wrote(&self, id: &str, revision: u64) -> bool {
+        self.0.iter().any(|(i, r)| i == id && *r == revision)
+    }
+}
+
 thread_local! {
-    /// (chat id, revision) of the saves this page made: its own writes come back through the
-    /// storage listener too, and are not news to it.
-    static WRITTEN: std::cell::RefCell<Vec<(String, u64)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static WRITTEN: std::cell::RefCell<OwnWrites> = std::cell::RefCell::default();
 }
 
 /// Whether this page stored revision `revision` of chat `id` itself.
 pub fn wrote(id: &str, revision: u64) -> bool {
-    WRITTEN.with(|w| w.borrow().iter().any(|(i, r)| i == id && *r == revision))
+    WRITTEN.with(|w| w.borrow().wrote(id, revision))
 }
 
 /// Saves a chat; another panel's save since `chat` was read is kept with it (`chat_merge`).
@@ -97,17 +118,9 @@ pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
     let _turn = locks::exclusive(INDEX_LOCK).await?;
     // A stored copy that does not read is written over, as before revisions.
     let stored: Option<SavedChat> = read(&key(&chat.id)).await.ok().flatten();
-    let (stored_now, merged) = match stored {
-        Some(stored) if stored.revision != chat.revision => {
-            (crate::chat_merge::merge(stored, chat.clone()), true)
-        }
-        _ => (SavedChat { revision: chat.revision + 1, ..chat.clone() }, false),
-    };
-    WRITTEN.with(|w| {
-        let mut written = w.borrow_mut();
-        written.retain(|(id, _)| *id != stored_now.id);
-        written.push((stored_now.id.clone(), stored_now.revision));
-    });
+    let own = stored.as_ref().is_some_and(|s| wrote(&s.id, s.revision));
+    let (stored_now, merged) = crate::chat_merge::to_store(stored, chat, own);
+    WRITTEN.with(|w| w.borrow_mut().record(&stored_now.id, stored_now.revision));
     write(&key(&stored_now.id), &stored_now).await?;
     let index = index_with(&index().await?, stored_now.summary());
     write(INDEX, &index).await?;
@@ -202,4 +215,31 @@ pub async fn import(chats: &[SavedChat]) -> Result<Vec<ChatSummary>, BrowserErro
     let refs: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
     chrome::local_set_all(&refs).await?;
     Ok(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OwnWrites;
+
+    #[test]
+    fn an_earlier_save_of_this_page_is_still_its_own_after_a_later_one() {
+        let mut written = OwnWrites::default();
+        written.record("c", 7);
+        written.record("c", 8);
+        // The listener of the first write reads the chat before the second write lands.
+        assert!(written.wrote("c", 7));
+        assert!(written.wrote("c", 8));
+        assert!(!written.wrote("c", 9), "another panel's save is news");
+        assert!(!written.wrote("d", 7));
+    }
+
+    #[test]
+    fn only_the_recent_saves_are_remembered() {
+        let mut written = OwnWrites::default();
+        for revision in 0..(OwnWrites::KEPT as u64 + 1) {
+            written.record("c", revision);
+        }
+        assert!(!written.wrote("c", 0));
+        assert!(written.wrote("c", 1));
+    }
 }

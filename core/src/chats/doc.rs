@@ -94,6 +94,32 @@ impl MdDoc {
         text.push_str(&self.tail);
         text
     }
+
+    /// The words a person reads, without the Markdown marks (for search and its snippets):
+    /// `**first**` reads `first`, a link its text, a code block its code; blocks and line
+    /// breaks become line breaks.
+    pub fn plain_text(&self) -> String {
+        use pulldown_cmark::TagEnd;
+        let source = self.text();
+        let mut plain = String::with_capacity(source.len());
+        for event in Parser::new_ext(&source, options()) {
+            match event {
+                Event::Text(words) | Event::Code(words) => plain.push_str(&words),
+                Event::SoftBreak | Event::HardBreak => plain.push('\n'),
+                Event::End(
+                    TagEnd::Paragraph
+                    | TagEnd::Heading(_)
+                    | TagEnd::Item
+                    | TagEnd::CodeBlock
+                    | TagEnd::TableCell
+                    | TagEnd::BlockQuote(_),
+                ) => plain.push('\n'),
+                _ => {}
+            }
+        }
+        plain.truncate(plain.trim_end().len());
+        plain
+    }
 }
 
 /// Byte offsets where top-level blocks start.

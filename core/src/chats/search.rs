@@ -23,7 +23,8 @@ pub fn chat_text(chat: &SavedChat) -> String {
     for entry in &chat.entries {
         match entry {
             Entry::User { text: words, .. } => text.push_str(words),
-            Entry::Model(reply) => text.push_str(&reply.doc.text()),
+            // As the person read it: a snippet shows no Markdown marks.
+            Entry::Model(reply) => text.push_str(&reply.doc.plain_text()),
             Entry::Tool(card) => {
                 text.push_str(&card.tool);
                 text.push(' ');
@@ -157,6 +158,7 @@ impl ChatSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chats::doc::MdDoc;
 
     fn search() -> ChatSearch {
         ChatSearch::new(vec![
@@ -169,6 +171,29 @@ mod tests {
             Searchable::new("c", "Untitled", "Weather in KYOTO tomorrow\nforecast Weather sunny"),
             Searchable::new("d", "日本語のチャット", "京都の天気は晴れです。"),
         ])
+    }
+
+    #[test]
+    fn a_reply_is_found_and_shown_by_its_words_not_its_markdown() {
+        let reply = "## Answer 7\n\nthe **first** part, with a [link](https://example.com/7).\n\n\
+                     - one point\n\n```js\nconst answer = 42;\n```\n";
+        assert_eq!(
+            MdDoc::from_text(reply).plain_text(),
+            "Answer 7\nthe first part, with a link.\none point\nconst answer = 42;"
+        );
+        let chat: SavedChat = serde_json::from_value(serde_json::json!({
+            "id": "c1", "title": "Untitled", "created_ms": 0, "updated_ms": 0, "history": [],
+            "entries": [{"user": {"text": "tell me"}}, {"model": {"doc": reply}}],
+        }))
+        .unwrap();
+        let mut search = ChatSearch::new(vec![Searchable::of(&chat)]);
+        let hits = search.search("first part", 10);
+        assert_eq!(
+            hits[0].snippet.as_deref(),
+            Some("tell me Answer 7 the first part, with a link. one point const answer = 42;")
+        );
+        assert!(search.search("example.com", 10).is_empty(), "a link's address was not read");
+        assert!(search.search("**first**", 10).is_empty());
     }
 
     fn ids(hits: &[Hit]) -> Vec<&str> {
@@ -249,7 +274,7 @@ mod tests {
         }))
         .unwrap();
         let text = chat_text(&chat);
-        assert_eq!(text, "question one\nanswer **two**\nforecast Weather sunny\n");
+        assert_eq!(text, "question one\nanswer two\nforecast Weather sunny\n");
     }
 
     /// A thousand chats of a few KB each: a first keystroke, and the next ones, stay well

@@ -5,6 +5,10 @@
 // same HTML shell and CSS that read the same storage key and show the same status text
 // (tests/bench/js-panel). Both workers are stopped before each open; the two alternate open by
 // open. Prints p50 and p90 of each and `panel_open_ratio=` (p50 over p50, goal ≤ 1.25).
+// A third contender is the floor of a wasm panel (tests/bench/wasm-floor): the reference, whose
+// panel and worker also compile GemiPanel's two modules before they count as ready.
+// `panel_open_floor_ratio=` is that floor against the reference: what no wasm panel of these
+// sizes can beat on this machine; `panel_open_over_floor_ratio=` is GemiPanel against it.
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +21,11 @@ const WARMUP = 3;
 const reference = mkdtempSync(join(tmpdir(), 'gemipanel-js-panel-'));
 cpSync(resolve(import.meta.dirname, 'js-panel'), reference, { recursive: true });
 for (const sheet of ['app.css', 'sidepanel.css']) cpSync(join(dist, sheet), join(reference, sheet));
+const floor = mkdtempSync(join(tmpdir(), 'gemipanel-wasm-floor-'));
+cpSync(resolve(import.meta.dirname, 'wasm-floor'), floor, { recursive: true });
+for (const sheet of ['app.css', 'sidepanel.css']) cpSync(join(dist, sheet), join(floor, sheet));
+cpSync(join(dist, 'wasm/sidepanel_bg.wasm'), join(floor, 'panel.wasm'));
+cpSync(join(dist, 'wasm/background_bg.wasm'), join(floor, 'worker.wasm'));
 
 const SETTINGS = {
   version: 6,
@@ -28,19 +37,21 @@ const SETTINGS = {
   })),
 };
 
-const browser = await launch({ extraExtensions: [reference] });
+const browser = await launch({ extraExtensions: [reference, floor] });
 try {
-  const referenceId = await new Promise((done, fail) => {
-    const find = () => browser.context.serviceWorkers()
-      .map((w) => new URL(w.url()).host).find((host) => host !== process.env.GEMIPANEL_EXTENSION_ID);
-    const found = find();
-    if (found) return done(found);
+  const idOf = (found) => new Promise((done, fail) => {
+    const find = () => browser.context.serviceWorkers().map((w) => new URL(w.url()))
+      .find((url) => url.host !== process.env.GEMIPANEL_EXTENSION_ID && found(url))?.host;
+    if (find()) return done(find());
     browser.context.on('serviceworker', () => { if (find()) done(find()); });
-    setTimeout(() => fail(new Error('the reference worker did not start')), 15_000);
+    setTimeout(() => fail(new Error('a reference worker did not start')), 15_000);
   });
+  const referenceId = await idOf((url) => url.pathname === '/background.js');
+  const floorId = await idOf((url) => url.pathname === '/floor-worker.js');
   const urls = {
     ours: browser.url('sidepanel.html'),
     reference: `chrome-extension://${referenceId}/sidepanel.html`,
+    floor: `chrome-extension://${floorId}/sidepanel.html`,
   };
   // "Ready", seen from inside the page against its own navigation start.
   await browser.context.addInitScript(() => {
@@ -68,9 +79,10 @@ try {
     await page.waitForFunction(() => globalThis.__readyAt !== undefined, null, { timeout: 30_000 });
     return page.evaluate(() => globalThis.__readyAt);
   };
-  const times = { ours: [], reference: [] };
+  const times = { ours: [], reference: [], floor: [] };
+  const orders = [['ours', 'reference', 'floor'], ['reference', 'floor', 'ours'], ['floor', 'ours', 'reference']];
   for (let n = 0; n < OPENS + WARMUP; n++) {
-    const order = n % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours'];
+    const order = orders[n % orders.length];
     for (const which of order) {
       const ms = await open(urls[which]);
       if (n >= WARMUP) times[which].push(ms);
@@ -78,12 +90,15 @@ try {
   }
   const pick = (list, q) => { const s = [...list].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * q))]; };
   console.log(`panel open over ${OPENS} opens each, workers stopped before each`);
-  for (const which of ['ours', 'reference']) {
-    const name = which === 'ours' ? 'panel_open' : 'reference_panel_open';
+  for (const which of ['ours', 'reference', 'floor']) {
+    const name = { ours: 'panel_open', reference: 'reference_panel_open', floor: 'wasm_floor_panel_open' }[which];
     console.log(`${name}_p50_ms=${pick(times[which], 0.5).toFixed(1)}`);
     console.log(`${name}_p90_ms=${pick(times[which], 0.9).toFixed(1)}`);
   }
-  console.log(`panel_open_ratio=${(pick(times.ours, 0.5) / pick(times.reference, 0.5)).toFixed(2)}`);
+  const p50 = (which) => pick(times[which], 0.5);
+  console.log(`panel_open_ratio=${(p50('ours') / p50('reference')).toFixed(2)}`);
+  console.log(`panel_open_floor_ratio=${(p50('floor') / p50('reference')).toFixed(2)}`);
+  console.log(`panel_open_over_floor_ratio=${(p50('ours') / p50('floor')).toFixed(2)}`);
 } finally {
   await browser.close();
 }

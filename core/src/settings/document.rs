@@ -336,6 +336,16 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
+    /// Takes `previous`'s confirmation of its command when this server runs the very same
+    /// command line (command, arguments, environment) at the same address; any change asks the
+    /// person again. Used wherever a server arrives over one of the same name or id (an
+    /// import, another computer's copy through sync).
+    pub fn keep_confirmation_of(&mut self, previous: &Server) {
+        let same = self.local == previous.local && self.url == previous.url;
+        self.confirmed_command = previous.confirmed_command.clone().filter(|_| same);
+        self.confirmed_run = previous.confirmed_run.clone().filter(|_| same);
+    }
+
     /// Whether the person confirmed the command line this local server runs now.
     pub fn command_confirmed(&self) -> bool {
         match &self.local {

@@ -568,16 +568,9 @@ fn forget_server_state(server: &mut Server) {
 fn upsert_by_name(doc: &mut Settings, imported: Server) {
     match doc.servers.iter_mut().find(|s| same_name(&s.name, &imported.name)) {
         Some(existing) => {
-            let same_command = existing.local == imported.local;
-            let confirmed = existing.confirmed_command.clone().filter(|_| same_command);
-            let run = existing.confirmed_run.clone().filter(|_| same_command);
-            let keep = Server {
-                id: existing.id.clone(),
-                confirmed_command: confirmed,
-                confirmed_run: run,
-                ..imported
-            };
-            let url_changed = existing.url != keep.url || !same_command;
+            let mut keep = Server { id: existing.id.clone(), ..imported };
+            keep.keep_confirmation_of(existing);
+            let url_changed = existing.url != keep.url || existing.local != keep.local;
             let allowed = std::mem::take(&mut existing.allowed_tools);
             *existing = keep;
             if !url_changed {

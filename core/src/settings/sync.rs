@@ -223,10 +223,7 @@ fn keep_local_values(server: &mut Server, mine: &Server) {
     if let (Some(local), Some(stored)) = (&mut server.local, &mine.local) {
         local.keep_values_from(stored);
     }
-    if server.local == mine.local && server.url == mine.url {
-        server.confirmed_command.clone_from(&mine.confirmed_command);
-        server.confirmed_run.clone_from(&mine.confirmed_run);
-    }
+    server.keep_confirmation_of(mine);
 }
 
 #[cfg(test)]

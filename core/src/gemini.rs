@@ -18,6 +18,7 @@ mod models;
 pub mod prompts;
 pub mod routing;
 pub mod schema;
+pub mod schema_keywords;
 pub mod signatures;
 mod stream;
 pub mod thinking;

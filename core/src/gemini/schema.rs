@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 
+use super::schema_keywords as keywords;
 use serde_json::{json, Map, Value};
 
 /// Refs expanded per schema; beyond that (a schema built to explode) refs are cut.
@@ -53,29 +54,6 @@ struct Inliner<'a> {
     limit: usize,
 }
 
-/// Keywords whose value is a map from names to schemas.
-const SCHEMA_MAP_KEYWORDS: &[&str] =
-    &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
-/// Keywords whose value is a schema or a list of schemas. Any other keyword's value is data
-/// (`const`, `enum`, `default`, `examples`, vendor extensions) and is copied untouched.
-const SCHEMA_KEYWORDS: &[&str] = &[
-    "items",
-    "prefixItems",
-    "additionalItems",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-];
-
 impl<'a> Inliner<'a> {
     fn new(root: &'a Value) -> Self {
         let limit = weight(root).saturating_mul(OUTPUT_FACTOR).saturating_add(OUTPUT_FLOOR);
@@ -117,16 +95,20 @@ impl<'a> Inliner<'a> {
                 break;
             }
             let value = match (key.as_str(), value) {
-                (k, Value::Object(entries)) if SCHEMA_MAP_KEYWORDS.contains(&k) => Value::Object(
-                    entries
-                        .iter()
-                        .map(|(name, sub)| (name.clone(), self.schema(sub, depth + 1, false)))
-                        .collect(),
-                ),
-                (k, Value::Array(list)) if SCHEMA_KEYWORDS.contains(&k) => Value::Array(
+                (k, Value::Object(entries))
+                    if keywords::MAPS.contains(&k) || keywords::DEFINITIONS.contains(&k) =>
+                {
+                    Value::Object(
+                        entries
+                            .iter()
+                            .map(|(name, sub)| (name.clone(), self.schema(sub, depth + 1, false)))
+                            .collect(),
+                    )
+                }
+                (k, Value::Array(list)) if keywords::holds_subschemas(k) => Value::Array(
                     list.iter().map(|sub| self.schema(sub, depth + 1, false)).collect(),
                 ),
-                (k, sub) if SCHEMA_KEYWORDS.contains(&k) => self.schema(sub, depth + 1, false),
+                (k, sub) if keywords::holds_subschemas(k) => self.schema(sub, depth + 1, false),
                 (_, data) if self.take(weight(data)) => data.clone(),
                 // Data that would pass the limit (a huge `enum` copied by every ref) is left out.
                 _ => continue,

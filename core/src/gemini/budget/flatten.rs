@@ -10,24 +10,9 @@ use serde_json::{json, Map, Value};
 
 use super::limits::API_MAX_ARRAY_BOUNDS_SUM;
 
-/// Keywords whose value maps names to subschemas.
-const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
-/// Keywords whose value is one subschema.
-const SCHEMA_ONE: &[&str] = &[
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-];
-/// Keywords whose value is a list of subschemas.
-const SCHEMA_LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+use crate::gemini::schema_keywords::{
+    LISTS as SCHEMA_LISTS, MAPS as SCHEMA_MAPS, ONE as SCHEMA_ONE,
+};
 
 /// The name of the single parameter when the root itself had to become text.
 pub const ROOT_PARAMETER: &str = "arguments_json";

@@ -31,6 +31,7 @@ use gemipanel_core::oauth::{
 };
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, FifoLock};
+use gemipanel_core::web_url;
 use wasm_bindgen::JsValue;
 
 pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction};
@@ -319,17 +320,18 @@ pub async fn find_issuer(url: &str, challenge: Option<String>) -> Option<String>
     oauth::drive::find_issuer(&host, url, challenge).await.ok()
 }
 
-/// Signs in from the person's click, then fetches the tools with the new token.
-pub async fn sign_in(server: &Server) -> SignInOutcome {
+/// The sign-in window's turn: a second Sign in waits for the first to end.
+pub async fn sign_in_turn() -> impl Drop {
     let lock = SIGN_IN_LOCK.with(Rc::clone);
-    let _turn = lock.lock().await;
-    let auth = crate::registry::authorizer(server).await;
+    lock.lock().await
+}
+
+/// Signs `server` in with its client's authorizer `auth` (the person clicked Sign in), while
+/// [`sign_in_turn`] is held.
+pub async fn sign_in(server: &Server, auth: &Authorizer) -> SignInOutcome {
     let host = Host { server_id: server.id.clone() };
     match auth.sign_in(&host).await {
-        Ok(credentials) => {
-            crate::registry::signed_in(server).await;
-            SignInOutcome::SignedIn { signed_in: SignedInView::from(&credentials) }
-        }
+        Ok(credentials) => SignInOutcome::SignedIn { signed_in: SignedInView::from(&credentials) },
         Err(oauth::Error::Cancelled) => SignInOutcome::Cancelled,
         Err(error) => match unreachable_origin(&error).await {
             Some(origin) => SignInOutcome::NeedsPermission { origin },
@@ -342,16 +344,16 @@ pub async fn sign_in(server: &Server) -> SignInOutcome {
 /// missing host permission like a refused connection.
 async fn unreachable_origin(error: &oauth::Error) -> Option<String> {
     let oauth::Error::Unreachable { url, .. } = error else { return None };
-    let pattern = crate::registry::origin_pattern(url)?;
+    let pattern = web_url::origin_pattern(url)?;
     match chrome::has_host_permission(&pattern).await {
-        Ok(false) => Some(pattern.trim_end_matches("/*").to_owned()),
+        Ok(false) => Some(web_url::pattern_origin(&pattern)),
         _ => None,
     }
 }
 
-/// Signs out: revokes where offered and forgets the tokens either way.
-pub async fn sign_out(server: &Server) {
-    let auth = crate::registry::authorizer(server).await;
+/// Signs `server` out of its client's authorizer `auth`: revokes where offered and forgets the
+/// tokens either way.
+pub async fn sign_out(server: &Server, auth: &Authorizer) {
     let host = Host { server_id: server.id.clone() };
     for result in auth.sign_out(&host).await {
         if let Err(e) = result {
@@ -359,5 +361,4 @@ pub async fn sign_out(server: &Server) {
             web_sys::console::warn_1(&format!("revocation at sign-out: {e:?}").into());
         }
     }
-    crate::registry::signed_out(server);
 }

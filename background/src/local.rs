@@ -27,7 +27,9 @@ thread_local! {
         // keeps them from naming a process of this worker's bridge.
         let seed = chrome::random_bytes().map(u64::from_le_bytes).unwrap_or_default();
         let bridge = Bridge::new(Box::new(connect), seed);
-        bridge.on_exit(Box::new(crate::registry::process_ended));
+        bridge.on_exit(Box::new(|id, problem| {
+            crate::worker::raise(crate::events::WorkerEvent::ProcessEnded { id, problem })
+        }));
         Rc::new(bridge)
     };
 }

@@ -25,8 +25,9 @@ use gemipanel_core::text::Text;
 use gemipanel_core::tool_cache::CachedTools;
 
 use crate::auth::{self, authorized, Authorizer, Interaction};
+use crate::events::WorkerEvent;
 use crate::local::{self, address, ServerTransport};
-use crate::ports;
+use crate::{ports, worker};
 
 pub type McpClient = Client<ServerTransport>;
 
@@ -289,7 +290,7 @@ pub fn set_status(id: &ServerId, status: ServerStatus) {
     });
     if changed == Some(true) {
         ports::broadcast(Event::ServerStatus { server_id: id.clone(), status });
-        crate::listen::sync();
+        worker::raise(WorkerEvent::ClientsChanged);
     }
 }
 
@@ -309,7 +310,7 @@ pub fn take_all() -> Vec<Rc<McpClient>> {
     for entry in &entries {
         local::stop(entry.id.as_str());
     }
-    crate::listen::sync();
+    worker::raise(WorkerEvent::ClientsChanged);
     entries.into_iter().map(|e| e.client).collect()
 }
 
@@ -333,7 +334,7 @@ pub fn retain(servers: &[Server]) {
         entries.retain(current);
         gone
     });
-    crate::listen::sync();
+    worker::raise(WorkerEvent::ClientsChanged);
     for id in gone {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = chrome::session_remove(&session_key(&id)).await;
@@ -397,9 +398,9 @@ pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
         return (ServerStatus::NeedsSignIn, message);
     }
     if err.is_connect() {
-        if let Some(pattern) = origin_pattern(url) {
+        if let Some(pattern) = gemipanel_core::web_url::origin_pattern(url) {
             if let Ok(false) = chrome::has_host_permission(&pattern).await {
-                let origin = pattern.trim_end_matches("/*").to_owned();
+                let origin = gemipanel_core::web_url::pattern_origin(&pattern);
                 let message = Text::new("errNeedsPermission").arg(&origin).with(message);
                 return (ServerStatus::NeedsPermission { origin }, message);
             }
@@ -456,12 +457,6 @@ pub fn process_ended(id: &str, problem: &Problem) {
         let Some(server) = settings.servers.iter().find(|s| s.id.as_str() == id) else { return };
         set_status(&server.id, local_problem(server, &problem).0);
     });
-}
-
-/// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).
-pub fn origin_pattern(url: &str) -> Option<String> {
-    let url = gemipanel_core::web_url::parse(url)?;
-    Some(format!("{}://{}/*", url.scheme, url.host_str()?))
 }
 
 /// The longest a listing may take in all (every page, every retry of the connection): a server

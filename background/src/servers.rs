@@ -11,7 +11,8 @@ use gemipanel_browser::timers;
 use gemipanel_core::mcp::Tool;
 use gemipanel_core::mcp::{Client, CompletionRef, ReadResourceResult};
 use gemipanel_core::messages::{
-    AppConsent, Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
+    AppConsent, Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignInOutcome,
+    SignedInView,
 };
 use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
@@ -26,7 +27,7 @@ use serde_json::Value;
 
 use crate::calls::{self, PageHandler};
 use crate::local::ServerTransport;
-use crate::registry;
+use crate::{auth, registry};
 use gemipanel_core::sync::within;
 
 /// How long a listing waits for servers still connecting; later changes arrive as events.
@@ -108,7 +109,16 @@ async fn view(server: &Server) -> ServerView {
 /// Signs in to a saved server (the person clicked Sign in).
 pub async fn sign_in(settings: Rc<Settings>, server_id: ServerId) -> Response {
     match find(&settings, &server_id) {
-        Ok(server) => Response::SignIn { outcome: crate::auth::sign_in(server).await },
+        Ok(server) => {
+            let _turn = auth::sign_in_turn().await;
+            let authorizer = registry::authorizer(server).await;
+            let outcome = auth::sign_in(server, &authorizer).await;
+            // Then the tools again, with the new token.
+            if matches!(outcome, SignInOutcome::SignedIn { .. }) {
+                registry::signed_in(server).await;
+            }
+            Response::SignIn { outcome }
+        }
         Err(response) => *response,
     }
 }
@@ -131,7 +141,10 @@ pub async fn log(settings: Rc<Settings>, server_id: ServerId) -> Response {
 pub async fn sign_out(settings: Rc<Settings>, server_id: ServerId) -> Response {
     match find(&settings, &server_id) {
         Ok(server) => {
-            crate::auth::sign_out(server).await;
+            let authorizer = registry::authorizer(server).await;
+            auth::sign_out(server, &authorizer).await;
+            // The server waits for the next sign-in.
+            registry::signed_out(server);
             Response::Ok
         }
         Err(response) => *response,
@@ -513,9 +526,7 @@ async fn try_connect(
         },
         Err(err) if err.is_auth_required() => {
             let challenge = err.www_authenticate().map(str::to_owned);
-            ConnectionOutcome::NeedsSignIn {
-                issuer: crate::auth::find_issuer(url, challenge).await,
-            }
+            ConnectionOutcome::NeedsSignIn { issuer: auth::find_issuer(url, challenge).await }
         }
         // A local server's address is internal: the person knows it by the name they typed.
         Err(err) if draft.local.is_some() => {

@@ -29,7 +29,8 @@ use gemipanel_core::text::Text;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-use crate::{ports, vault};
+use crate::events::WorkerEvent;
+use crate::{ports, vault, worker};
 
 pub const KEY: &str = "settings";
 /// The last load problem, until the person chooses what to do about it.
@@ -96,7 +97,7 @@ async fn read_once() -> Result<Rc<Settings>, Text> {
     read_locked().await.map(Rc::new)
 }
 
-/// The queue's turn, for a change of more than the document (`vault::rekey`): no edit runs
+/// The queue's turn, for a change of more than the document (`passphrase::rekey`): no edit runs
 /// while it is held.
 pub async fn hold() -> impl Drop {
     queue().lock().await
@@ -195,7 +196,7 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
         }
         // Still holding the lock: pages see the changes in the order they were made.
         ports::broadcast(Event::SettingsChanged { settings: doc.for_pages() });
-        crate::settings_sync::edited(&before, &doc);
+        worker::raise(WorkerEvent::SettingsEdited { before: &before, after: &doc });
     }
     answers
 }

@@ -34,6 +34,8 @@ use gemipanel_core::sync::{within, FifoLock};
 use gemipanel_core::web_url;
 use wasm_bindgen::JsValue;
 
+use crate::worker::{self, SignInState};
+
 pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction};
 
 /// The longest one exchange with an authorization server may take.
@@ -49,14 +51,13 @@ fn credentials_key(id: &ServerId) -> String {
 /// Whether the orphans of this browser session were looked for (`chrome.storage.session`).
 const ORPHANS_CHECKED_KEY: &str = "oauth_orphans_checked";
 
-thread_local! {
-    // Read-modify-write of the registered clients, shared by every server's sign-in.
-    static CLIENTS_LOCK: Rc<FifoLock> = Rc::default();
-    // One sign-in window at a time: a second Sign in waits for the first to end.
-    static SIGN_IN_LOCK: Rc<FifoLock> = Rc::default();
-    // URLs whose `Origin` rule is in place (session rules outlive the worker; this does not,
-    // and putting one in place again is harmless).
-    static WITHOUT_ORIGIN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+/// Runs `f` on sign-in's part of the worker's state.
+fn state<R>(f: impl FnOnce(&SignInState) -> R) -> R {
+    worker::with(|w| f(&w.sign_in))
+}
+
+fn clients_lock() -> Rc<FifoLock> {
+    state(|s| s.clients_lock.clone())
 }
 
 /// `chrome.identity.getRedirectURL("oauth")`, where the authorization server sends the browser
@@ -159,11 +160,11 @@ pub struct Host {
 /// browser without `declarativeNetRequest` sends it as before; the server's refusal then says
 /// what happened (`oauth::Error::OriginRefused`).
 async fn without_origin(url: &str) {
-    if WITHOUT_ORIGIN.with(|done| done.borrow().iter().any(|u| u == url)) {
+    if state(|s| s.without_origin.borrow().iter().any(|u| u == url)) {
         return;
     }
     match chrome::remove_origin_header(&OriginRule::for_url(url)).await {
-        Ok(()) => WITHOUT_ORIGIN.with(|done| done.borrow_mut().push(url.to_owned())),
+        Ok(()) => state(|s| s.without_origin.borrow_mut().push(url.to_owned())),
         Err(e) => {
             web_sys::console::warn_1(&format!("requests to {url} keep their Origin: {e}").into())
         }
@@ -230,7 +231,7 @@ impl AuthorizerHost for Host {
     }
 
     async fn keep_client(&self, client: &RegisteredClient) {
-        let lock = CLIENTS_LOCK.with(Rc::clone);
+        let lock = clients_lock();
         let _turn = lock.lock().await;
         let mut clients = read_clients().await;
         clients.retain(|c| c.issuer != client.issuer);
@@ -267,7 +268,7 @@ impl AuthorizerHost for Host {
     }
 
     async fn keep_idp_session(&self, session: &IdpSession) {
-        let lock = CLIENTS_LOCK.with(Rc::clone);
+        let lock = clients_lock();
         let _turn = lock.lock().await;
         let mut sessions: Vec<IdpSession> = read_list(IDP_SESSIONS_KEY).await;
         sessions.retain(|s| !(s.issuer == session.issuer && s.client_id == session.client_id));
@@ -322,7 +323,7 @@ pub async fn find_issuer(url: &str, challenge: Option<String>) -> Option<String>
 
 /// The sign-in window's turn: a second Sign in waits for the first to end.
 pub async fn sign_in_turn() -> impl Drop {
-    let lock = SIGN_IN_LOCK.with(Rc::clone);
+    let lock = state(|s| s.window_lock.clone());
     lock.lock().await
 }
 

@@ -23,6 +23,7 @@ mod servers;
 mod settings;
 mod settings_sync;
 mod store;
+mod transport;
 mod vault;
 mod worker;
 

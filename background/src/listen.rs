@@ -7,7 +7,6 @@
 //! to the pages (an open `/` menu lists them again). A subscription closes when the last
 //! page goes, its server is removed, or its client is replaced (changed settings).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::http::now_ms;
@@ -16,30 +15,17 @@ use gemipanel_core::messages::Event;
 use gemipanel_core::settings::ServerId;
 
 use crate::registry::{self, McpClient};
+use crate::worker::{self, Listening};
 use crate::{ports, store};
 
-struct Open {
-    id: ServerId,
-    client: Rc<McpClient>,
-    stop: CancelToken,
-}
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        // Ends the task's `keep_listening`, which drops (and so aborts) the stream.
-        self.stop.cancel();
-    }
-}
-
-thread_local! {
-    static OPEN: RefCell<Vec<Open>> = const { RefCell::new(Vec::new()) };
-}
+type Open = Listening;
 
 /// Opens and closes subscriptions to match the pages, servers and clients of this moment.
 pub fn sync() {
     let pages = !ports::is_empty();
     let clients = if pages { registry::clients() } else { Vec::new() };
-    let stale = OPEN.with(|open| {
+    let stale = worker::with(|w| {
+        let open = &w.listening;
         let mut open = open.borrow_mut();
         let (keep, stale): (Vec<Open>, Vec<Open>) = open.drain(..).partition(|o| {
             clients.iter().any(|(id, client, _)| *id == o.id && Rc::ptr_eq(client, &o.client))

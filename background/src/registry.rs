@@ -13,61 +13,32 @@ use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
-use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, SessionState, Tool};
+use gemipanel_core::mcp::{self, Client, Freshness, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
 use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
 use gemipanel_core::oauth::{ClientOptions, Credentials};
 use gemipanel_core::saved_session::SavedSession;
 use gemipanel_core::settings::{Server, ServerId};
-use gemipanel_core::sync::{within, SingleFlight};
+use gemipanel_core::sync::within;
 use gemipanel_core::text::Text;
 use gemipanel_core::tool_cache::CachedTools;
 
 use crate::auth::{self, authorized, Authorizer, Interaction};
 use crate::events::WorkerEvent;
-use crate::local::{self, address, ServerTransport};
+use crate::local::{self, address};
+use crate::worker::ServerEntry as Entry;
 use crate::{ports, worker};
 
-pub type McpClient = Client<ServerTransport>;
+pub use crate::worker::{Listed, McpClient, Unlisted};
 
-struct Entry {
-    id: ServerId,
-    /// The configuration the client was made with; a changed one gets a new client.
-    config_key: String,
-    client: Rc<McpClient>,
-    /// The server's sign-in; its token goes into `client`'s requests.
-    auth: Rc<Authorizer>,
-    status: ServerStatus,
-    /// Tools fetched from the live server since the worker started.
-    /// Shared, not copied: every tool call looks its tool up here.
-    tools: Option<Rc<Listed>>,
-    /// When `tools` arrived and for how long they may be reused (2026-07-28 `ttlMs`).
-    tools_at_ms: u64,
-    freshness: Freshness,
-    saved_session: Option<SessionState>,
-    /// The tool list fetch under way, shared by everyone who asks meanwhile.
-    listing: Rc<SingleFlight<Result<Rc<Listed>, Unlisted>>>,
-    /// A changed-list notification is waiting to be acted on (a storm is one refetch).
-    refetch_due: bool,
-}
-
-/// A server's tools, and those it listed that could not be read.
-#[derive(Clone, Debug, Default)]
-pub struct Listed {
-    pub tools: Vec<Tool>,
-    pub invalid: Vec<InvalidTool>,
-}
-
-thread_local! {
-    // A list, not a `HashMap`: there are a handful of servers, and every `HashMap` type brings
-    // its own copy of the hash table code into the wasm.
-    static ENTRIES: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+fn entries<R>(f: impl FnOnce(&RefCell<Vec<Entry>>) -> R) -> R {
+    worker::with(|w| f(&w.servers))
 }
 
 /// Runs `f` on the entry of server `id`, if the worker has one.
 fn with_entry<R>(id: &ServerId, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
-    ENTRIES.with(|entries| entries.borrow_mut().iter_mut().find(|e| e.id == *id).map(f))
+    entries(|entries| entries.borrow_mut().iter_mut().find(|e| e.id == *id).map(f))
 }
 
 /// The `chrome.storage.session` key of a server's [`SavedSession`].
@@ -123,7 +94,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
     if let Some(client) = existing(&server.id, &key) {
         return client;
     }
-    let (transport, url) = ServerTransport::for_server(server, server.id.as_str());
+    let (transport, url) = local::transport_for(server, server.id.as_str());
     let config = config_of(
         &url,
         server.headers.iter().map(|(n, v)| (n.clone(), v.expose().to_owned())),
@@ -152,7 +123,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         listing: Rc::default(),
         refetch_due: false,
     };
-    ENTRIES.with(|entries| {
+    entries(|entries| {
         let mut entries = entries.borrow_mut();
         entries.retain(|e| e.id != server.id);
         entries.push(entry);
@@ -296,7 +267,7 @@ pub fn set_status(id: &ServerId, status: ServerStatus) {
 
 /// Every client with its server and whether the server is ready.
 pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
-    ENTRIES.with(|entries| {
+    entries(|entries| {
         let entries = entries.borrow();
         let ready = |e: &Entry| matches!(e.status, ServerStatus::Ready { .. });
         entries.iter().map(|e| (e.id.clone(), e.client.clone(), ready(e))).collect()
@@ -306,7 +277,7 @@ pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
 /// Forgets every client (Delete everything), stopping local servers; the clients, for their
 /// sessions to be ended.
 pub fn take_all() -> Vec<Rc<McpClient>> {
-    let entries = ENTRIES.with(|entries| std::mem::take(&mut *entries.borrow_mut()));
+    let entries = entries(|entries| std::mem::take(&mut *entries.borrow_mut()));
     for entry in &entries {
         local::stop(entry.id.as_str());
     }
@@ -318,7 +289,7 @@ pub fn take_all() -> Vec<Rc<McpClient>> {
 /// whose address, headers or timeout changed, closing their subscriptions at once: a moved
 /// server is listened to at its new address from its next listing, not from its next use.
 pub fn retain(servers: &[Server]) {
-    let gone: Vec<ServerId> = ENTRIES.with(|entries| {
+    let gone: Vec<ServerId> = entries(|entries| {
         let mut entries = entries.borrow_mut();
         let current =
             |e: &Entry| servers.iter().any(|s| s.id == e.id && config_key(s) == e.config_key);
@@ -478,14 +449,6 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Rc<Listed>, U
         return Err(Unlisted::Failed(Text::new("errServerGone").arg(&server.name)));
     };
     listing.run(|| fetch_now(server, &client, refresh)).await
-}
-
-/// Why a server's tools could not be had; a sign-in only the person can start is set apart,
-/// so that a page can offer it.
-#[derive(Clone)]
-pub enum Unlisted {
-    NeedsSignIn(Text),
-    Failed(Text),
 }
 
 async fn fetch_now(

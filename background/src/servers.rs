@@ -1,7 +1,6 @@
 //! The MCP requests of the pages: servers with status, tools, tool calls, resources and
 //! connection tests.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -20,13 +19,13 @@ use gemipanel_core::settings::{
     LocalCommand, Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS,
 };
 use gemipanel_core::text::Text;
-use gemipanel_core::tools::app_calls::{self, AppCallAsks, AppCallVerdict, AskedCall, ServerRules};
+use gemipanel_core::tools::app_calls::{self, AppCallVerdict, AskedCall, ServerRules};
 use gemipanel_core::tools::ToolFilter;
 use gemipanel_core::url_policy::{self, Policy};
 use serde_json::Value;
 
 use crate::calls::{self, PageHandler};
-use crate::local::ServerTransport;
+use crate::transport::ServerTransport;
 use crate::{auth, registry};
 use gemipanel_core::sync::within;
 
@@ -331,12 +330,6 @@ pub struct Call {
     pub consent: AppConsent,
 }
 
-thread_local! {
-    /// The app calls the person was asked about and has not answered (they die with the
-    /// worker: a page sending the call again is asked again).
-    static APP_ASKS: RefCell<AppCallAsks> = RefCell::new(AppCallAsks::default());
-}
-
 /// An app's call under the person's rules (`core::tools::app_calls`): `None` when it may run,
 /// else the page's answer (refused, or a question for the person).
 fn app_call_answer(
@@ -362,11 +355,11 @@ fn app_call_answer(
             let asked =
                 AskedCall::new(&call.call_id, server.id.as_str(), &call.tool, &call.arguments);
             let allowed = call.consent.allowed
-                && APP_ASKS.with(|asks| asks.borrow_mut().allowed(&asked, now));
+                && crate::worker::with(|w| w.app_asks.borrow_mut().allowed(&asked, now));
             if allowed {
                 return None;
             }
-            APP_ASKS.with(|asks| asks.borrow_mut().ask(asked, now));
+            crate::worker::with(|w| w.app_asks.borrow_mut().ask(asked, now));
             Some(Response::ConfirmAppCall { because_of_page_content })
         }
     }
@@ -487,7 +480,7 @@ async fn try_local(draft: &ServerDraft, run: Option<String>) -> ConnectionOutcom
     server.confirmed_command = Some(local.fingerprint());
     server.confirmed_run = Some(run.unwrap_or_else(|| local.run_line().fingerprint));
     let id = format!("test_{}", server.id);
-    let (transport, url) = ServerTransport::for_server(&server, &id);
+    let (transport, url) = crate::local::transport_for(&server, &id);
     let outcome = try_connect(transport, &url, draft).await;
     let outcome = match outcome {
         ConnectionOutcome::Failed { error } => match crate::local::bridge().problem(&id) {

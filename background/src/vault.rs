@@ -11,7 +11,6 @@
 //! opens on every read) and the sign-in documents `auth` keeps (credentials, registered
 //! clients, identity providers' sign-ins), each as one envelope.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -24,17 +23,16 @@ use gemipanel_core::text::Text;
 use gemipanel_core::vault::{self, Envelope, VaultRecord, VaultState, CHECK_TEXT};
 use wasm_bindgen::JsValue;
 
+use crate::worker::{self, VaultMemory};
+
 /// The `chrome.storage.session` key of the derived key (base64url).
 const SESSION_KEY: &str = "vault_key";
 /// The other sign-in documents `auth` keeps (credentials are under a prefix of their own).
 pub const SIGN_IN_KEYS: [&str; 2] = ["oauth_clients", "oauth_idp_sessions"];
 
-thread_local! {
-    static KEY: RefCell<Option<Rc<Vec<u8>>>> = const { RefCell::new(None) };
-    /// The stored record as last read or written here, so that the check before every tool
-    /// call costs no storage round trip. The worker is the record's only writer (`rekey`); a
-    /// change from elsewhere (storage cleared) drops the copy (`store`'s storage listener).
-    static RECORD: RefCell<Option<Option<VaultRecord>>> = const { RefCell::new(None) };
+/// Runs `f` on the key and record kept in memory.
+fn kept<R>(f: impl FnOnce(&VaultMemory) -> R) -> R {
+    worker::with(|w| f(&w.vault))
 }
 
 fn locked_text() -> Text {
@@ -42,34 +40,34 @@ fn locked_text() -> Text {
 }
 
 pub async fn record() -> Option<VaultRecord> {
-    if let Some(known) = RECORD.with(|r| r.borrow().clone()) {
+    if let Some(known) = kept(|k| k.record.borrow().clone()) {
         return known;
     }
     let raw = chrome::local_get(vault::RECORD_KEY).await.ok()?;
     let record = if raw.is_undefined() || raw.is_null() { None } else { Some(from_js(raw).ok()?) };
-    RECORD.with(|r| *r.borrow_mut() = Some(record.clone()));
+    kept(|k| *k.record.borrow_mut() = Some(record.clone()));
     record
 }
 
 /// The stored record changed behind the worker's back: read it again next time.
 pub fn forget_record() {
-    RECORD.with(|r| r.borrow_mut().take());
+    kept(|k| k.record.borrow_mut().take());
 }
 
 /// Forgets the key and the record kept in memory (Delete everything emptied both storages).
 pub fn forget_all() {
-    KEY.with(|k| k.borrow_mut().take());
+    kept(|k| k.key.borrow_mut().take());
     forget_record();
 }
 
 /// The key of this browser session, once the passphrase was entered.
 async fn key() -> Option<Rc<Vec<u8>>> {
-    if let Some(key) = KEY.with(|k| k.borrow().clone()) {
+    if let Some(key) = kept(|k| k.key.borrow().clone()) {
         return Some(key);
     }
     let raw = chrome::session_get(SESSION_KEY).await.ok()?.as_string()?;
     let key = Rc::new(URL_SAFE_NO_PAD.decode(raw).ok()?);
-    KEY.with(|k| *k.borrow_mut() = Some(key.clone()));
+    kept(|k| *k.key.borrow_mut() = Some(key.clone()));
     Some(key)
 }
 
@@ -78,7 +76,7 @@ pub async fn keep_key(key: Option<Vec<u8>>) -> Result<(), Text> {
         Some(key) => chrome::session_set(SESSION_KEY, &URL_SAFE_NO_PAD.encode(key).into()).await,
         None => chrome::session_remove(SESSION_KEY).await,
     };
-    KEY.with(|k| *k.borrow_mut() = key.map(Rc::new));
+    kept(|k| *k.key.borrow_mut() = key.map(Rc::new));
     stored.map_err(storage)
 }
 

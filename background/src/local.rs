@@ -67,14 +67,6 @@ impl Port for NativePort {
     }
 }
 
-/// Where a server's client sends its requests: its URL, or a local server's bridge address.
-pub fn address(server: &Server) -> String {
-    match &server.local {
-        Some(_) => LocalTransport::<FetchTransport>::url(server.id.as_str()),
-        None => server.url.clone(),
-    }
-}
-
 /// Why a local server cannot be reached now, if the bridge knows.
 pub fn problem(server: &Server) -> Option<Problem> {
     server.local.as_ref()?;

@@ -209,6 +209,33 @@ fn the_worker_has_no_import_cycle() {
     );
 }
 
+/// The worker's memory is one `Worker` (`background/src/worker.rs`): a module that wants to keep
+/// something adds a part to it rather than a static of its own.
+#[test]
+fn the_worker_keeps_its_state_in_one_place() {
+    let src = root().join("background/src");
+    let mut statics = Vec::new();
+    for entry in std::fs::read_dir(&src).expect("background/src").flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.contains("thread_local!") || code.trim_start().starts_with("static ") {
+                statics.push(format!("background/src/{name}: {}", line.trim()));
+            }
+        }
+    }
+    statics.sort();
+    assert_eq!(
+        statics,
+        [
+            "background/src/worker.rs: static WORKER: Worker = Worker::new();",
+            "background/src/worker.rs: thread_local! {",
+        ],
+        "the worker's state is one `Worker` in worker.rs: add a part there instead"
+    );
+}
+
 #[test]
 fn names_are_read_from_paths_and_groups() {
     let source = "use crate::{a, b::{c, d}, e::f};\nuse crate::g;\n// crate::h\nfn x() { \

@@ -82,7 +82,8 @@ mod tests {
         let mut moved = local();
         moved.url = "https://other.example.com/mcp".into();
         assert_eq!(moved.client_key(), local().client_key());
-        let changes: [(&str, fn(&mut Server)); 7] = [
+        type Change = (&'static str, fn(&mut Server));
+        let changes: [Change; 7] = [
             ("timeout", |s| s.timeout_ms += 1),
             ("header", |s| {
                 s.headers.insert("Authorization".into(), Secret::new("Bearer x".to_owned()));

@@ -12,13 +12,11 @@ use gemipanel_core::settings::Server;
 use crate::worker::{self, PendingElicitation, RunningCall};
 use crate::{ports, registry};
 
-type Pending = PendingElicitation;
-
 fn running<R>(f: impl FnOnce(&RefCell<Vec<RunningCall>>) -> R) -> R {
     worker::with(|w| f(&w.calls))
 }
 
-fn elicitations<R>(f: impl FnOnce(&RefCell<Vec<Pending>>) -> R) -> R {
+fn elicitations<R>(f: impl FnOnce(&RefCell<Vec<PendingElicitation>>) -> R) -> R {
     worker::with(|w| f(&w.elicitations))
 }
 
@@ -77,8 +75,11 @@ impl CallHandler for PageHandler<'_> {
             ElicitRequest::Url { message, url, .. } => ElicitationPrompt::Url { message, url },
         };
         let (answer, receiver) = oneshot::channel();
-        let pending =
-            Pending { elicitation_id: elicitation_id.clone(), port: port.clone(), answer };
+        let pending = PendingElicitation {
+            elicitation_id: elicitation_id.clone(),
+            port: port.clone(),
+            answer,
+        };
         elicitations(|e| e.borrow_mut().push(pending));
         ports::send(
             port,
@@ -155,7 +156,7 @@ pub fn port_closed(port: &Port) {
     elicitations(|e| e.borrow_mut().retain(|p| !p.port.is(port)));
 }
 
-fn take_elicitation(elicitation_id: &str) -> Option<Pending> {
+fn take_elicitation(elicitation_id: &str) -> Option<PendingElicitation> {
     elicitations(|e| {
         let mut pending = e.borrow_mut();
         let at = pending.iter().position(|p| p.elicitation_id == elicitation_id)?;

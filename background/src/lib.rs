@@ -2,8 +2,8 @@
 //!
 //! `background.js` registers the `chrome.runtime` listeners synchronously (so no message is
 //! lost while wasm compiles) and forwards to the exports below once `start` has run. Lasting
-//! state lives in `chrome.storage`; the statics here hold only what dies with the worker anyway:
-//! its start time and the ports of pages open right now.
+//! state lives in `chrome.storage`; what dies with the worker is its one `Worker` (`worker`).
+//! `start` installs the dispatcher of the worker's events (`events`, `dispatch`).
 
 mod auth;
 mod calls;

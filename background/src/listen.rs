@@ -18,16 +18,13 @@ use crate::registry::{self, McpClient};
 use crate::worker::{self, Listening};
 use crate::{ports, store};
 
-type Open = Listening;
-
 /// Opens and closes subscriptions to match the pages, servers and clients of this moment.
 pub fn sync() {
     let pages = !ports::is_empty();
     let clients = if pages { registry::clients() } else { Vec::new() };
     let stale = worker::with(|w| {
-        let open = &w.listening;
-        let mut open = open.borrow_mut();
-        let (keep, stale): (Vec<Open>, Vec<Open>) = open.drain(..).partition(|o| {
+        let mut open = w.listening.borrow_mut();
+        let (keep, stale): (Vec<Listening>, Vec<Listening>) = open.drain(..).partition(|o| {
             clients.iter().any(|(id, client, _)| *id == o.id && Rc::ptr_eq(client, &o.client))
         });
         *open = keep;
@@ -43,7 +40,7 @@ pub fn sync() {
     crate::resource_watch::sync();
 }
 
-fn start(id: ServerId, client: Rc<McpClient>) -> Open {
+fn start(id: ServerId, client: Rc<McpClient>) -> Listening {
     let stop = CancelToken::new();
     let (task_id, task_client, task_stop) = (id.clone(), client.clone(), stop.clone());
     wasm_bindgen_futures::spawn_local(async move {
@@ -62,7 +59,7 @@ fn start(id: ServerId, client: Rc<McpClient>) -> Open {
         // It gives up only when the server cannot deliver; its tools then stay fresh by `ttlMs`.
         let _ = task_client.keep_listening(filter, on_event, &task_stop, now_ms).await;
     });
-    Open { id, client, stop }
+    Listening { id, client, stop }
 }
 
 fn refetch(id: ServerId) {

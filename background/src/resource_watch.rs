@@ -26,13 +26,11 @@ use crate::registry::{self, McpClient};
 use crate::worker::{self, Following, Page};
 use crate::{ports, store};
 
-type Held = Following;
-
 fn demand<R>(f: impl FnOnce(&RefCell<Demand<Page>>) -> R) -> R {
     worker::with(|w| f(&w.followed))
 }
 
-fn tasks<R>(f: impl FnOnce(&RefCell<Vec<Held>>) -> R) -> R {
+fn tasks<R>(f: impl FnOnce(&RefCell<Vec<Following>>) -> R) -> R {
     worker::with(|w| f(&w.following))
 }
 
@@ -57,7 +55,7 @@ pub fn port_closed(port: &Port) {
 pub fn sync() {
     let wanted = demand(|d| d.borrow().by_server());
     let clients = registry::clients();
-    let replaced = |held: &Held| {
+    let replaced = |held: &Following| {
         let current = clients.iter().find(|(id, _, _)| *id == held.id).map(|(_, c, _)| c);
         match (&*held.client.borrow(), current) {
             (Some(ran), Some(current)) => !Rc::ptr_eq(ran, current),
@@ -69,11 +67,11 @@ pub fn sync() {
     let (stale, start) = tasks(|held| {
         let mut held = held.borrow_mut();
         // A task on a replaced client counts as not held: it stops, and starts on the new one.
-        let (replaced, kept): (Vec<Held>, Vec<Held>) = held.drain(..).partition(replaced);
+        let (replaced, kept): (Vec<Following>, Vec<Following>) = held.drain(..).partition(replaced);
         let now: Vec<(ServerId, Vec<String>)> =
             kept.iter().map(|h| (h.id.clone(), h.uris.clone())).collect();
         let step = plan(&now, &wanted);
-        let (stopped, kept): (Vec<Held>, Vec<Held>) =
+        let (stopped, kept): (Vec<Following>, Vec<Following>) =
             kept.into_iter().partition(|h| step.stop.contains(&h.id));
         *held = kept;
         let unsubscribe: Vec<(Rc<McpClient>, Vec<String>)> = step
@@ -102,7 +100,7 @@ pub fn sync() {
         });
     }
     for (id, uris) in starts {
-        let held = Held {
+        let held = Following {
             id: id.clone(),
             uris: uris.clone(),
             client: Rc::new(RefCell::new(None)),

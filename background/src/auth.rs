@@ -31,7 +31,10 @@ use gemipanel_core::oauth::{
 };
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, FifoLock};
+use gemipanel_core::web_url;
 use wasm_bindgen::JsValue;
+
+use crate::worker::{self, SignInState};
 
 pub use gemipanel_core::oauth::authorizer::{authorized, Authorizer, Interaction};
 
@@ -48,14 +51,13 @@ fn credentials_key(id: &ServerId) -> String {
 /// Whether the orphans of this browser session were looked for (`chrome.storage.session`).
 const ORPHANS_CHECKED_KEY: &str = "oauth_orphans_checked";
 
-thread_local! {
-    // Read-modify-write of the registered clients, shared by every server's sign-in.
-    static CLIENTS_LOCK: Rc<FifoLock> = Rc::default();
-    // One sign-in window at a time: a second Sign in waits for the first to end.
-    static SIGN_IN_LOCK: Rc<FifoLock> = Rc::default();
-    // URLs whose `Origin` rule is in place (session rules outlive the worker; this does not,
-    // and putting one in place again is harmless).
-    static WITHOUT_ORIGIN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+/// Runs `f` on sign-in's part of the worker's state.
+fn state<R>(f: impl FnOnce(&SignInState) -> R) -> R {
+    worker::with(|w| f(&w.sign_in))
+}
+
+fn clients_lock() -> Rc<FifoLock> {
+    state(|s| s.clients_lock.clone())
 }
 
 /// `chrome.identity.getRedirectURL("oauth")`, where the authorization server sends the browser
@@ -158,11 +160,11 @@ pub struct Host {
 /// browser without `declarativeNetRequest` sends it as before; the server's refusal then says
 /// what happened (`oauth::Error::OriginRefused`).
 async fn without_origin(url: &str) {
-    if WITHOUT_ORIGIN.with(|done| done.borrow().iter().any(|u| u == url)) {
+    if state(|s| s.without_origin.borrow().iter().any(|u| u == url)) {
         return;
     }
     match chrome::remove_origin_header(&OriginRule::for_url(url)).await {
-        Ok(()) => WITHOUT_ORIGIN.with(|done| done.borrow_mut().push(url.to_owned())),
+        Ok(()) => state(|s| s.without_origin.borrow_mut().push(url.to_owned())),
         Err(e) => {
             web_sys::console::warn_1(&format!("requests to {url} keep their Origin: {e}").into())
         }
@@ -229,7 +231,7 @@ impl AuthorizerHost for Host {
     }
 
     async fn keep_client(&self, client: &RegisteredClient) {
-        let lock = CLIENTS_LOCK.with(Rc::clone);
+        let lock = clients_lock();
         let _turn = lock.lock().await;
         let mut clients = read_clients().await;
         clients.retain(|c| c.issuer != client.issuer);
@@ -266,7 +268,7 @@ impl AuthorizerHost for Host {
     }
 
     async fn keep_idp_session(&self, session: &IdpSession) {
-        let lock = CLIENTS_LOCK.with(Rc::clone);
+        let lock = clients_lock();
         let _turn = lock.lock().await;
         let mut sessions: Vec<IdpSession> = read_list(IDP_SESSIONS_KEY).await;
         sessions.retain(|s| !(s.issuer == session.issuer && s.client_id == session.client_id));
@@ -319,17 +321,18 @@ pub async fn find_issuer(url: &str, challenge: Option<String>) -> Option<String>
     oauth::drive::find_issuer(&host, url, challenge).await.ok()
 }
 
-/// Signs in from the person's click, then fetches the tools with the new token.
-pub async fn sign_in(server: &Server) -> SignInOutcome {
-    let lock = SIGN_IN_LOCK.with(Rc::clone);
-    let _turn = lock.lock().await;
-    let auth = crate::registry::authorizer(server).await;
+/// The sign-in window's turn: a second Sign in waits for the first to end.
+pub async fn sign_in_turn() -> impl Drop {
+    let lock = state(|s| s.window_lock.clone());
+    lock.lock().await
+}
+
+/// Signs `server` in with its client's authorizer `auth` (the person clicked Sign in), while
+/// [`sign_in_turn`] is held.
+pub async fn sign_in(server: &Server, auth: &Authorizer) -> SignInOutcome {
     let host = Host { server_id: server.id.clone() };
     match auth.sign_in(&host).await {
-        Ok(credentials) => {
-            crate::registry::signed_in(server).await;
-            SignInOutcome::SignedIn { signed_in: SignedInView::from(&credentials) }
-        }
+        Ok(credentials) => SignInOutcome::SignedIn { signed_in: SignedInView::from(&credentials) },
         Err(oauth::Error::Cancelled) => SignInOutcome::Cancelled,
         Err(error) => match unreachable_origin(&error).await {
             Some(origin) => SignInOutcome::NeedsPermission { origin },
@@ -342,16 +345,16 @@ pub async fn sign_in(server: &Server) -> SignInOutcome {
 /// missing host permission like a refused connection.
 async fn unreachable_origin(error: &oauth::Error) -> Option<String> {
     let oauth::Error::Unreachable { url, .. } = error else { return None };
-    let pattern = crate::registry::origin_pattern(url)?;
+    let pattern = web_url::origin_pattern(url)?;
     match chrome::has_host_permission(&pattern).await {
-        Ok(false) => Some(pattern.trim_end_matches("/*").to_owned()),
+        Ok(false) => Some(web_url::pattern_origin(&pattern)),
         _ => None,
     }
 }
 
-/// Signs out: revokes where offered and forgets the tokens either way.
-pub async fn sign_out(server: &Server) {
-    let auth = crate::registry::authorizer(server).await;
+/// Signs `server` out of its client's authorizer `auth`: revokes where offered and forgets the
+/// tokens either way.
+pub async fn sign_out(server: &Server, auth: &Authorizer) {
     let host = Host { server_id: server.id.clone() };
     for result in auth.sign_out(&host).await {
         if let Err(e) = result {
@@ -359,5 +362,4 @@ pub async fn sign_out(server: &Server) {
             web_sys::console::warn_1(&format!("revocation at sign-out: {e:?}").into());
         }
     }
-    crate::registry::signed_out(server);
 }

@@ -9,27 +9,23 @@ use gemipanel_core::mcp::{CallEvent, CallHandler, CancelToken, ElicitRequest, El
 use gemipanel_core::messages::{ElicitationPrompt, Event};
 use gemipanel_core::settings::Server;
 
+use crate::worker::{self, PendingElicitation, RunningCall};
 use crate::{ports, registry};
 
-struct Pending {
-    elicitation_id: String,
-    port: Port,
-    answer: oneshot::Sender<ElicitResult>,
+fn running<R>(f: impl FnOnce(&RefCell<Vec<RunningCall>>) -> R) -> R {
+    worker::with(|w| f(&w.calls))
 }
 
-struct Running {
-    call_id: String,
-    serial: u64,
-    token: CancelToken,
+fn elicitations<R>(f: impl FnOnce(&RefCell<Vec<PendingElicitation>>) -> R) -> R {
+    worker::with(|w| f(&w.elicitations))
 }
 
-// Lists, not `HashMap`s: a few calls run at a time, and every `HashMap` type brings its own
-// copy of the hash table code into the wasm.
-thread_local! {
-    static CALLS: RefCell<Vec<Running>> = const { RefCell::new(Vec::new()) };
-    static NEXT_CALL: Cell<u64> = const { Cell::new(1) };
-    static ELICITATIONS: RefCell<Vec<Pending>> = const { RefCell::new(Vec::new()) };
-    static NEXT_ELICITATION: Cell<u64> = const { Cell::new(1) };
+/// The next number of `counter`, from 1.
+fn next(counter: impl FnOnce(&worker::Worker) -> &Cell<u64>) -> u64 {
+    worker::with(|w| {
+        let n = counter(w);
+        n.replace(n.get() + 1)
+    })
 }
 
 /// Whoever made the call: the page's port when it holds one (a one-shot message has none, so
@@ -70,7 +66,7 @@ impl CallHandler for PageHandler<'_> {
         let Some(port) = &self.port else {
             return ElicitResult::decline();
         };
-        let n = NEXT_ELICITATION.with(|n| n.replace(n.get() + 1));
+        let n = next(|w| &w.next_elicitation);
         let elicitation_id = format!("{}#{n}", self.call_id);
         let prompt = match request {
             ElicitRequest::Form { message, requested_schema, defaults } => {
@@ -79,9 +75,12 @@ impl CallHandler for PageHandler<'_> {
             ElicitRequest::Url { message, url, .. } => ElicitationPrompt::Url { message, url },
         };
         let (answer, receiver) = oneshot::channel();
-        let pending =
-            Pending { elicitation_id: elicitation_id.clone(), port: port.clone(), answer };
-        ELICITATIONS.with(|e| e.borrow_mut().push(pending));
+        let pending = PendingElicitation {
+            elicitation_id: elicitation_id.clone(),
+            port: port.clone(),
+            answer,
+        };
+        elicitations(|e| e.borrow_mut().push(pending));
         ports::send(
             port,
             Event::Elicitation {
@@ -108,13 +107,13 @@ impl Drop for Forget {
 /// Registers a running call so [`cancel`] finds it; unregisters when the guard drops.
 pub fn register(call_id: &str) -> CallGuard {
     let token = CancelToken::new();
-    let serial = NEXT_CALL.with(|n| n.replace(n.get() + 1));
-    let running = Running { call_id: call_id.to_owned(), serial, token: token.clone() };
-    CALLS.with(|c| {
+    let serial = next(|w| &w.next_call);
+    let call = RunningCall { call_id: call_id.to_owned(), serial, token: token.clone() };
+    running(|c| {
         let mut calls = c.borrow_mut();
         // A reused id now names this call only.
         calls.retain(|r| r.call_id != call_id);
-        calls.push(running);
+        calls.push(call);
     });
     CallGuard { serial, token }
 }
@@ -127,14 +126,14 @@ pub struct CallGuard {
 impl Drop for CallGuard {
     fn drop(&mut self) {
         // A later call may have reused the id; remove only our own.
-        CALLS.with(|c| c.borrow_mut().retain(|r| r.serial != self.serial));
+        running(|c| c.borrow_mut().retain(|r| r.serial != self.serial));
     }
 }
 
 /// Cancels the call; false when no call of that id is running.
 pub fn cancel(call_id: &str) -> bool {
     let token =
-        CALLS.with(|c| c.borrow().iter().find(|r| r.call_id == call_id).map(|r| r.token.clone()));
+        running(|c| c.borrow().iter().find(|r| r.call_id == call_id).map(|r| r.token.clone()));
     match token {
         Some(token) => {
             token.cancel();
@@ -154,11 +153,11 @@ pub fn answer(elicitation_id: &str, result: ElicitResult) -> bool {
 
 /// A page closed: its open questions are declined (dropping the senders does that).
 pub fn port_closed(port: &Port) {
-    ELICITATIONS.with(|e| e.borrow_mut().retain(|p| !p.port.is(port)));
+    elicitations(|e| e.borrow_mut().retain(|p| !p.port.is(port)));
 }
 
-fn take_elicitation(elicitation_id: &str) -> Option<Pending> {
-    ELICITATIONS.with(|e| {
+fn take_elicitation(elicitation_id: &str) -> Option<PendingElicitation> {
+    elicitations(|e| {
         let mut pending = e.borrow_mut();
         let at = pending.iter().position(|p| p.elicitation_id == elicitation_id)?;
         Some(pending.swap_remove(at))

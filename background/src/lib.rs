@@ -2,15 +2,18 @@
 //!
 //! `background.js` registers the `chrome.runtime` listeners synchronously (so no message is
 //! lost while wasm compiles) and forwards to the exports below once `start` has run. Lasting
-//! state lives in `chrome.storage`; the statics here hold only what dies with the worker anyway:
-//! its start time and the ports of pages open right now.
+//! state lives in `chrome.storage`; what dies with the worker is its one `Worker` (`worker`).
+//! `start` installs the dispatcher of the worker's events (`events`, `dispatch`).
 
 mod auth;
 mod calls;
+mod dispatch;
+mod events;
 mod installed;
 mod listen;
 mod local;
 mod menu;
+mod passphrase;
 mod ports;
 mod registry;
 mod reset;
@@ -20,9 +23,9 @@ mod servers;
 mod settings;
 mod settings_sync;
 mod store;
+mod transport;
 mod vault;
-
-use std::cell::Cell;
+mod worker;
 
 use gemipanel_browser::chrome::{self, Port};
 use gemipanel_browser::messaging::{from_js, from_text_or_js};
@@ -30,14 +33,10 @@ use gemipanel_browser::BrowserError;
 use gemipanel_core::messages::{decode_client_message, Event, WorkerMessage};
 use wasm_bindgen::prelude::*;
 
-thread_local! {
-    static STARTED_AT_MS: Cell<f64> = const { Cell::new(0.0) };
-}
-
 /// Called once by `background.js` after the module is instantiated.
 #[wasm_bindgen]
 pub fn start() {
-    STARTED_AT_MS.with(|t| t.set(js_sys::Date::now()));
+    worker::started(dispatch::dispatch);
     // After the first message: this reads all of storage once a browser session.
     wasm_bindgen_futures::spawn_local(async {
         gemipanel_browser::timers::sleep(std::time::Duration::from_secs(2)).await;
@@ -50,7 +49,7 @@ pub fn start() {
 #[wasm_bindgen]
 pub async fn on_message(message: JsValue) -> JsValue {
     let reply = handle(from_js(message), None).await;
-    encode(&reply)
+    ports::encode(&reply)
 }
 
 /// A page opened a port.
@@ -59,7 +58,7 @@ pub fn on_connect(port: Port) {
     let hello = WorkerMessage::Event {
         event: Event::WorkerStarted { extension_version: chrome::extension_version() },
     };
-    let _ = port.post(&encode(&hello));
+    let _ = port.post(&ports::encode(&hello));
     ports::add(port.clone());
     listen::sync();
     // A settings problem is told to every page until the person dismisses it.
@@ -77,7 +76,7 @@ pub fn on_connect(port: Port) {
 pub fn on_port_message(port: Port, message: JsValue, lane: Option<js_sys::Function>) {
     wasm_bindgen_futures::spawn_local(async move {
         let message = if lane.is_some() { from_text_or_js(message) } else { from_js(message) };
-        let text = to_text(&handle(message, Some(port.clone())).await);
+        let text = ports::to_text(&handle(message, Some(port.clone())).await);
         // The page may have closed meanwhile; nothing is waiting then.
         let _ = match lane {
             Some(lane) => lane.call1(&JsValue::NULL, &text.into()).map(drop),
@@ -92,11 +91,6 @@ pub fn on_disconnect(port: Port) {
     calls::port_closed(&port);
     resource_watch::port_closed(&port);
     listen::sync();
-}
-
-pub(crate) fn uptime_ms() -> u64 {
-    let started = STARTED_AT_MS.with(Cell::get);
-    (js_sys::Date::now() - started).max(0.0) as u64
 }
 
 async fn handle(
@@ -117,17 +111,4 @@ async fn handle(
         },
         Err(err) => err.into_reply(),
     }
-}
-
-/// The message as JSON text. Every message holds only JSON values and strings.
-fn to_text(message: &WorkerMessage) -> String {
-    serde_json::to_string(message).unwrap_or_default()
-}
-
-/// The message as a plain JS object (numbers stay numbers); `undefined` if that failed.
-pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
-    js_sys::JSON::parse(&to_text(message)).unwrap_or_else(|err| {
-        web_sys::console::error_1(&err);
-        JsValue::UNDEFINED
-    })
 }

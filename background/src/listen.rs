@@ -7,7 +7,6 @@
 //! to the pages (an open `/` menu lists them again). A subscription closes when the last
 //! page goes, its server is removed, or its client is replaced (changed settings).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::http::now_ms;
@@ -16,32 +15,16 @@ use gemipanel_core::messages::Event;
 use gemipanel_core::settings::ServerId;
 
 use crate::registry::{self, McpClient};
+use crate::worker::{self, Listening};
 use crate::{ports, store};
-
-struct Open {
-    id: ServerId,
-    client: Rc<McpClient>,
-    stop: CancelToken,
-}
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        // Ends the task's `keep_listening`, which drops (and so aborts) the stream.
-        self.stop.cancel();
-    }
-}
-
-thread_local! {
-    static OPEN: RefCell<Vec<Open>> = const { RefCell::new(Vec::new()) };
-}
 
 /// Opens and closes subscriptions to match the pages, servers and clients of this moment.
 pub fn sync() {
     let pages = !ports::is_empty();
     let clients = if pages { registry::clients() } else { Vec::new() };
-    let stale = OPEN.with(|open| {
-        let mut open = open.borrow_mut();
-        let (keep, stale): (Vec<Open>, Vec<Open>) = open.drain(..).partition(|o| {
+    let stale = worker::with(|w| {
+        let mut open = w.listening.borrow_mut();
+        let (keep, stale): (Vec<Listening>, Vec<Listening>) = open.drain(..).partition(|o| {
             clients.iter().any(|(id, client, _)| *id == o.id && Rc::ptr_eq(client, &o.client))
         });
         *open = keep;
@@ -57,7 +40,7 @@ pub fn sync() {
     crate::resource_watch::sync();
 }
 
-fn start(id: ServerId, client: Rc<McpClient>) -> Open {
+fn start(id: ServerId, client: Rc<McpClient>) -> Listening {
     let stop = CancelToken::new();
     let (task_id, task_client, task_stop) = (id.clone(), client.clone(), stop.clone());
     wasm_bindgen_futures::spawn_local(async move {
@@ -76,7 +59,7 @@ fn start(id: ServerId, client: Rc<McpClient>) -> Open {
         // It gives up only when the server cannot deliver; its tools then stay fresh by `ttlMs`.
         let _ = task_client.keep_listening(filter, on_event, &task_stop, now_ms).await;
     });
-    Open { id, client, stop }
+    Listening { id, client, stop }
 }
 
 fn refetch(id: ServerId) {

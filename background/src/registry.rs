@@ -13,60 +13,33 @@ use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_browser::timers;
-use gemipanel_core::mcp::{self, Client, Freshness, InvalidTool, ServerConfig, SessionState, Tool};
+use gemipanel_core::mcp::{self, Client, Freshness, ServerConfig, SessionState, Tool};
 use gemipanel_core::messages::{Event, ServerStatus};
 use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
 use gemipanel_core::oauth::{ClientOptions, Credentials};
 use gemipanel_core::saved_session::SavedSession;
+use gemipanel_core::server_status::{self, LocalFacts};
 use gemipanel_core::settings::{Server, ServerId};
-use gemipanel_core::sync::{within, SingleFlight};
+use gemipanel_core::sync::within;
 use gemipanel_core::text::Text;
 use gemipanel_core::tool_cache::CachedTools;
 
 use crate::auth::{self, authorized, Authorizer, Interaction};
-use crate::local::{self, address, ServerTransport};
-use crate::ports;
+use crate::events::WorkerEvent;
+use crate::local;
+use crate::worker::ServerEntry as Entry;
+use crate::{ports, worker};
 
-pub type McpClient = Client<ServerTransport>;
+pub use crate::worker::{Listed, McpClient, Unlisted};
 
-struct Entry {
-    id: ServerId,
-    /// The configuration the client was made with; a changed one gets a new client.
-    config_key: String,
-    client: Rc<McpClient>,
-    /// The server's sign-in; its token goes into `client`'s requests.
-    auth: Rc<Authorizer>,
-    status: ServerStatus,
-    /// Tools fetched from the live server since the worker started.
-    /// Shared, not copied: every tool call looks its tool up here.
-    tools: Option<Rc<Listed>>,
-    /// When `tools` arrived and for how long they may be reused (2026-07-28 `ttlMs`).
-    tools_at_ms: u64,
-    freshness: Freshness,
-    saved_session: Option<SessionState>,
-    /// The tool list fetch under way, shared by everyone who asks meanwhile.
-    listing: Rc<SingleFlight<Result<Rc<Listed>, Unlisted>>>,
-    /// A changed-list notification is waiting to be acted on (a storm is one refetch).
-    refetch_due: bool,
-}
-
-/// A server's tools, and those it listed that could not be read.
-#[derive(Clone, Debug, Default)]
-pub struct Listed {
-    pub tools: Vec<Tool>,
-    pub invalid: Vec<InvalidTool>,
-}
-
-thread_local! {
-    // A list, not a `HashMap`: there are a handful of servers, and every `HashMap` type brings
-    // its own copy of the hash table code into the wasm.
-    static ENTRIES: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+fn entries<R>(f: impl FnOnce(&RefCell<Vec<Entry>>) -> R) -> R {
+    worker::with(|w| f(&w.servers))
 }
 
 /// Runs `f` on the entry of server `id`, if the worker has one.
 fn with_entry<R>(id: &ServerId, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
-    ENTRIES.with(|entries| entries.borrow_mut().iter_mut().find(|e| e.id == *id).map(f))
+    entries(|entries| entries.borrow_mut().iter_mut().find(|e| e.id == *id).map(f))
 }
 
 /// The `chrome.storage.session` key of a server's [`SavedSession`].
@@ -86,32 +59,9 @@ pub fn config_of(
     config
 }
 
-fn config_key(server: &Server) -> String {
-    // Holds header values and the client secret but never leaves memory.
-    let mut key = format!("{}\n{}", address(server), server.timeout_ms);
-    // The command line as it is, not hashed: this runs for every request.
-    if let Some(local) = &server.local {
-        key.push_str(&format!("\n{}\0{}", local.command, local.args.join("\0")));
-        for (name, value) in &local.env {
-            key.push_str(&format!("\n{name}={}", value.expose()));
-        }
-        key.push_str(&format!(
-            "\n{:?}\n{:?}\n{:?}",
-            local.cwd, server.confirmed_command, server.confirmed_run
-        ));
-    }
-    for (name, value) in &server.headers {
-        key.push_str(&format!("\n{name}:{}", value.expose()));
-    }
-    // The sign-in client with its secrets (a `Secret` serialises as its value).
-    key.push('\n');
-    key.push_str(&serde_json::to_string(&server.oauth).unwrap_or_default());
-    key
-}
-
 /// The client for `server`, created (resuming a saved session) on first use.
 pub async fn client(server: &Server) -> Rc<McpClient> {
-    let key = config_key(server);
+    let key = server.client_key();
     if let Some(client) = existing(&server.id, &key) {
         return client;
     }
@@ -122,7 +72,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
     if let Some(client) = existing(&server.id, &key) {
         return client;
     }
-    let (transport, url) = ServerTransport::for_server(server, server.id.as_str());
+    let (transport, url) = local::transport_for(server, server.id.as_str());
     let config = config_of(
         &url,
         server.headers.iter().map(|(n, v)| (n.clone(), v.expose().to_owned())),
@@ -151,7 +101,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
         listing: Rc::default(),
         refetch_due: false,
     };
-    ENTRIES.with(|entries| {
+    entries(|entries| {
         let mut entries = entries.borrow_mut();
         entries.retain(|e| e.id != server.id);
         entries.push(entry);
@@ -174,7 +124,7 @@ pub async fn authorizer(server: &Server) -> Rc<Authorizer> {
 /// place of the new one's (a saved local server then stayed "not connected").
 pub async fn signed_in_with(server: &Server) -> Option<Credentials> {
     let held =
-        with_entry(&server.id, |e| (e.config_key == config_key(server)).then(|| e.auth.clone()));
+        with_entry(&server.id, |e| (e.config_key == server.client_key()).then(|| e.auth.clone()));
     match held.flatten() {
         Some(auth) => auth.credentials(),
         None => auth::stored_credentials(&server.id).await,
@@ -207,7 +157,7 @@ pub fn signed_out(server: &Server) {
 
 /// Whether `client` is the one the registry holds for `server` as configured.
 fn is_current(server: &Server, client: &McpClient) -> bool {
-    existing(&server.id, &config_key(server)).is_some_and(|held| std::ptr::eq(&*held, client))
+    existing(&server.id, &server.client_key()).is_some_and(|held| std::ptr::eq(&*held, client))
 }
 
 fn existing(id: &ServerId, key: &str) -> Option<Rc<McpClient>> {
@@ -220,7 +170,7 @@ async fn saved_session(server: &Server) -> Option<SessionState> {
         return None;
     }
     let saved: SavedSession = from_js(raw).ok()?;
-    (saved.url == address(server)).then_some(saved.state)
+    (saved.url == server.client_address()).then_some(saved.state)
 }
 
 /// Writes the client's session to `chrome.storage.session` when it changed.
@@ -236,7 +186,7 @@ pub async fn save_session(server: &Server, client: &McpClient) {
     }
     let key = session_key(&server.id);
     let result = match now {
-        Some(state) => match to_js(&SavedSession { url: address(server), state }) {
+        Some(state) => match to_js(&SavedSession { url: server.client_address(), state }) {
             Ok(value) => chrome::session_set(&key, &value).await,
             Err(e) => Err(e),
         },
@@ -252,17 +202,16 @@ pub fn status(id: &ServerId) -> ServerStatus {
     with_entry(id, |e| e.status.clone()).unwrap_or(ServerStatus::Idle)
 }
 
-/// The status shown for `server`: a local server waits for `nativeMessaging` (without it the
-/// bridge cannot even say how it would run the line), then for its command line to be
-/// confirmed, shown as the bridge will run it when the bridge said so.
+/// The status shown for `server` (`core::server_status::shown`): a local server's command line
+/// is shown as the bridge will run it when the bridge said so.
 pub fn status_of(server: &Server) -> ServerStatus {
-    match &server.local {
-        Some(_) if !chrome::can_connect_native() => ServerStatus::NeedsLocalPermission,
-        Some(local) if !server.command_confirmed() => {
-            ServerStatus::NeedsConfirmation { line: local::run_line(server, local), changed: false }
-        }
-        _ => status(&server.id),
-    }
+    let Some(local) = &server.local else { return status(&server.id) };
+    let facts = LocalFacts {
+        can_connect_native: chrome::can_connect_native(),
+        run_line: || local::run_line(server, local),
+        problem: (),
+    };
+    server_status::shown(server, facts, || status(&server.id))
 }
 
 /// The tools fetched from the live server since the worker started.
@@ -289,13 +238,13 @@ pub fn set_status(id: &ServerId, status: ServerStatus) {
     });
     if changed == Some(true) {
         ports::broadcast(Event::ServerStatus { server_id: id.clone(), status });
-        crate::listen::sync();
+        worker::raise(WorkerEvent::ClientsChanged);
     }
 }
 
 /// Every client with its server and whether the server is ready.
 pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
-    ENTRIES.with(|entries| {
+    entries(|entries| {
         let entries = entries.borrow();
         let ready = |e: &Entry| matches!(e.status, ServerStatus::Ready { .. });
         entries.iter().map(|e| (e.id.clone(), e.client.clone(), ready(e))).collect()
@@ -305,11 +254,11 @@ pub fn clients() -> Vec<(ServerId, Rc<McpClient>, bool)> {
 /// Forgets every client (Delete everything), stopping local servers; the clients, for their
 /// sessions to be ended.
 pub fn take_all() -> Vec<Rc<McpClient>> {
-    let entries = ENTRIES.with(|entries| std::mem::take(&mut *entries.borrow_mut()));
+    let entries = entries(|entries| std::mem::take(&mut *entries.borrow_mut()));
     for entry in &entries {
         local::stop(entry.id.as_str());
     }
-    crate::listen::sync();
+    worker::raise(WorkerEvent::ClientsChanged);
     entries.into_iter().map(|e| e.client).collect()
 }
 
@@ -317,10 +266,10 @@ pub fn take_all() -> Vec<Rc<McpClient>> {
 /// whose address, headers or timeout changed, closing their subscriptions at once: a moved
 /// server is listened to at its new address from its next listing, not from its next use.
 pub fn retain(servers: &[Server]) {
-    let gone: Vec<ServerId> = ENTRIES.with(|entries| {
+    let gone: Vec<ServerId> = entries(|entries| {
         let mut entries = entries.borrow_mut();
         let current =
-            |e: &Entry| servers.iter().any(|s| s.id == e.id && config_key(s) == e.config_key);
+            |e: &Entry| servers.iter().any(|s| s.id == e.id && s.client_key() == e.config_key);
         let gone = entries
             .iter()
             .filter(|e| !servers.iter().any(|s| s.id == e.id))
@@ -333,7 +282,7 @@ pub fn retain(servers: &[Server]) {
         entries.retain(current);
         gone
     });
-    crate::listen::sync();
+    worker::raise(WorkerEvent::ClientsChanged);
     for id in gone {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = chrome::session_remove(&session_key(&id)).await;
@@ -369,7 +318,7 @@ pub async fn settle(
         Some(Failure::Mcp(err)) => err,
         Some(Failure::NeedsSignIn) => {
             set_status(&server.id, ServerStatus::NeedsSignIn);
-            return Some(sign_in_message(server));
+            return Some(server_status::sign_in_message(server));
         }
         Some(failure @ Failure::OAuth(_)) => {
             let error = failure.text(&server.name);
@@ -388,61 +337,29 @@ pub async fn settle(
     Some(message)
 }
 
-/// The status an error puts a server in, and its message. Chrome reports a missing host
-/// permission exactly like a refused connection: then the status asks the page to offer the
-/// permission (inside the person's click), and the message says so.
+/// The status an error puts a server in, and its message (`core::server_status`): the browser
+/// is asked whether the extension may reach the server's origin when that decides it.
 pub async fn explain(url: &str, err: &mcp::Error) -> (ServerStatus, Text) {
-    let message = err.text();
-    if err.is_auth_required() {
-        return (ServerStatus::NeedsSignIn, message);
-    }
-    if err.is_connect() {
-        if let Some(pattern) = origin_pattern(url) {
-            if let Ok(false) = chrome::has_host_permission(&pattern).await {
-                let origin = pattern.trim_end_matches("/*").to_owned();
-                let message = Text::new("errNeedsPermission").arg(&origin).with(message);
-                return (ServerStatus::NeedsPermission { origin }, message);
-            }
-        }
-    }
-    (ServerStatus::Error { error: message.clone() }, message)
+    let missing = match server_status::permission_to_check(url, err) {
+        Some(pattern) => match chrome::has_host_permission(&pattern).await {
+            Ok(false) => Some(pattern),
+            _ => None,
+        },
+        None => None,
+    };
+    server_status::explain_remote(err, missing.as_deref())
 }
 
-/// A local server's status and message: waiting for the person's confirmation, what the bridge
-/// knows (not installed, not allowed, crashed with its stderr), or else the error itself, the
-/// server named by its name (its address is internal). `None` for remote servers.
+/// A local server's status and message (`core::server_status::explain_local`), with what the
+/// browser and the bridge know; `None` for remote servers.
 pub fn explain_local(server: &Server, err: &mcp::Error) -> Option<(ServerStatus, Text)> {
     let local = server.local.as_ref()?;
-    if !chrome::can_connect_native() {
-        return Some(local_problem(server, &Problem::NoPermission));
-    }
-    if !server.command_confirmed() {
-        let message = Text::new("errNeedsConfirmation").arg(&server.name);
-        let line = local::run_line(server, local);
-        return Some((ServerStatus::NeedsConfirmation { line, changed: false }, message));
-    }
-    // An error the server answered, or a cancellation, is not the bridge's to explain.
-    let by_bridge = err.rpc_error().is_none() && !err.is_cancelled();
-    if let Some(problem) = local::problem(server).filter(|_| by_bridge) {
-        // The bridge would run another line than the one allowed: the person sees that one.
-        if let Problem::NotConfirmed(line) = &problem {
-            let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
-            let (line, changed) = ((**line).clone(), server.confirmed_run.is_some());
-            return Some((ServerStatus::NeedsConfirmation { line, changed }, message));
-        }
-        return Some(local_problem(server, &problem));
-    }
-    let message = err.text_naming(&server.name);
-    Some((ServerStatus::Error { error: message.clone() }, message))
-}
-
-/// The status of a local server the bridge reported a problem of, and its message.
-fn local_problem(server: &Server, problem: &Problem) -> (ServerStatus, Text) {
-    let message = Text::new("errOnServer").arg(&server.name).with(problem.text());
-    if *problem == Problem::NoPermission {
-        return (ServerStatus::NeedsLocalPermission, message);
-    }
-    (ServerStatus::Error { error: message.clone() }, message)
+    let facts = LocalFacts {
+        can_connect_native: chrome::can_connect_native(),
+        run_line: || local::run_line(server, local),
+        problem: || local::problem(server),
+    };
+    server_status::explain_local(server, err, facts)
 }
 
 /// A local server's process ended on its own (the bridge, `id` as it names the server): the
@@ -454,20 +371,8 @@ pub fn process_ended(id: &str, problem: &Problem) {
         let Ok(settings) = crate::store::read().await else { return };
         // Servers under test (`test_<id>`) are in no settings and have no status.
         let Some(server) = settings.servers.iter().find(|s| s.id.as_str() == id) else { return };
-        set_status(&server.id, local_problem(server, &problem).0);
+        set_status(&server.id, server_status::local_problem(server, &problem).0);
     });
-}
-
-/// `scheme://host/*` for a URL, the form `chrome.permissions` takes (ports are not part of it).
-pub fn origin_pattern(url: &str) -> Option<String> {
-    let url = gemipanel_core::web_url::parse(url)?;
-    Some(format!("{}://{}/*", url.scheme, url.host_str()?))
-}
-
-/// The longest a listing may take in all (every page, every retry of the connection): a server
-/// that never finishes must not keep the pages waiting for it.
-fn listing_deadline(server: &Server) -> Duration {
-    Duration::from_millis(server.timeout_ms.saturating_mul(2))
 }
 
 /// Connects if needed and fetches the tool list; one fetch per server at a time, shared by
@@ -485,14 +390,6 @@ pub async fn fetch_tools(server: &Server, refresh: bool) -> Result<Rc<Listed>, U
     listing.run(|| fetch_now(server, &client, refresh)).await
 }
 
-/// Why a server's tools could not be had; a sign-in only the person can start is set apart,
-/// so that a page can offer it.
-#[derive(Clone)]
-pub enum Unlisted {
-    NeedsSignIn(Text),
-    Failed(Text),
-}
-
 async fn fetch_now(
     server: &Server,
     client: &McpClient,
@@ -501,12 +398,12 @@ async fn fetch_now(
     if is_current(server, client) && !matches!(status(&server.id), ServerStatus::Ready { .. }) {
         set_status(&server.id, ServerStatus::Connecting);
     }
-    let limit = listing_deadline(server);
+    let limit = server_status::listing_deadline(server);
     let listing = with_sign_in(server, || client.list_tools_cacheable());
     let result = match within(listing, timers::sleep(limit)).await {
         Some(result) => result,
         None => {
-            let message = Text::new("errListingTimeout").arg(&server.name).arg(limit.as_secs());
+            let message = server_status::listing_timed_out(server, limit);
             if is_current(server, client) {
                 set_status(&server.id, ServerStatus::Error { error: message.clone() });
             }
@@ -525,7 +422,9 @@ async fn fetch_now(
             }
             Ok(listed)
         }
-        Err(Failure::NeedsSignIn) => Err(Unlisted::NeedsSignIn(sign_in_message(server))),
+        Err(Failure::NeedsSignIn) => {
+            Err(Unlisted::NeedsSignIn(server_status::sign_in_message(server)))
+        }
         // The spec lets a stale list serve while the server cannot be asked.
         Err(_) => match live_tools(&server.id).filter(|_| !refresh) {
             Some(stale) => Ok(stale),
@@ -533,10 +432,6 @@ async fn fetch_now(
             None => Err(Unlisted::Failed(explained.unwrap_or_else(|| Text::new("errUnknown")))),
         },
     }
-}
-
-fn sign_in_message(server: &Server) -> Text {
-    Text::new("errNeedsSignIn").arg(&server.name)
 }
 
 /// Keeps `listed` in memory and, when the tools differ from the stored list, in storage.

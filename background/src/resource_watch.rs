@@ -23,42 +23,22 @@ use gemipanel_core::sync::{first, Either};
 
 use crate::calls::PageHandler;
 use crate::registry::{self, McpClient};
+use crate::worker::{self, Following, Page};
 use crate::{ports, store};
 
-/// A page, compared as the port it holds.
-struct Page(Port);
-
-impl PartialEq for Page {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.is(&other.0)
-    }
+fn demand<R>(f: impl FnOnce(&RefCell<Demand<Page>>) -> R) -> R {
+    worker::with(|w| f(&w.followed))
 }
 
-/// One server's task: the URIs it was started with and the client it runs on (known once the
-/// task has it; a replaced client restarts it).
-struct Held {
-    id: ServerId,
-    uris: Vec<String>,
-    client: Rc<RefCell<Option<Rc<McpClient>>>>,
-    stop: CancelToken,
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
-
-thread_local! {
-    static DEMAND: RefCell<Demand<Page>> = RefCell::new(Demand::default());
-    static HELD: RefCell<Vec<Held>> = const { RefCell::new(Vec::new()) };
+fn tasks<R>(f: impl FnOnce(&RefCell<Vec<Following>>) -> R) -> R {
+    worker::with(|w| f(&w.following))
 }
 
 /// `Request::FollowResources` from the page holding `port` (a one-shot message has none: it
 /// follows nothing, there being no page to tell).
 pub fn follow(port: Option<Port>, resources: Vec<FollowedResource>) -> Response {
     if let Some(port) = port {
-        DEMAND.with(|d| d.borrow_mut().set(Page(port), resources));
+        demand(|d| d.borrow_mut().set(Page(port), resources));
         sync();
     }
     Response::Ok
@@ -66,16 +46,16 @@ pub fn follow(port: Option<Port>, resources: Vec<FollowedResource>) -> Response 
 
 /// A page went: what only it followed is unsubscribed.
 pub fn port_closed(port: &Port) {
-    DEMAND.with(|d| d.borrow_mut().remove(&Page(port.clone())));
+    demand(|d| d.borrow_mut().remove(&Page(port.clone())));
     sync();
 }
 
 /// Starts and stops the servers' tasks to match what the pages follow and the clients of this
 /// moment.
 pub fn sync() {
-    let wanted = DEMAND.with(|d| d.borrow().by_server());
+    let wanted = demand(|d| d.borrow().by_server());
     let clients = registry::clients();
-    let replaced = |held: &Held| {
+    let replaced = |held: &Following| {
         let current = clients.iter().find(|(id, _, _)| *id == held.id).map(|(_, c, _)| c);
         match (&*held.client.borrow(), current) {
             (Some(ran), Some(current)) => !Rc::ptr_eq(ran, current),
@@ -84,14 +64,14 @@ pub fn sync() {
             (None, _) => false,
         }
     };
-    let (stale, start) = HELD.with(|held| {
+    let (stale, start) = tasks(|held| {
         let mut held = held.borrow_mut();
         // A task on a replaced client counts as not held: it stops, and starts on the new one.
-        let (replaced, kept): (Vec<Held>, Vec<Held>) = held.drain(..).partition(replaced);
+        let (replaced, kept): (Vec<Following>, Vec<Following>) = held.drain(..).partition(replaced);
         let now: Vec<(ServerId, Vec<String>)> =
             kept.iter().map(|h| (h.id.clone(), h.uris.clone())).collect();
         let step = plan(&now, &wanted);
-        let (stopped, kept): (Vec<Held>, Vec<Held>) =
+        let (stopped, kept): (Vec<Following>, Vec<Following>) =
             kept.into_iter().partition(|h| step.stop.contains(&h.id));
         *held = kept;
         let unsubscribe: Vec<(Rc<McpClient>, Vec<String>)> = step
@@ -120,14 +100,14 @@ pub fn sync() {
         });
     }
     for (id, uris) in starts {
-        let held = Held {
+        let held = Following {
             id: id.clone(),
             uris: uris.clone(),
             client: Rc::new(RefCell::new(None)),
             stop: CancelToken::new(),
         };
         let (client_slot, stop) = (held.client.clone(), held.stop.clone());
-        HELD.with(|h| h.borrow_mut().push(held));
+        tasks(|h| h.borrow_mut().push(held));
         wasm_bindgen_futures::spawn_local(run(id, uris, client_slot, stop));
     }
 }

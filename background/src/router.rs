@@ -13,7 +13,7 @@ use gemipanel_core::messages::{Request, Response, WorkerStatus};
 use gemipanel_core::settings::Settings;
 use gemipanel_core::text::Text;
 
-use crate::{calls, servers, settings, store, vault};
+use crate::{calls, passphrase, servers, settings, store, vault};
 
 type Handling = Pin<Box<dyn Future<Output = Response>>>;
 
@@ -38,13 +38,13 @@ pub fn route(request: Request, port: Option<Port>) -> Handling {
         Request::RecoverSettings { action } => boxed(settings::recover(action)),
         Request::SettingsSync { enabled } => boxed(crate::settings_sync::request(enabled)),
         Request::SetPassphrase { passphrase, current } => {
-            boxed(async move { done(vault::rekey(Some(&passphrase), current.as_ref()).await) })
+            boxed(async move { done(passphrase::rekey(Some(&passphrase), current.as_ref()).await) })
         }
         Request::RemovePassphrase { passphrase } => {
-            boxed(async move { done(vault::rekey(None, Some(&passphrase)).await) })
+            boxed(async move { done(passphrase::rekey(None, Some(&passphrase)).await) })
         }
         Request::Unlock { passphrase } => {
-            boxed(async move { done(vault::unlock(&passphrase).await) })
+            boxed(async move { done(passphrase::unlock(&passphrase).await) })
         }
         // Locked too: a forgotten passphrase must not keep the data in.
         Request::DeleteEverything => boxed(crate::reset::delete_everything()),
@@ -89,7 +89,7 @@ async fn with_settings(request: Request, port: Option<Port>) -> Response {
 async fn status(settings: Rc<Settings>) -> Response {
     Response::Status(WorkerStatus {
         extension_version: chrome::extension_version(),
-        uptime_ms: crate::uptime_ms(),
+        uptime_ms: crate::worker::uptime_ms(),
         configured_servers: settings.servers.len() as u32,
         vault: vault::state().await,
     })

@@ -1,7 +1,6 @@
 //! The MCP requests of the pages: servers with status, tools, tool calls, resources and
 //! connection tests.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -11,7 +10,8 @@ use gemipanel_browser::timers;
 use gemipanel_core::mcp::Tool;
 use gemipanel_core::mcp::{Client, CompletionRef, ReadResourceResult};
 use gemipanel_core::messages::{
-    AppConsent, Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignedInView,
+    AppConsent, Caller, ConnectionOutcome, Response, ServerStatus, ServerView, SignInOutcome,
+    SignedInView,
 };
 use gemipanel_core::native::link::Problem;
 use gemipanel_core::oauth::authorizer::Failure;
@@ -19,14 +19,14 @@ use gemipanel_core::settings::{
     LocalCommand, Server, ServerDraft, ServerId, Settings, DEFAULT_TIMEOUT_MS,
 };
 use gemipanel_core::text::Text;
-use gemipanel_core::tools::app_calls::{self, AppCallAsks, AppCallVerdict, AskedCall, ServerRules};
+use gemipanel_core::tools::app_calls::{self, AppCallVerdict, AskedCall, ServerRules};
 use gemipanel_core::tools::ToolFilter;
 use gemipanel_core::url_policy::{self, Policy};
 use serde_json::Value;
 
 use crate::calls::{self, PageHandler};
-use crate::local::ServerTransport;
-use crate::registry;
+use crate::transport::ServerTransport;
+use crate::{auth, registry};
 use gemipanel_core::sync::within;
 
 /// How long a listing waits for servers still connecting; later changes arrive as events.
@@ -108,7 +108,16 @@ async fn view(server: &Server) -> ServerView {
 /// Signs in to a saved server (the person clicked Sign in).
 pub async fn sign_in(settings: Rc<Settings>, server_id: ServerId) -> Response {
     match find(&settings, &server_id) {
-        Ok(server) => Response::SignIn { outcome: crate::auth::sign_in(server).await },
+        Ok(server) => {
+            let _turn = auth::sign_in_turn().await;
+            let authorizer = registry::authorizer(server).await;
+            let outcome = auth::sign_in(server, &authorizer).await;
+            // Then the tools again, with the new token.
+            if matches!(outcome, SignInOutcome::SignedIn { .. }) {
+                registry::signed_in(server).await;
+            }
+            Response::SignIn { outcome }
+        }
         Err(response) => *response,
     }
 }
@@ -131,7 +140,10 @@ pub async fn log(settings: Rc<Settings>, server_id: ServerId) -> Response {
 pub async fn sign_out(settings: Rc<Settings>, server_id: ServerId) -> Response {
     match find(&settings, &server_id) {
         Ok(server) => {
-            crate::auth::sign_out(server).await;
+            let authorizer = registry::authorizer(server).await;
+            auth::sign_out(server, &authorizer).await;
+            // The server waits for the next sign-in.
+            registry::signed_out(server);
             Response::Ok
         }
         Err(response) => *response,
@@ -318,12 +330,6 @@ pub struct Call {
     pub consent: AppConsent,
 }
 
-thread_local! {
-    /// The app calls the person was asked about and has not answered (they die with the
-    /// worker: a page sending the call again is asked again).
-    static APP_ASKS: RefCell<AppCallAsks> = RefCell::new(AppCallAsks::default());
-}
-
 /// An app's call under the person's rules (`core::tools::app_calls`): `None` when it may run,
 /// else the page's answer (refused, or a question for the person).
 fn app_call_answer(
@@ -349,11 +355,11 @@ fn app_call_answer(
             let asked =
                 AskedCall::new(&call.call_id, server.id.as_str(), &call.tool, &call.arguments);
             let allowed = call.consent.allowed
-                && APP_ASKS.with(|asks| asks.borrow_mut().allowed(&asked, now));
+                && crate::worker::with(|w| w.app_asks.borrow_mut().allowed(&asked, now));
             if allowed {
                 return None;
             }
-            APP_ASKS.with(|asks| asks.borrow_mut().ask(asked, now));
+            crate::worker::with(|w| w.app_asks.borrow_mut().ask(asked, now));
             Some(Response::ConfirmAppCall { because_of_page_content })
         }
     }
@@ -474,7 +480,7 @@ async fn try_local(draft: &ServerDraft, run: Option<String>) -> ConnectionOutcom
     server.confirmed_command = Some(local.fingerprint());
     server.confirmed_run = Some(run.unwrap_or_else(|| local.run_line().fingerprint));
     let id = format!("test_{}", server.id);
-    let (transport, url) = ServerTransport::for_server(&server, &id);
+    let (transport, url) = crate::local::transport_for(&server, &id);
     let outcome = try_connect(transport, &url, draft).await;
     let outcome = match outcome {
         ConnectionOutcome::Failed { error } => match crate::local::bridge().problem(&id) {
@@ -513,9 +519,7 @@ async fn try_connect(
         },
         Err(err) if err.is_auth_required() => {
             let challenge = err.www_authenticate().map(str::to_owned);
-            ConnectionOutcome::NeedsSignIn {
-                issuer: crate::auth::find_issuer(url, challenge).await,
-            }
+            ConnectionOutcome::NeedsSignIn { issuer: auth::find_issuer(url, challenge).await }
         }
         // A local server's address is internal: the person knows it by the name they typed.
         Err(err) if draft.local.is_some() => {

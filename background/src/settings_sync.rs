@@ -2,8 +2,6 @@
 //! changed to `chrome.storage.sync`, and takes in what changes there (another computer's edit)
 //! under the settings queue, like any edit. Off until the person turns it on in the popup.
 
-use std::cell::Cell;
-
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
 use gemipanel_browser::messaging::{from_js, to_js};
@@ -15,11 +13,7 @@ use gemipanel_core::settings::Settings;
 use gemipanel_core::text::Text;
 use wasm_bindgen::JsValue;
 
-use crate::{ports, registry, store};
-
-thread_local! {
-    static WATCHING: Cell<bool> = const { Cell::new(false) };
-}
+use crate::{ports, registry, store, worker};
 
 pub async fn is_enabled() -> bool {
     chrome::local_get(ENABLED_KEY).await.ok().and_then(|v| v.as_bool()).unwrap_or(false)
@@ -51,7 +45,7 @@ pub async fn request(enabled: Option<bool>) -> Response {
 /// At the worker's start: what changed in sync while it slept is taken in, and changes from
 /// now on are followed.
 pub fn start() {
-    if !WATCHING.with(|w| w.replace(true)) {
+    if !worker::with(|w| w.sync_watching.replace(true)) {
         let watching = chrome::on_sync_storage_changed(|key| {
             if ItemKind::of(key).is_some() {
                 wasm_bindgen_futures::spawn_local(take_in_logged());

@@ -13,7 +13,6 @@
 //! [`PROBLEM_KEY`] and pushed to the pages, and until the person chooses a [`Recovery`] the
 //! worker runs on default settings that it does not store and refuses edits.
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures_channel::oneshot;
@@ -29,27 +28,28 @@ use gemipanel_core::text::Text;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-use crate::{ports, vault};
+use crate::events::WorkerEvent;
+use crate::worker::{EditReply, SettingsState};
+use crate::{ports, vault, worker};
 
 pub const KEY: &str = "settings";
 /// The last load problem, until the person chooses what to do about it.
 pub const PROBLEM_KEY: &str = "settings_problem";
 const REJECTED_PREFIX: &str = "settings_rejected_";
 
-type Reply = oneshot::Sender<Result<Settings, Text>>;
+type Reply = EditReply;
 
-thread_local! {
-    static QUEUE: Rc<FifoLock> = Rc::default();
-    /// Edits waiting, oldest first.
-    static PENDING: RefCell<Vec<(SettingsEdit, Reply)>> = const { RefCell::new(Vec::new()) };
-    static DRAINING: Cell<bool> = const { Cell::new(false) };
-    /// The document as last read, so a tool call does not parse the whole document again.
-    /// Dropped whenever `settings` changes in storage, whoever wrote it.
-    static CACHED: RefCell<Option<Rc<Settings>>> = const { RefCell::new(None) };
-    static WATCHING: Cell<bool> = const { Cell::new(false) };
-    /// Counts the changes of the stored document: a read that awaited past one does not keep
-    /// what it read, which may be older.
-    static CHANGES: Cell<u64> = const { Cell::new(0) };
+/// Runs `f` on the settings' part of the worker's state.
+fn state<R>(f: impl FnOnce(&SettingsState) -> R) -> R {
+    worker::with(|w| f(&w.settings))
+}
+
+fn change_count() -> u64 {
+    state(|s| s.changes.get())
+}
+
+fn forget_cached_now() {
+    state(|s| s.cached.borrow_mut().take());
 }
 
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
@@ -60,9 +60,9 @@ pub async fn read() -> Result<Rc<Settings>, Text> {
     // had just made, leaving the server "not connected"). Bounded, so a storm of edits cannot
     // keep a reader waiting; the last read then goes on as before.
     for _ in 0..3 {
-        let changes = CHANGES.with(Cell::get);
+        let changes = change_count();
         let settings = read_once().await?;
-        if CHANGES.with(Cell::get) == changes {
+        if change_count() == changes {
             return Ok(settings);
         }
     }
@@ -70,11 +70,11 @@ pub async fn read() -> Result<Rc<Settings>, Text> {
 }
 
 async fn read_once() -> Result<Rc<Settings>, Text> {
-    if let Some(settings) = CACHED.with(|c| c.borrow().clone()) {
+    if let Some(settings) = state(|s| s.cached.borrow().clone()) {
         return Ok(settings);
     }
     watch_for_changes();
-    let changes = CHANGES.with(Cell::get);
+    let changes = change_count();
     if let Some(raw) = stored().await? {
         if let Ok(loaded) = load(&from_js::<Value>(raw).unwrap_or(Value::Null)) {
             if loaded.migrated_from.is_none() {
@@ -82,9 +82,9 @@ async fn read_once() -> Result<Rc<Settings>, Text> {
                 // Locked, the secrets stay sealed: not kept, so an unlock reads them again.
                 let opened = vault::open_settings(&mut settings).await;
                 let settings = Rc::new(settings);
-                let unchanged = CHANGES.with(Cell::get) == changes;
-                if opened && unchanged && WATCHING.with(Cell::get) {
-                    CACHED.with(|c| *c.borrow_mut() = Some(settings.clone()));
+                let unchanged = change_count() == changes;
+                if opened && unchanged && state(|s| s.watching.get()) {
+                    state(|s| *s.cached.borrow_mut() = Some(settings.clone()));
                 }
                 return Ok(settings);
             }
@@ -96,7 +96,7 @@ async fn read_once() -> Result<Rc<Settings>, Text> {
     read_locked().await.map(Rc::new)
 }
 
-/// The queue's turn, for a change of more than the document (`vault::rekey`): no edit runs
+/// The queue's turn, for a change of more than the document (`passphrase::rekey`): no edit runs
 /// while it is held.
 pub async fn hold() -> impl Drop {
     queue().lock().await
@@ -112,26 +112,26 @@ pub async fn read_for_rewrite() -> Result<Settings, Text> {
 
 /// Drops the document kept in memory (its secrets were sealed, or are now).
 pub fn forget_cached() {
-    CACHED.with(|c| c.borrow_mut().take());
+    forget_cached_now();
 }
 
 /// Drops the cached document whenever the stored one changes. Caching only starts once this
 /// listener is in place, so a cached document is never older than the last change.
 fn watch_for_changes() {
-    if WATCHING.with(Cell::get) {
+    if state(|s| s.watching.get()) {
         return;
     }
     let watching = chrome::on_local_storage_changed(|key| {
         if key == KEY || key == PROBLEM_KEY {
-            CHANGES.with(|c| c.set(c.get() + 1));
-            CACHED.with(|c| c.borrow_mut().take());
+            state(|s| s.changes.set(s.changes.get() + 1));
+            forget_cached_now();
         }
         if key == gemipanel_core::vault::RECORD_KEY {
             crate::vault::forget_record();
         }
     });
     match watching {
-        Ok(()) => WATCHING.with(|w| w.set(true)),
+        Ok(()) => state(|s| s.watching.set(true)),
         Err(err) => {
             web_sys::console::warn_1(&format!("settings are read without a cache: {err}").into())
         }
@@ -141,8 +141,8 @@ fn watch_for_changes() {
 /// Applies one edit after every edit queued before it; returns the document after it.
 pub async fn edit(edit: SettingsEdit) -> Result<Settings, Text> {
     let (reply, answer) = oneshot::channel();
-    PENDING.with(|p| p.borrow_mut().push((edit, reply)));
-    if !DRAINING.with(|d| d.replace(true)) {
+    state(|s| s.pending.borrow_mut().push((edit, reply)));
+    if !state(|s| s.draining.replace(true)) {
         wasm_bindgen_futures::spawn_local(drain());
     }
     answer.await.unwrap_or_else(|_| Err(Text::new("errSettingsNotSaved")))
@@ -151,9 +151,9 @@ pub async fn edit(edit: SettingsEdit) -> Result<Settings, Text> {
 /// Applies queued edits until none are left.
 async fn drain() {
     loop {
-        let batch = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+        let batch = state(|s| std::mem::take(&mut *s.pending.borrow_mut()));
         if batch.is_empty() {
-            DRAINING.with(|d| d.set(false));
+            state(|s| s.draining.set(false));
             return;
         }
         let turn = queue().lock().await;
@@ -195,7 +195,7 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
         }
         // Still holding the lock: pages see the changes in the order they were made.
         ports::broadcast(Event::SettingsChanged { settings: doc.for_pages() });
-        crate::settings_sync::edited(&before, &doc);
+        worker::raise(WorkerEvent::SettingsEdited { before: &before, after: &doc });
     }
     answers
 }
@@ -256,12 +256,12 @@ pub async fn recover(action: Recovery) -> Result<Option<String>, Text> {
 async fn forget_problem(problem: &SettingsProblem) -> Result<(), Text> {
     chrome::local_remove(PROBLEM_KEY).await.map_err(storage)?;
     chrome::local_remove(&problem.kept_under).await.map_err(storage)?;
-    CACHED.with(|c| c.borrow_mut().take());
+    forget_cached_now();
     Ok(())
 }
 
 fn queue() -> Rc<FifoLock> {
-    QUEUE.with(Rc::clone)
+    state(|s| s.queue.clone())
 }
 
 /// The stored document as storage holds it; `None` when there is none.

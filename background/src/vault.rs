@@ -11,32 +11,28 @@
 //! opens on every read) and the sign-in documents `auth` keeps (credentials, registered
 //! clients, identity providers' sign-ins), each as one envelope.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use gemipanel_browser::chrome;
-use gemipanel_browser::messaging::{from_js, to_js};
+use gemipanel_browser::messaging::from_js;
 use gemipanel_browser::vault as crypto;
-use gemipanel_core::messages::Event;
-use gemipanel_core::oauth::Credentials;
 use gemipanel_core::settings::{Secret, Settings};
 use gemipanel_core::text::Text;
-use gemipanel_core::vault::{self, Envelope, VaultRecord, VaultState, CHECK_TEXT, ITERATIONS};
+use gemipanel_core::vault::{self, Envelope, VaultRecord, VaultState, CHECK_TEXT};
 use wasm_bindgen::JsValue;
+
+use crate::worker::{self, VaultMemory};
 
 /// The `chrome.storage.session` key of the derived key (base64url).
 const SESSION_KEY: &str = "vault_key";
 /// The other sign-in documents `auth` keeps (credentials are under a prefix of their own).
-const SIGN_IN_KEYS: [&str; 2] = ["oauth_clients", "oauth_idp_sessions"];
+pub const SIGN_IN_KEYS: [&str; 2] = ["oauth_clients", "oauth_idp_sessions"];
 
-thread_local! {
-    static KEY: RefCell<Option<Rc<Vec<u8>>>> = const { RefCell::new(None) };
-    /// The stored record as last read or written here, so that the check before every tool
-    /// call costs no storage round trip. The worker is the record's only writer (`rekey`); a
-    /// change from elsewhere (storage cleared) drops the copy (`store`'s storage listener).
-    static RECORD: RefCell<Option<Option<VaultRecord>>> = const { RefCell::new(None) };
+/// Runs `f` on the key and record kept in memory.
+fn kept<R>(f: impl FnOnce(&VaultMemory) -> R) -> R {
+    worker::with(|w| f(&w.vault))
 }
 
 fn locked_text() -> Text {
@@ -44,43 +40,43 @@ fn locked_text() -> Text {
 }
 
 pub async fn record() -> Option<VaultRecord> {
-    if let Some(known) = RECORD.with(|r| r.borrow().clone()) {
+    if let Some(known) = kept(|k| k.record.borrow().clone()) {
         return known;
     }
     let raw = chrome::local_get(vault::RECORD_KEY).await.ok()?;
     let record = if raw.is_undefined() || raw.is_null() { None } else { Some(from_js(raw).ok()?) };
-    RECORD.with(|r| *r.borrow_mut() = Some(record.clone()));
+    kept(|k| *k.record.borrow_mut() = Some(record.clone()));
     record
 }
 
 /// The stored record changed behind the worker's back: read it again next time.
 pub fn forget_record() {
-    RECORD.with(|r| r.borrow_mut().take());
+    kept(|k| k.record.borrow_mut().take());
 }
 
 /// Forgets the key and the record kept in memory (Delete everything emptied both storages).
 pub fn forget_all() {
-    KEY.with(|k| k.borrow_mut().take());
+    kept(|k| k.key.borrow_mut().take());
     forget_record();
 }
 
 /// The key of this browser session, once the passphrase was entered.
 async fn key() -> Option<Rc<Vec<u8>>> {
-    if let Some(key) = KEY.with(|k| k.borrow().clone()) {
+    if let Some(key) = kept(|k| k.key.borrow().clone()) {
         return Some(key);
     }
     let raw = chrome::session_get(SESSION_KEY).await.ok()?.as_string()?;
     let key = Rc::new(URL_SAFE_NO_PAD.decode(raw).ok()?);
-    KEY.with(|k| *k.borrow_mut() = Some(key.clone()));
+    kept(|k| *k.key.borrow_mut() = Some(key.clone()));
     Some(key)
 }
 
-async fn keep_key(key: Option<Vec<u8>>) -> Result<(), Text> {
+pub async fn keep_key(key: Option<Vec<u8>>) -> Result<(), Text> {
     let stored = match &key {
         Some(key) => chrome::session_set(SESSION_KEY, &URL_SAFE_NO_PAD.encode(key).into()).await,
         None => chrome::session_remove(SESSION_KEY).await,
     };
-    KEY.with(|k| *k.borrow_mut() = key.map(Rc::new));
+    kept(|k| *k.key.borrow_mut() = key.map(Rc::new));
     stored.map_err(storage)
 }
 
@@ -124,7 +120,7 @@ pub async fn seal_settings(settings: &Settings) -> Result<Settings, Text> {
     seal_settings_with(settings, &key).await
 }
 
-async fn seal_settings_with(settings: &Settings, key: &[u8]) -> Result<Settings, Text> {
+pub async fn seal_settings_with(settings: &Settings, key: &[u8]) -> Result<Settings, Text> {
     let mut sealed = settings.clone();
     for secret in vault::secrets_mut(&mut sealed) {
         if !secret.is_empty() && !vault::is_sealed(secret.expose()) {
@@ -144,7 +140,7 @@ pub async fn seal_json(value: JsValue) -> Result<JsValue, Text> {
     seal_json_with(&value, &key).await
 }
 
-async fn seal_json_with(value: &JsValue, key: &[u8]) -> Result<JsValue, Text> {
+pub async fn seal_json_with(value: &JsValue, key: &[u8]) -> Result<JsValue, Text> {
     let text = js_sys::JSON::stringify(value).map_err(|_| Text::new("errUnknown"))?;
     let text = text.as_string().unwrap_or_default();
     Ok(crypto::seal(key, &text).await.map_err(failed)?.to_text().into())
@@ -159,13 +155,13 @@ pub async fn open_json(raw: JsValue) -> Option<JsValue> {
     open_json_with(&envelope, &key).await
 }
 
-async fn open_json_with(envelope: &Envelope, key: &[u8]) -> Option<JsValue> {
+pub async fn open_json_with(envelope: &Envelope, key: &[u8]) -> Option<JsValue> {
     let text = crypto::open(key, envelope).await.ok()?;
     js_sys::JSON::parse(&text).ok()
 }
 
 /// Checks `passphrase` against the vault; its key.
-async fn key_of(record: &VaultRecord, passphrase: &Secret) -> Result<Vec<u8>, Text> {
+pub async fn key_of(record: &VaultRecord, passphrase: &Secret) -> Result<Vec<u8>, Text> {
     let salt = URL_SAFE_NO_PAD.decode(&record.salt).map_err(|_| Text::new("errVaultDamaged"))?;
     let key =
         crypto::derive(passphrase.expose(), &salt, record.iterations).await.map_err(failed)?;
@@ -176,108 +172,10 @@ async fn key_of(record: &VaultRecord, passphrase: &Secret) -> Result<Vec<u8>, Te
     }
 }
 
-/// Opens the secrets for this browser session; the pages then get the settings again.
-pub async fn unlock(passphrase: &Secret) -> Result<(), Text> {
-    let record = record().await.ok_or_else(|| Text::new("errVaultNone"))?;
-    let key = key_of(&record, passphrase).await?;
-    keep_key(Some(key)).await?;
-    settings_changed().await;
-    Ok(())
-}
-
-/// Seals every stored secret under `passphrase` (replacing the one set, which `current` must
-/// be), or with `None` stores them as they are again (`current` the one set).
-pub async fn rekey(passphrase: Option<&Secret>, current: Option<&Secret>) -> Result<(), Text> {
-    if passphrase.is_some_and(|p| p.expose().chars().count() < 8) {
-        return Err(Text::new("errVaultShortPassphrase"));
-    }
-    // No edit in between: the document and the sign-in documents change in one write.
-    let _turn = crate::store::hold().await;
-    let old_key = match record().await {
-        Some(record) => Some(
-            key_of(&record, current.ok_or_else(|| Text::new("errVaultWrongPassphrase"))?).await?,
-        ),
-        None if passphrase.is_none() => return Err(Text::new("errVaultNone")),
-        None => None,
-    };
-    if old_key.is_some() {
-        keep_key(old_key.clone()).await?;
-    }
-    let settings = crate::store::read_for_rewrite().await?;
-    let new = match passphrase {
-        Some(passphrase) => {
-            let salt: [u8; 16] = chrome::random_bytes().map_err(failed)?;
-            let key =
-                crypto::derive(passphrase.expose(), &salt, ITERATIONS).await.map_err(failed)?;
-            let check = crypto::seal(&key, CHECK_TEXT).await.map_err(failed)?.to_text();
-            let record = VaultRecord {
-                version: 1,
-                salt: URL_SAFE_NO_PAD.encode(salt),
-                iterations: ITERATIONS,
-                check,
-            };
-            Some((key, record))
-        }
-        None => None,
-    };
-    // Everything as it is to be stored under the new key (or none), written at once.
-    let mut entries: Vec<(String, JsValue)> = Vec::new();
-    let document = match &new {
-        Some((key, _)) => seal_settings_with(&settings, key).await?,
-        None => settings.clone(),
-    };
-    entries.push((crate::store::KEY.to_owned(), to_js(&document).map_err(failed)?));
-    let mut sign_in =
-        chrome::local_get_prefixed(Credentials::STORAGE_PREFIX).await.map_err(storage)?;
-    for key in SIGN_IN_KEYS {
-        let value = chrome::local_get(key).await.map_err(storage)?;
-        if !value.is_undefined() {
-            sign_in.push((key.to_owned(), value));
-        }
-    }
-    for (name, value) in sign_in.into_iter().filter(|(_, v)| !v.is_null()) {
-        let opened = match (value.as_string().and_then(|t| Envelope::parse(&t)), &old_key) {
-            (Some(envelope), Some(old)) => match open_json_with(&envelope, old).await {
-                Some(opened) => opened,
-                None => continue,
-            },
-            _ => value,
-        };
-        let stored = match &new {
-            Some((key, _)) => seal_json_with(&opened, key).await?,
-            None => opened,
-        };
-        entries.push((name, stored));
-    }
-    match &new {
-        Some((_, record)) => {
-            entries.push((vault::RECORD_KEY.to_owned(), to_js(record).map_err(failed)?))
-        }
-        None => entries.push((vault::RECORD_KEY.to_owned(), JsValue::NULL)),
-    }
-    let refs: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    forget_record();
-    chrome::local_set_all(&refs).await.map_err(storage)?;
-    if new.is_none() {
-        let _ = chrome::local_remove(vault::RECORD_KEY).await;
-    }
-    forget_record();
-    keep_key(new.map(|(key, _)| key)).await?;
-    crate::store::forget_cached();
-    Ok(())
-}
-
-async fn settings_changed() {
-    crate::store::forget_cached();
-    if let Ok(settings) = crate::store::read().await {
-        crate::ports::broadcast(Event::SettingsChanged { settings: settings.for_pages() });
-    }
-}
-
-fn storage(error: gemipanel_browser::BrowserError) -> Text {
+pub fn storage(error: gemipanel_browser::BrowserError) -> Text {
     Text::new("errStorage").arg(error.message())
 }
 
-fn failed(error: gemipanel_browser::BrowserError) -> Text {
+pub fn failed(error: gemipanel_browser::BrowserError) -> Text {
     Text::new("errVaultFailed").arg(error.message())
 }

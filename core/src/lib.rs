@@ -26,6 +26,7 @@ pub mod resource_updates;
 pub mod saved_session;
 pub mod secret;
 pub mod secret_words;
+pub mod server_status;
 pub mod settings;
 pub mod slash;
 pub mod sse;

@@ -11,6 +11,7 @@
 //! Secrets (API key, header values) are [`Secret`]s: redacted in `Debug`, absent from every
 //! error message.
 
+mod client;
 mod document;
 mod edit;
 mod export;

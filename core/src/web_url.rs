@@ -111,6 +111,19 @@ pub fn join(base: &str, relative: &str) -> Option<WebUrl> {
     platform::parse(relative, Some(base)).filter(standard_host)
 }
 
+/// `scheme://host/*` for a URL: the form `chrome.permissions` takes a host permission in (ports
+/// are not part of it, <https://developer.chrome.com/docs/extensions/develop/concepts/match-patterns>);
+/// `None` for what is not a URL with a host.
+pub fn origin_pattern(url: &str) -> Option<String> {
+    let url = parse(url)?;
+    Some(format!("{}://{}/*", url.scheme, url.host_str()?))
+}
+
+/// The origin a pattern of [`origin_pattern`] stands for, as pages show and ask for it.
+pub fn pattern_origin(pattern: &str) -> String {
+    pattern.trim_end_matches("/*").to_owned()
+}
+
 /// False for the hosts Chromium accepts against the standard: it percent-escapes a space or `<`
 /// in a host name where the standard refuses the URL. The standard never leaves a `%` in the
 /// host of an http(s), ws(s), ftp or file URL, so one there means the browser bent the rules.
@@ -191,5 +204,15 @@ mod tests {
         assert_eq!(part_after("https://a/p#f?g", '?'), None);
         assert_eq!(part_after("https://a/p?", '?').as_deref(), Some(""));
         assert_eq!(part_after("https://a/p#", '#').as_deref(), Some(""));
+    }
+
+    #[test]
+    fn a_host_permission_names_scheme_and_host_only() {
+        let pattern = origin_pattern("https://user:pw@MCP.Example.com:8443/mcp?x=1#f");
+        assert_eq!(pattern.as_deref(), Some("https://mcp.example.com/*"));
+        assert_eq!(origin_pattern("http://[::1]:3000/").as_deref(), Some("http://[::1]/*"));
+        assert_eq!(pattern_origin("https://mcp.example.com/*"), "https://mcp.example.com");
+        assert_eq!(origin_pattern("not a url"), None);
+        assert_eq!(origin_pattern("mailto:a@example.com"), None);
     }
 }

@@ -54,7 +54,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "what pages and the worker say to each other, and the chats pages keep",
-        &["chats", "messages"],
+        &["chats", "messages", "server_status"],
     ),
 ];
 

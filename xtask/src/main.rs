@@ -5,6 +5,7 @@ mod bench;
 mod conformance;
 mod dist;
 mod fuzz;
+mod module_cycles;
 mod readable_text;
 mod run;
 mod setup;

@@ -1,6 +1,13 @@
 //! Display modes (inline, fullscreen, picture in picture) and collapsing.
 
-use super::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::chrome::message;
+use gemipanel_core::apps::protocol::{DisplayMode, HostContext};
+
+use super::View;
+use crate::dom::{icons, toggle_attribute};
 
 impl View {
     pub(super) fn set_mode(view: &Rc<RefCell<View>>, mode: DisplayMode) {

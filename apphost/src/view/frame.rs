@@ -1,7 +1,23 @@
 //! The frame's life: a fresh sandbox and session with the app's document, its height and
 //! width, and its end (left, hung, reloaded, closed).
 
-use super::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::app_frame::{adopt_spare_sandbox, environment, Sandbox};
+use gemipanel_browser::chrome::{extension_version, message, ui_language};
+use gemipanel_core::apps::protocol::{
+    ContainerDimensions, DeviceCapabilities, DisplayMode, HostCapabilities, HostContext, HostInfo,
+    HostStyles, SandboxGrant, Theme, ToolInfo,
+};
+use gemipanel_core::apps::session::{Action, AppSession, MAX_HEIGHT};
+use gemipanel_core::apps::{csp, document, AppSetup};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlIFrameElement};
+
+use super::{View, INITIAL_HEIGHT, TEARDOWN_GRACE_MS};
+use crate::dom::{element, toggle_attribute};
 
 impl View {
     /// The side panel was resized: the app hears of a new container width.

@@ -19,28 +19,18 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
-use gemipanel_browser::app_frame::{
-    adopt_spare_sandbox, environment, ColorSchemeWatch, Sandbox, SandboxEvent,
-};
-use gemipanel_browser::chrome::{extension_version, message, ui_language};
-use gemipanel_browser::messaging::to_js;
-use gemipanel_core::apps::frame_wire::HostWork;
-use gemipanel_core::apps::protocol::{
-    ContainerDimensions, DeviceCapabilities, DisplayMode, HostCapabilities, HostContext, HostInfo,
-    HostStyles, SandboxGrant, Theme, ToolInfo,
-};
-use gemipanel_core::apps::session::{Action, AppSession, Reply, MAX_HEIGHT};
+use gemipanel_browser::app_frame::{environment, ColorSchemeWatch, Sandbox};
+use gemipanel_core::apps::protocol::DisplayMode;
+use gemipanel_core::apps::session::{AppSession, Reply};
 use gemipanel_core::apps::view_tools::ViewCall;
-use gemipanel_core::apps::{csp, document, AppSetup};
-use gemipanel_core::jsonrpc::{code, ErrorObject};
+use gemipanel_core::apps::AppSetup;
 use gemipanel_core::mcp::CallToolResult;
-use gemipanel_core::url_policy::{self, Link};
+use gemipanel_core::url_policy::Link;
 use js_sys::{Function, Promise};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use web_sys::{Element, HtmlElement, HtmlIFrameElement, KeyboardEvent};
+use web_sys::{Element, HtmlElement, KeyboardEvent};
 
-use crate::dom::{button, element, icon_button, icons, toggle_attribute};
 use crate::host::HostCallbacks;
 use frame::{looks, new_session};
 use ui::Ui;

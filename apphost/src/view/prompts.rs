@@ -1,7 +1,16 @@
 //! The two questions the view asks the person: open a link the app asked for, and allow the
 //! permissions (camera, microphone, …) it declared.
 
-use super::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::chrome::message;
+use gemipanel_core::apps::session::Reply;
+use gemipanel_core::url_policy::Link;
+use serde_json::json;
+
+use super::View;
+use crate::dom::{button, element, toggle_attribute};
 
 impl View {
     pub(super) fn ask_link(view: &Rc<RefCell<View>>, reply: Reply, link: Link) {

@@ -1,7 +1,22 @@
 //! The relay: what the sandbox says goes to the session; what the session decides goes to the
 //! frame, to the panel (tool calls, messages, context) or back as answers; its deadlines.
 
-use super::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gemipanel_browser::app_frame::SandboxEvent;
+use gemipanel_browser::messaging::to_js;
+use gemipanel_core::apps::frame_wire::HostWork;
+use gemipanel_core::apps::protocol::DisplayMode;
+use gemipanel_core::apps::session::{Action, Reply};
+use gemipanel_core::apps::view_tools::ViewCall;
+use gemipanel_core::jsonrpc::{code, ErrorObject};
+use gemipanel_core::mcp::CallToolResult;
+use gemipanel_core::url_policy;
+use serde_json::{json, Value};
+use wasm_bindgen::JsValue;
+
+use super::{now, View, LEGACY_AFTER_MS};
 
 impl View {
     pub(super) fn on_sandbox(view: &Rc<RefCell<View>>, event: SandboxEvent) {

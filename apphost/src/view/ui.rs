@@ -1,6 +1,12 @@
 //! The elements of one app's place, built once, and its log.
 
-use super::*;
+use gemipanel_browser::chrome::message;
+use gemipanel_core::apps::AppSetup;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, HtmlIFrameElement};
+
+use super::{View, MAX_LOG};
+use crate::dom::{element, icon_button, icons, toggle_attribute};
 
 /// The elements the view changes after building them.
 pub(super) struct Ui {

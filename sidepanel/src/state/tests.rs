@@ -1,6 +1,6 @@
 use super::*;
 
-// What `state.rs` imported before it became a directory; the tests are unchanged.
+// What the single `state.rs` file had in scope; the tests themselves are unchanged.
 use super::turn::{title_from, TITLE_CHARS};
 use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::chats::activity::Activity;

@@ -205,8 +205,72 @@ pub enum Action {
     ExportFailed(String),
 }
 
+/// Each action goes to the part of the popup it is about; the match names every action, so a
+/// new one does not build until it has its place.
 pub fn reduce(state: &State, action: Action) -> State {
+    use Action as A;
     let mut next = state.clone();
+    match action {
+        a @ (A::RefreshStatus
+        | A::StatusLoaded(_)
+        | A::StatusFailed(_)
+        | A::SettingsLoaded(_)
+        | A::SettingsFailed(_)
+        | A::SettingsProblem(_)
+        | A::Recovering
+        | A::Recovered(_)
+        | A::RecoveryExported
+        | A::RecoveryFailed(_)) => on_worker(&mut next, a),
+        a @ (A::PermissionGranted
+        | A::LocalPermission(_)
+        | A::SigningIn(_)
+        | A::SignInDone(..)
+        | A::AllowingCommand(_)
+        | A::CommandAllowed(_)
+        | A::AllowCommandFailed(..)) => on_access(&mut next, a),
+        a @ (A::ApiKeyInput(_)
+        | A::ModelInput(_)
+        | A::InstructionsInput(_)
+        | A::GeminiSaving
+        | A::GeminiSaved(_)
+        | A::GeminiSaveFailed(_)
+        | A::CheckStarted
+        | A::ModelsLoaded(_)
+        | A::KnownModels(_)
+        | A::ModelsFailed(_)) => on_gemini(state, &mut next, a),
+        a @ (A::RefreshServers
+        | A::ServersLoaded(_)
+        | A::ServersFailed(_)
+        | A::ServerStatus { .. }
+        | A::AskRemove(_)
+        | A::CancelRemove
+        | A::Removed(_)
+        | A::RemoveFailed(_)) => on_server_list(&mut next, a),
+        a @ (A::AddServer
+        | A::EditServer(_)
+        | A::FormEdit(_)
+        | A::CloseForm
+        | A::TestStarted
+        | A::TestFinished(_)
+        | A::TestFailed(_)
+        | A::FormSaving
+        | A::FormSaveFailed(..)
+        | A::FormSaved(_)) => on_form(&mut next, a),
+        a @ (A::ImportReading
+        | A::ImportPreviewed(_)
+        | A::ImportFailed(_)
+        | A::ImportCancel
+        | A::ImportApplying
+        | A::ImportApplied(_)
+        | A::IncludeSecrets(_)
+        | A::Exported { .. }
+        | A::ExportFailed(_)) => on_import_export(state, &mut next, a),
+    }
+    next
+}
+
+/// The worker's status, the settings document and its recovery.
+fn on_worker(next: &mut State, action: Action) {
     match action {
         Action::RefreshStatus => {
             next.status_epoch += 1;
@@ -214,7 +278,6 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
-
         Action::SettingsLoaded(settings) => next.load_settings(settings),
         Action::SettingsFailed(message) => next.settings_error = Some(message),
         Action::SettingsProblem(problem) => {
@@ -230,15 +293,20 @@ pub fn reduce(state: &State, action: Action) -> State {
         }
         Action::RecoveryExported => next.recovery = Pending::Done(()),
         Action::RecoveryFailed(message) => next.recovery = Pending::Failed(message),
+        _ => {} // another part's action (`reduce` sends none here)
+    }
+}
+
+/// What servers may do: the optional permissions, sign-ins and allowed command lines.
+fn on_access(next: &mut State, action: Action) {
+    match action {
         Action::PermissionGranted => next.servers_epoch += 1,
         Action::LocalPermission(granted) => next.local_permission = Some(granted),
-
         Action::SigningIn(id) => next.sign_in = Some((id, Pending::Running)),
         Action::SignInDone(id, outcome) => {
             next.sign_in = Some((id, outcome));
             next.servers_epoch += 1;
         }
-
         Action::AllowingCommand(id) => next.allow_command = Some((id, Pending::Running)),
         Action::CommandAllowed(settings) => {
             next.allow_command = None;
@@ -249,7 +317,13 @@ pub fn reduce(state: &State, action: Action) -> State {
         Action::AllowCommandFailed(id, message) => {
             next.allow_command = Some((id, Pending::Failed(message)))
         }
+        _ => {} // another part's action (`reduce` sends none here)
+    }
+}
 
+/// The Gemini card: the key, the model, the instructions, their check and save.
+fn on_gemini(state: &State, next: &mut State, action: Action) {
+    match action {
         Action::ApiKeyInput(key) => {
             next.gemini.api_key = key;
             next.gemini.dirty = true;
@@ -287,7 +361,13 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.gemini.check = Pending::Failed(message)
         }
         Action::ModelsFailed(_) => {}
+        _ => {} // another part's action (`reduce` sends none here)
+    }
+}
 
+/// The list of servers, their status and their removal.
+fn on_server_list(next: &mut State, action: Action) {
+    match action {
         Action::RefreshServers => next.servers_epoch += 1,
         Action::ServersLoaded(servers) => {
             next.servers = servers;
@@ -299,7 +379,28 @@ pub fn reduce(state: &State, action: Action) -> State {
                 view.status = status;
             }
         }
+        Action::AskRemove(id) => {
+            next.confirm_remove = Some(id);
+            next.list_error = None;
+        }
+        Action::CancelRemove => next.confirm_remove = None,
+        Action::Removed(settings) => {
+            next.confirm_remove = None;
+            next.list_error = None;
+            next.load_settings(settings);
+            next.servers_epoch += 1;
+        }
+        Action::RemoveFailed(message) => {
+            next.confirm_remove = None;
+            next.list_error = Some(message);
+        }
+        _ => {} // another part's action (`reduce` sends none here)
+    }
+}
 
+/// The server form: open, edit, test, save.
+fn on_form(next: &mut State, action: Action) {
+    match action {
         Action::AddServer => {
             next.form = Some(ServerForm::new_server());
             next.confirm_remove = None;
@@ -334,23 +435,13 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.load_settings(settings);
             next.servers_epoch += 1;
         }
+        _ => {} // another part's action (`reduce` sends none here)
+    }
+}
 
-        Action::AskRemove(id) => {
-            next.confirm_remove = Some(id);
-            next.list_error = None;
-        }
-        Action::CancelRemove => next.confirm_remove = None,
-        Action::Removed(settings) => {
-            next.confirm_remove = None;
-            next.list_error = None;
-            next.load_settings(settings);
-            next.servers_epoch += 1;
-        }
-        Action::RemoveFailed(message) => {
-            next.confirm_remove = None;
-            next.list_error = Some(message);
-        }
-
+/// Importing and exporting the settings.
+fn on_import_export(state: &State, next: &mut State, action: Action) {
+    match action {
         Action::ImportReading => next.import = ImportView::Reading,
         Action::ImportPreviewed(preview) => next.import = ImportView::Preview(*preview),
         Action::ImportFailed(message) => next.import = ImportView::Failed(message),
@@ -369,7 +460,6 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.load_settings(settings);
             next.servers_epoch += 1;
         }
-
         Action::IncludeSecrets(include) => next.include_secrets = include,
         Action::Exported { shortened, blanked } => {
             next.export_error = None;
@@ -377,8 +467,8 @@ pub fn reduce(state: &State, action: Action) -> State {
             next.export_blanked = blanked;
         }
         Action::ExportFailed(message) => next.export_error = Some(message),
+        _ => {} // another part's action (`reduce` sends none here)
     }
-    next
 }
 
 impl State {

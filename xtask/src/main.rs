@@ -12,6 +12,7 @@ mod setup;
 mod store;
 mod test;
 mod tidy;
+mod tidy_size;
 mod util;
 mod wasm_size;
 

@@ -1,6 +1,7 @@
 //! A tool's MCP App in the chat: a place the app host module (`apphost/`, loaded the first time
 //! a chat shows an app) fills, and the callbacks it reaches the worker and the chat through.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::app_frame::{MountedApp, NearnessWatch, ViewToolCaller};
@@ -131,37 +132,9 @@ pub fn AppFrame(props: &Props) -> Html {
             }
         });
     }
-    {
-        let mounted = mounted.clone();
-        let key = props.app.result.as_ref().map(|r| Rc::as_ptr(r) as usize);
-        let (result, cancelled) = (props.app.result.clone(), props.app.cancelled);
-        use_effect_with((key, cancelled), move |_| {
-            if let Some(mounted) = mounted.borrow().as_ref() {
-                match result {
-                    Some(result) => mounted.app.set_result(&result),
-                    None if cancelled => mounted.app.cancel(),
-                    None => {}
-                }
-            }
-        });
-    }
+    use_result_follows(&mounted, &props.app);
 
-    let status = if let Some(error) = props.app.error.as_ref().or(mount_error.as_ref()) {
-        html! { <p class="app-error" role="alert" data-testid="app-error">{ message("panelAppFailed", &[error]) }</p> }
-    } else if resource.is_none() {
-        html! {
-            <p class="app-loading hint" data-testid="app-loading">
-                <span class="spinner" aria-hidden="true"></span>{ message("panelAppLoading", &[]) }</p>
-        }
-    } else if !*near {
-        let style = format!("min-height: {}px", *height.borrow());
-        html! {
-            <p class="app-suspended hint" data-testid="app-suspended" {style}>
-                { message("panelAppSuspended", &[]) }</p>
-        }
-    } else {
-        Html::default()
-    };
+    let status = status(props, mount_error.as_ref(), !*near, *height.borrow());
     let ask = asks.current().map(|ask| {
         html! {
             <AppCallAsk asks={(*asks).clone()} {ask} app_tool={props.tool_name.clone()}
@@ -174,6 +147,44 @@ pub fn AppFrame(props: &Props) -> Html {
             { for ask }
             <div ref={slot}></div>
         </div>
+    }
+}
+
+/// A result or a cancel that arrives once the app is shown goes to it.
+#[hook]
+fn use_result_follows(mounted: &Rc<RefCell<Option<Mounted>>>, app: &AppCard) {
+    let mounted = mounted.clone();
+    let key = app.result.as_ref().map(|r| Rc::as_ptr(r) as usize);
+    let (result, cancelled) = (app.result.clone(), app.cancelled);
+    use_effect_with((key, cancelled), move |_| {
+        if let Some(mounted) = mounted.borrow().as_ref() {
+            match result {
+                Some(result) => mounted.app.set_result(&result),
+                None if cancelled => mounted.app.cancel(),
+                None => {}
+            }
+        }
+    });
+}
+
+/// Why the app is not shown: it failed, it is loading, or it is suspended (its placeholder
+/// keeps the `height` it had).
+fn status(props: &Props, mount_error: Option<&String>, suspended: bool, height: i32) -> Html {
+    if let Some(error) = props.app.error.as_ref().or(mount_error) {
+        html! { <p class="app-error" role="alert" data-testid="app-error">{ message("panelAppFailed", &[error]) }</p> }
+    } else if props.app.resource.is_none() {
+        html! {
+            <p class="app-loading hint" data-testid="app-loading">
+                <span class="spinner" aria-hidden="true"></span>{ message("panelAppLoading", &[]) }</p>
+        }
+    } else if suspended {
+        let style = format!("min-height: {height}px");
+        html! {
+            <p class="app-suspended hint" data-testid="app-suspended" {style}>
+                { message("panelAppSuspended", &[]) }</p>
+        }
+    } else {
+        Html::default()
     }
 }
 

@@ -150,41 +150,8 @@ pub fn HistoryList(props: &Props) -> Html {
     let chosen: Vec<String> =
         props.chats.iter().filter(|c| selected.contains(&c.id)).map(|c| c.id.clone()).collect();
 
-    let on_import = {
-        let cb = props.on_import.clone();
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            if let Some(file) = input.files().and_then(|files| files.get(0)) {
-                cb.emit(file);
-            }
-            // Picking the same file again must fire `change` again.
-            input.set_value("");
-        })
-    };
-    let export_all =
-        |markdown: bool| props.on_export.reform(move |_: MouseEvent| ExportAsked::All { markdown });
-    let toolbar = html! {
-        <div class="history-tools">
-            <button type="button" class="secondary small" onclick={export_all(false)}
-                disabled={props.chats.is_empty()} data-testid="export-all-json">{ message("panelExportAllJson", &[]) }</button>
-            <button type="button" class="secondary small" onclick={export_all(true)}
-                disabled={props.chats.is_empty()} data-testid="export-all-markdown">{ message("panelExportAllMarkdown", &[]) }</button>
-            <label class="button secondary small file-button">
-                { message("panelImportChats", &[]) }
-                <input type="file" accept=".json,application/json" class="visually-hidden"
-                    data-testid="import-chats" onchange={on_import} />
-            </label>
-        </div>
-    };
-    let status = match &props.status {
-        Some((text, true)) => {
-            html! { <p class="note error" role="alert" data-testid="history-status">{ text }</p> }
-        }
-        Some((text, false)) => {
-            html! { <p class="note ok" data-testid="history-status">{ text }</p> }
-        }
-        None => html! {},
-    };
+    let toolbar = toolbar(props);
+    let status = status_line(props);
     if props.chats.is_empty() {
         return html! {
             <section class="history">
@@ -202,168 +169,22 @@ pub fn HistoryList(props: &Props) -> Html {
             show_all.set(false);
         })
     };
-    let on_search_key = {
-        let (query, on_open) = (query.clone(), props.on_open.clone());
-        let first = hits.first().map(|h| h.id.clone());
-        Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
-            "ArrowDown" => {
-                e.prevent_default();
-                move_focus(true);
-            }
-            "Enter" => {
-                if let Some(id) = &first {
-                    on_open.emit(id.clone());
-                }
-            }
-            "Escape" if !query.is_empty() => {
-                e.prevent_default();
-                query.set(String::new());
-            }
-            _ => {}
-        })
-    };
-    let on_list_key = Callback::from(|e: KeyboardEvent| {
-        if matches!(e.key().as_str(), "ArrowDown" | "ArrowUp")
-            && e.target_unchecked_into::<web_sys::Element>().class_name() == "open"
-        {
-            e.prevent_default();
-            move_focus(e.key() == "ArrowDown");
-        }
-    });
-    let when = |ms: u64| -> String {
-        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
-        DATES
-            .with(|format| format.call1(&wasm_bindgen::JsValue::NULL, &date))
-            .ok()
-            .and_then(|text| text.as_string())
-            .unwrap_or_default()
-    };
-    // Words every row shares, looked up once a render rather than once a row: each is a call
-    // into chrome.i18n, and a keystroke renders up to SHOWN rows.
-    struct Labels {
-        rename: AttrValue,
-        export: AttrValue,
-        delete: AttrValue,
-        untitled: AttrValue,
-    }
-    let labels = Labels {
-        rename: message("panelRename", &[]).into(),
-        export: message("panelExportChat", &[]).into(),
-        delete: message("panelDelete", &[]).into(),
-        untitled: message("panelUntitled", &[]).into(),
-    };
+    let on_search_key = search_keys(&query, &props.on_open, hits.first().map(|h| h.id.clone()));
+    let on_list_key = Callback::from(list_keys);
     let shown = if *show_all { hits.len() } else { hits.len().min(SHOWN) };
-    let rows = hits.iter().take(shown).filter_map(|hit| {
-        let chat = *by_id.get(hit.id.as_str())?;
-        let id = chat.id.clone();
-        let title = if chat.title.is_empty() { labels.untitled.to_string() } else { chat.title.clone() };
-        let row = if editing.as_deref() == Some(id.as_str()) {
-            let (editing, on_rename, id) = (editing.clone(), props.on_rename.clone(), id.clone());
-            let onkeydown = Callback::from(move |e: KeyboardEvent| {
-                if e.key() == "Enter" {
-                    let input: HtmlInputElement = e.target_unchecked_into();
-                    on_rename.emit((id.clone(), input.value()));
-                    editing.set(None);
-                } else if e.key() == "Escape" {
-                    editing.set(None);
-                }
-            });
-            html! { <input class="rename" value={title.clone()} {onkeydown} data-testid="rename-input" autofocus=true /> }
-        } else {
-            let onclick = props.on_open.reform({ let id = id.clone(); move |_: MouseEvent| id.clone() });
-            html! {
-                <button class="open" {onclick}>
-                    <span class="title">{ title.clone() }</span>
-                    if let Some(snippet) = &hit.snippet {
-                        <span class="snippet" data-testid="search-snippet">{ snippet }</span>
-                    }
-                </button>
-            }
-        };
-        let start_edit = { let (editing, id) = (editing.clone(), id.clone()); Callback::from(move |_: MouseEvent| editing.set(Some(id.clone()))) };
-        let toggle_export = {
-            let (exporting, id) = (exporting.clone(), id.clone());
-            Callback::from(move |_: MouseEvent| {
-                exporting.set(if exporting.as_deref() == Some(id.as_str()) { None } else { Some(id.clone()) })
-            })
-        };
-        let delete = props.on_delete.reform({ let id = id.clone(); move |_: MouseEvent| vec![id.clone()] });
-        let on_select = {
-            let (selected, id) = (selected.clone(), id.clone());
-            Callback::from(move |e: Event| {
-                let mut next = (*selected).clone();
-                if e.target_unchecked_into::<HtmlInputElement>().checked() {
-                    next.insert(id.clone());
-                } else {
-                    next.remove(&id);
-                }
-                selected.set(next);
-            })
-        };
-        let export_one = |markdown: bool| {
-            let (id, exporting) = (id.clone(), exporting.clone());
-            props.on_export.reform(move |_: MouseEvent| {
-                exporting.set(None);
-                ExportAsked::Chat { id: id.clone(), markdown }
-            })
-        };
-        let export_open = exporting.as_deref() == Some(id.as_str());
-        Some(html! {
-            <li key={chat.id.clone()} class={classes!((chat.id == props.current).then_some("current"))} data-testid="saved-chat">
-                <div class="row">
-                    <input type="checkbox" class="select" checked={selected.contains(&id)} onchange={on_select}
-                        aria-label={message("panelSelectChat", &[&title])} data-testid="select-chat" />
-                    { row }
-                    <span class="when">{ when(chat.updated_ms) }</span>
-                    <button class="icon-button" onclick={start_edit} title={labels.rename.clone()} aria-label={labels.rename.clone()}>{ "✎" }</button>
-                    <button class="icon-button" onclick={toggle_export} aria-expanded={export_open.to_string()}
-                        title={labels.export.clone()} aria-label={labels.export.clone()} data-testid="export-chat">{ "⤓" }</button>
-                    <button class="icon-button" onclick={delete} title={labels.delete.clone()} aria-label={labels.delete.clone()}>{ "✕" }</button>
-                </div>
-                <div class="export-choice">
-                    if export_open {
-                        <button type="button" class="secondary small" onclick={export_one(false)}
-                            aria-label={message("panelExportChatJson", &[&title])} data-testid="export-chat-json">{ message("panelExportJson", &[]) }</button>
-                        <button type="button" class="secondary small" onclick={export_one(true)}
-                            aria-label={message("panelExportChatMarkdown", &[&title])} data-testid="export-chat-markdown">{ message("panelExportMarkdown", &[]) }</button>
-                    }
-                </div>
-            </li>
-        })
-    });
-    let rows: Html = rows.collect();
+    let rows = Rows::new(props, &editing, &exporting, &selected);
+    let rows: Html = hits
+        .iter()
+        .take(shown)
+        .filter_map(|hit| Some(rows.row(hit, by_id.get(hit.id.as_str())?)))
+        .collect();
 
     let ask = |which: Confirm| {
         let confirm = confirm.clone();
         Callback::from(move |_: MouseEvent| confirm.set(Some(which)))
     };
-    let confirm_bar = confirm.map(|which| {
-        let (ids, question) = match which {
-            Confirm::All => (
-                props.chats.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
-                message("panelDeleteAllAsk", &[&props.chats.len().to_string()]),
-            ),
-            Confirm::Selected => {
-                (chosen.clone(), message("panelDeleteSelectedAsk", &[&chosen.len().to_string()]))
-            }
-        };
-        let on_yes = {
-            let (confirm, selected, cb) = (confirm.clone(), selected.clone(), props.on_delete.clone());
-            Callback::from(move |_: MouseEvent| {
-                cb.emit(ids.clone());
-                selected.set(HashSet::new());
-                confirm.set(None);
-            })
-        };
-        let on_no = { let confirm = confirm.clone(); Callback::from(move |_: MouseEvent| confirm.set(None)) };
-        html! {
-            <div class="confirm-delete" role="alertdialog" aria-label={question.clone()} data-testid="confirm-delete">
-                <p>{ question }</p>
-                <button type="button" class="danger small" onclick={on_yes} ref={confirm_button.clone()} data-testid="confirm-delete-yes">{ message("panelDeleteConfirm", &[]) }</button>
-                <button type="button" class="secondary small" onclick={on_no}>{ message("panelCancel", &[]) }</button>
-            </div>
-        }
-    });
+    let confirm_bar = confirm
+        .map(|which| confirm_bar(props, which, &chosen, &confirm, &selected, &confirm_button));
     let clear_selection = {
         let selected = selected.clone();
         Callback::from(move |_: MouseEvent| selected.set(HashSet::new()))
@@ -413,5 +234,264 @@ pub fn HistoryList(props: &Props) -> Html {
                     { message("panelDeleteAllChats", &[]) }</button>
             </div>
         </section>
+    }
+}
+
+/// Export every chat (JSON, Markdown) and import chats.
+fn toolbar(props: &Props) -> Html {
+    let on_import = {
+        let cb = props.on_import.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            if let Some(file) = input.files().and_then(|files| files.get(0)) {
+                cb.emit(file);
+            }
+            // Picking the same file again must fire `change` again.
+            input.set_value("");
+        })
+    };
+    let export_all =
+        |markdown: bool| props.on_export.reform(move |_: MouseEvent| ExportAsked::All { markdown });
+    html! {
+        <div class="history-tools">
+            <button type="button" class="secondary small" onclick={export_all(false)}
+                disabled={props.chats.is_empty()} data-testid="export-all-json">{ message("panelExportAllJson", &[]) }</button>
+            <button type="button" class="secondary small" onclick={export_all(true)}
+                disabled={props.chats.is_empty()} data-testid="export-all-markdown">{ message("panelExportAllMarkdown", &[]) }</button>
+            <label class="button secondary small file-button">
+                { message("panelImportChats", &[]) }
+                <input type="file" accept=".json,application/json" class="visually-hidden"
+                    data-testid="import-chats" onchange={on_import} />
+            </label>
+        </div>
+    }
+}
+
+/// What the last export or import came to.
+fn status_line(props: &Props) -> Html {
+    match &props.status {
+        Some((text, true)) => {
+            html! { <p class="note error" role="alert" data-testid="history-status">{ text }</p> }
+        }
+        Some((text, false)) => {
+            html! { <p class="note ok" data-testid="history-status">{ text }</p> }
+        }
+        None => html! {},
+    }
+}
+
+/// Up and down move among the chats' open buttons.
+fn list_keys(e: KeyboardEvent) {
+    if matches!(e.key().as_str(), "ArrowDown" | "ArrowUp")
+        && e.target_unchecked_into::<web_sys::Element>().class_name() == "open"
+    {
+        e.prevent_default();
+        move_focus(e.key() == "ArrowDown");
+    }
+}
+
+/// The search box's keys: down into the list, Enter opens the first hit, Escape clears.
+fn search_keys(
+    query: &UseStateHandle<String>,
+    on_open: &Callback<String>,
+    first: Option<String>,
+) -> Callback<KeyboardEvent> {
+    let (query, on_open) = (query.clone(), on_open.clone());
+    Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+        "ArrowDown" => {
+            e.prevent_default();
+            move_focus(true);
+        }
+        "Enter" => {
+            if let Some(id) = &first {
+                on_open.emit(id.clone());
+            }
+        }
+        "Escape" if !query.is_empty() => {
+            e.prevent_default();
+            query.set(String::new());
+        }
+        _ => {}
+    })
+}
+
+/// A date as the person's locale writes it.
+fn when(ms: u64) -> String {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
+    DATES
+        .with(|format| format.call1(&wasm_bindgen::JsValue::NULL, &date))
+        .ok()
+        .and_then(|text| text.as_string())
+        .unwrap_or_default()
+}
+
+/// What every row needs: the list's props and state, and the words every row shares, looked up
+/// once a render rather than once a row (each is a call into chrome.i18n, and a keystroke
+/// renders up to SHOWN rows).
+struct Rows<'a> {
+    props: &'a Props,
+    editing: UseStateHandle<Option<String>>,
+    exporting: UseStateHandle<Option<String>>,
+    selected: UseStateHandle<HashSet<String>>,
+    rename: AttrValue,
+    export: AttrValue,
+    delete: AttrValue,
+    untitled: AttrValue,
+}
+
+impl<'a> Rows<'a> {
+    fn new(
+        props: &'a Props,
+        editing: &UseStateHandle<Option<String>>,
+        exporting: &UseStateHandle<Option<String>>,
+        selected: &UseStateHandle<HashSet<String>>,
+    ) -> Self {
+        Rows {
+            props,
+            editing: editing.clone(),
+            exporting: exporting.clone(),
+            selected: selected.clone(),
+            rename: message("panelRename", &[]).into(),
+            export: message("panelExportChat", &[]).into(),
+            delete: message("panelDelete", &[]).into(),
+            untitled: message("panelUntitled", &[]).into(),
+        }
+    }
+
+    /// One chat: select, open (or rename in place), its date, rename, export, delete.
+    fn row(&self, hit: &Hit, chat: &ChatSummary) -> Html {
+        let props = self.props;
+        let id = chat.id.clone();
+        let title =
+            if chat.title.is_empty() { self.untitled.to_string() } else { chat.title.clone() };
+        let start_edit = {
+            let (editing, id) = (self.editing.clone(), id.clone());
+            Callback::from(move |_: MouseEvent| editing.set(Some(id.clone())))
+        };
+        let toggle_export = {
+            let (exporting, id) = (self.exporting.clone(), id.clone());
+            Callback::from(move |_: MouseEvent| {
+                exporting.set(if exporting.as_deref() == Some(id.as_str()) {
+                    None
+                } else {
+                    Some(id.clone())
+                })
+            })
+        };
+        let delete = props.on_delete.reform({
+            let id = id.clone();
+            move |_: MouseEvent| vec![id.clone()]
+        });
+        let on_select = {
+            let (selected, id) = (self.selected.clone(), id.clone());
+            Callback::from(move |e: Event| {
+                let mut next = (*selected).clone();
+                if e.target_unchecked_into::<HtmlInputElement>().checked() {
+                    next.insert(id.clone());
+                } else {
+                    next.remove(&id);
+                }
+                selected.set(next);
+            })
+        };
+        let export_open = self.exporting.as_deref() == Some(id.as_str());
+        html! {
+            <li key={chat.id.clone()} class={classes!((chat.id == props.current).then_some("current"))} data-testid="saved-chat">
+                <div class="row">
+                    <input type="checkbox" class="select" checked={self.selected.contains(&id)} onchange={on_select}
+                        aria-label={message("panelSelectChat", &[&title])} data-testid="select-chat" />
+                    { self.title(hit, &id, &title) }
+                    <span class="when">{ when(chat.updated_ms) }</span>
+                    <button class="icon-button" onclick={start_edit} title={self.rename.clone()} aria-label={self.rename.clone()}>{ "✎" }</button>
+                    <button class="icon-button" onclick={toggle_export} aria-expanded={export_open.to_string()}
+                        title={self.export.clone()} aria-label={self.export.clone()} data-testid="export-chat">{ "⤓" }</button>
+                    <button class="icon-button" onclick={delete} title={self.delete.clone()} aria-label={self.delete.clone()}>{ "✕" }</button>
+                </div>
+                <div class="export-choice">
+                    if export_open {
+                        <button type="button" class="secondary small" onclick={self.export_one(&id, false)}
+                            aria-label={message("panelExportChatJson", &[&title])} data-testid="export-chat-json">{ message("panelExportJson", &[]) }</button>
+                        <button type="button" class="secondary small" onclick={self.export_one(&id, true)}
+                            aria-label={message("panelExportChatMarkdown", &[&title])} data-testid="export-chat-markdown">{ message("panelExportMarkdown", &[]) }</button>
+                    }
+                </div>
+            </li>
+        }
+    }
+
+    /// The chat's open button (title and search snippet), or its title being renamed.
+    fn title(&self, hit: &Hit, id: &str, title: &str) -> Html {
+        if self.editing.as_deref() == Some(id) {
+            let (editing, on_rename, id) =
+                (self.editing.clone(), self.props.on_rename.clone(), id.to_owned());
+            let onkeydown = Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" {
+                    let input: HtmlInputElement = e.target_unchecked_into();
+                    on_rename.emit((id.clone(), input.value()));
+                    editing.set(None);
+                } else if e.key() == "Escape" {
+                    editing.set(None);
+                }
+            });
+            html! { <input class="rename" value={title.to_owned()} {onkeydown} data-testid="rename-input" autofocus=true /> }
+        } else {
+            let id = id.to_owned();
+            let onclick = self.props.on_open.reform(move |_: MouseEvent| id.clone());
+            html! {
+                <button class="open" {onclick}>
+                    <span class="title">{ title.to_owned() }</span>
+                    if let Some(snippet) = &hit.snippet {
+                        <span class="snippet" data-testid="search-snippet">{ snippet }</span>
+                    }
+                </button>
+            }
+        }
+    }
+
+    fn export_one(&self, id: &str, markdown: bool) -> Callback<MouseEvent> {
+        let (id, exporting) = (id.to_owned(), self.exporting.clone());
+        self.props.on_export.reform(move |_: MouseEvent| {
+            exporting.set(None);
+            ExportAsked::Chat { id: id.clone(), markdown }
+        })
+    }
+}
+
+/// Delete the selected chats, or all of them? Yes deletes and clears the selection.
+fn confirm_bar(
+    props: &Props,
+    which: Confirm,
+    chosen: &[String],
+    confirm: &UseStateHandle<Option<Confirm>>,
+    selected: &UseStateHandle<HashSet<String>>,
+    confirm_button: &NodeRef,
+) -> Html {
+    let (ids, question) = match which {
+        Confirm::All => (
+            props.chats.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+            message("panelDeleteAllAsk", &[&props.chats.len().to_string()]),
+        ),
+        Confirm::Selected => {
+            (chosen.to_vec(), message("panelDeleteSelectedAsk", &[&chosen.len().to_string()]))
+        }
+    };
+    let on_yes = {
+        let (confirm, selected, cb) = (confirm.clone(), selected.clone(), props.on_delete.clone());
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(ids.clone());
+            selected.set(HashSet::new());
+            confirm.set(None);
+        })
+    };
+    let on_no = {
+        let confirm = confirm.clone();
+        Callback::from(move |_: MouseEvent| confirm.set(None))
+    };
+    html! {
+        <div class="confirm-delete" role="alertdialog" aria-label={question.clone()} data-testid="confirm-delete">
+            <p>{ question }</p>
+            <button type="button" class="danger small" onclick={on_yes} ref={confirm_button.clone()} data-testid="confirm-delete-yes">{ message("panelDeleteConfirm", &[]) }</button>
+            <button type="button" class="secondary small" onclick={on_no}>{ message("panelCancel", &[]) }</button>
+        </div>
     }
 }

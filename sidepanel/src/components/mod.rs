@@ -27,6 +27,7 @@ pub mod status_bar;
 pub mod thinking_picker;
 pub mod tool_browser;
 pub mod tool_card;
+pub mod tool_runner;
 pub mod tools_menu;
 pub mod top_bar;
 pub mod transcript_view;

@@ -1,26 +1,18 @@
-//! The tool browser: every configured server's tools and resources, and a tool run by hand with a form made
-//! from its input schema (or its arguments as raw JSON), its result and its app shown as in the
-//! chat. A person tries a server without spending Gemini tokens, or sees an app without a key.
+//! The tool browser: every configured server's tools and resources; a tool picked opens in
+//! `tool_runner`, run by hand with a form made from its input schema (or its arguments as raw
+//! JSON), its result and its app shown as in the chat. A person tries a server without
+//! spending Gemini tokens, or sees an app without a key.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::{message, word};
-use gemipanel_core::chats::activity::{Activity, Asker};
 use gemipanel_core::mcp::{Resource, Tool, Visibility};
-use gemipanel_core::messages::{Caller, Request, Response};
-use gemipanel_core::tools::form::{collect, fields, fits, initial, Problem, MAX_DEPTH};
-use serde_json::{Map, Value};
-use web_sys::HtmlTextAreaElement;
+use gemipanel_core::messages::{Request, Response};
 use yew::prelude::*;
 
-use super::form_field::{form_field, Values};
-use super::tool_card::ToolCardView;
-use crate::app_host::{read_app, AppServices, Prefetch};
+use super::tool_runner::ToolRunner;
+use crate::app_host::AppServices;
 use crate::chat_driver::server_id;
-use crate::state::{ToolCard, ToolStatus};
-use crate::tool_text::result_text;
-use crate::transcript::AppCard;
 
 /// A configured server, as the browser lists it.
 #[derive(Clone, PartialEq)]
@@ -198,24 +190,6 @@ struct ResourceProps {
     resource: Rc<Resource>,
 }
 
-/// What keeps a form from being sent, in words: the missing fields by path, then the lists.
-fn words(problems: &[Problem]) -> String {
-    let missing: Vec<&str> = problems
-        .iter()
-        .filter_map(|p| match p {
-            Problem::Required(path) => Some(path.as_str()),
-            _ => None,
-        })
-        .collect();
-    let lists = problems.iter().filter_map(|p| match p {
-        Problem::TooFew(path, n) => Some(message("panelFormTooFew", &[path, &n.to_string()])),
-        Problem::TooMany(path, n) => Some(message("panelFormTooMany", &[path, &n.to_string()])),
-        Problem::Required(_) => None,
-    });
-    let required = (!missing.is_empty()).then(|| message("panelRequired", &[&missing.join(", ")]));
-    required.into_iter().chain(lists).collect::<Vec<_>>().join(" ")
-}
-
 /// The most of a resource's text shown in place; the rest is cut with a note.
 const SHOWN_CHARS: usize = 20_000;
 
@@ -279,246 +253,4 @@ fn contents_text(contents: &[gemipanel_core::mcp::ResourceContents]) -> String {
         (None, None) => message("panelResourceEmpty", &[]),
     });
     parts.collect::<Vec<_>>().join("\n\n")
-}
-
-#[derive(Properties, PartialEq)]
-struct RunnerProps {
-    server: ServerEntry,
-    tool: Rc<Tool>,
-}
-
-/// One tool: its form, Run, and the runs so far (newest first).
-#[function_component]
-fn ToolRunner(props: &RunnerProps) -> Html {
-    let services = use_context::<AppServices>();
-    let form = use_memo(props.tool.clone(), |tool| fields(&tool.input_schema, MAX_DEPTH));
-    // The schema's defaults fill the form, as in an elicitation.
-    let values: Values = {
-        let form = form.clone();
-        use_mut_ref(move || initial(&form))
-    };
-    let raw = use_state(|| false);
-    // The raw JSON as typed: a redraw (a problem shown, a run) keeps it.
-    let raw_text = use_mut_ref(String::new);
-    let problem = use_state(|| None::<String>);
-    let runs: Rc<RefCell<Vec<ToolCard>>> = use_mut_ref(Vec::new);
-    let redraw = use_force_update();
-    let runnable = props.tool.is_visible_to(Visibility::Model);
-    // A tool with an app: its resource and the app host get ready while the person fills in
-    // the form, so Run shows the app sooner.
-    let prefetch = use_memo((), |_| Prefetch::default());
-    {
-        let (prefetch, services, server, tool) =
-            (prefetch.clone(), services.clone(), props.server.clone(), props.tool.clone());
-        use_effect_with((), move |_| {
-            if let (Some(services), Some(uri)) = (services, tool.ui_resource_uri()) {
-                gemipanel_browser::app_frame::warm_up();
-                let definition = Rc::new(serde_json::to_value(&*tool).unwrap_or_default());
-                prefetch.start(
-                    services.port.clone(),
-                    server.id.clone(),
-                    uri.to_owned(),
-                    definition,
-                );
-            }
-        });
-    }
-
-    let run = {
-        let (values, raw, raw_text, problem, runs, redraw) = (
-            values.clone(),
-            raw.clone(),
-            raw_text.clone(),
-            problem.clone(),
-            runs.clone(),
-            redraw.clone(),
-        );
-        let (server, tool, form) = (props.server.clone(), props.tool.clone(), form.clone());
-        Callback::from(move |_: MouseEvent| {
-            let Some(services) = services.clone() else { return };
-            let arguments = if *raw {
-                match serde_json::from_str::<Map<String, Value>>(&raw_text.borrow()) {
-                    Ok(arguments) => arguments,
-                    Err(e) => {
-                        return problem.set(Some(message("panelToolsBadJson", &[&e.to_string()])))
-                    }
-                }
-            } else {
-                match collect(&form, &values.borrow()) {
-                    (arguments, problems) if problems.is_empty() => arguments,
-                    (_, problems) => return problem.set(Some(words(&problems))),
-                }
-            };
-            problem.set(None);
-            let call_id = format!("browser-{}", js_sys::Date::now() as u64);
-            let mut card = ToolCard::asked(
-                &call_id,
-                &server.id,
-                &server.name,
-                &tool.name,
-                serde_json::to_string_pretty(&arguments).unwrap_or_default(),
-                tool.read_only(),
-                true,
-            );
-            card.status = ToolStatus::Running;
-            let definition = Rc::new(serde_json::to_value(&*tool).unwrap_or_default());
-            card.app = tool.ui_resource_uri().map(|uri| AppCard {
-                server_id: server.id.clone(),
-                uri: uri.to_owned(),
-                tool: definition.clone(),
-                input: arguments.clone(),
-                resource: None,
-                error: None,
-                result: None,
-                cancelled: false,
-            });
-            runs.borrow_mut().insert(0, card);
-            redraw.force_update();
-            let update = {
-                let (runs, redraw, call_id) = (runs.clone(), redraw.clone(), call_id.clone());
-                move |change: &dyn Fn(&mut ToolCard)| {
-                    if let Some(card) = runs.borrow_mut().iter_mut().find(|c| c.call_id == call_id)
-                    {
-                        change(card);
-                    }
-                    redraw.force_update();
-                }
-            };
-            if let Some(app) = tool.ui_resource_uri().map(str::to_owned) {
-                let (services, server_id, update, prefetch) =
-                    (services.clone(), server.id.clone(), update.clone(), prefetch.clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    let read = match prefetch.get().await {
-                        Some(Ok(resource)) => Ok(resource),
-                        _ => read_app(&services.port, &server_id, &app, &definition).await,
-                    };
-                    update(&|card: &mut ToolCard| {
-                        if let Some(app) = card.app.as_mut() {
-                            match &read {
-                                Ok(resource) => app.resource = Some(Rc::new(resource.clone())),
-                                Err(error) => app.error = Some(error.clone()),
-                            }
-                        }
-                    });
-                });
-            }
-            let call_id_for_record = call_id.clone();
-            let request = Request::CallTool {
-                call_id,
-                server_id: server_id(&server.id),
-                tool: tool.name.clone(),
-                arguments: Value::Object(arguments),
-                caller: Caller::Model,
-                consent: Default::default(),
-            };
-            let record = {
-                let (runs, driver) = (runs.clone(), services.driver.clone());
-                move |call_id: &str, started_ms: u64| {
-                    let now_ms = js_sys::Date::now() as u64;
-                    let runs = runs.borrow();
-                    let card = runs.iter().find(|c| c.call_id == call_id);
-                    if let Some(Activity::Tool(mut call)) =
-                        card.and_then(|c| Activity::of_card(c, started_ms))
-                    {
-                        call.asker = Asker::Person;
-                        call.duration_ms = Some(now_ms.saturating_sub(started_ms));
-                        driver.record_activity(Activity::Tool(call));
-                    }
-                }
-            };
-            let started_ms = js_sys::Date::now() as u64;
-            wasm_bindgen_futures::spawn_local(async move {
-                let answer = services.port.request(request).await;
-                update(&|card: &mut ToolCard| match &answer {
-                    Ok(Response::ToolResult { result }) => {
-                        let (text, is_error) = result_text(result, word);
-                        card.status = if is_error {
-                            ToolStatus::Failed { message: text.clone() }
-                        } else {
-                            ToolStatus::Done
-                        };
-                        card.result = Some(text);
-                        if let Some(app) = card.app.as_mut() {
-                            app.result = Some(Rc::new(result.clone()));
-                        }
-                    }
-                    Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
-                        card.status = ToolStatus::Failed { message: word(error) };
-                    }
-                    Ok(_) => {
-                        card.status = ToolStatus::Failed {
-                            message: message("errWorkerUnexpectedAnswer", &[]),
-                        };
-                    }
-                    Err(err) => card.status = ToolStatus::Failed { message: err.to_string() },
-                });
-                // The person's own call, kept in the open chat's activity.
-                record(&call_id_for_record, started_ms);
-            });
-        })
-    };
-    // Raw JSON goes back into the form only when the form can show all of it.
-    let toggle_raw = {
-        let (raw, raw_text, values, problem, form) =
-            (raw.clone(), raw_text.clone(), values.clone(), problem.clone(), form.clone());
-        Callback::from(move |_: MouseEvent| {
-            if !*raw {
-                let arguments = collect(&form, &values.borrow()).0;
-                *raw_text.borrow_mut() =
-                    serde_json::to_string_pretty(&arguments).unwrap_or_default();
-            } else {
-                let parsed = serde_json::from_str::<Map<String, Value>>(&raw_text.borrow())
-                    .map_err(|e| message("panelToolsBadJson", &[&e.to_string()]))
-                    .and_then(|arguments| match fits(&form, &arguments) {
-                        Ok(()) => Ok(arguments),
-                        Err(path) => Err(message("panelToolsNoFit", &[&path])),
-                    });
-                match parsed {
-                    Ok(arguments) => *values.borrow_mut() = arguments,
-                    Err(error) => return problem.set(Some(error)),
-                }
-            }
-            problem.set(None);
-            raw.set(!*raw);
-        })
-    };
-    let redraw_form = Callback::from(move |()| redraw.force_update());
-    let edit_raw = {
-        let raw_text = raw_text.clone();
-        Callback::from(move |e: InputEvent| {
-            *raw_text.borrow_mut() = e.target_unchecked_into::<HtmlTextAreaElement>().value();
-        })
-    };
-    html! {
-        <div class="tool-runner" data-testid="tool-runner">
-            <h2><span class="tool-name">{ &props.tool.name }</span>
-                <span class="server">{ &props.server.name }</span></h2>
-            if let Some(d) = &props.tool.description { <p class="hint">{ d }</p> }
-            if *raw {
-                <label class="field">
-                    <span>{ message("panelToolsArguments", &[]) }</span>
-                    <textarea class="json" rows="6" spellcheck="false" data-testid="tool-raw"
-                        value={raw_text.borrow().clone()} oninput={edit_raw} />
-                </label>
-            } else {
-                { for form.iter().map(|f| form_field(f, &[], &values, &redraw_form)) }
-            }
-            if let Some(problem) = &*problem { <p class="hint error" role="alert">{ problem }</p> }
-            <div class="confirm">
-                if runnable {
-                    <button type="button" class="primary" onclick={run} data-testid="tool-run">
-                        { message("panelToolsRun", &[]) }</button>
-                } else {
-                    <p class="hint">{ message("panelToolsAppOnlyHint", &[]) }</p>
-                }
-                <button type="button" onclick={toggle_raw} data-testid="tool-raw-toggle">
-                    { message(if *raw { "panelToolsForm" } else { "panelToolsRaw" }, &[]) }</button>
-            </div>
-            <div class="tool-runs">
-                { for runs.borrow().iter().map(|card| html! {
-                    <ToolCardView key={card.call_id.clone()} card={card.clone()} on_decide={Callback::noop()} />
-                }) }
-            </div>
-        </div>
-    }
 }

@@ -1,0 +1,41 @@
+//! The worker's status, the settings and models it reads, and the chat's choices (model,
+//! thinking, tools, search) and which view is shown.
+
+use std::rc::Rc;
+
+use super::{Action, State, View, WorkerView};
+
+pub(super) fn on_worker(next: &mut State, action: Action) {
+    match action {
+        Action::WorkerStarted | Action::RefreshStatus => next.status_epoch += 1,
+        Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
+        Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
+        Action::SettingsLoaded(settings) => {
+            next.settings = Some(settings);
+            next.settings_error = None;
+        }
+        Action::SettingsFailed(message) => next.settings_error = Some(message),
+        Action::ModelsLoaded(models) => next.models = Some(Rc::new(models)),
+        _ => {} // another part's action (`reduce` sends none here)
+    }
+}
+
+pub(super) fn on_choice(state: &State, next: &mut State, action: Action) {
+    let chat = &mut next.chat;
+    match action {
+        Action::SetModel(model) => chat.model = Some(model).filter(|m| !m.is_empty()),
+        Action::SetThinking(choice) => chat.thinking = choice,
+        Action::ToggleServer(id) => {
+            let mut servers = state.enabled_servers();
+            if !servers.shift_remove(&id) {
+                servers.insert(id);
+            }
+            chat.servers = Some(servers);
+        }
+        Action::SetGoogleSearch(on) => chat.google_search = on,
+        Action::ShowHistory(show) => next.view = if show { View::History } else { View::Chat },
+        Action::ShowTools(show) => next.view = if show { View::Tools } else { View::Chat },
+        Action::ShowActivity(show) => next.view = if show { View::Activity } else { View::Chat },
+        _ => {}
+    }
+}

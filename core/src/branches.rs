@@ -131,6 +131,37 @@ impl<T> Forks<T> {
         walk(&mut self.0, f);
     }
 
+    /// Adds the kept versions of `other` that these lack, fork by fork, for forks at messages
+    /// `other` and this share (before message `shared`): `other` was kept for the same
+    /// conversation by another window, which made versions of its own meanwhile. A version
+    /// both have (an equal tail) is kept once; a fork only `other` has is added, its shown
+    /// version being the one shown here.
+    pub fn adopt(&mut self, other: Forks<T>, shared: usize)
+    where
+        T: PartialEq,
+    {
+        for fork in other.0.into_iter().filter(|f| f.at < shared) {
+            for version in fork.others {
+                let mine = self.fork_at(fork.at);
+                if !mine.others.iter().any(|v| v.tail == version.tail) {
+                    mine.others.push(version);
+                }
+            }
+        }
+    }
+
+    /// Takes the forks past message `at` out: they belong to the tail after it, when that tail
+    /// is moved elsewhere (`join_after` puts them back in place).
+    pub fn split_after(&mut self, at: usize) -> Forks<T> {
+        Forks(self.take_after(at))
+    }
+
+    /// Puts back forks taken with [`Forks::split_after`], once their tail is on the path again.
+    pub fn join_after(&mut self, forks: Forks<T>) {
+        self.0.extend(forks.0);
+        self.0.sort_by_key(|f| f.at);
+    }
+
     /// The forks past message `at`: they belong to the tail cut there.
     fn take_after(&mut self, at: usize) -> Vec<Fork<T>> {
         let (after, keep): (Vec<_>, Vec<_>) =
@@ -179,6 +210,40 @@ mod tests {
 
     fn say(path: &mut Chat, exchange: &str) {
         path.0.push(exchange.into());
+    }
+
+    #[test]
+    fn versions_made_in_two_windows_are_all_kept() {
+        // Both windows edited message 1 and went back to the original: each kept its edit.
+        let mut one = chat(&["q1>a1", "q2>a2"]);
+        let mut forks_one = Forks::default();
+        forks_one.branch(&mut one, 1);
+        say(&mut one, "edit in one");
+        forks_one.switch(&mut one, 1, 0);
+        let mut two = chat(&["q1>a1", "q2>a2"]);
+        let mut forks_two = Forks::default();
+        forks_two.branch(&mut two, 1);
+        say(&mut two, "edit in two");
+        forks_two.switch(&mut two, 1, 0);
+        forks_two.branch(&mut two, 0);
+        say(&mut two, "edit of the first");
+        forks_two.switch(&mut two, 0, 0);
+        assert_eq!(one, two, "both show the original");
+
+        forks_one.adopt(forks_two.clone(), one.messages());
+        assert_eq!(forks_one.at(1), Some((0, 3)));
+        assert_eq!(forks_one.at(0), Some((0, 2)));
+        let mut tails: Vec<String> = forks_one.tails().into_iter().flatten().cloned().collect();
+        tails.sort();
+        assert_eq!(tails, ["edit in one", "edit in two", "edit of the first"]);
+        // Adopting again adds nothing; a fork past the shared messages is not placed.
+        forks_one.adopt(forks_two, one.messages());
+        assert_eq!(forks_one.tails().len(), 3);
+        let mut longer = Forks::default();
+        let mut path = chat(&["q1>a1", "q2>a2", "q3>a3"]);
+        longer.branch(&mut path, 2);
+        forks_one.adopt(longer, 2);
+        assert_eq!(forks_one.at(2), None);
     }
 
     #[test]

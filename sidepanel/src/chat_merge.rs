@@ -7,8 +7,8 @@
 //! What one of them only extended, the other takes whole. The chat's own choices (model, tools,
 //! instructions, title) are the saving panel's: the last one set wins, as in one window.
 //!
-//! Not kept when both panels made versions of earlier messages at the same time (an edit in
-//! each): the versions of one of them (every shown conversation is kept).
+//! Versions either panel kept join the other's: an edit in each window, each switched back to
+//! the original, leaves both edits as versions.
 
 use gemipanel_core::branches::Path;
 
@@ -83,23 +83,24 @@ pub fn merge(stored: SavedChat, mine: SavedChat) -> SavedChat {
     let activity =
         gemipanel_core::chats::activity::merge(mine.activity.clone(), stored.activity.clone());
     let mut merged = match parting(&stored.entries, &mine.entries) {
+        // Versions are only ever added: each copy's kept versions join the other's.
         Parting::Nowhere | Parting::MineGoOn => {
-            // Versions are only ever added: the copy that keeps more of them is the later one
-            // (a save of this panel's that merged another's turn, not yet taken in here).
-            let kept = |chat: &SavedChat| chat.forks.tails().len();
-            if kept(&stored) > kept(&mine) {
-                SavedChat { forks: stored.forks, ..mine }
-            } else {
-                mine
+            let shared = messages_in(&stored.entries);
+            let mut merged = mine;
+            merged.forks.adopt(stored.forks, shared);
+            merged
+        }
+        Parting::TheirsGoOn => {
+            let mut forks = stored.forks;
+            forks.adopt(mine.forks, messages_in(&mine.entries));
+            SavedChat {
+                history: stored.history,
+                entries: stored.entries,
+                forks,
+                context_tokens: stored.context_tokens,
+                ..mine
             }
         }
-        Parting::TheirsGoOn => SavedChat {
-            history: stored.history,
-            entries: stored.entries,
-            forks: stored.forks,
-            context_tokens: stored.context_tokens,
-            ..mine
-        },
         Parting::At(at) => both_versions(stored, mine, at),
     };
     merged.revision = revision;
@@ -108,19 +109,29 @@ pub fn merge(stored: SavedChat, mine: SavedChat) -> SavedChat {
     merged
 }
 
-/// `mine` shown, with `stored`'s conversation from message `at` on kept as a version there.
+/// How many of the person's messages the shown conversation has.
+fn messages_in(entries: &[Entry]) -> usize {
+    entries.iter().filter(|e| matches!(e, Entry::User { .. })).count()
+}
+
+/// `mine` shown, with `stored`'s conversation from message `at` on kept as a version there,
+/// and the versions `stored` kept before that message.
 fn both_versions(stored: SavedChat, mine: SavedChat, at: usize) -> SavedChat {
     let mut theirs = ChatView::from_saved(stored);
     let mut view = ChatView::from_saved(mine);
     let their_tail = theirs.path().cut(at);
+    let mut their_forks = std::mem::take(&mut theirs.forks);
+    let their_tail_forks = their_forks.split_after(at);
     let mut forks = std::mem::take(&mut view.forks);
     // Mine is kept where the shown version stood among those parting here; theirs is added
-    // and shown, then mine is shown again.
+    // and shown (with the versions inside it), then mine is shown again.
     let mine_among = forks.at(at).map_or(0, |(shown, _)| shown);
     if forks.branch(&mut view.path(), at) {
         view.path().join(their_tail);
+        forks.join_after(their_tail_forks);
         forks.switch(&mut view.path(), at, mine_among);
     }
+    forks.adopt(their_forks, at);
     view.forks = forks;
     view.to_saved()
 }
@@ -243,6 +254,51 @@ mod tests {
         let (stored, merged) = to_store(Some(chat(&[("other", "x")], 2)), &mine, false);
         assert!(!merged);
         assert_eq!(messages(&stored), ["hello"]);
+    }
+
+    /// `state` with message `at` edited to `text` (answered `reply`), then the original shown.
+    fn edited_and_back(state: &State, at: usize, text: &str, reply: &str) -> SavedChat {
+        let mut view = state.chat.clone();
+        let mut forks = std::mem::take(&mut view.forks);
+        forks.branch(&mut view.path(), at);
+        view.forks = forks;
+        let edited = exchange(&State { chat: view, ..state.clone() }, text, reply);
+        edited.chat.switched(at, 0).to_saved()
+    }
+
+    #[test]
+    fn an_edit_in_each_window_keeps_both_edits() {
+        let mut state = reduce(&State::default(), Action::NewChat { id: "c".into(), now_ms: 1 });
+        for (message, reply) in [("hello", "hi"), ("more", "yes")] {
+            state = exchange(&state, message, reply);
+        }
+        let mut theirs = edited_and_back(&state, 1, "more, in one", "one");
+        theirs.revision = 3;
+        let mine = edited_and_back(&state, 1, "more, in two", "two");
+        assert_eq!(messages(&theirs), messages(&mine), "both show the original");
+        let merged = merge(theirs, mine);
+        assert_eq!(messages(&merged), ["hello", "more"]);
+        assert_eq!(versions_at(&merged, 1), Some((0, 3)), "the original and both edits");
+        for (version, text) in [(1, "more, in two"), (2, "more, in one")] {
+            let shown = ChatView::from_saved(merged.clone()).switched(1, version).to_saved();
+            assert_eq!(messages(&shown), ["hello", text]);
+        }
+    }
+
+    #[test]
+    fn the_versions_inside_the_other_windows_turn_come_with_it() {
+        let mut state = reduce(&State::default(), Action::NewChat { id: "c".into(), now_ms: 1 });
+        state = exchange(&state, "hello", "hi");
+        let mine = exchange(&state, "from two", "two").chat.to_saved();
+        let mut one = exchange(&exchange(&state, "from one", "one"), "and on", "on");
+        // Window one regenerated its last reply and went back to the first: a version there.
+        one.chat = ChatView::from_saved(edited_and_back(&one, 2, "and on", "again"));
+        let mut theirs = one.chat.to_saved();
+        theirs.revision = 5;
+        let merged = merge(theirs, mine);
+        assert_eq!(messages(&merged), ["hello", "from two"]);
+        let shown = ChatView::from_saved(merged).switched(1, 1);
+        assert_eq!(shown.forks.at(2), Some((0, 2)), "its version at its third message");
     }
 
     #[test]

@@ -78,11 +78,8 @@ impl Facts {
     /// From the settings and the shortcut `chrome.commands.getAll` gives the open-panel command.
     pub fn of(settings: &Settings, shortcut: Option<&str>) -> Facts {
         Facts {
-            api_key: settings
-                .gemini
-                .api_key
-                .as_ref()
-                .is_some_and(|k| !k.expose().trim().is_empty()),
+            api_key: settings.gemini.api_key_locked
+                || settings.gemini.api_key.as_ref().is_some_and(|k| !k.expose().trim().is_empty()),
             servers: !settings.servers.is_empty(),
             shortcut: shortcut.is_some_and(|s| !s.trim().is_empty()),
         }
@@ -257,6 +254,17 @@ mod tests {
         settings.gemini.api_key = Some(Secret::new("AIza-key".to_owned()));
         let facts = Facts::of(&settings, Some("Ctrl+Shift+Y"));
         assert_eq!(facts, Facts { api_key: true, servers: false, shortcut: true });
+    }
+
+    #[test]
+    fn a_key_sealed_under_the_passphrase_is_a_key_given() {
+        let mut settings = Settings::default();
+        let sealed = crate::vault::Envelope { iv: vec![1; 12], ciphertext: vec![2; 40] };
+        settings.gemini.api_key = Some(Secret::new(sealed.to_text()));
+        let pages = settings.for_pages();
+        assert_eq!(pages.gemini.api_key, None, "the pages get no sealed text");
+        assert!(Facts::of(&pages, None).api_key, "the popup does not ask for a key again");
+        assert!(!Facts::of(&Settings::default().for_pages(), None).api_key);
     }
 
     #[test]

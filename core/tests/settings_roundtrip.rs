@@ -130,6 +130,7 @@ fn the_document_with_every_field_filled_stores_and_loads() {
             model: Some("gemini-2.5-pro".into()),
             base_url: Some("https://gemini.example.com".into()),
             instructions: Some("Answer in British English.\nBe brief.".into()),
+            api_key_locked: false,
         },
         servers: vec![server(), local_server()],
         sources: [

@@ -68,6 +68,7 @@ impl Settings {
         // Locked (`core::vault`): the pages get no key rather than its sealed text.
         if view.gemini.api_key.as_ref().is_some_and(|k| crate::vault::is_sealed(k.expose())) {
             view.gemini.api_key = None;
+            view.gemini.api_key_locked = true;
         }
         view.servers.iter_mut().for_each(Server::blank_secret_values);
         view
@@ -142,6 +143,11 @@ pub struct GeminiSettings {
     /// own. Added in version 6 without a migration: absent is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// A key is kept but sealed under the passphrase, which is not entered: set only in the
+    /// pages' copy ([`Settings::for_pages`]), which then has no key, so that they do not ask
+    /// for one the person already gave.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub api_key_locked: bool,
 }
 
 impl GeminiSettings {

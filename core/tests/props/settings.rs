@@ -178,7 +178,13 @@ pub fn valid_settings() -> BoxedStrategy<Settings> {
     (api_key, model(), base_url, instructions, servers)
         .prop_map(|(api_key, model, base_url, instructions, servers)| Settings {
             version: CURRENT_VERSION,
-            gemini: GeminiSettings { api_key, model, base_url, instructions },
+            gemini: GeminiSettings {
+                api_key,
+                model,
+                base_url,
+                instructions,
+                api_key_locked: false,
+            },
             servers,
             ..Settings::default()
         })
@@ -243,7 +249,13 @@ fn any_settings() -> impl Strategy<Value = Settings> {
     )
         .prop_map(|(version, api_key, model, base_url, instructions, servers)| Settings {
             version,
-            gemini: GeminiSettings { api_key, model, base_url, instructions },
+            gemini: GeminiSettings {
+                api_key,
+                model,
+                base_url,
+                instructions,
+                api_key_locked: false,
+            },
             servers,
             ..Settings::default()
         })

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::util::root;
 
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+/// Every `.rs` file under `dir`, in a stable order.
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return out };
     for entry in entries.flatten() {
@@ -18,6 +19,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
             out.push(path);
         }
     }
+    out.sort();
     out
 }
 

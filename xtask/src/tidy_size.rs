@@ -7,8 +7,9 @@
 
 #![cfg(test)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::tidy::rust_files;
 use crate::util::root;
 
 /// Longest function, in lines, `fn` and closing brace included.
@@ -23,21 +24,6 @@ const CRATES: [&str; 3] = ["sidepanel", "popup", "apphost"];
 /// Functions that are still over the limit, as `(file, function, why)`. An entry is a debt, not
 /// a licence: the test also fails when a listed function got short, so the list only shrinks.
 const NOT_YET_SPLIT: &[(&str, &str, &str)] = &[];
-
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
-}
 
 /// The name of the function a line opens, if it opens one with a body on later lines.
 fn opens_fn(line: &str) -> Option<&str> {

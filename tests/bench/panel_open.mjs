@@ -9,7 +9,7 @@
 // panel and worker also compile GemiPanel's two modules before they count as ready.
 // `panel_open_floor_ratio=` is that floor against the reference: what no wasm panel of these
 // sizes can beat on this machine; `panel_open_over_floor_ratio=` is GemiPanel against it.
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launch, stopServiceWorkers, dist } from '../e2e/harness.mjs';
@@ -22,8 +22,10 @@ const reference = mkdtempSync(join(tmpdir(), 'gemipanel-js-panel-'));
 cpSync(resolve(import.meta.dirname, 'js-panel'), reference, { recursive: true });
 for (const sheet of ['app.css', 'sidepanel.css']) cpSync(join(dist, sheet), join(reference, sheet));
 const floor = mkdtempSync(join(tmpdir(), 'gemipanel-wasm-floor-'));
+cpSync(reference, floor, { recursive: true });
 cpSync(resolve(import.meta.dirname, 'wasm-floor'), floor, { recursive: true });
-for (const sheet of ['app.css', 'sidepanel.css']) cpSync(join(dist, sheet), join(floor, sheet));
+const floorPage = join(floor, 'sidepanel.html');
+writeFileSync(floorPage, readFileSync(floorPage, 'utf8').replace('src="panel.js"', 'src="floor-panel.js"'));
 cpSync(join(dist, 'wasm/sidepanel_bg.wasm'), join(floor, 'panel.wasm'));
 cpSync(join(dist, 'wasm/background_bg.wasm'), join(floor, 'worker.wasm'));
 

@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchOverPipe } from './cdp_pipe.mjs';
+import { withNativeMessaging } from '../e2e/harness.mjs';
 const root = resolve(import.meta.dirname, '../..');
 const built = resolve(process.env.GEMIPANEL_DIST ?? join(root, 'dist'));
 const copy = mkdtempSync(join(tmpdir(), 'gemipanel-named-'));
@@ -20,7 +21,8 @@ const module = join(copy, 'wasm/background_bg.wasm');
 execFileSync(join(root, 'tests/node_modules/.bin/wasm-opt'), ['-Oz', '--low-memory-unused', '-g', module, '-o', module]);
 const ours = process.env.GEMIPANEL_EXTENSION_ID;
 if (!ours) throw new Error('GEMIPANEL_EXTENSION_ID is not set');
-const cdp = await launchOverPipe({ extensions: [copy], beforeStart: (profile) => execFileSync(join(target, 'debug/gemipanel-bridge'), ['install', '--user-data-dir', profile, '--extension-id', ours]) });
+// The optional `nativeMessaging` granted at install, as the e2e harness does.
+const cdp = await launchOverPipe({ extensions: [withNativeMessaging(copy)], beforeStart: (profile) => execFileSync(join(target, 'debug/gemipanel-bridge'), ['install', '--user-data-dir', profile, '--extension-id', ours]) });
 try {
   await cdp.send('Target.setDiscoverTargets', { discover: true });
   await new Promise((r) => setTimeout(r, 1500));
@@ -32,8 +34,11 @@ try {
   const ID = 'srv_prof000000000000';
   await ask({ type: 'edit_settings', edit: { type: 'add_server', id: ID, server: { name: 'p', url: '', local: { command: process.execPath, args: [everything, 'stdio'] } } } });
   const servers = await ask({ type: 'list_servers' });
-  const line = servers.response.servers[0].command_line;
-  await ask({ type: 'edit_settings', edit: { type: 'confirm_command', id: ID, command_line: line } });
+  // Allowed as a person allows it: the line the bridge showed, by its fingerprint.
+  const view = servers.response.servers.find((s) => s.id === ID);
+  const run = view.status?.line?.fingerprint;
+  if (!run) throw new Error(`the bridge showed no line: ${JSON.stringify(view.status)}`);
+  await ask({ type: 'edit_settings', edit: { type: 'confirm_command', id: ID, command_line: view.command_line, run } });
   const loop = (n) => cdp.evaluate(page, `(async () => { const s = []; for (let i = 0; i < ${n}; i++) { const t = performance.now();
     const r = await chrome.runtime.sendMessage({ id: i, request: { type: 'call_tool', call_id: 'p' + Math.random(), server_id: '${ID}', tool: 'echo', arguments: { message: 'hello' } } });
     s.push(performance.now() - t); if (r?.response?.result?.content?.[0]?.text !== 'Echo: hello') throw new Error(JSON.stringify(r)); }

@@ -89,7 +89,7 @@ export async function launch({ headless = true, locale = 'en-US', colorScheme = 
 }
 
 /** A copy of the extension in `dir` with `nativeMessaging` among its required permissions. */
-function withNativeMessaging(dir) {
+export function withNativeMessaging(dir) {
   const copy = mkdtempSync(join(tmpdir(), 'gemipanel-extension-'));
   cpSync(dir, copy, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(copy, 'manifest.json'), 'utf8'));

@@ -9,7 +9,7 @@
 //! Requests and their responses take the connection's fast lane once the worker has paired it
 //! (see [`crate::channel`]); the runtime port carries events and the requests sent before that.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -39,6 +39,8 @@ struct Inner {
     name: String,
     port: Option<Port>,
     last_connect_ms: f64,
+    /// Whether a connection was made before the current one (see `ensure_connected`).
+    connected_before: bool,
     next_id: u64,
     pending: HashMap<u64, oneshot::Sender<Response>>,
     on_event: Rc<dyn Fn(Event)>,
@@ -57,6 +59,7 @@ impl WorkerPort {
                 name: name.to_owned(),
                 port: None,
                 last_connect_ms: f64::NEG_INFINITY,
+                connected_before: false,
                 next_id: 1,
                 pending: HashMap::new(),
                 on_event: Rc::new(on_event),
@@ -141,9 +144,15 @@ impl WorkerPort {
         }
         self.open_lane(&token, &port);
         let weak = Rc::downgrade(&self.inner);
+        // The worker greets every connection with `WorkerStarted`. The page's first connection
+        // is made as it starts, when it asks for everything anyway: that greeting is no news,
+        // and passing it on made each page ask for its status, settings and servers twice.
+        // A later one means a new worker (or a new connection to it): the page asks again.
+        let greeting_is_news = Cell::new(self.inner.borrow().connected_before);
+        self.inner.borrow_mut().connected_before = true;
         port.on_message(move |message| {
             if let Some(inner) = weak.upgrade() {
-                deliver(&inner, message);
+                deliver(&inner, message, &greeting_is_news);
             }
         });
         let weak = Rc::downgrade(&self.inner);
@@ -183,9 +192,10 @@ impl WorkerPort {
             }
         };
         let weak = Rc::downgrade(&self.inner);
+        // The lane carries answers; a greeting, which comes on the port, would be news here.
         let on_message = move |message| {
             if let Some(inner) = weak.upgrade() {
-                deliver(&inner, message);
+                deliver(&inner, message, &Cell::new(true));
             }
         };
         match Channel::open(token, on_ready, on_message) {
@@ -195,7 +205,7 @@ impl WorkerPort {
     }
 }
 
-fn deliver(inner: &Rc<RefCell<Inner>>, message: JsValue) {
+fn deliver(inner: &Rc<RefCell<Inner>>, message: JsValue, greeting_is_news: &Cell<bool>) {
     match from_text_or_js::<WorkerMessage>(message) {
         Ok(WorkerMessage::Response { id, response }) => {
             let sender = inner.borrow_mut().pending.remove(&id);
@@ -203,6 +213,8 @@ fn deliver(inner: &Rc<RefCell<Inner>>, message: JsValue) {
                 let _ = sender.send(response);
             }
         }
+        Ok(WorkerMessage::Event { event: Event::WorkerStarted { .. } })
+            if !greeting_is_news.replace(true) => {}
         Ok(WorkerMessage::Event { event }) => {
             let on_event = inner.borrow().on_event.clone();
             on_event(event);

@@ -133,6 +133,40 @@ export async function stopServiceWorkers(page) {
   await cdp.detach();
 }
 
+/**
+ * Records the type of every request `page` sends the worker from its next navigation on, by
+ * every way a page can: a one-shot message, the runtime port, the fast lane (a MessagePort,
+ * JSON text). `requestsSent(page)` reads them in order.
+ */
+export async function recordWorkerRequests(page) {
+  await page.addInitScript(() => {
+    const sent = globalThis.__workerRequests = [];
+    const note = (message) => {
+      try {
+        const type = (typeof message === 'string' ? JSON.parse(message) : message)?.request?.type;
+        if (type) sent.push(type);
+      } catch { /* not a request */ }
+    };
+    const postOnLane = MessagePort.prototype.postMessage;
+    MessagePort.prototype.postMessage = function (message, ...rest) {
+      note(message);
+      return postOnLane.call(this, message, ...rest);
+    };
+    if (!globalThis.chrome?.runtime) return;
+    const sendMessage = chrome.runtime.sendMessage.bind(chrome.runtime);
+    chrome.runtime.sendMessage = (message, ...rest) => { note(message); return sendMessage(message, ...rest); };
+    const connect = chrome.runtime.connect.bind(chrome.runtime);
+    chrome.runtime.connect = (...args) => {
+      const port = connect(...args);
+      const post = port.postMessage.bind(port);
+      port.postMessage = (message) => { note(message); post(message); };
+      return port;
+    };
+  });
+}
+
+export const requestsSent = (page) => page.evaluate(() => globalThis.__workerRequests ?? []);
+
 /** Saves a screenshot of `page` and scans that state for accessibility (accessibility.mjs). */
 export async function screenshot(page, name) {
   mkdirSync(outDir, { recursive: true });

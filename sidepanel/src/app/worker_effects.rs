@@ -43,15 +43,23 @@ fn use_tools_prefetch(state: &State, driver: &Driver) {
     });
 }
 
-/// The worker follows what the chat sent, told again when the worker started anew.
+/// The worker follows what the chat sent, told again when the worker started anew. An empty
+/// list is sent only to stop following something: a chat that sent no resources (most, and
+/// every panel as it opens) costs the worker no request.
 #[hook]
 fn use_followed_resources(state: &State, port: &Rc<WorkerPort>) {
     let followed = state.followed_resources();
     let port = port.clone();
+    // Whether the worker was last told of resources to follow.
+    let told_some = use_mut_ref(|| false);
     use_effect_with((followed, state.status_epoch), move |(resources, _)| {
-        let resources = resources.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let _ = port.request(Request::FollowResources { resources }).await;
-        });
+        let follows_some = !resources.is_empty();
+        let was_told_some = told_some.replace(follows_some);
+        if follows_some || was_told_some {
+            let resources = resources.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = port.request(Request::FollowResources { resources }).await;
+            });
+        }
     });
 }

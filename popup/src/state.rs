@@ -495,7 +495,8 @@ impl State {
         if self.confirm_remove.as_ref().is_some_and(|id| settings.server(id).is_none()) {
             self.confirm_remove = None;
         }
-        if self.settings.as_ref().map(|s| &s.servers) != Some(&settings.servers) {
+        // The first settings come with the status and servers the popup asked for at open.
+        if self.settings.as_ref().is_some_and(|known| known.servers != settings.servers) {
             self.servers_epoch += 1;
             // The status line counts the servers.
             self.status_epoch += 1;
@@ -549,6 +550,20 @@ mod tests {
             tool_count: None,
             signed_in: None,
         }
+    }
+
+    #[test]
+    fn the_first_settings_ask_nothing_again_and_a_change_of_servers_does() {
+        // At open the popup asks for the status, the servers and the settings at once; the
+        // settings' arrival used to count as a change and ask for the other two again.
+        let (settings, _) = with_server("A");
+        let opened = run(vec![Action::SettingsLoaded(settings.clone())]);
+        assert_eq!((opened.status_epoch, opened.servers_epoch), (0, 0));
+        let same = reduce(&opened, Action::SettingsLoaded(settings));
+        assert_eq!((same.status_epoch, same.servers_epoch), (0, 0));
+        let (other, _) = with_server("B");
+        let changed = reduce(&same, Action::SettingsLoaded(other));
+        assert_eq!((changed.status_epoch, changed.servers_epoch), (1, 1), "the count changed");
     }
 
     #[test]

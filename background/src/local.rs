@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use gemipanel_browser::chrome;
 use gemipanel_browser::http::FetchTransport;
-use gemipanel_browser::messaging::{from_object, to_object};
+use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::native::link::{Bridge, LocalTransport, Port, Problem};
 use gemipanel_core::native::run_line::RunLine;
 use gemipanel_core::native::wire::{FromBridge, ToBridge};
@@ -42,11 +42,12 @@ fn connect() -> Result<Rc<dyn Port>, Problem> {
     }
     let port =
         chrome::connect_native(HOST_NAME).map_err(|e| Problem::BridgeEnded(e.to_string()))?;
-    // Decoded straight from the JS object Chrome made of the bridge's JSON (serde-wasm-bindgen),
-    // not stringified and parsed again. A message that does not read is dropped, as in
+    // The bridge speaks JSON: its messages are read as every JSON document of the worker is
+    // (`from_js`, serde_json), so the worker holds one decoder of them, which also reads the
+    // messages `Bridge` joins from chunks. A message that does not read is dropped, as in
     // `Bridge::receive`: a bridge of another version may say more.
     port.on_message(|value| {
-        if let Ok(message) = from_object::<FromBridge>(value) {
+        if let Ok(message) = from_js::<FromBridge>(value) {
             bridge().handle(message);
         }
     });
@@ -58,7 +59,7 @@ struct NativePort(chrome::Port);
 
 impl Port for NativePort {
     fn post(&self, message: &ToBridge) -> Result<(), String> {
-        let value = to_object(message).map_err(|e| e.to_string())?;
+        let value = to_js(message).map_err(|e| e.to_string())?;
         self.0.post(&value).map_err(|e| e.to_string())
     }
 

@@ -102,25 +102,26 @@ mod tests {
         }
     }
 
-    /// Native messages are decoded from the object Chrome made of the bridge's JSON: a JSON-RPC
-    /// id must stay an integer (`7`, not `7.0`), or the answer would match no request.
+    /// Native messages are JSON documents, read and written as the worker's other ones (the
+    /// worker's `local` module): a JSON-RPC id must stay an integer (`7`, not `7.0`), or the
+    /// answer would match no request.
     #[wasm_bindgen_test]
     fn bridge_messages_decode_from_objects_as_from_json() {
         use gemipanel_core::native::wire::{FromBridge, ToBridge};
         let text = r#"{"type":"message","server":"s","message":{"jsonrpc":"2.0","id":7,"result":{"x":1.5}}}"#;
         let object = js_sys::JSON::parse(text).unwrap();
-        let FromBridge::Message { message, .. } = from_object::<FromBridge>(object).unwrap() else {
+        let FromBridge::Message { message, .. } = from_js::<FromBridge>(object).unwrap() else {
             panic!("not a message")
         };
         assert_eq!(message["id"], serde_json::json!(7));
         assert!(message["id"].is_i64() || message["id"].is_u64());
         assert_eq!(message["result"]["x"], serde_json::json!(1.5));
         let stop = ToBridge::Stop { server: "s".into() };
-        let js = to_object(&stop).unwrap();
+        let js = to_js(&stop).unwrap();
         let back = js_sys::JSON::stringify(&js).unwrap().as_string().unwrap();
         assert_eq!(serde_json::from_str::<ToBridge>(&back).unwrap(), stop);
         let odd = js_sys::eval(r#"({type: "from_the_future", x: 1})"#).unwrap();
-        assert!(from_object::<FromBridge>(odd).is_err());
+        assert!(from_js::<FromBridge>(odd).is_err());
     }
 
     #[wasm_bindgen_test]

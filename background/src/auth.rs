@@ -31,6 +31,7 @@ use gemipanel_core::oauth::{
 };
 use gemipanel_core::settings::{Server, ServerId};
 use gemipanel_core::sync::{within, FifoLock};
+use gemipanel_core::tool_cache::CachedTools;
 use gemipanel_core::web_url;
 use wasm_bindgen::JsValue;
 
@@ -117,11 +118,9 @@ pub async fn clean_orphans() {
         let kept: Option<Credentials> =
             kept.ok().filter(|v| v.is_object()).and_then(|v| from_js(v).ok());
         forget(&id, kept).await;
-        let _ = chrome::local_remove(&format!("{TOOLS_CACHE_PREFIX}{id}")).await;
+        let _ = chrome::local_remove(&format!("{}{id}", CachedTools::STORAGE_PREFIX)).await;
     }
 }
-
-const TOOLS_CACHE_PREFIX: &str = "tools_cache:";
 
 /// The ids of the servers something is kept for that are no longer in the settings, marking
 /// the browser session as checked when anything was kept at all. It holds the settings' turn,
@@ -139,7 +138,7 @@ async fn orphans_to_clean() -> Vec<String> {
         .iter()
         .filter_map(|key| {
             key.strip_prefix(Credentials::STORAGE_PREFIX)
-                .or_else(|| key.strip_prefix(TOOLS_CACHE_PREFIX))
+                .or_else(|| key.strip_prefix(CachedTools::STORAGE_PREFIX))
         })
         .chain(dpop_ids.iter().map(String::as_str))
         .collect();

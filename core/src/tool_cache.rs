@@ -21,9 +21,12 @@ pub struct CachedTools {
 }
 
 impl CachedTools {
+    /// What every stored list's key starts with (the server's id follows).
+    pub const STORAGE_PREFIX: &'static str = "tools_cache:";
+
     /// The `chrome.storage.local` key of a server's list.
     pub fn key(id: &ServerId) -> String {
-        format!("tools_cache:{id}")
+        format!("{}{id}", Self::STORAGE_PREFIX)
     }
 
     /// The list as stored, or `None` when it is over [`MAX_STORED_BYTES`].

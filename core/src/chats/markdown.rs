@@ -93,7 +93,7 @@ pub fn all_markdown(chats: &[SavedChat], now_ms: u64) -> Result<Download, Text> 
 fn render(chat: &SavedChat, dir: &str) -> (String, Vec<Member>) {
     let mut md = String::new();
     let title = if chat.title.trim().is_empty() { "Untitled chat" } else { chat.title.trim() };
-    md.push_str(&format!("# {}\n\n", one_line(title)));
+    md.push_str(&format!("# {}\n\n", inline(title)));
     let mut about = vec![format!("Updated {}", utc(chat.updated_ms))];
     if let Some(model) = &chat.model {
         about.push(format!("model `{model}`"));
@@ -132,22 +132,22 @@ fn entry_markdown(entry: &Entry, md: &mut String) {
                     ContextKind::Resource => "Resource",
                     ContextKind::File => {
                         // A file's label keeps its type and size where a page keeps its URL.
-                        let file = one_line(&label.title);
-                        md.push_str(&format!("> File: {file} ({})\n", one_line(&label.url)));
+                        let file = inline(&label.title);
+                        md.push_str(&format!("> File: {file} ({})\n", inline(&label.url)));
                         continue;
                     }
                 };
                 md.push_str(&format!(
                     "> {kind}: [{}](<{}>)\n",
-                    one_line(&label.title),
+                    inline(&label.title),
                     label.url.replace('>', "%3E")
                 ));
             }
             for sent in app_context {
                 md.push_str(&format!(
                     "> From the app {} ({}): {}\n",
-                    one_line(&sent.tool),
-                    one_line(&sent.server),
+                    inline(&sent.tool),
+                    inline(&sent.server),
                     quote_lines(&sent.text)
                 ));
             }
@@ -171,9 +171,9 @@ fn entry_markdown(entry: &Entry, md: &mut String) {
                     .iter()
                     .map(|s| match &s.href {
                         Some(href) => {
-                            format!("[{}](<{}>)", one_line(&s.title), href.replace('>', "%3E"))
+                            format!("[{}](<{}>)", inline(&s.title), href.replace('>', "%3E"))
                         }
-                        None => one_line(&s.title),
+                        None => inline(&s.title),
                     })
                     .collect();
                 if !links.is_empty() {
@@ -191,7 +191,7 @@ fn entry_markdown(entry: &Entry, md: &mut String) {
         Entry::Summary { text, from_title } => {
             md.push_str(&format!(
                 "> **Summary of “{}”:**\n>\n> {}\n\n",
-                one_line(from_title),
+                inline(from_title),
                 quote_lines(text)
             ));
         }
@@ -229,7 +229,7 @@ fn tool_markdown(card: &ToolCard, md: &mut String) {
         let text: Vec<&str> =
             app.result.iter().flat_map(|r| r.content.iter().filter_map(|b| b.text())).collect();
         let text = if text.is_empty() { "(no text)".to_owned() } else { text.join("\n") };
-        md.push_str(&format!("**App {}:** {}\n\n", one_line(&card.tool), quote_lines(&text)));
+        md.push_str(&format!("**App {}:** {}\n\n", inline(&card.tool), quote_lines(&text)));
     }
 }
 
@@ -323,6 +323,19 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A name or title on one line of Markdown, each character that could start markup
+/// backslash-escaped (CommonMark escapes any ASCII punctuation so): it reads as its words.
+fn inline(text: &str) -> String {
+    let mut out = String::new();
+    for c in one_line(text).chars() {
+        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '~' | '|' | '!') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Text continued inside a `>` quote.
 fn quote_lines(text: &str) -> String {
     text.trim().replace('\n', "\n> ")
@@ -382,9 +395,31 @@ mod tests {
     }
 
     #[test]
+    fn names_and_titles_read_as_their_own_words_not_as_markdown() {
+        // A title is the person's first words: `<Kyoto>` went into the heading as an HTML tag
+        // (shown as nothing), `*trip*` as emphasis, `[plan]` as the start of a link.
+        use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+        let mut saved = chat();
+        saved.title = "<Kyoto> *trip* [plan] & a_b `c` ~d~ | e \\ f".into();
+        let (md, _) = render(&saved, "attachments");
+        let heading = md.lines().next().unwrap();
+        let mut words = String::new();
+        let mut markup = Vec::new();
+        for event in Parser::new_ext(heading, pulldown_cmark::Options::all()) {
+            match event {
+                Event::Text(text) => words.push_str(&text),
+                Event::Start(Tag::Heading { .. }) | Event::End(TagEnd::Heading(_)) => {}
+                other => markup.push(format!("{other:?}")),
+            }
+        }
+        assert_eq!(words, saved.title, "{heading}");
+        assert!(markup.is_empty(), "{heading}: {markup:?}");
+    }
+
+    #[test]
     fn a_chat_reads_as_turns_with_tool_calls_folded() {
         let (md, _) = render(&chat(), "attachments");
-        let expected = r#"# Trip / plans: <Kyoto>
+        let expected = r#"# Trip / plans: \<Kyoto\>
 
 _Updated 2025-11-27 04:35 UTC · model `gemini-2.5-flash`_
 

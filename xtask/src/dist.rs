@@ -189,8 +189,10 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// panel 859.0, popup 454.1, app host 177.3 KB. Ceilings: 555, 864, 459, 179.
 /// Lowered: the worker's native messages read as JSON documents (one decoder of them instead of
 /// a serde-wasm-bindgen one and a serde_json one) took it from 550.0 to 527.3 KB; ceiling 531.
+/// Side panel 864 -> 866: a prompt's argument form shows the completion answering the newest
+/// request of a field, not whichever answer came last (`core::sync::Latest`), 863.7 -> 864.3.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 531.0), ("sidepanel", 864.0), ("popup", 459.0), ("apphost", 179.0)];
+    [("background", 531.0), ("sidepanel", 866.0), ("popup", 459.0), ("apphost", 179.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

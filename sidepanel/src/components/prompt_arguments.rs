@@ -4,9 +4,14 @@
 //! A field offers the server's suggestions (`completion/complete`, the fields already filled
 //! going along) as a `datalist`, which the browser shows and lets the person pick with arrows.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use gemipanel_browser::chrome::message;
 use gemipanel_core::mcp::{CompletionRef, PromptArgument};
 use gemipanel_core::messages::{Request, Response};
+use gemipanel_core::sync::Latest;
 use serde_json::{Map, Value};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -72,11 +77,7 @@ pub struct Props {
 #[function_component]
 pub fn PromptArguments(props: &Props) -> Html {
     let first = use_node_ref();
-    let services = use_context::<AppServices>();
-    // The server's values per field, as they were last answered (answers of several fields
-    // may cross: each keeps its own).
-    let suggestions = use_mut_ref(std::collections::HashMap::<usize, Vec<String>>::new);
-    let redraw = use_force_update();
+    let suggestions = use_suggestions();
     {
         let first = first.clone();
         use_effect_with(props.form.heading.clone(), move |_| {
@@ -108,48 +109,25 @@ pub fn PromptArguments(props: &Props) -> Html {
             _ => {}
         })
     };
-    let suggest = {
-        let (services, suggestions, redraw) = (services.clone(), suggestions.clone(), redraw);
-        move |form: &ArgumentForm, n: usize, value: String| {
-            let Some(services) = services.clone() else { return };
-            let Some(argument) = form.arguments.get(n) else { return };
-            let request = Request::Complete {
-                server_id: crate::chat_driver::server_id(&form.server_id),
-                reference: form.target.clone(),
-                argument: argument.name.clone(),
-                value,
-                filled: form.filled_but(n),
-            };
-            let (suggestions, redraw) = (suggestions.clone(), redraw.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                // No suggestions is what a failed completion costs: the field still takes text.
-                if let Ok(Response::Completion { completion }) =
-                    services.port.request(request).await
-                {
-                    suggestions.borrow_mut().insert(n, completion.values);
-                    redraw.force_update();
-                }
-            });
-        }
-    };
     let fields = form.arguments.iter().enumerate().map(|(n, argument)| {
         let oninput = {
-            let (form, on_change, suggest) = (form.clone(), props.on_change.clone(), suggest.clone());
+            let (form, on_change, suggest) =
+                (form.clone(), props.on_change.clone(), suggestions.clone());
             Callback::from(move |e: InputEvent| {
                 let Some(input) = e.target_dyn_into::<HtmlInputElement>() else { return };
                 let mut next = form.clone();
                 next.values[n] = input.value();
                 next.missing = None;
-                suggest(&next, n, input.value());
+                suggest.ask(&next, n, input.value());
                 on_change.emit(Some(next));
             })
         };
         let onfocus = {
-            let (form, suggest) = (form.clone(), suggest.clone());
-            Callback::from(move |_: FocusEvent| suggest(&form, n, form.values[n].clone()))
+            let (form, suggest) = (form.clone(), suggestions.clone());
+            Callback::from(move |_: FocusEvent| suggest.ask(&form, n, form.values[n].clone()))
         };
         let list = format!("prompt-arg-{n}-values");
-        let options = suggestions.borrow().get(&n).cloned().unwrap_or_default();
+        let options = suggestions.of(n);
         let id = format!("prompt-arg-{n}");
         let missing = form.missing == Some(n);
         let node = if n == 0 { first.clone() } else { NodeRef::default() };
@@ -186,5 +164,55 @@ pub fn PromptArguments(props: &Props) -> Html {
                 <button type="button" class="primary" {onclick} data-testid="prompt-use">{ message(form.submit_key, &[]) }</button>
             </div>
         </section>
+    }
+}
+
+/// The server's values per field, as answered to the newest request of each (answers of
+/// several fields, and of one field typed into quickly, may cross).
+#[derive(Clone)]
+struct Suggestions {
+    services: Option<AppServices>,
+    values: Rc<RefCell<HashMap<usize, Vec<String>>>>,
+    asked: Rc<RefCell<Latest<usize>>>,
+    redraw: UseForceUpdateHandle,
+}
+
+#[hook]
+fn use_suggestions() -> Suggestions {
+    Suggestions {
+        services: use_context::<AppServices>(),
+        values: use_mut_ref(HashMap::new),
+        asked: use_mut_ref(Latest::default),
+        redraw: use_force_update(),
+    }
+}
+
+impl Suggestions {
+    fn of(&self, n: usize) -> Vec<String> {
+        self.values.borrow().get(&n).cloned().unwrap_or_default()
+    }
+
+    /// Asks the server what field `n` of `form` could hold, typed so far as `value`.
+    fn ask(&self, form: &ArgumentForm, n: usize, value: String) {
+        let Some(services) = self.services.clone() else { return };
+        let Some(argument) = form.arguments.get(n) else { return };
+        let request = Request::Complete {
+            server_id: crate::chat_driver::server_id(&form.server_id),
+            reference: form.target.clone(),
+            argument: argument.name.clone(),
+            value,
+            filled: form.filled_but(n),
+        };
+        let ticket = self.asked.borrow_mut().ask(n);
+        let this = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            // No suggestions is what a failed completion costs: the field still takes text.
+            if let Ok(Response::Completion { completion }) = services.port.request(request).await {
+                if this.asked.borrow().is_latest(&n, ticket) {
+                    this.values.borrow_mut().insert(n, completion.values);
+                    this.redraw.force_update();
+                }
+            }
+        });
     }
 }

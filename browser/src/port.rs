@@ -39,7 +39,7 @@ struct Inner {
     name: String,
     port: Option<Port>,
     last_connect_ms: f64,
-    /// Whether a connection was made before the current one (see `ensure_connected`).
+    /// Whether a connection was attempted before the current one (see `ensure_connected`).
     connected_before: bool,
     next_id: u64,
     pending: HashMap<u64, oneshot::Sender<Response>>,
@@ -131,6 +131,13 @@ impl WorkerPort {
         if let Some(port) = self.inner.borrow().port.clone() {
             return Ok(port);
         }
+        // The worker greets every connection with `WorkerStarted`. The page's first connection
+        // is made as it starts, when it asks for everything anyway: that greeting is no news,
+        // and passing it on made each page ask for its status, settings and servers twice.
+        // A later one means a new worker (or a new connection to it): the page asks again. A
+        // first attempt that failed counts: the page's first requests failed with it.
+        let greeting_is_news = Cell::new(self.inner.borrow().connected_before);
+        self.inner.borrow_mut().connected_before = true;
         let token = channel::token();
         let name = format!("{}{}{token}", self.inner.borrow().name, channel::TOKEN_SEPARATOR);
         let port = chrome::connect(&name)?;
@@ -144,12 +151,6 @@ impl WorkerPort {
         }
         self.open_lane(&token, &port);
         let weak = Rc::downgrade(&self.inner);
-        // The worker greets every connection with `WorkerStarted`. The page's first connection
-        // is made as it starts, when it asks for everything anyway: that greeting is no news,
-        // and passing it on made each page ask for its status, settings and servers twice.
-        // A later one means a new worker (or a new connection to it): the page asks again.
-        let greeting_is_news = Cell::new(self.inner.borrow().connected_before);
-        self.inner.borrow_mut().connected_before = true;
         port.on_message(move |message| {
             if let Some(inner) = weak.upgrade() {
                 deliver(&inner, message, &greeting_is_news);

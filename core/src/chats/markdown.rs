@@ -324,11 +324,13 @@ fn one_line(text: &str) -> String {
 }
 
 /// A name or title on one line of Markdown, each character that could start markup
-/// backslash-escaped (CommonMark escapes any ASCII punctuation so): it reads as its words.
+/// backslash-escaped (CommonMark escapes any ASCII punctuation so; `$` is GitHub's math, a
+/// last `#` would close a heading): it reads as its words.
 fn inline(text: &str) -> String {
+    const MARKUP: &str = "\\`*_[]<>&~|!#$";
     let mut out = String::new();
     for c in one_line(text).chars() {
-        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '~' | '|' | '!') {
+        if MARKUP.contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -397,10 +399,11 @@ mod tests {
     #[test]
     fn names_and_titles_read_as_their_own_words_not_as_markdown() {
         // A title is the person's first words: `<Kyoto>` went into the heading as an HTML tag
-        // (shown as nothing), `*trip*` as emphasis, `[plan]` as the start of a link.
+        // (shown as nothing), `*trip*` as emphasis, `[plan]` as the start of a link, a last `#`
+        // closed the heading, and GitHub reads `$x$` as math.
         use pulldown_cmark::{Event, Parser, Tag, TagEnd};
         let mut saved = chat();
-        saved.title = "<Kyoto> *trip* [plan] & a_b `c` ~d~ | e \\ f".into();
+        saved.title = "<Kyoto> *trip* [plan] & a_b `c` ~d~ | e \\ f $x$ #".into();
         let (md, _) = render(&saved, "attachments");
         let heading = md.lines().next().unwrap();
         let mut words = String::new();

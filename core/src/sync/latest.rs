@@ -32,6 +32,13 @@ impl<K: PartialEq> Latest<K> {
     pub fn is_latest(&self, key: &K, ticket: u64) -> bool {
         self.asked.iter().any(|(k, asked)| k == key && *asked == ticket)
     }
+
+    /// No answer on its way counts any more (what was asked about is gone).
+    pub fn drop_pending(&mut self) {
+        for (_, asked) in &mut self.asked {
+            *asked += 1;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -50,5 +57,11 @@ mod tests {
         // Each key keeps its own count.
         assert!(latest.is_latest(&"date", other));
         assert!(!latest.is_latest(&"never asked", 1));
+        // Another form: what the last one asked no longer counts, and new tickets do.
+        latest.drop_pending();
+        assert!(!latest.is_latest(&"city", kyo));
+        assert!(!latest.is_latest(&"date", other));
+        let again = latest.ask("city");
+        assert!(latest.is_latest(&"city", again));
     }
 }

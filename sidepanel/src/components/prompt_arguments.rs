@@ -79,8 +79,10 @@ pub fn PromptArguments(props: &Props) -> Html {
     let first = use_node_ref();
     let suggestions = use_suggestions();
     {
-        let first = first.clone();
+        // Another prompt or template: its first field, and none of the last one's values.
+        let (first, suggestions) = (first.clone(), suggestions.clone());
         use_effect_with(props.form.heading.clone(), move |_| {
+            suggestions.forget();
             if let Some(input) = first.cast::<HtmlInputElement>() {
                 let _ = input.focus();
             }
@@ -188,6 +190,12 @@ fn use_suggestions() -> Suggestions {
 }
 
 impl Suggestions {
+    /// Another form is shown: the last one's values go, and its answers on their way too.
+    fn forget(&self) {
+        self.values.borrow_mut().clear();
+        self.asked.borrow_mut().drop_pending();
+    }
+
     fn of(&self, n: usize) -> Vec<String> {
         self.values.borrow().get(&n).cloned().unwrap_or_default()
     }

@@ -138,7 +138,7 @@ export async function stopServiceWorkers(page) {
  * every way a page can: a one-shot message, the runtime port, the fast lane (a MessagePort,
  * JSON text). `requestsSent(page)` reads them in order.
  */
-export async function recordWorkerRequests(page) {
+async function recordWorkerRequests(page) {
   await page.addInitScript(() => {
     const sent = globalThis.__workerRequests = [];
     const note = (message) => {
@@ -165,7 +165,35 @@ export async function recordWorkerRequests(page) {
   });
 }
 
-export const requestsSent = (page) => page.evaluate(() => globalThis.__workerRequests ?? []);
+const requestsSent = (page) => page.evaluate(() => globalThis.__workerRequests ?? []);
+
+/** How many of `sent` (from `requestsAtOpen`) are of `type`. */
+export const countOf = (sent, type) => sent.filter((t) => t === type).length;
+
+/**
+ * Opens `url` in `page` as after Chrome put the worker to sleep; the requests the page sent
+ * the worker, once it shows the worker's status and what it does next at its start (models,
+ * chats, tools) has had time to be sent.
+ */
+export async function requestsAtOpen(page, url) {
+  await recordWorkerRequests(page);
+  await page.goto('about:blank');
+  await stopServiceWorkers(page);
+  await page.goto(url);
+  await workerStatusShown(page);
+  await page.waitForTimeout(1_500);
+  return requestsSent(page);
+}
+
+/** Stops the worker under an open `page`, which asks it again for `type` and shows its status. */
+export async function askedAgainAfterRestart(page, type) {
+  await stopServiceWorkers(page);
+  await page.waitForFunction((type) => globalThis.__workerRequests.filter((t) => t === type).length >= 2, type);
+  await workerStatusShown(page);
+}
+
+const workerStatusShown = (page) =>
+  page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
 
 /** Saves a screenshot of `page` and scans that state for accessibility (accessibility.mjs). */
 export async function screenshot(page, name) {

@@ -4,7 +4,7 @@
 // until the module runs, which keeps what was typed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, recordWorkerRequests, requestsSent, screenshot, stopServiceWorkers } from './harness.mjs';
+import { askedAgainAfterRestart, countOf, launch, requestsAtOpen, screenshot, stopServiceWorkers } from './harness.mjs';
 
 let browser;
 let page;
@@ -47,27 +47,16 @@ test('an opening panel asks the worker for each thing once, and again only after
     return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ models: [] }) });
   });
   try {
-    await recordWorkerRequests(fresh);
-    await fresh.goto('about:blank');
-    await stopServiceWorkers(fresh);
-    await fresh.goto(browser.url('sidepanel.html'));
-    const ready = fresh.getByTestId('worker-status').and(fresh.locator('[data-state="ok"]'));
-    await ready.waitFor();
-    // What the panel does next at its start (models, chats, tools) has time to be sent.
-    await fresh.waitForTimeout(1_500);
-    const count = (sent, type) => sent.filter((t) => t === type).length;
-    const atOpen = await requestsSent(fresh);
+    const atOpen = await requestsAtOpen(fresh, browser.url('sidepanel.html'));
     // The worker's greeting of the first connection used to count as a restart: status,
     // settings and Gemini's models were asked twice, and an empty list of resources to follow
     // was sent twice.
-    assert.equal(count(atOpen, 'status'), 1, `requests at open: ${atOpen}`);
-    assert.equal(count(atOpen, 'get_settings'), 1, `requests at open: ${atOpen}`);
-    assert.equal(count(atOpen, 'follow_resources'), 0, `a chat that follows nothing says nothing: ${atOpen}`);
+    assert.equal(countOf(atOpen, 'status'), 1, `requests at open: ${atOpen}`);
+    assert.equal(countOf(atOpen, 'get_settings'), 1, `requests at open: ${atOpen}`);
+    assert.equal(countOf(atOpen, 'follow_resources'), 0, `a chat that follows nothing says nothing: ${atOpen}`);
     assert.equal(modelLists, 1, 'Gemini is asked for its models once');
     // A worker Chrome stops while the panel is open is a new one: the panel asks again.
-    await stopServiceWorkers(fresh);
-    await fresh.waitForFunction(() => globalThis.__workerRequests.filter((t) => t === 'status').length >= 2);
-    await ready.waitFor();
+    await askedAgainAfterRestart(fresh, 'status');
   } finally {
     await fresh.close();
     await page.evaluate((kept) => (kept.settings === undefined

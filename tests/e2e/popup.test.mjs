@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, recordWorkerRequests, requestsSent, screenshot, stopServiceWorkers } from './harness.mjs';
+import { askedAgainAfterRestart, countOf, launch, requestsAtOpen, screenshot } from './harness.mjs';
 import { startEverything, startSlowServer } from './servers.mjs';
 
 let browser;
@@ -42,24 +42,14 @@ async function settingsOf(page) {
 
 test('an opening popup asks the worker for each thing once, and again after a restart', async () => {
   const page = await browser.context.newPage();
-  await recordWorkerRequests(page);
-  await page.goto('about:blank');
-  await stopServiceWorkers(page);
-  await page.goto(browser.url('popup.html'));
-  const ready = page.getByTestId('worker-status').and(page.locator('[data-state="ok"]'));
-  await ready.waitFor();
-  await page.waitForTimeout(1_500);
-  const count = (sent, type) => sent.filter((t) => t === type).length;
-  const atOpen = await requestsSent(page);
+  const atOpen = await requestsAtOpen(page, browser.url('popup.html'));
   // The worker's greeting and the first settings each used to ask for the status and the
   // servers again: three listings of every server at each open.
   for (const type of ['status', 'list_servers', 'get_settings']) {
-    assert.equal(count(atOpen, type), 1, `${type} at open: ${atOpen}`);
+    assert.equal(countOf(atOpen, type), 1, `${type} at open: ${atOpen}`);
   }
   // A worker Chrome stopped while the popup is open: its status and servers start over.
-  await stopServiceWorkers(page);
-  await page.waitForFunction(() => globalThis.__workerRequests.filter((t) => t === 'list_servers').length >= 2);
-  await ready.waitFor();
+  await askedAgainAfterRestart(page, 'list_servers');
   await page.close();
 });
 

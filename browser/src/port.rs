@@ -3,8 +3,8 @@
 //! Requests carry ids and are matched to their responses; events are handed to a callback. An
 //! open port keeps the worker alive, but Chrome may still stop it (updates, DevTools, crashes):
 //! then requests in flight fail with a message saying so (retry-safe ones are sent once more),
-//! and the port reconnects — at once for the first disconnect, lazily on the next request if the
-//! worker keeps dropping us.
+//! and the port reconnects: at once, or a second after the last connect if the worker keeps
+//! dropping us (a request in between reconnects sooner).
 //!
 //! Requests and their responses take the connection's fast lane once the worker has paired it
 //! (see [`crate::channel`]); the runtime port carries events and the requests sent before that.
@@ -12,6 +12,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::Duration;
 
 use futures_channel::oneshot;
 use gemipanel_core::messages::{Event, Request, Response, WorkerMessage};
@@ -20,9 +21,10 @@ use wasm_bindgen::JsValue;
 use crate::channel::{self, Channel};
 use crate::chrome::{self, Port};
 use crate::messaging::from_text_or_js;
+use crate::timers;
 use crate::BrowserError;
 
-/// Below this interval between two connects, reconnection waits for the next request.
+/// The least interval between two connects made because the worker dropped the port.
 const RECONNECT_QUIET_MS: f64 = 1_000.0;
 
 pub struct WorkerPort {
@@ -160,7 +162,7 @@ impl WorkerPort {
         let this_port = port.clone();
         port.on_disconnect(move || {
             let Some(inner) = weak.upgrade() else { return };
-            let reconnect_now = {
+            let quiet_left = {
                 let mut state = inner.borrow_mut();
                 if !state.port.as_ref().is_some_and(|p| p.is(&this_port)) {
                     return;
@@ -171,11 +173,22 @@ impl WorkerPort {
                 state.lane_in_use = false;
                 // Dropping the senders fails every request in flight.
                 state.pending.clear();
-                js_sys::Date::now() - state.last_connect_ms > RECONNECT_QUIET_MS
+                RECONNECT_QUIET_MS - (js_sys::Date::now() - state.last_connect_ms)
             };
-            if reconnect_now {
+            if quiet_left <= 0.0 {
                 let _ = WorkerPort { inner }.ensure_connected();
+                return;
             }
+            // The worker keeps dropping us: once the quiet interval is over. A page that only
+            // listens (the popup) sends no request to reconnect on, and would hear from the
+            // worker no more.
+            let weak = Rc::downgrade(&inner);
+            wasm_bindgen_futures::spawn_local(async move {
+                timers::sleep(Duration::from_millis(quiet_left.ceil() as u64)).await;
+                if let Some(inner) = weak.upgrade().filter(|i| i.borrow().port.is_none()) {
+                    let _ = WorkerPort { inner }.ensure_connected();
+                }
+            });
         });
         Ok(port)
     }

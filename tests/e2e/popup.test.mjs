@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { askedAgainAfterRestart, countOf, launch, requestsAtOpen, screenshot } from './harness.mjs';
+import { askedAgainAfterRestart, countOf, launch, requestsAtOpen, screenshot, stopServiceWorkers } from './harness.mjs';
 import { startEverything, startSlowServer } from './servers.mjs';
 
 let browser;
@@ -50,6 +50,20 @@ test('an opening popup asks the worker for each thing once, and again after a re
   }
   // A worker Chrome stopped while the popup is open: its status and servers start over.
   await askedAgainAfterRestart(page, 'list_servers');
+  await page.close();
+});
+
+test('a popup whose worker is stopped twice within a second still hears from the next one', async () => {
+  const page = await browser.context.newPage();
+  await requestsAtOpen(page, browser.url('popup.html'));
+  await stopServiceWorkers(page);
+  // The port reconnected at once: the new worker's greeting has the servers listed again.
+  await page.waitForFunction(() => globalThis.__workerRequests.filter((t) => t === 'list_servers').length >= 2);
+  // Stopped again within a second of that connect: the port used to wait for a request to
+  // reconnect on, which a popup never sends; it heard from no worker again.
+  await stopServiceWorkers(page);
+  await page.waitForFunction(() => globalThis.__workerRequests.filter((t) => t === 'list_servers').length >= 3,
+    null, { timeout: 10_000 });
   await page.close();
 });
 

@@ -167,6 +167,17 @@ fn model() -> impl Strategy<Value = Option<String>> {
     maybe(prop_oneof![Just("gemini-3.8-flash".to_owned()), re("[a-z0-9.-]{1,20}")])
 }
 
+/// The Gemini part of a document as stored (a key sealed under a passphrase is the vault's
+/// business, not these properties').
+fn gemini(
+    api_key: Option<Secret>,
+    model: Option<String>,
+    base_url: Option<String>,
+    instructions: Option<String>,
+) -> GeminiSettings {
+    GeminiSettings { api_key, model, base_url, instructions, api_key_locked: false }
+}
+
 /// A document `validate` accepts.
 pub fn valid_settings() -> BoxedStrategy<Settings> {
     let api_key = maybe(re("[!-~]{0,20}").prop_map(|k| Secret::new(format!("{MARK}{k}"))));
@@ -178,13 +189,7 @@ pub fn valid_settings() -> BoxedStrategy<Settings> {
     (api_key, model(), base_url, instructions, servers)
         .prop_map(|(api_key, model, base_url, instructions, servers)| Settings {
             version: CURRENT_VERSION,
-            gemini: GeminiSettings {
-                api_key,
-                model,
-                base_url,
-                instructions,
-                api_key_locked: false,
-            },
+            gemini: gemini(api_key, model, base_url, instructions),
             servers,
             ..Settings::default()
         })
@@ -249,13 +254,7 @@ fn any_settings() -> impl Strategy<Value = Settings> {
     )
         .prop_map(|(version, api_key, model, base_url, instructions, servers)| Settings {
             version,
-            gemini: GeminiSettings {
-                api_key,
-                model,
-                base_url,
-                instructions,
-                api_key_locked: false,
-            },
+            gemini: gemini(api_key, model, base_url, instructions),
             servers,
             ..Settings::default()
         })

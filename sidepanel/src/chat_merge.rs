@@ -11,6 +11,7 @@
 //! the original, leaves both edits as versions.
 
 use gemipanel_core::branches::Path;
+use gemipanel_core::chats::saved::messages_in;
 
 use crate::state::ChatView;
 use crate::transcript::{Entry, SavedChat};
@@ -41,7 +42,7 @@ fn parting(theirs: &[Entry], mine: &[Entry]) -> Parting {
         (false, true) => return Parting::TheirsGoOn,
         (false, false) => {}
     }
-    let messages_before = mine[..same].iter().filter(|e| matches!(e, Entry::User { .. })).count();
+    let messages_before = messages_in(&mine[..same]);
     let both_new_messages =
         matches!((&theirs[same], &mine[same]), (Entry::User { .. }, Entry::User { .. }));
     match (both_new_messages, messages_before) {
@@ -107,11 +108,6 @@ pub fn merge(stored: SavedChat, mine: SavedChat) -> SavedChat {
     merged.updated_ms = updated_ms;
     merged.activity = activity;
     merged
-}
-
-/// How many of the person's messages the shown conversation has.
-fn messages_in(entries: &[Entry]) -> usize {
-    entries.iter().filter(|e| matches!(e, Entry::User { .. })).count()
 }
 
 /// `mine` shown, with `stored`'s conversation from message `at` on kept as a version there,

@@ -83,6 +83,11 @@ pub enum Entry {
     },
 }
 
+/// How many of the person's messages `entries` hold (the messages versions are counted by).
+pub fn messages_in<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> usize {
+    entries.into_iter().filter(|e| matches!(e, Entry::User { .. })).count()
+}
+
 impl Entry {
     pub fn kind(&self) -> &'static str {
         match self {

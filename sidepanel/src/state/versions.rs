@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use gemipanel_core::branches::Path;
+use gemipanel_core::chats::saved::messages_in;
 use gemipanel_core::gemini::history;
 use gemipanel_core::gemini::{Part, Turn};
 
@@ -39,7 +40,7 @@ impl Path for ShownPath<'_> {
     type Tail = BranchTail;
 
     fn messages(&self) -> usize {
-        self.entries.iter().filter(|e| matches!(***e, Entry::User { .. })).count()
+        messages_in(self.entries.iter().map(|e| &**e))
     }
 
     fn cut(&mut self, at: usize) -> BranchTail {
@@ -69,7 +70,7 @@ impl Path for ShownPath<'_> {
 
 /// Chats saved before versions have no marks: they are told from the history when they can be.
 pub(super) fn fill_marks(saved: &mut SavedChat) {
-    let users = saved.entries.iter().filter(|e| matches!(e, Entry::User { .. })).count();
+    let users = messages_in(&saved.entries);
     let known = saved.entries.iter().any(|e| matches!(e, Entry::User { mark: Some(_), .. }));
     if users == 0 || known {
         return;

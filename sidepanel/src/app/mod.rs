@@ -145,7 +145,10 @@ pub fn App() -> Html {
     };
     let (state, dispatcher) = (&page.state, &page.dispatcher);
     let changed = state.changed_resources();
-    let transcript = turn_actions::transcript_actions(&page, turn.on_refresh.clone());
+    let transcript = turn_actions::use_steady_transcript_actions(turn_actions::transcript_actions(
+        &page,
+        turn.on_refresh.clone(),
+    ));
     let main = main_view::main_view(&page, history, transcript, &changed);
     let composer = composer_parts::composer(
         &page,

@@ -6,6 +6,9 @@ use gemipanel_core::gemini::history::edited_parts;
 use gemipanel_core::mcp::{ElicitAction, ElicitResult};
 use gemipanel_core::messages::Request;
 use gemipanel_core::resource_updates::FollowedResource;
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use yew::prelude::*;
 
 use super::{depart_apps_from, depart_apps_in, turn_setup, Page};
@@ -102,6 +105,42 @@ fn branch(page: &Page) -> Callback<(usize, Option<String>)> {
         state.dispatch(Action::Branch { at });
         driver.send_parts(text, parts, turn_setup(&state));
     })
+}
+
+/// The transcript's actions, the same from one render to the next: each calls the newest
+/// render's. Made anew at each render, they made every entry of the transcript render again at
+/// each chunk of a reply (its props differed), comparing and copying every tool card and app.
+#[hook]
+pub(super) fn use_steady_transcript_actions(newest: TranscriptActions) -> TranscriptActions {
+    let current = use_mut_ref(|| newest.clone());
+    *current.borrow_mut() = newest;
+    (*use_memo((), move |_| forwarding(&current))).clone()
+}
+
+fn forwarding(current: &Rc<RefCell<TranscriptActions>>) -> TranscriptActions {
+    fn to<A: 'static>(
+        current: &Rc<RefCell<TranscriptActions>>,
+        pick: fn(&TranscriptActions) -> &Callback<A>,
+    ) -> Callback<A> {
+        let current = current.clone();
+        Callback::from(move |arg: A| {
+            // Out of the cell before it runs: what it dispatches may render (and write the
+            // cell) at once.
+            let action = pick(&current.borrow()).clone();
+            action.emit(arg)
+        })
+    }
+    TranscriptActions {
+        on_decide: to(current, |a| &a.on_decide),
+        on_elicit: to(current, |a| &a.on_elicit),
+        on_continue: to(current, |a| &a.on_continue),
+        on_retry_now: to(current, |a| &a.on_retry_now),
+        on_edit: to(current, |a| &a.on_edit),
+        on_regenerate: to(current, |a| &a.on_regenerate),
+        on_switch: to(current, |a| &a.on_switch),
+        on_notice_sign_in: to(current, |a| &a.on_notice_sign_in),
+        on_refresh: to(current, |a| &a.on_refresh),
+    }
 }
 
 /// Shows version `to` of message `at`.

@@ -72,7 +72,8 @@ pub fn TranscriptView(props: &Props) -> Html {
     for place in &mut places {
         place.may_resend = !props.busy && place.at.is_some() && place.at == last_message;
     }
-    let entries = props.entries.iter().zip(places).enumerate().map(|(i, (entry, place))| {
+    let mut groups: Vec<Vec<Item>> = Vec::with_capacity(props.entries.len() / GROUP + 1);
+    for (i, (entry, place)) in props.entries.iter().zip(places).enumerate() {
         // What belongs to the end of the chat: a Continue after the last reply when idle, the
         // countdown of the wait the chat is in.
         let live = i == last && matches!(**entry, Entry::Retrying { .. } | Entry::Finish { .. });
@@ -83,12 +84,49 @@ pub fn TranscriptView(props: &Props) -> Html {
             }
             _ => Vec::new(),
         };
+        if i % GROUP == 0 {
+            groups.push(Vec::with_capacity(GROUP));
+        }
+        let item = Item { entry: Shared(entry.clone()), live, place, marked };
+        groups.last_mut().expect("a group was just started").push(item);
+    }
+    let groups = groups.into_iter().enumerate().map(|(g, items)| {
+        html! { <EntryGroup key={g} first={g * GROUP} {items} actions={props.actions.clone()} /> }
+    });
+    html! { <ol class="transcript" aria-live="polite">{ for groups }</ol> }
+}
+
+/// Entries render in groups of this many, each group only when one of its entries changed:
+/// a component per entry made each chunk of a reply build and compare every entry's props,
+/// a cost that grew with the chat.
+const GROUP: usize = 16;
+
+/// An entry and where it stands, as its view needs them.
+#[derive(PartialEq)]
+struct Item {
+    entry: Shared<Entry>,
+    live: bool,
+    place: Place,
+    marked: Vec<usize>,
+}
+
+#[derive(Properties, PartialEq)]
+struct GroupProps {
+    /// The index of the group's first entry in the transcript.
+    first: usize,
+    items: Vec<Item>,
+    actions: TranscriptActions,
+}
+
+#[function_component]
+fn EntryGroup(props: &GroupProps) -> Html {
+    let views = props.items.iter().enumerate().map(|(n, item)| {
         html! {
-            <EntryView key={i} entry={Shared(entry.clone())} {live} {place} {marked}
-                actions={props.actions.clone()} />
+            <EntryView key={props.first + n} entry={item.entry.clone()} live={item.live}
+                place={item.place} marked={item.marked.clone()} actions={props.actions.clone()} />
         }
     });
-    html! { <ol class="transcript" aria-live="polite">{ for entries }</ol> }
+    html! { <>{ for views }</> }
 }
 
 /// Each entry's exchange, and whether it is the exchange's last reply.

@@ -69,11 +69,14 @@ pub fn to_store(
         Some(stored) if stored.revision != mine.revision && !stored_by_this_panel => {
             (merge(stored, mine.clone()), true)
         }
-        stored => {
-            let revision = stored.map_or(0, |s| s.revision).max(mine.revision) + 1;
-            (SavedChat { revision, ..mine.clone() }, false)
-        }
+        stored => (over_own(stored.map_or(0, |s| s.revision), mine), false),
     }
+}
+
+/// `mine` stored over this panel's own save at `revision` (or over nothing, at 0): whole, at
+/// the next revision.
+pub fn over_own(revision: u64, mine: &SavedChat) -> SavedChat {
+    SavedChat { revision: revision.max(mine.revision) + 1, ..mine.clone() }
 }
 
 /// The chat to store when `mine` is saved over `stored`, which another panel wrote since this

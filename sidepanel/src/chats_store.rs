@@ -27,10 +27,14 @@ async fn read<T: DeserializeOwned>(key: &str) -> Result<Option<T>, BrowserError>
         .map_err(|e| BrowserError::new(format!("reading saved chats ({key}): {e}")))
 }
 
+fn to_json<T: Serialize>(value: &T) -> Result<JsValue, BrowserError> {
+    serde_json::to_string(value)
+        .map(|text| JsValue::from_str(&text))
+        .map_err(|e| BrowserError::new(format!("saving chats: {e}")))
+}
+
 async fn write<T: Serialize>(key: &str, value: &T) -> Result<(), BrowserError> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| BrowserError::new(format!("saving chats: {e}")))?;
-    chrome::local_set(key, &JsValue::from_str(&text)).await
+    chrome::local_set(key, &to_json(value)?).await
 }
 
 /// The history list; empty when nothing was saved yet.
@@ -102,6 +106,12 @@ impl OwnWrites {
     fn wrote(&self, id: &str, revision: u64) -> bool {
         self.0.iter().any(|(i, r)| i == id && *r == revision)
     }
+
+    /// The revision of chat `id` that `index` lists, when this page wrote it.
+    fn own_in(&self, index: &[ChatSummary], id: &str) -> Option<u64> {
+        let revision = index.iter().find(|line| line.id == id)?.revision?;
+        self.wrote(id, revision).then_some(revision)
+    }
 }
 
 thread_local! {
@@ -113,17 +123,33 @@ pub fn wrote(id: &str, revision: u64) -> bool {
     WRITTEN.with(|w| w.borrow().wrote(id, revision))
 }
 
+/// Whether the index lists the stored copy of chat `id` as this page's own save.
+pub async fn stored_is_own(id: &str) -> bool {
+    let index = list().await.unwrap_or_default();
+    WRITTEN.with(|w| w.borrow().own_in(&index, id)).is_some()
+}
+
 /// Saves a chat; another panel's save since `chat` was read is kept with it (`chat_merge`).
 pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
     let _turn = locks::exclusive(INDEX_LOCK).await?;
-    // A stored copy that does not read is written over, as before revisions.
-    let stored: Option<SavedChat> = read(&key(&chat.id)).await.ok().flatten();
-    let own = stored.as_ref().is_some_and(|s| wrote(&s.id, s.revision));
-    let (stored_now, merged) = crate::chat_merge::to_store(stored, chat, own);
+    let index = index().await?;
+    let (stored_now, merged) = match WRITTEN.with(|w| w.borrow().own_in(&index, &chat.id)) {
+        // The stored copy is this page's own save: nothing of another panel's to keep, and no
+        // need to read it (a long chat with apps is megabytes of JSON).
+        Some(revision) => (crate::chat_merge::over_own(revision, chat), false),
+        None => {
+            // A stored copy that does not read is written over, as before revisions.
+            let stored: Option<SavedChat> = read(&key(&chat.id)).await.ok().flatten();
+            let own = stored.as_ref().is_some_and(|s| wrote(&s.id, s.revision));
+            crate::chat_merge::to_store(stored, chat, own)
+        }
+    };
     WRITTEN.with(|w| w.borrow_mut().record(&stored_now.id, stored_now.revision));
-    write(&key(&stored_now.id), &stored_now).await?;
-    let index = index_with(&index().await?, stored_now.summary());
-    write(INDEX, &index).await?;
+    let index = index_with(&index, stored_now.summary());
+    // In one write: whoever sees the chat change finds its revision in the index.
+    let chat_key = key(&stored_now.id);
+    let (chat_json, index_json) = (to_json(&stored_now)?, to_json(&index)?);
+    chrome::local_set_all(&[(&chat_key, &chat_json), (INDEX, &index_json)]).await?;
     Ok(Saved { index, chat: stored_now, merged })
 }
 
@@ -203,15 +229,11 @@ pub async fn import(chats: &[SavedChat]) -> Result<Vec<ChatSummary>, BrowserErro
     let mut index = index().await?;
     let mut entries = Vec::with_capacity(chats.len() + 1);
     for chat in chats {
-        let text = serde_json::to_string(chat)
-            .map_err(|e| BrowserError::new(format!("saving chats: {e}")))?;
-        entries.push((key(&chat.id), JsValue::from_str(&text)));
+        entries.push((key(&chat.id), to_json(chat)?));
         index.push(chat.summary());
     }
     index.sort_by_key(|c| std::cmp::Reverse(c.updated_ms));
-    let text = serde_json::to_string(&index)
-        .map_err(|e| BrowserError::new(format!("saving chats: {e}")))?;
-    entries.push((INDEX.to_owned(), JsValue::from_str(&text)));
+    entries.push((INDEX.to_owned(), to_json(&index)?));
     let refs: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
     chrome::local_set_all(&refs).await?;
     Ok(index)
@@ -220,6 +242,25 @@ pub async fn import(chats: &[SavedChat]) -> Result<Vec<ChatSummary>, BrowserErro
 #[cfg(test)]
 mod tests {
     use super::OwnWrites;
+    use crate::transcript::ChatSummary;
+
+    fn line(id: &str, revision: Option<u64>) -> ChatSummary {
+        ChatSummary { id: id.into(), title: "t".into(), updated_ms: 1, revision }
+    }
+
+    #[test]
+    fn the_index_tells_this_pages_own_save_without_the_chat() {
+        let mut written = OwnWrites::default();
+        written.record("c", 7);
+        let index = [line("b", Some(7)), line("c", Some(7))];
+        assert_eq!(written.own_in(&index, "c"), Some(7));
+        // Another panel saved since: its revision is news, and the chat is read to merge.
+        assert_eq!(written.own_in(&[line("c", Some(8))], "c"), None);
+        assert_eq!(written.own_in(&index, "b"), None, "another chat's line");
+        assert_eq!(written.own_in(&index, "d"), None, "a chat the index does not list");
+        // An index from before revisions were listed: the chat is read, as before.
+        assert_eq!(written.own_in(&[line("c", None)], "c"), None);
+    }
 
     #[test]
     fn an_earlier_save_of_this_page_is_still_its_own_after_a_later_one() {

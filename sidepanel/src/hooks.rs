@@ -134,6 +134,11 @@ pub fn use_chat_persistence(state: UseReducerHandle<State>) {
                     return;
                 }
                 wasm_bindgen_futures::spawn_local(async move {
+                    // This page's own save comes back here too: the index says so without
+                    // reading the chat.
+                    if chats_store::stored_is_own(&id).await {
+                        return;
+                    }
                     if let Some(chat) = chats_store::stored(&id).await {
                         if !chats_store::wrote(&chat.id, chat.revision) {
                             dispatcher.dispatch(Action::ChatStored {

@@ -106,7 +106,8 @@ test('chats exported as JSON read back equal; Markdown comes with its attachment
   const extra = savedChat('seeded1', 'Seeded: a / b', Date.now() - 60_000, 'What is in this picture?');
   await page.evaluate(async (c) => {
     const index = JSON.parse((await chrome.storage.local.get('chats')).chats);
-    index.push({ id: c.id, title: c.title, updated_ms: c.updated_ms });
+    // As the panel lists a chat: with the revision stored.
+    index.push({ id: c.id, title: c.title, updated_ms: c.updated_ms, revision: c.revision ?? 0 });
     await chrome.storage.local.set({ chats: JSON.stringify(index), [`chat:${c.id}`]: JSON.stringify(c) });
   }, extra);
   await chat.reload();

@@ -419,7 +419,12 @@ impl SavedChat {
     }
 
     pub fn summary(&self) -> ChatSummary {
-        ChatSummary { id: self.id.clone(), title: self.title.clone(), updated_ms: self.updated_ms }
+        ChatSummary {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            updated_ms: self.updated_ms,
+            revision: Some(self.revision),
+        }
     }
 
     /// The chat as it may be shown again: a call the person never agreed to (denied, or still
@@ -450,6 +455,10 @@ pub struct ChatSummary {
     pub id: String,
     pub title: String,
     pub updated_ms: u64,
+    /// The stored chat's revision, written with it: a panel learns whether the stored copy is
+    /// its own save without reading the whole chat. Absent in indexes from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<u64>,
 }
 
 /// The history list rebuilt from the saved chats themselves (when the index was damaged): most
@@ -558,8 +567,12 @@ mod tests {
 
     #[test]
     fn saving_moves_a_chat_to_the_top_of_the_index_once() {
-        let line =
-            |id: &str, t: u64| ChatSummary { id: id.into(), title: id.into(), updated_ms: t };
+        let line = |id: &str, t: u64| ChatSummary {
+            id: id.into(),
+            title: id.into(),
+            updated_ms: t,
+            revision: None,
+        };
         let index = vec![line("a", 3), line("b", 2), line("c", 1)];
         let next = index_with(&index, line("b", 4));
         let ids: Vec<_> = next.iter().map(|c| c.id.as_str()).collect();

@@ -37,6 +37,28 @@ async fn write<T: Serialize>(key: &str, value: &T) -> Result<(), BrowserError> {
     chrome::local_set(key, &to_json(value)?).await
 }
 
+/// A chat's stored form: each app's HTML once (`SavedChat::tabulate_app_resources`).
+fn chat_json(chat: &mut SavedChat) -> Result<JsValue, BrowserError> {
+    chat.tabulate_app_resources();
+    let json = to_json(chat);
+    chat.inline_app_resources();
+    json
+}
+
+fn parse_chat(text: &str) -> Option<SavedChat> {
+    let mut chat: SavedChat = serde_json::from_str(text).ok()?;
+    chat.inline_app_resources();
+    Some(chat)
+}
+
+async fn read_chat(id: &str) -> Result<Option<SavedChat>, BrowserError> {
+    let mut chat: Option<SavedChat> = read(&key(id)).await?;
+    if let Some(chat) = &mut chat {
+        chat.inline_app_resources();
+    }
+    Ok(chat)
+}
+
 /// The history list; empty when nothing was saved yet.
 pub async fn list() -> Result<Vec<ChatSummary>, BrowserError> {
     match read(INDEX).await {
@@ -63,9 +85,7 @@ async fn index() -> Result<Vec<ChatSummary>, BrowserError> {
             let mut chats = Vec::new();
             for (_, value) in chrome::local_get_prefixed(CHAT_PREFIX).await? {
                 // A damaged chat costs only itself.
-                if let Some(chat) =
-                    value.as_string().and_then(|t| serde_json::from_str::<SavedChat>(&t).ok())
-                {
+                if let Some(chat) = value.as_string().and_then(|t| parse_chat(&t)) {
                     chats.push(chat);
                 }
             }
@@ -133,13 +153,13 @@ pub async fn stored_is_own(id: &str) -> bool {
 pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
     let _turn = locks::exclusive(INDEX_LOCK).await?;
     let index = index().await?;
-    let (stored_now, merged) = match WRITTEN.with(|w| w.borrow().own_in(&index, &chat.id)) {
+    let (mut stored_now, merged) = match WRITTEN.with(|w| w.borrow().own_in(&index, &chat.id)) {
         // The stored copy is this page's own save: nothing of another panel's to keep, and no
         // need to read it (a long chat with apps is megabytes of JSON).
         Some(revision) => (crate::chat_merge::over_own(revision, chat), false),
         None => {
             // A stored copy that does not read is written over, as before revisions.
-            let stored: Option<SavedChat> = read(&key(&chat.id)).await.ok().flatten();
+            let stored = read_chat(&chat.id).await.ok().flatten();
             let own = stored.as_ref().is_some_and(|s| wrote(&s.id, s.revision));
             crate::chat_merge::to_store(stored, chat, own)
         }
@@ -148,14 +168,14 @@ pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
     let index = index_with(&index, stored_now.summary());
     // In one write: whoever sees the chat change finds its revision in the index.
     let chat_key = key(&stored_now.id);
-    let (chat_json, index_json) = (to_json(&stored_now)?, to_json(&index)?);
+    let (chat_json, index_json) = (chat_json(&mut stored_now)?, to_json(&index)?);
     chrome::local_set_all(&[(&chat_key, &chat_json), (INDEX, &index_json)]).await?;
     Ok(Saved { index, chat: stored_now, merged })
 }
 
 /// The stored copy of chat `id`, when it reads (for a panel that has it open).
 pub async fn stored(id: &str) -> Option<SavedChat> {
-    read(&key(id)).await.ok().flatten()
+    read_chat(id).await.ok().flatten()
 }
 
 /// Whether `key` of `chrome.storage.local` is the history list's.
@@ -169,7 +189,7 @@ pub fn is_key_of(key_changed: &str, id: &str) -> bool {
 }
 
 pub async fn load(id: &str) -> Result<SavedChat, BrowserError> {
-    let chat: Option<SavedChat> = read(&key(id)).await?;
+    let chat = read_chat(id).await?;
     let chat = chat.ok_or_else(|| BrowserError::new("this chat is no longer saved"))?;
     Ok(chat.without_unagreed_apps())
 }
@@ -179,7 +199,7 @@ pub async fn rename(id: &str, title: &str) -> Result<Vec<ChatSummary>, BrowserEr
     let _turn = locks::exclusive(INDEX_LOCK).await?;
     let mut chat = load(id).await?;
     chat.title = title.trim().to_owned();
-    write(&key(id), &chat).await?;
+    chrome::local_set(&key(id), &chat_json(&mut chat)?).await?;
     let mut index = index().await?;
     for line in index.iter_mut().filter(|c| c.id == id) {
         line.title = chat.title.clone();
@@ -218,7 +238,7 @@ pub async fn all() -> Result<Vec<SavedChat>, BrowserError> {
         .iter()
         .filter_map(|line| by_key.remove(&key(&line.id)))
         .filter_map(|value| value.as_string())
-        .filter_map(|text| serde_json::from_str::<SavedChat>(&text).ok())
+        .filter_map(|text| parse_chat(&text))
         .collect())
 }
 
@@ -229,7 +249,7 @@ pub async fn import(chats: &[SavedChat]) -> Result<Vec<ChatSummary>, BrowserErro
     let mut index = index().await?;
     let mut entries = Vec::with_capacity(chats.len() + 1);
     for chat in chats {
-        entries.push((key(&chat.id), to_json(chat)?));
+        entries.push((key(&chat.id), chat_json(&mut chat.clone())?));
         index.push(chat.summary());
     }
     index.sort_by_key(|c| std::cmp::Reverse(c.updated_ms));

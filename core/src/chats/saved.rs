@@ -250,12 +250,38 @@ pub struct AppCard {
     /// Read from the server; `None` while it loads or when it failed.
     #[serde(default)]
     pub resource: Option<Rc<AppResource>>,
+    /// Stored only: where the resource is in the chat's `app_resources` (a u16 fits in the
+    /// card's padding: a wider one made every entry of a chat larger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_at: Option<u16>,
     #[serde(default)]
     pub error: Option<String>,
     #[serde(default)]
     pub result: Option<Rc<CallToolResult>>,
     #[serde(default)]
     pub cancelled: bool,
+}
+
+impl AppCard {
+    /// The app of a call, before its resource is read or its result is in.
+    pub fn unread(
+        server_id: String,
+        uri: String,
+        tool: Rc<Value>,
+        input: Map<String, Value>,
+    ) -> Self {
+        Self {
+            server_id,
+            uri,
+            tool,
+            input,
+            resource: None,
+            resource_at: None,
+            error: None,
+            result: None,
+            cancelled: false,
+        }
+    }
 }
 
 impl ToolCard {
@@ -389,6 +415,10 @@ pub struct SavedChat {
     /// Every tool call made for the chat and what left the browser with its turns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub activity: Vec<Activity>,
+    /// Stored only: each app's resource once, for the cards that show it
+    /// (`tabulate_app_resources`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub app_resources: Vec<Rc<AppResource>>,
 }
 
 /// A version of a chat from one of its messages on: what the person saw, and what the model
@@ -447,6 +477,86 @@ impl SavedChat {
         self.forks.each_tail_mut(&mut |tail| strip(&mut tail.entries));
         self
     }
+
+    /// Calls `f` on each app card of the chat, in every version.
+    fn each_app_mut(&mut self, f: &mut dyn FnMut(&mut AppCard)) {
+        fn walk(entries: &mut [Entry], f: &mut dyn FnMut(&mut AppCard)) {
+            for entry in entries {
+                if let Entry::Tool(ToolCard { app: Some(app), .. }) = entry {
+                    f(app);
+                }
+            }
+        }
+        walk(&mut self.entries, f);
+        self.forks.each_tail_mut(&mut |tail| walk(&mut tail.entries, f));
+    }
+
+    /// One copy of each app the chat shows several times. An app shown ten times is ten cards
+    /// with the same HTML, often hundreds of KB; read back from storage, they were ten copies.
+    pub fn share_app_resources(&mut self) {
+        let mut kept = Vec::new();
+        self.each_app_mut(&mut |app| {
+            if let Some(resource) = &mut app.resource {
+                *resource = shared_resource(&mut kept, resource.clone());
+            }
+        });
+    }
+
+    /// The form the chat is stored in: each app's resource once, in `app_resources`, and each
+    /// card that shows it pointing there. Ten cards of one app were ten copies of its HTML in
+    /// every save. `inline_app_resources` undoes it.
+    pub fn tabulate_app_resources(&mut self) {
+        let mut table = std::mem::take(&mut self.app_resources);
+        self.each_app_mut(&mut |app| {
+            if let Some(resource) = app.resource.take() {
+                let resource = shared_resource(&mut table, resource);
+                let at = table.iter().position(|kept| Rc::ptr_eq(kept, &resource));
+                // Past 65,535 different apps in one chat, a card keeps its own copy.
+                match at.and_then(|at| u16::try_from(at).ok()) {
+                    Some(at) => app.resource_at = Some(at),
+                    None => app.resource = Some(resource),
+                }
+            }
+        });
+        self.app_resources = table;
+    }
+
+    /// Each card's resource back in the card, one copy for the cards of the same app. A card
+    /// that points past the table has none, and the app is read again when shown; a chat
+    /// stored before the table keeps its resources in its cards.
+    pub fn inline_app_resources(&mut self) {
+        let table = std::mem::take(&mut self.app_resources);
+        self.each_app_mut(&mut |app| {
+            if let Some(at) = app.resource_at.take() {
+                app.resource = app.resource.take().or_else(|| table.get(usize::from(at)).cloned());
+            }
+        });
+        self.share_app_resources();
+    }
+}
+
+/// `resource`, or the equal one among `kept`; a resource not there joins them.
+pub fn shared_resource(
+    kept: &mut Vec<Rc<AppResource>>,
+    resource: Rc<AppResource>,
+) -> Rc<AppResource> {
+    if let Some(same) =
+        kept.iter().find(|k| Rc::ptr_eq(k, &resource) || AppResource::eq(k, &resource))
+    {
+        return same.clone();
+    }
+    kept.push(resource.clone());
+    resource
+}
+
+/// The apps' resources `entries` hold, for `shared_resource`.
+pub fn app_resources<'a>(entries: impl Iterator<Item = &'a Entry>) -> Vec<Rc<AppResource>> {
+    entries
+        .filter_map(|entry| match entry {
+            Entry::Tool(ToolCard { app: Some(app), .. }) => app.resource.clone(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One line of the history list (the index under `chats`).
@@ -479,6 +589,85 @@ pub fn index_with(index: &[ChatSummary], chat: ChatSummary) -> Vec<ChatSummary> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn app_card(call_id: &str, html: &str) -> Entry {
+        let mut card = ToolCard::asked(call_id, "srv", "Server", "show", "{}".into(), None, true);
+        card.status = ToolStatus::Done;
+        let mut app = AppCard::unread("srv".into(), "ui://app".into(), Rc::default(), Map::new());
+        let resource =
+            AppResource { uri: "ui://app".into(), html: html.into(), meta: Default::default() };
+        app.resource = Some(Rc::new(resource));
+        card.app = Some(app);
+        Entry::Tool(card)
+    }
+
+    fn resource_of(entry: &Entry) -> Rc<AppResource> {
+        match entry {
+            Entry::Tool(ToolCard { app: Some(AppCard { resource: Some(r), .. }), .. }) => r.clone(),
+            _ => panic!("not an app card"),
+        }
+    }
+
+    #[test]
+    fn a_stored_chat_holds_each_apps_html_once_and_reads_back_the_same() {
+        let entries = vec![
+            app_card("a", "<p>one</p>"),
+            app_card("b", "<p>two</p>"),
+            app_card("c", "<p>one</p>"),
+        ];
+        let json = serde_json::json!({
+            "id": "c1", "title": "t", "created_ms": 1, "updated_ms": 1,
+            "history": [], "entries": entries,
+        });
+        // Read as a chat stored before the table: each card with its copy.
+        let old: SavedChat = serde_json::from_value(json).unwrap();
+        let mut stored = old.clone();
+        stored.tabulate_app_resources();
+        let text = serde_json::to_string(&stored).unwrap();
+        assert_eq!(text.matches("<p>one</p>").count(), 1, "{text}");
+        assert_eq!(text.matches("<p>two</p>").count(), 1, "{text}");
+
+        let mut back: SavedChat = serde_json::from_str(&text).unwrap();
+        back.inline_app_resources();
+        assert_eq!(back, old);
+        assert!(Rc::ptr_eq(&resource_of(&back.entries[0]), &resource_of(&back.entries[2])));
+        let mut before_table = old.clone();
+        before_table.inline_app_resources();
+        assert_eq!(before_table, old, "a chat stored before the table reads as it did");
+
+        // A card that points past the table (a damaged or hostile copy): no resource, read
+        // again when shown.
+        let damaged = text.replace(r#""resource_at":1"#, r#""resource_at":7"#);
+        let mut damaged: SavedChat = serde_json::from_str(&damaged).unwrap();
+        damaged.inline_app_resources();
+        let Entry::Tool(ToolCard { app: Some(app), .. }) = &damaged.entries[1] else { panic!() };
+        assert_eq!((app.resource.as_ref(), app.resource_at), (None, None));
+    }
+
+    #[test]
+    fn an_app_shown_again_is_one_copy_of_its_html() {
+        let entries = vec![
+            app_card("a", "<p>one</p>"),
+            app_card("b", "<p>two</p>"),
+            app_card("c", "<p>one</p>"),
+        ];
+        let json = serde_json::json!({
+            "id": "c1", "title": "t", "created_ms": 1, "updated_ms": 1,
+            "history": [], "entries": entries,
+        });
+        let mut chat: SavedChat = serde_json::from_value(json).unwrap();
+        assert!(!Rc::ptr_eq(&resource_of(&chat.entries[0]), &resource_of(&chat.entries[2])));
+        let before = chat.clone();
+        chat.share_app_resources();
+        assert_eq!(chat, before, "the same chat");
+        let [a, b, c] = [0, 1, 2].map(|i| resource_of(&chat.entries[i]));
+        assert!(Rc::ptr_eq(&a, &c), "the same app, shared");
+        assert!(!Rc::ptr_eq(&a, &b), "another app, its own");
+        // What a new load of the same app finds among the chat's.
+        let again = Rc::new(AppResource::clone(&a));
+        let mut kept = app_resources(chat.entries.iter());
+        assert!(Rc::ptr_eq(&shared_resource(&mut kept, again), &a));
+    }
 
     #[test]
     fn errors_map_to_what_the_person_can_do() {
@@ -522,16 +711,7 @@ mod tests {
 
     #[test]
     fn a_reopened_chat_has_no_app_for_a_call_the_person_never_agreed_to() {
-        let app = AppCard {
-            server_id: "s1".into(),
-            uri: "ui://a".into(),
-            tool: Rc::default(),
-            input: Map::new(),
-            resource: None,
-            error: None,
-            result: None,
-            cancelled: false,
-        };
+        let app = AppCard::unread("s1".into(), "ui://a".into(), Rc::default(), Map::new());
         let card = |id: &str, status: ToolStatus| {
             let mut card = ToolCard::asked(id, "s1", "Apps", "show", "{}".into(), None, false);
             card.status = status;

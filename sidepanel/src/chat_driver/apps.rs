@@ -19,16 +19,7 @@ impl Driver {
     pub(super) fn app_card(&self, route: &ToolRoute, call: &ToolCall) -> Option<AppCard> {
         let inner = self.0.borrow();
         let (uri, tool) = inner.servers.get(&route.server_id)?.apps.get(&route.tool_name)?;
-        Some(AppCard {
-            server_id: route.server_id.clone(),
-            uri: uri.clone(),
-            tool: tool.clone(),
-            input: call.args.clone(),
-            resource: None,
-            error: None,
-            result: None,
-            cancelled: false,
-        })
+        Some(AppCard::unread(route.server_id.clone(), uri.clone(), tool.clone(), call.args.clone()))
     }
 
     /// Reads the app's resource while the call runs.

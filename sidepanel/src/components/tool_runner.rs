@@ -202,15 +202,8 @@ impl Runner {
             true,
         );
         card.status = ToolStatus::Running;
-        card.app = self.tool.ui_resource_uri().map(|uri| AppCard {
-            server_id: server.id.clone(),
-            uri: uri.to_owned(),
-            tool: tool.clone(),
-            input: arguments.clone(),
-            resource: None,
-            error: None,
-            result: None,
-            cancelled: false,
+        card.app = self.tool.ui_resource_uri().map(|uri| {
+            AppCard::unread(server.id.clone(), uri.to_owned(), tool.clone(), arguments.clone())
         });
         card
     }

@@ -153,11 +153,13 @@ impl ChatView {
             instructions: self.instructions.clone(),
             revision: self.revision,
             activity: (*self.activity).clone(),
+            app_resources: Vec::new(),
         }
     }
 
     pub fn from_saved(mut saved: SavedChat) -> Self {
         fill_marks(&mut saved);
+        saved.share_app_resources();
         Self {
             id: saved.id,
             title: saved.title,

@@ -61,16 +61,7 @@ fn deltas_grow_one_reply_until_the_turn_ends() {
 
 /// An app of `ui://a` on server `s1`, its resource not read yet.
 fn app_card() -> AppCard {
-    AppCard {
-        server_id: "s1".into(),
-        uri: "ui://a".into(),
-        tool: Rc::default(),
-        input: Default::default(),
-        resource: None,
-        error: None,
-        result: None,
-        cancelled: false,
-    }
+    AppCard::unread("s1".into(), "ui://a".into(), Rc::default(), Default::default())
 }
 
 #[test]
@@ -95,6 +86,31 @@ fn an_app_that_arrives_after_the_turn_is_saved_with_the_chat() {
     let during =
         reduce(&busy, Action::AppFailed { call_id: "call-1".into(), error: "gone".into() });
     assert_eq!(during.chat.save_epoch, busy.chat.save_epoch);
+}
+
+#[test]
+fn the_same_app_loaded_twice_is_one_copy() {
+    let card = |id: &str| {
+        let mut card = ToolCard::asked(id, "s1", "Apps", "show", "{}".into(), None, false);
+        card.app = Some(app_card());
+        Action::ToolAsked(card)
+    };
+    let resource =
+        || AppResource { uri: "ui://a".into(), html: "<p>app".into(), meta: Default::default() };
+    let loaded = |id: &str| Action::AppLoaded { call_id: id.into(), resource: Rc::new(resource()) };
+    let state =
+        run(vec![sent("show"), card("call-1"), card("call-2"), loaded("call-1"), loaded("call-2")]);
+    let resources: Vec<_> = state
+        .chat
+        .entries
+        .iter()
+        .filter_map(|e| match &**e {
+            Entry::Tool(ToolCard { app: Some(app), .. }) => app.resource.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resources.len(), 2);
+    assert!(Rc::ptr_eq(&resources[0], &resources[1]));
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::{Action, ChatView, Entry, State, ToolStatus};
+use crate::transcript::{app_resources, shared_resource};
 
 pub(super) fn on_tool(chat: &mut ChatView, action: Action) {
     match action {
@@ -104,6 +105,9 @@ pub(super) fn on_app(next: &mut State, action: Action) {
             }
         }
         Action::AppLoaded { call_id, resource } => {
+            // The same app shown again keeps one copy of its HTML.
+            let mut kept = app_resources(chat.entries.iter().map(|e| &**e));
+            let resource = shared_resource(&mut kept, resource);
             if let Some(app) = chat.tool_mut(&call_id).and_then(|c| c.app.as_mut()) {
                 app.resource = Some(resource);
                 app.error = None;

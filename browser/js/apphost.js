@@ -6,7 +6,9 @@ let loaded = null;
 
 function load() {
   loading ??= import(chrome.runtime.getURL('wasm/apphost.js')).then(async (module) => {
-    await module.default();
+    const exports = await module.default();
+    // For `cargo xtask bench` (memory.mjs): this module's wasm memory is the page's too.
+    globalThis.gemipanelAppHostMemory = exports.memory;
     loaded = module;
     return module;
   });

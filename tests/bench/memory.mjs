@@ -1,9 +1,11 @@
 // Benchmark (issue 24): memory after a long chat, and whether it leaks. A chat of 200 turns,
 // ten of which show an MCP App (the apps-smoke counter, on the official App class), against the
-// fake Gemini API; then a new chat of 200 more turns. After each, with garbage collected, the
-// JS heap and its backing stores (wasm memory among them) of the side panel, the worker and
-// the sandbox frames' process (CDP Runtime.getHeapUsage), against the size of
-// what the chat holds: its text and HTML (the panel's document and the apps' documents).
+// fake Gemini API; then a new chat of 200 more turns. After each, with garbage collected: the
+// JS heap and its backing stores of the side panel, the worker and the sandbox frames' process
+// (CDP Runtime.getHeapUsage), and beside them the wasm memories, which those figures leave out
+// (the panel's, its app host's and the worker's); against the size of what the chat holds: its
+// text and HTML (the panel's document and the apps' documents). The panel's allocator also
+// says what its wasm holds live, and the most it ever held (`heapStats`).
 // Prints `memory_*` figures: the goal is memory ≤ 1.5 × that size + 20 MB, and no growth
 // over the second 200 turns (`memory_growth_ratio` ≈ 1).
 import { launch, serviceWorker } from '../e2e/harness.mjs';
@@ -59,10 +61,9 @@ try {
 
   const session = await browser.context.newCDPSession(page);
   /**
-   * JS heap and backing stores (wasm memory among them) after a collection, in bytes: the
-   * least of three reads a second apart. A single read came out bimodal for the same build
-   * (the panel at 10.7 or 23.5 MB, in either chat): backing stores a collection let go are
-   * freed later, on a thread of their own.
+   * JS heap and backing stores after a collection, in bytes: the least of three reads a second
+   * apart. Reads of the same page in a row differ by as much as 13 MB of used heap (4.0, 4.5,
+   * then 17.6 MB); the least is what stays.
    */
   const heapOf = async (send) => {
     let least = Infinity;
@@ -99,7 +100,12 @@ try {
   })();
   const measure = async () => {
     await page.waitForTimeout(500);
-    const panel = await heapOf((m, p) => session.send(m, p));
+    const panelJs = await heapOf((m, p) => session.send(m, p));
+    const [panelWasm, [panelLive, panelPeak]] = await page.evaluate(async () => [
+      (globalThis.gemipanelMemory?.buffer.byteLength ?? 0) + (globalThis.gemipanelAppHostMemory?.buffer.byteLength ?? 0),
+      (await import('./wasm/sidepanel.js')).heapStats(),
+    ]);
+    const panel = panelJs + panelWasm;
     // The sandbox pages share a process: its heap once, from any of its frames.
     const frames = page.frames().filter((f) => f !== page.mainFrame());
     let sandbox = 0;
@@ -116,9 +122,11 @@ try {
     for (const frame of frames) {
       size += await frame.evaluate(() => document.documentElement.outerHTML.length).catch(() => 0);
     }
-    return { panel, sandbox, worker, size, total: panel + sandbox + worker };
+    return { panel, panelJs, panelWasm, panelLive, panelPeak, sandbox, worker, size, total: panel + sandbox + worker };
   };
 
+  // The floor the fixed part of the budget stands for: the panel open on an empty chat.
+  const empty = await measure();
   await chat(TURNS);
   const first = await measure();
   await page.getByTestId('new-chat').click();
@@ -127,10 +135,17 @@ try {
   const budget = 1.5 * first.size + 20 * MB;
   console.log(`memory after ${TURNS} turns with ${APPS} apps, then a new chat of ${TURNS} more`);
   console.log(`memory_panel_mb=${(first.panel / MB).toFixed(1)}`);
+  console.log(`memory_panel_js_mb=${(first.panelJs / MB).toFixed(1)}`);
+  // What the wasm memories hold from the system: they never give memory back, so the most
+  // the panel's allocator ever held (`peak`) sets them, not what it holds now (`live`).
+  console.log(`memory_panel_wasm_mb=${(first.panelWasm / MB).toFixed(1)}`);
+  console.log(`memory_panel_wasm_live_mb=${(first.panelLive / MB).toFixed(1)}`);
+  console.log(`memory_panel_wasm_peak_mb=${(first.panelPeak / MB).toFixed(1)}`);
   console.log(`memory_worker_mb=${(first.worker / MB).toFixed(1)}`);
   console.log(`memory_sandbox_mb=${(first.sandbox / MB).toFixed(1)}`);
   console.log(`memory_chat_size_mb=${(first.size / MB).toFixed(2)}`);
   console.log(`memory_total_mb=${(first.total / MB).toFixed(1)}`);
+  console.log(`memory_empty_total_mb=${(empty.total / MB).toFixed(1)}`);
   console.log(`memory_budget_mb=${(budget / MB).toFixed(1)}`);
   console.log(`memory_budget_ratio=${(first.total / budget).toFixed(2)}`);
   console.log(`memory_second_total_mb=${(second.total / MB).toFixed(1)}`);
@@ -139,6 +154,8 @@ try {
     console.log(`memory_second_${part}_mb=${(second[part] / MB).toFixed(1)}`);
   }
   console.log(`memory_growth_ratio=${(second.total / first.total).toFixed(2)}`);
+  // The steadiest sign of a leak: what the panel's wasm holds live after each chat.
+  console.log(`memory_panel_live_growth_ratio=${(second.panelLive / first.panelLive).toFixed(2)}`);
 } finally {
   await browser.close();
   await fake.close();

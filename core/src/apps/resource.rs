@@ -13,7 +13,7 @@ use crate::text::{Arg, Text};
 pub const MAX_HTML_BYTES: usize = 8 * 1024 * 1024;
 
 /// `_meta.ui` of an app resource (and, for what the resource leaves out, of its tool).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UiResourceMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,8 +61,9 @@ impl Permissions {
     }
 }
 
-/// An app, ready to be framed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// An app, ready to be framed. `Eq`: an `Rc` of one then compares by address first, so the
+/// cards of one app do not compare its HTML (hundreds of KB) at each render.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppResource {
     pub uri: String,
     pub html: String,
@@ -157,6 +158,16 @@ fn ui_meta(meta: Option<&Map<String, Value>>) -> Option<UiResourceMeta> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn cards_of_one_app_compare_its_resource_by_address() {
+        // `Rc<T>`'s `==` checks the address first only when `T: Eq`; without it, a tool card's
+        // view compared the app's whole HTML whenever the card changed.
+        fn by_address_first<T: Eq>(_: &std::rc::Rc<T>) {}
+        let resource =
+            AppResource { uri: "ui://a".into(), html: "<p>".into(), meta: Default::default() };
+        by_address_first(&std::rc::Rc::new(resource));
+    }
 
     fn read(contents: Value) -> ReadResourceResult {
         serde_json::from_value(json!({ "contents": [contents] })).unwrap()

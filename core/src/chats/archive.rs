@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::saved::{Entry, SavedChat};
+use super::saved::SavedChat;
 use crate::text::Text;
 
 /// What the `format` field says.
@@ -36,7 +36,9 @@ pub struct ChatArchive {
 }
 
 /// The file of `chats`, exported at `now_ms`.
-pub fn export(chats: Vec<SavedChat>, now_ms: u64) -> String {
+pub fn export(mut chats: Vec<SavedChat>, now_ms: u64) -> String {
+    // As they are stored: each app's resource once.
+    chats.iter_mut().for_each(SavedChat::tabulate_app_resources);
     let archive =
         ChatArchive { format: FORMAT.into(), version: VERSION, exported_ms: now_ms, chats };
     // Compact, as chats are stored: a pretty printer of the saved form costs wasm size.
@@ -121,21 +123,15 @@ fn fresh(seen: &HashSet<String>, new_id: &mut dyn FnMut() -> String) -> String {
 }
 
 fn without_apps(mut chat: SavedChat) -> SavedChat {
-    fn strip(entries: &mut [Entry]) {
-        for entry in entries {
-            if let Entry::Tool(card) = entry {
-                card.app = None;
-            }
-        }
-    }
-    strip(&mut chat.entries);
-    chat.forks.each_tail_mut(&mut |tail| strip(&mut tail.entries));
+    chat.each_tool_mut(&mut |card| card.app = None);
+    chat.app_resources.clear();
     chat
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chats::saved::Entry;
     use serde_json::json;
 
     fn chat(id: &str, title: &str) -> SavedChat {
@@ -260,9 +256,15 @@ mod tests {
             }}))
             .unwrap(),
         );
-        let back = import(&export(vec![saved], 0), &HashSet::new(), &mut ids()).unwrap();
+        // The same app twice: exported as stored, its HTML once.
+        let card = saved.entries[2].clone();
+        saved.entries.push(card);
+        let text = export(vec![saved], 0);
+        assert_eq!(text.matches("evil()").count(), 1, "{text}");
+        let back = import(&text, &HashSet::new(), &mut ids()).unwrap();
         let Entry::Tool(card) = &back.chats[0].entries[2] else { panic!("not a tool card") };
         assert!(card.app.is_none());
         assert_eq!(card.result.as_deref(), Some("ok"));
+        assert!(back.chats[0].app_resources.is_empty(), "nor its resources' table");
     }
 }

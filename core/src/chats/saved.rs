@@ -250,8 +250,9 @@ pub struct AppCard {
     /// Read from the server; `None` while it loads or when it failed.
     #[serde(default)]
     pub resource: Option<Rc<AppResource>>,
-    /// Stored only: where the resource is in the chat's `app_resources` (a u16 fits in the
-    /// card's padding: a wider one made every entry of a chat larger).
+    /// In the stored form only (always `None` outside `chats_store`): where the resource is in
+    /// the chat's `app_resources`. A u16 fits in the card's padding; a wider one made every
+    /// entry of a chat larger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_at: Option<u16>,
     #[serde(default)]
@@ -415,8 +416,8 @@ pub struct SavedChat {
     /// Every tool call made for the chat and what left the browser with its turns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub activity: Vec<Activity>,
-    /// Stored only: each app's resource once, for the cards that show it
-    /// (`tabulate_app_resources`).
+    /// In the stored form only (always empty outside `chats_store`): each app's resource once,
+    /// for the cards that show it (`tabulate_app_resources`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub app_resources: Vec<Rc<AppResource>>,
 }
@@ -461,34 +462,37 @@ impl SavedChat {
     /// asking when the panel closed) has no app. Chats saved before an app waited for the
     /// person's answer kept one there; reopened, it would be read and run again.
     pub fn without_unagreed_apps(mut self) -> Self {
-        fn strip(entries: &mut [Entry]) {
-            for entry in entries {
-                if let Entry::Tool(card) = entry {
-                    if matches!(
-                        card.status,
-                        ToolStatus::Confirm | ToolStatus::Denied | ToolStatus::NeedsAccess { .. }
-                    ) {
-                        card.app = None;
-                    }
-                }
+        self.each_tool_mut(&mut |card| {
+            if matches!(
+                card.status,
+                ToolStatus::Confirm | ToolStatus::Denied | ToolStatus::NeedsAccess { .. }
+            ) {
+                card.app = None;
             }
-        }
-        strip(&mut self.entries);
-        self.forks.each_tail_mut(&mut |tail| strip(&mut tail.entries));
+        });
         self
     }
 
-    /// Calls `f` on each app card of the chat, in every version.
-    fn each_app_mut(&mut self, f: &mut dyn FnMut(&mut AppCard)) {
-        fn walk(entries: &mut [Entry], f: &mut dyn FnMut(&mut AppCard)) {
+    /// Calls `f` on each tool card of the chat, in every version.
+    pub fn each_tool_mut(&mut self, f: &mut dyn FnMut(&mut ToolCard)) {
+        fn walk(entries: &mut [Entry], f: &mut dyn FnMut(&mut ToolCard)) {
             for entry in entries {
-                if let Entry::Tool(ToolCard { app: Some(app), .. }) = entry {
-                    f(app);
+                if let Entry::Tool(card) = entry {
+                    f(card);
                 }
             }
         }
         walk(&mut self.entries, f);
         self.forks.each_tail_mut(&mut |tail| walk(&mut tail.entries, f));
+    }
+
+    /// Calls `f` on each app card of the chat, in every version.
+    fn each_app_mut(&mut self, f: &mut dyn FnMut(&mut AppCard)) {
+        self.each_tool_mut(&mut |card| {
+            if let Some(app) = &mut card.app {
+                f(app);
+            }
+        });
     }
 
     /// One copy of each app the chat shows several times. An app shown ten times is ten cards
@@ -506,16 +510,14 @@ impl SavedChat {
     /// card that shows it pointing there. Ten cards of one app were ten copies of its HTML in
     /// every save. `inline_app_resources` undoes it.
     pub fn tabulate_app_resources(&mut self) {
-        let mut table = std::mem::take(&mut self.app_resources);
+        // Made anew: a table that came with the chat (an imported file's) points nowhere.
+        let mut table = Vec::new();
         self.each_app_mut(&mut |app| {
-            if let Some(resource) = app.resource.take() {
-                let resource = shared_resource(&mut table, resource);
-                let at = table.iter().position(|kept| Rc::ptr_eq(kept, &resource));
-                // Past 65,535 different apps in one chat, a card keeps its own copy.
-                match at.and_then(|at| u16::try_from(at).ok()) {
-                    Some(at) => app.resource_at = Some(at),
-                    None => app.resource = Some(resource),
-                }
+            let Some(resource) = app.resource.take() else { return };
+            // Past 65,535 different apps in one chat, a card keeps its own copy.
+            match u16::try_from(table_position(&mut table, &resource)) {
+                Ok(at) => app.resource_at = Some(at),
+                Err(_) => app.resource = Some(resource),
             }
         });
         self.app_resources = table;
@@ -540,13 +542,17 @@ pub fn shared_resource(
     kept: &mut Vec<Rc<AppResource>>,
     resource: Rc<AppResource>,
 ) -> Rc<AppResource> {
-    if let Some(same) =
-        kept.iter().find(|k| Rc::ptr_eq(k, &resource) || AppResource::eq(k, &resource))
-    {
-        return same.clone();
-    }
-    kept.push(resource.clone());
-    resource
+    let at = table_position(kept, &resource);
+    kept[at].clone()
+}
+
+/// Where `resource` (or an equal one) is in `table`; added at the end when it is not there.
+fn table_position(table: &mut Vec<Rc<AppResource>>, resource: &Rc<AppResource>) -> usize {
+    // `Rc<AppResource>`'s `==` checks the address first (`AppResource: Eq`).
+    table.iter().position(|kept| kept == resource).unwrap_or_else(|| {
+        table.push(resource.clone());
+        table.len() - 1
+    })
 }
 
 /// The apps' resources `entries` hold, for `shared_resource`.

@@ -44,8 +44,8 @@ pub async fn import(file: web_sys::File) -> Result<(Vec<ChatSummary>, String), S
         chats_store::list().await.map_err(|e| e.to_string())?.into_iter().map(|c| c.id).collect();
     let imported =
         archive::import(&text, &taken, &mut crate::app::new_chat_id).map_err(|t| word(&t))?;
-    let index = chats_store::import(&imported.chats).await.map_err(|e| e.to_string())?;
     let count = imported.chats.len().to_string();
+    let index = chats_store::import(imported.chats).await.map_err(|e| e.to_string())?;
     let said = if imported.new_ids == 0 {
         message("panelImported", &[&count])
     } else {

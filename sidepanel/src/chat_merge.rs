@@ -69,13 +69,13 @@ pub fn to_store(
         Some(stored) if stored.revision != mine.revision && !stored_by_this_panel => {
             (merge(stored, mine.clone()), true)
         }
-        stored => (over_own(stored.map_or(0, |s| s.revision), mine), false),
+        stored => (over_own_save(stored.map_or(0, |s| s.revision), mine), false),
     }
 }
 
 /// `mine` stored over this panel's own save at `revision` (or over nothing, at 0): whole, at
 /// the next revision.
-pub fn over_own(revision: u64, mine: &SavedChat) -> SavedChat {
+pub fn over_own_save(revision: u64, mine: &SavedChat) -> SavedChat {
     SavedChat { revision: revision.max(mine.revision) + 1, ..mine.clone() }
 }
 

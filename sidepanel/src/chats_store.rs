@@ -38,7 +38,7 @@ async fn write<T: Serialize>(key: &str, value: &T) -> Result<(), BrowserError> {
 }
 
 /// A chat's stored form: each app's HTML once (`SavedChat::tabulate_app_resources`).
-fn chat_json(chat: &mut SavedChat) -> Result<JsValue, BrowserError> {
+fn stored_form(chat: &mut SavedChat) -> Result<JsValue, BrowserError> {
     chat.tabulate_app_resources();
     let json = to_json(chat);
     chat.inline_app_resources();
@@ -123,6 +123,10 @@ impl OwnWrites {
         self.0.push_back((id.to_owned(), revision));
     }
 
+    fn forget(&mut self, id: &str, revision: u64) {
+        self.0.retain(|(i, r)| !(i == id && *r == revision));
+    }
+
     fn wrote(&self, id: &str, revision: u64) -> bool {
         self.0.iter().any(|(i, r)| i == id && *r == revision)
     }
@@ -143,6 +147,20 @@ pub fn wrote(id: &str, revision: u64) -> bool {
     WRITTEN.with(|w| w.borrow().wrote(id, revision))
 }
 
+/// Writes `chat` as this page's own save, with `index` (which lists its revision) in the same
+/// write: whoever sees the chat change finds its revision in the index. Only with the lock held.
+async fn store_with_index(chat: &mut SavedChat, index: &[ChatSummary]) -> Result<(), BrowserError> {
+    WRITTEN.with(|w| w.borrow_mut().record(&chat.id, chat.revision));
+    let (chat_json, index_json) = (stored_form(chat)?, to_json(&index)?);
+    let written =
+        chrome::local_set_all(&[(&key(&chat.id), &chat_json), (INDEX, &index_json)]).await;
+    if written.is_err() {
+        // Not stored after all: another panel's save at this revision would not be this one's.
+        WRITTEN.with(|w| w.borrow_mut().forget(&chat.id, chat.revision));
+    }
+    written
+}
+
 /// Whether the index lists the stored copy of chat `id` as this page's own save.
 pub async fn stored_is_own(id: &str) -> bool {
     let index = list().await.unwrap_or_default();
@@ -156,7 +174,7 @@ pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
     let (mut stored_now, merged) = match WRITTEN.with(|w| w.borrow().own_in(&index, &chat.id)) {
         // The stored copy is this page's own save: nothing of another panel's to keep, and no
         // need to read it (a long chat with apps is megabytes of JSON).
-        Some(revision) => (crate::chat_merge::over_own(revision, chat), false),
+        Some(revision) => (crate::chat_merge::over_own_save(revision, chat), false),
         None => {
             // A stored copy that does not read is written over, as before revisions.
             let stored = read_chat(&chat.id).await.ok().flatten();
@@ -164,12 +182,8 @@ pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
             crate::chat_merge::to_store(stored, chat, own)
         }
     };
-    WRITTEN.with(|w| w.borrow_mut().record(&stored_now.id, stored_now.revision));
     let index = index_with(&index, stored_now.summary());
-    // In one write: whoever sees the chat change finds its revision in the index.
-    let chat_key = key(&stored_now.id);
-    let (chat_json, index_json) = (chat_json(&mut stored_now)?, to_json(&index)?);
-    chrome::local_set_all(&[(&chat_key, &chat_json), (INDEX, &index_json)]).await?;
+    store_with_index(&mut stored_now, &index).await?;
     Ok(Saved { index, chat: stored_now, merged })
 }
 
@@ -194,18 +208,19 @@ pub async fn load(id: &str) -> Result<SavedChat, BrowserError> {
     Ok(chat.without_unagreed_apps())
 }
 
-/// Renames a saved chat; returns the new index.
-pub async fn rename(id: &str, title: &str) -> Result<Vec<ChatSummary>, BrowserError> {
+/// Renames a saved chat; returns the new index and the revision stored.
+pub async fn rename(id: &str, title: &str) -> Result<(Vec<ChatSummary>, u64), BrowserError> {
     let _turn = locks::exclusive(INDEX_LOCK).await?;
     let mut chat = load(id).await?;
     chat.title = title.trim().to_owned();
-    chrome::local_set(&key(id), &chat_json(&mut chat)?).await?;
+    // A new revision: a panel in another window with the chat open learns of the new title.
+    chat.revision += 1;
     let mut index = index().await?;
     for line in index.iter_mut().filter(|c| c.id == id) {
-        line.title = chat.title.clone();
+        *line = chat.summary();
     }
-    write(INDEX, &index).await?;
-    Ok(index)
+    store_with_index(&mut chat, &index).await?;
+    Ok((index, chat.revision))
 }
 
 /// Deletes a saved chat; returns the new index.
@@ -244,12 +259,12 @@ pub async fn all() -> Result<Vec<SavedChat>, BrowserError> {
 
 /// Saves imported chats (their ids are free: `core::chats::archive::import` saw to it) in one
 /// write with the index; returns the new index.
-pub async fn import(chats: &[SavedChat]) -> Result<Vec<ChatSummary>, BrowserError> {
+pub async fn import(chats: Vec<SavedChat>) -> Result<Vec<ChatSummary>, BrowserError> {
     let _turn = locks::exclusive(INDEX_LOCK).await?;
     let mut index = index().await?;
     let mut entries = Vec::with_capacity(chats.len() + 1);
-    for chat in chats {
-        entries.push((key(&chat.id), chat_json(&mut chat.clone())?));
+    for mut chat in chats {
+        entries.push((key(&chat.id), stored_form(&mut chat)?));
         index.push(chat.summary());
     }
     index.sort_by_key(|c| std::cmp::Reverse(c.updated_ms));

@@ -121,6 +121,18 @@ test('a chat is saved, listed, reopened, renamed and deleted', async () => {
   await input.press('Enter');
   const renamed = page.getByTestId('saved-chat').filter({ hasText: 'Renamed chat' });
   await renamed.waitFor();
+  // The renamed chat is the open one: its next save keeps the new title (it wrote the old
+  // one back).
+  await page.getByTestId('history').click();
+  fake.script([{ chunks: textChunks('Renamed, still here.') }]);
+  await send('And after the rename?');
+  await lastReply().filter({ hasText: 'Renamed, still here.' }).and(page.locator('[data-state="done"]')).waitFor();
+  // Saved with the turn:
+  await page.waitForFunction(async () => Object.entries(await chrome.storage.local.get(null))
+    .some(([key, value]) => key.startsWith('chat:') && value.includes('Renamed, still here.')));
+  const index = JSON.parse((await page.evaluate(() => chrome.storage.local.get('chats'))).chats);
+  assert.ok(index.some((c) => c.title === 'Renamed chat'), JSON.stringify(index));
+  await page.getByTestId('history').click();
   await renamed.locator('button[aria-label="Delete"]').click();
   await renamed.waitFor({ state: 'detached' });
   const stored = await page.evaluate(() => chrome.storage.local.get('chats'));

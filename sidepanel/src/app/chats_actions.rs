@@ -80,7 +80,12 @@ fn rename(page: &Page) -> Callback<(String, String)> {
     Callback::from(move |(id, title): (String, String)| {
         let dispatcher = dispatcher.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            index_update(dispatcher, chats_store::rename(&id, &title).await);
+            let renamed = chats_store::rename(&id, &title).await;
+            if let Ok((_, revision)) = &renamed {
+                let (title, revision) = (title.trim().to_owned(), *revision);
+                dispatcher.dispatch(Action::ChatRenamed { id, title, revision });
+            }
+            index_update(dispatcher, renamed.map(|(index, _)| index));
         });
     })
 }

@@ -219,6 +219,12 @@ pub enum Action {
     },
     ChatOpened(Box<SavedChat>),
     ChatsListed(Vec<ChatSummary>),
+    /// A saved chat was renamed (stored at `revision`): the open chat's next save keeps it.
+    ChatRenamed {
+        id: String,
+        title: String,
+        revision: u64,
+    },
     /// The open chat as stored: by this panel's save (`merged` when another panel's save was
     /// kept with it) or by another window's panel.
     ChatStored {

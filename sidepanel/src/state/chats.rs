@@ -16,6 +16,10 @@ pub(super) fn on_chats(next: &mut State, action: Action) {
             next.view = View::Chat;
         }
         Action::ChatsListed(saved) => next.saved = Rc::new(saved),
+        Action::ChatRenamed { id, title, revision } if id == next.chat.id => {
+            next.chat.title = title;
+            next.chat.revision = next.chat.revision.max(revision);
+        }
         Action::ChatStored { chat, merged } if chat.id == next.chat.id => {
             next.chat.take_stored(*chat, merged)
         }

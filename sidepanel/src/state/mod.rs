@@ -270,6 +270,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         | A::OpenChatDeleted { .. }
         | A::ChatOpened(_)
         | A::ChatsListed(_)
+        | A::ChatRenamed { .. }
         | A::ChatStored { .. }) => chats::on_chats(&mut next, a),
     }
     next

@@ -89,6 +89,21 @@ fn an_app_that_arrives_after_the_turn_is_saved_with_the_chat() {
 }
 
 #[test]
+fn a_rename_of_the_open_chat_is_kept_by_its_next_save() {
+    let state = run(vec![sent("hello"), Action::TurnOver { history: Rc::default(), now_ms: 9 }]);
+    let id = state.chat.id.clone();
+    let other = reduce(
+        &state,
+        Action::ChatRenamed { id: "another".into(), title: "Other".into(), revision: 9 },
+    );
+    assert_eq!((&other.chat.title, other.chat.revision), (&state.chat.title, state.chat.revision));
+    let renamed =
+        reduce(&state, Action::ChatRenamed { id, title: "Kyoto trip".into(), revision: 9 });
+    let saved = renamed.chat.to_saved();
+    assert_eq!((saved.title.as_str(), saved.revision), ("Kyoto trip", 9));
+}
+
+#[test]
 fn the_same_app_loaded_twice_is_one_copy() {
     let card = |id: &str| {
         let mut card = ToolCard::asked(id, "s1", "Apps", "show", "{}".into(), None, false);

@@ -614,8 +614,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_stored_chat_holds_each_apps_html_once_and_reads_back_the_same() {
+    /// The first and the last card show the same app, each with its own copy of it.
+    fn two_apps_three_cards() -> SavedChat {
         let entries = vec![
             app_card("a", "<p>one</p>"),
             app_card("b", "<p>two</p>"),
@@ -625,8 +625,13 @@ mod tests {
             "id": "c1", "title": "t", "created_ms": 1, "updated_ms": 1,
             "history": [], "entries": entries,
         });
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn a_stored_chat_holds_each_apps_html_once_and_reads_back_the_same() {
         // Read as a chat stored before the table: each card with its copy.
-        let old: SavedChat = serde_json::from_value(json).unwrap();
+        let old = two_apps_three_cards();
         let mut stored = old.clone();
         stored.tabulate_app_resources();
         let text = serde_json::to_string(&stored).unwrap();
@@ -652,16 +657,7 @@ mod tests {
 
     #[test]
     fn an_app_shown_again_is_one_copy_of_its_html() {
-        let entries = vec![
-            app_card("a", "<p>one</p>"),
-            app_card("b", "<p>two</p>"),
-            app_card("c", "<p>one</p>"),
-        ];
-        let json = serde_json::json!({
-            "id": "c1", "title": "t", "created_ms": 1, "updated_ms": 1,
-            "history": [], "entries": entries,
-        });
-        let mut chat: SavedChat = serde_json::from_value(json).unwrap();
+        let mut chat = two_apps_three_cards();
         assert!(!Rc::ptr_eq(&resource_of(&chat.entries[0]), &resource_of(&chat.entries[2])));
         let before = chat.clone();
         chat.share_app_resources();

@@ -45,18 +45,18 @@ fn stored_form(chat: &mut SavedChat) -> Result<JsValue, BrowserError> {
     json
 }
 
-fn parse_chat(text: &str) -> Option<SavedChat> {
-    let mut chat: SavedChat = serde_json::from_str(text).ok()?;
+/// A chat read from its stored form.
+fn inlined(mut chat: SavedChat) -> SavedChat {
     chat.inline_app_resources();
-    Some(chat)
+    chat
+}
+
+fn parse_chat(text: &str) -> Option<SavedChat> {
+    serde_json::from_str(text).ok().map(inlined)
 }
 
 async fn read_chat(id: &str) -> Result<Option<SavedChat>, BrowserError> {
-    let mut chat: Option<SavedChat> = read(&key(id)).await?;
-    if let Some(chat) = &mut chat {
-        chat.inline_app_resources();
-    }
-    Ok(chat)
+    Ok(read(&key(id)).await?.map(inlined))
 }
 
 /// The history list; empty when nothing was saved yet.

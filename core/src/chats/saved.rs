@@ -525,7 +525,8 @@ impl SavedChat {
 
     /// Each card's resource back in the card, one copy for the cards of the same app. A card
     /// that points past the table has none, and the app is read again when shown; a chat
-    /// stored before the table keeps its resources in its cards.
+    /// stored before the table keeps its resources in its cards (a chat shown shares them:
+    /// `share_app_resources`).
     pub fn inline_app_resources(&mut self) {
         let table = std::mem::take(&mut self.app_resources);
         self.each_app_mut(&mut |app| {
@@ -533,7 +534,6 @@ impl SavedChat {
                 app.resource = app.resource.take().or_else(|| table.get(usize::from(at)).cloned());
             }
         });
-        self.share_app_resources();
     }
 }
 

@@ -115,15 +115,7 @@ fn the_same_app_loaded_twice_is_one_copy() {
     let loaded = |id: &str| Action::AppLoaded { call_id: id.into(), resource: Rc::new(resource()) };
     let state =
         run(vec![sent("show"), card("call-1"), card("call-2"), loaded("call-1"), loaded("call-2")]);
-    let resources: Vec<_> = state
-        .chat
-        .entries
-        .iter()
-        .filter_map(|e| match &**e {
-            Entry::Tool(ToolCard { app: Some(app), .. }) => app.resource.clone(),
-            _ => None,
-        })
-        .collect();
+    let resources = crate::transcript::app_resources(state.chat.entries.iter().map(|e| &**e));
     assert_eq!(resources.len(), 2);
     assert!(Rc::ptr_eq(&resources[0], &resources[1]));
 }

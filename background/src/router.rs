@@ -71,6 +71,7 @@ async fn with_settings(request: Request, port: Option<Port>) -> Response {
             | Request::CallTool { .. }
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
+            | Request::ReadApp { .. }
             | Request::ListResourcePage { .. }
             | Request::ListResourceTemplates { .. }
             | Request::FollowResources { .. }
@@ -111,6 +112,9 @@ fn with(settings: Rc<Settings>, request: Request, port: Option<Port>) -> Handlin
         Request::ListResources { server_id } => boxed(servers::resources(settings, server_id)),
         Request::ReadResource { server_id, uri } => {
             boxed(servers::read_resource(settings, server_id, uri))
+        }
+        Request::ReadApp { server_id, uri, held } => {
+            boxed(servers::read_app(settings, server_id, uri, held))
         }
         Request::ListResourcePage { server_id, cursor } => {
             boxed(servers::resource_page(settings, server_id, cursor))

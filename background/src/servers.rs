@@ -7,6 +7,7 @@ use std::time::Duration;
 use futures_channel::oneshot;
 use gemipanel_browser::chrome::Port;
 use gemipanel_browser::timers;
+use gemipanel_core::apps::resource::app_read;
 use gemipanel_core::mcp::Tool;
 use gemipanel_core::mcp::{Client, CompletionRef, ReadResourceResult};
 use gemipanel_core::messages::{
@@ -423,6 +424,27 @@ pub async fn read_resource(settings: Rc<Settings>, server_id: ServerId, uri: Str
     match read(server, &uri).await {
         Ok(result) => Response::Resource { result },
         Err(response) => response,
+    }
+}
+
+/// A tool's app, checked here so that a page holding the same HTML is not sent it again.
+pub async fn read_app(
+    settings: Rc<Settings>,
+    server_id: ServerId,
+    uri: String,
+    held: Option<String>,
+) -> Response {
+    let server = match find(&settings, &server_id) {
+        Ok(server) => server,
+        Err(response) => return *response,
+    };
+    let result = match read(server, &uri).await {
+        Ok(result) => result,
+        Err(response) => return response,
+    };
+    match app_read(&uri, result, held.as_deref()) {
+        Ok(read) => Response::App { read },
+        Err(error) => Response::Error { error },
     }
 }
 

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::apps::resource::AppRead;
 use crate::mcp::{
     CallToolResult, Completion, CompletionRef, ElicitResult, GetPromptResult, InvalidTool, Prompt,
     ReadResourceResult, Resource, ResourcePage, ResourceTemplate, Tool,
@@ -93,6 +94,14 @@ pub enum Request {
     ReadResource {
         server_id: ServerId,
         uri: String,
+    },
+    /// A tool's app, checked (`apps::resource`); `held` is the digest of the copy the page
+    /// holds already, which the worker then does not send again ([`AppRead::html`]).
+    ReadApp {
+        server_id: ServerId,
+        uri: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        held: Option<String>,
     },
     /// One page of a server's resources from `cursor` (the composer's `@` menu asks for the
     /// next as the person scrolls); an empty page when it offers none.
@@ -262,6 +271,7 @@ impl Request {
             | Request::ListTools { .. }
             | Request::ListResources { .. }
             | Request::ReadResource { .. }
+            | Request::ReadApp { .. }
             | Request::ListResourcePage { .. }
             | Request::ListResourceTemplates { .. }
             | Request::FollowResources { .. }
@@ -330,6 +340,9 @@ pub enum Response {
     },
     Resource {
         result: ReadResourceResult,
+    },
+    App {
+        read: AppRead,
     },
     ResourcePage {
         server_id: ServerId,
@@ -753,6 +766,11 @@ mod tests {
             Request::CancelToolCall { call_id: "c1".into() },
             Request::ListResources { server_id: id.clone() },
             Request::ReadResource { server_id: id.clone(), uri: "test://static/resource/1".into() },
+            Request::ReadApp {
+                server_id: id.clone(),
+                uri: "ui://a".into(),
+                held: Some("d".into()),
+            },
             Request::ListResourcePage { server_id: id.clone(), cursor: Some("c2".into()) },
             Request::ListResourceTemplates { server_id: id.clone() },
             Request::FollowResources {
@@ -800,8 +818,8 @@ mod tests {
             tags.insert(wire["request"]["type"].as_str().unwrap().to_owned());
             assert_eq!(decode_client_message(wire.clone()).as_ref(), Ok(&message), "{wire}");
         }
-        // Twenty-four variants; a new one must be added to the list above (and to this count).
-        assert_eq!(tags.len(), 24, "every variant is covered: {tags:?}");
+        // Twenty-five variants; a new one must be added to the list above (and to this count).
+        assert_eq!(tags.len(), 25, "every variant is covered: {tags:?}");
     }
 
     #[test]

@@ -2,15 +2,10 @@
 //! the worker (always on the app's own server; the worker decides what an app may call, and
 //! when the person is asked first).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures_channel::oneshot;
-
-use gemipanel_browser::chrome::{message, word};
 use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::apps::frame_wire::HostWork;
-use gemipanel_core::apps::resource::{app_resource, unreadable, AppResource};
 use gemipanel_core::chats::activity::{Activity, Asker, Outcome, ToolActivity};
 use gemipanel_core::decode::Lenient;
 use gemipanel_core::jsonrpc::{code, ErrorObject};
@@ -184,77 +179,5 @@ fn answer(
         }
         Ok(_) => Err(ErrorObject::new(code::INTERNAL_ERROR, "unexpected answer from the worker")),
         Err(err) => Err(ErrorObject::new(code::INTERNAL_ERROR, err.to_string())),
-    }
-}
-
-/// A tool's app, read through the worker and checked (`core::apps::resource`), its `_meta.ui`
-/// completed from the tool's definition; the reason in the person's words when it cannot be.
-pub async fn read_app(
-    port: &WorkerPort,
-    server_id: &str,
-    uri: &str,
-    tool: &Value,
-) -> Result<AppResource, String> {
-    let request = Request::ReadResource {
-        server_id: crate::chat_driver::server_id(server_id),
-        uri: uri.to_owned(),
-    };
-    match port.request(request).await {
-        Ok(Response::Resource { result }) => match app_resource(uri, &result) {
-            Ok(mut resource) => {
-                resource.meta = resource.meta.completed_from(tool);
-                Ok(resource)
-            }
-            Err(error) => Err(word(&error)),
-        },
-        Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
-            Err(word(&unreadable(&error)))
-        }
-        Ok(_) => Err(message("errWorkerUnexpectedAnswer", &[])),
-        Err(err) => Err(err.to_string()),
-    }
-}
-
-/// An app's resource read ahead (when the person opens a tool in the tool browser): a run
-/// that starts before the read is done waits for it instead of reading again.
-#[derive(Clone, Default)]
-pub struct Prefetch(Rc<RefCell<PrefetchState>>);
-
-#[derive(Default)]
-enum PrefetchState {
-    #[default]
-    Idle,
-    Pending(Vec<oneshot::Sender<Result<AppResource, String>>>),
-    Done(Result<AppResource, String>),
-}
-
-impl Prefetch {
-    pub fn start(&self, port: Rc<WorkerPort>, server_id: String, uri: String, tool: Rc<Value>) {
-        *self.0.borrow_mut() = PrefetchState::Pending(Vec::new());
-        let this = self.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let read = read_app(&port, &server_id, &uri, &tool).await;
-            let state =
-                std::mem::replace(&mut *this.0.borrow_mut(), PrefetchState::Done(read.clone()));
-            if let PrefetchState::Pending(waiters) = state {
-                for waiter in waiters {
-                    let _ = waiter.send(read.clone());
-                }
-            }
-        });
-    }
-
-    /// The app read ahead, once it is read; `None` when no read was started.
-    pub async fn get(&self) -> Option<Result<AppResource, String>> {
-        let receiver = match &mut *self.0.borrow_mut() {
-            PrefetchState::Idle => return None,
-            PrefetchState::Done(read) => return Some(read.clone()),
-            PrefetchState::Pending(waiters) => {
-                let (sender, receiver) = oneshot::channel();
-                waiters.push(sender);
-                receiver
-            }
-        };
-        receiver.await.ok()
     }
 }

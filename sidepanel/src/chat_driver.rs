@@ -148,6 +148,8 @@ struct Inner {
     /// Calls that showed an app which has not said yet what tools it offers, and the results
     /// of those held until it does (bounded): the request after such a call carries them.
     apps_starting: IndexSet<String>,
+    /// The apps the chat shows, so that one shown again is not read whole again.
+    held_apps: crate::app_read::HeldApps,
     held_results: IndexMap<String, ToolOutcome>,
     /// The running turn declares tools (no Google Search, a model that calls functions).
     turn_declares_tools: bool,
@@ -212,6 +214,7 @@ impl Driver {
             app_contexts: IndexMap::new(),
             view_tools: IndexMap::new(),
             apps_starting: IndexSet::new(),
+            held_apps: Default::default(),
             held_results: IndexMap::new(),
             turn_declares_tools: false,
             waiting_views: IndexMap::new(),

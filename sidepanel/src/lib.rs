@@ -9,6 +9,7 @@ use gemipanel_core::chats::saved as transcript;
 
 mod app;
 mod app_host;
+mod app_read;
 mod chat_driver;
 mod chat_files;
 mod chat_merge;

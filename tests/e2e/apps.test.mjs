@@ -294,6 +294,24 @@ test('a reopened chat shows its app again from what was saved, without calling o
   assert.equal(new Set(ids).size, ids.length, `tool cards share an id: ${ids}`);
 });
 
+test('an app the panel holds is read on the server but not carried to the panel again', async () => {
+  const read = (held) => chat.request({ type: 'read_app', server_id: serverId, uri: 'ui://counter/app.html', held });
+  const reads = apps.reads().length;
+  const first = await read(undefined);
+  assert.equal(first.type, 'app', JSON.stringify(first).slice(0, 300));
+  const app = first.read;
+  assert.match(app.html, /ui\/initialize/);
+  assert.match(app.digest, /^[A-Za-z0-9_-]{43}$/, 'a SHA-256, base64url');
+  // Asked again with that copy's digest: its meta and digest, no HTML.
+  const again = await read(app.digest);
+  assert.deepEqual(again, { type: 'app', read: { meta: app.meta, digest: app.digest } });
+  assert.ok(JSON.stringify(again).length < 200);
+  // Another digest (a copy from before the app changed): the whole app.
+  const other = await read('x'.repeat(43));
+  assert.equal(other.read.html, app.html);
+  assert.equal(apps.reads().length, reads + 3, 'each read asks the server: the app may have changed');
+});
+
 test('an app far out of view is suspended and comes back from what was saved when scrolled to', async () => {
   const page = chat.page;
   await showCounter(6);

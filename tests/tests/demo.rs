@@ -42,7 +42,7 @@ async fn the_demo_serves_its_tools_and_app() {
     assert!(tool("roll_dice").ui_resource_uri().is_none());
 
     let read = client.read_resource(APP_URI, &()).await.expect("resources/read");
-    let app = app_resource(APP_URI, &read).expect("an MCP App resource");
+    let app = app_resource(APP_URI, read).expect("an MCP App resource");
     assert!(app.html.contains("ui/initialize"), "the official App class is bundled in");
     assert!(app.html.contains("Use this colour"));
     assert_eq!(app.meta.prefers_border, Some(true));

@@ -1,8 +1,12 @@
 //! A tool's UI resource: the app's HTML and what it asks of its host.
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use std::rc::Rc;
+
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use super::csp::DeclaredCsp;
 use super::MIME_TYPE;
@@ -63,29 +67,88 @@ impl Permissions {
 
 /// An app, ready to be framed. `Eq`: an `Rc` of one then compares by address first, so the
 /// cards of one app do not compare its HTML (hundreds of KB) at each render.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppResource {
     pub uri: String,
     pub html: String,
     #[serde(default)]
     pub meta: UiResourceMeta,
+    /// The HTML's [`html_digest`]: a page that holds this app sends it when it reads the app
+    /// again, and is told "unchanged" instead of being sent the HTML once more. Empty in
+    /// chats stored before.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub digest: String,
+}
+
+/// The worker's answer to a page reading an app (`Request::ReadApp`): the app, without its
+/// HTML when that is the copy the page holds (the digest the page sent).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AppRead {
+    #[serde(default)]
+    pub meta: UiResourceMeta,
+    pub digest: String,
+    /// `None`: the page's copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 /// Reads the app `uri` out of a `resources/read` result.
-pub fn app_resource(uri: &str, result: &ReadResourceResult) -> Result<AppResource, Text> {
-    let contents = result
-        .contents
-        .iter()
-        .find(|c| c.uri == uri)
-        .or_else(|| result.contents.first())
-        .ok_or_else(|| Text::new("errAppNoContents").arg(uri))?;
+pub fn app_resource(uri: &str, result: ReadResourceResult) -> Result<AppResource, Text> {
+    let mut contents = result.contents;
+    let at = contents.iter().position(|c| c.uri == uri).unwrap_or(0);
+    if at >= contents.len() {
+        return Err(Text::new("errAppNoContents").arg(uri));
+    }
+    let contents = contents.swap_remove(at);
     let mime = contents.mime_type.as_deref().unwrap_or("");
     if !is_app_mime(mime) {
         return Err(Text::new("errAppWrongType").arg(mime).arg(MIME_TYPE));
     }
-    let html = html_of(uri, contents)?;
     let meta = ui_meta(contents.meta.as_ref()).unwrap_or_default();
-    Ok(AppResource { uri: uri.to_owned(), html, meta })
+    let html = html_of(uri, contents)?;
+    let digest = html_digest(&html);
+    Ok(AppResource { uri: uri.to_owned(), html, meta, digest })
+}
+
+/// The app `uri` out of a `resources/read` result, for a page that holds the copy of digest
+/// `held`: the whole app only when the HTML is not that copy. An app shown again is then not
+/// carried to the page again (hundreds of KB, each time a new block of the page's memory).
+pub fn app_read(
+    uri: &str,
+    result: ReadResourceResult,
+    held: Option<&str>,
+) -> Result<AppRead, Text> {
+    let AppResource { html, meta, digest, .. } = app_resource(uri, result)?;
+    let html = (held != Some(digest.as_str())).then_some(html);
+    Ok(AppRead { meta, digest, html })
+}
+
+impl AppRead {
+    /// The app `uri` as the page shows it, its `_meta.ui` completed from its tool's definition
+    /// `tool`; `held` is the copy whose digest the page sent. `None`: no HTML came, and the
+    /// page holds no copy of this digest.
+    pub fn shown(
+        self,
+        uri: &str,
+        held: Option<Rc<AppResource>>,
+        tool: &Value,
+    ) -> Option<Rc<AppResource>> {
+        let meta = self.meta.completed_from(tool);
+        let Some(html) = self.html else {
+            let held = held.filter(|held| held.uri == uri && held.digest == self.digest)?;
+            if meta == held.meta {
+                return Some(held);
+            }
+            // Another tool of the same app, say, that wants a border the first did not.
+            return Some(Rc::new(AppResource { meta, ..(*held).clone() }));
+        };
+        Some(Rc::new(AppResource { uri: uri.to_owned(), html, meta, digest: self.digest }))
+    }
+}
+
+/// SHA-256 of the HTML, base64url.
+pub fn html_digest(html: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(html.as_bytes()))
 }
 
 /// Why the app's resource could not be read, for the place under its tool card, which names
@@ -130,12 +193,12 @@ pub fn is_app_mime(mime: &str) -> bool {
         })
 }
 
-fn html_of(uri: &str, contents: &ResourceContents) -> Result<String, Text> {
-    if let Some(text) = &contents.text {
+fn html_of(uri: &str, contents: ResourceContents) -> Result<String, Text> {
+    if let Some(text) = contents.text {
         if text.len() > MAX_HTML_BYTES {
             return Err(Text::new("errAppTooLarge").arg(uri).arg(MAX_HTML_BYTES / 1024 / 1024));
         }
-        return Ok(text.clone());
+        return Ok(text);
     }
     let blob = contents.blob.as_deref().ok_or_else(|| Text::new("errAppNoContents").arg(uri))?;
     // Base64 is 4/3 of the bytes: refuse before decoding what would be too large anyway.
@@ -165,7 +228,7 @@ mod tests {
         // view compared the app's whole HTML whenever the card changed.
         fn by_address_first<T: Eq>(_: &std::rc::Rc<T>) {}
         let resource =
-            AppResource { uri: "ui://a".into(), html: "<p>".into(), meta: Default::default() };
+            AppResource { uri: "ui://a".into(), html: "<p>".into(), ..Default::default() };
         by_address_first(&std::rc::Rc::new(resource));
     }
 
@@ -178,8 +241,54 @@ mod tests {
         let text = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "text": "<p>héllo</p>"}));
         let blob = read(json!({"uri": "ui://a", "mimeType": "text/html; profile=mcp-app",
             "blob": base64::engine::general_purpose::STANDARD.encode("<p>héllo</p>")}));
-        assert_eq!(app_resource("ui://a", &text).unwrap().html, "<p>héllo</p>");
-        assert_eq!(app_resource("ui://a", &blob).unwrap().html, "<p>héllo</p>");
+        assert_eq!(app_resource("ui://a", text).unwrap().html, "<p>héllo</p>");
+        assert_eq!(app_resource("ui://a", blob).unwrap().html, "<p>héllo</p>");
+    }
+
+    #[test]
+    fn an_app_the_page_holds_is_not_sent_again() {
+        let app = |html: &str| {
+            read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "text": html,
+                "_meta": {"ui": {"prefersBorder": false}}}))
+        };
+        let first = app_read("ui://a", app("<p>1</p>"), None).unwrap();
+        assert_eq!(first.html.as_deref(), Some("<p>1</p>"), "a page that holds nothing gets it");
+        assert_eq!(first.digest, html_digest("<p>1</p>"));
+        let again = app_read("ui://a", app("<p>1</p>"), Some(&first.digest)).unwrap();
+        assert_eq!(again, AppRead { html: None, ..first.clone() });
+        // Changed on the server since, or a digest of something else: the whole app.
+        let changed = app_read("ui://a", app("<p>2</p>"), Some(&first.digest)).unwrap();
+        assert_eq!(changed.html.as_deref(), Some("<p>2</p>"));
+        let other = app_read("ui://a", app("<p>1</p>"), Some("")).unwrap();
+        assert_eq!(other.html.as_deref(), Some("<p>1</p>"));
+        // What is not an app is refused whatever the page holds.
+        let plain = read(json!({"uri": "ui://a", "mimeType": "text/html", "text": "<p>1</p>"}));
+        let refused = app_read("ui://a", plain, Some(&first.digest)).unwrap_err();
+        assert_eq!(refused.key, "errAppWrongType");
+    }
+
+    #[test]
+    fn an_unchanged_app_is_the_copy_held_with_the_meta_of_its_tool() {
+        let tool = |border: bool| json!({"name": "t", "_meta": {"ui": {"resourceUri": "ui://a", "prefersBorder": border}}});
+        let read = |html: Option<&str>| AppRead {
+            meta: UiResourceMeta::default(),
+            digest: "d1".into(),
+            html: html.map(str::to_owned),
+        };
+        let held = read(Some("<p>")).shown("ui://a", None, &tool(true)).unwrap();
+        assert_eq!((held.uri.as_str(), held.digest.as_str()), ("ui://a", "d1"));
+        assert_eq!(held.meta.prefers_border, Some(true));
+        // The same tool: the very copy, so the cards share it.
+        let again = read(None).shown("ui://a", Some(held.clone()), &tool(true)).unwrap();
+        assert!(Rc::ptr_eq(&again, &held));
+        // Another tool of the app: its own meta, the same HTML.
+        let other = read(None).shown("ui://a", Some(held.clone()), &tool(false)).unwrap();
+        assert_eq!((other.meta.prefers_border, &other.html), (Some(false), &held.html));
+        // No copy, or a copy of something else: nothing to show.
+        assert!(read(None).shown("ui://a", None, &tool(true)).is_none());
+        let stale = AppRead { digest: "d2".into(), ..read(None) };
+        assert!(stale.shown("ui://a", Some(held.clone()), &tool(true)).is_none());
+        assert!(read(None).shown("ui://b", Some(held), &tool(true)).is_none());
     }
 
     #[test]
@@ -195,7 +304,7 @@ mod tests {
             assert_eq!(is_app_mime(mime), ok, "{mime}");
         }
         let plain = read(json!({"uri": "ui://a", "mimeType": "text/html", "text": "<p>"}));
-        let error = app_resource("ui://a", &plain).unwrap_err();
+        let error = app_resource("ui://a", plain).unwrap_err();
         assert_eq!(
             error.to_string(),
             format!("the server sent “text/html”, which is not an app page ({MIME_TYPE}).")
@@ -236,7 +345,7 @@ mod tests {
         let tool = json!({"name": "t", "inputSchema": {"type": "object"},
             "_meta": {"ui": {"resourceUri": "ui://a", "prefersBorder": true,
                              "csp": {"connectDomains": ["https://evil.example"]}}}});
-        let meta = app_resource("ui://a", &result).unwrap().meta.completed_from(&tool);
+        let meta = app_resource("ui://a", result).unwrap().meta.completed_from(&tool);
         assert_eq!(meta.csp.unwrap().connect_domains, ["https://api.example.com"]);
         assert_eq!(meta.permissions.unwrap().features(), ["camera"]);
         assert_eq!(meta.prefers_border, Some(true));
@@ -245,14 +354,14 @@ mod tests {
     #[test]
     fn broken_resources_are_refused_with_a_reason() {
         let empty: ReadResourceResult = serde_json::from_value(json!({"contents": []})).unwrap();
-        assert_eq!(app_resource("ui://a", &empty).unwrap_err().key, "errAppNoContents");
+        assert_eq!(app_resource("ui://a", empty).unwrap_err().key, "errAppNoContents");
         let bad = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE, "blob": "!!!"}));
-        assert_eq!(app_resource("ui://a", &bad).unwrap_err().key, "errAppBadBlob");
+        assert_eq!(app_resource("ui://a", bad).unwrap_err().key, "errAppBadBlob");
         let latin = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE,
             "blob": base64::engine::general_purpose::STANDARD.encode([0xff, 0xfe])}));
-        assert_eq!(app_resource("ui://a", &latin).unwrap_err().key, "errAppNotUtf8");
+        assert_eq!(app_resource("ui://a", latin).unwrap_err().key, "errAppNotUtf8");
         let huge = read(json!({"uri": "ui://a", "mimeType": MIME_TYPE,
             "text": "x".repeat(MAX_HTML_BYTES + 1)}));
-        assert_eq!(app_resource("ui://a", &huge).unwrap_err().key, "errAppTooLarge");
+        assert_eq!(app_resource("ui://a", huge).unwrap_err().key, "errAppTooLarge");
     }
 }

@@ -601,7 +601,7 @@ mod tests {
         card.status = ToolStatus::Done;
         let mut app = AppCard::unread("srv".into(), "ui://app".into(), Rc::default(), Map::new());
         let resource =
-            AppResource { uri: "ui://app".into(), html: html.into(), meta: Default::default() };
+            AppResource { uri: "ui://app".into(), html: html.into(), ..Default::default() };
         app.resource = Some(Rc::new(resource));
         card.app = Some(app);
         Entry::Tool(card)

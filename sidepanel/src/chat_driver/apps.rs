@@ -10,7 +10,7 @@ use gemipanel_core::tools::ToolRoute;
 use serde_json::Value;
 
 use super::Driver;
-use crate::app_host::read_app;
+use crate::app_read::read_app;
 use crate::state::Action;
 use crate::transcript::{AppCard, AppContextSent, Entry};
 
@@ -25,11 +25,17 @@ impl Driver {
     /// Reads the app's resource while the call runs.
     /// `tool` is the tool's definition, whose `_meta.ui` completes the resource's.
     pub(super) fn load_app(&self, call_id: &str, server_id: &str, uri: String, tool: Rc<Value>) {
-        let port = self.0.borrow().port.clone();
+        let (port, held) = {
+            let inner = self.0.borrow();
+            (inner.port.clone(), inner.held_apps.get(server_id, &uri))
+        };
         let (this, call_id, server_id) = (self.clone(), call_id.to_owned(), server_id.to_owned());
         wasm_bindgen_futures::spawn_local(async move {
-            let action = match read_app(&port, &server_id, &uri, &tool).await {
-                Ok(resource) => Action::AppLoaded { call_id, resource: Rc::new(resource) },
+            let action = match read_app(&port, &server_id, &uri, &tool, held).await {
+                Ok(resource) => {
+                    this.0.borrow_mut().held_apps.hold(&server_id, &resource);
+                    Action::AppLoaded { call_id, resource }
+                }
                 Err(error) => Action::AppFailed { call_id, error },
             };
             this.dispatch(action);
@@ -37,15 +43,18 @@ impl Driver {
     }
 
     /// A reopened chat's apps whose resource never arrived (the panel closed first) are read
-    /// again; the others come from the saved chat as they were.
+    /// again; the others come from the saved chat as they were, and are held for when they
+    /// are shown again.
     pub fn load_missing_apps(&self, entries: &[Entry]) {
         for entry in entries {
             let Entry::Tool(card) = entry else { continue };
-            let Some(app) = card.app.as_ref().filter(|a| a.resource.is_none() && a.error.is_none())
-            else {
-                continue;
-            };
-            self.load_app(&card.call_id, &app.server_id, app.uri.clone(), app.tool.clone());
+            let Some(app) = card.app.as_ref().filter(|a| a.error.is_none()) else { continue };
+            match &app.resource {
+                Some(resource) => self.0.borrow_mut().held_apps.hold(&app.server_id, resource),
+                None => {
+                    self.load_app(&card.call_id, &app.server_id, app.uri.clone(), app.tool.clone())
+                }
+            }
         }
     }
 

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gemipanel_browser::chrome::{message, word};
+use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::chats::activity::{Activity, Asker};
 use gemipanel_core::mcp::{Tool, Visibility};
 use gemipanel_core::messages::{Caller, Request, Response};
@@ -20,7 +21,8 @@ use yew::prelude::*;
 use super::form_field::{form_field, Values};
 use super::tool_browser::ServerEntry;
 use super::tool_card::ToolCardView;
-use crate::app_host::{read_app, AppServices, Prefetch};
+use crate::app_host::AppServices;
+use crate::app_read::{read_app, Prefetch};
 use crate::chat_driver::server_id;
 use crate::state::{ToolCard, ToolStatus};
 use crate::tool_text::result_text;
@@ -208,6 +210,13 @@ impl Runner {
         card
     }
 
+    /// The app `uri` as an earlier run showed it, which the worker then need not send again.
+    fn held_app(&self, uri: &str) -> Option<Rc<AppResource>> {
+        let runs = self.runs.borrow();
+        let mut apps = runs.iter().filter_map(|run| run.app.as_ref()?.resource.as_ref());
+        apps.find(|resource| resource.uri == uri).cloned()
+    }
+
     /// Changes the card of `call_id` and draws again.
     fn update(&self, call_id: &str, change: &dyn Fn(&mut ToolCard)) {
         if let Some(card) = self.runs.borrow_mut().iter_mut().find(|c| c.call_id == call_id) {
@@ -221,12 +230,15 @@ impl Runner {
         wasm_bindgen_futures::spawn_local(async move {
             let read = match runner.prefetch.get().await {
                 Some(Ok(resource)) => Ok(resource),
-                _ => read_app(&services.port, &runner.server.id, &app, &definition).await,
+                _ => {
+                    let held = runner.held_app(&app);
+                    read_app(&services.port, &runner.server.id, &app, &definition, held).await
+                }
             };
             runner.update(&call_id, &|card: &mut ToolCard| {
                 if let Some(app) = card.app.as_mut() {
                     match &read {
-                        Ok(resource) => app.resource = Some(Rc::new(resource.clone())),
+                        Ok(resource) => app.resource = Some(resource.clone()),
                         Err(error) => app.error = Some(error.clone()),
                     }
                 }

@@ -74,7 +74,7 @@ fn an_app_that_arrives_after_the_turn_is_saved_with_the_chat() {
         Action::TurnOver { history: Rc::default(), now_ms: 9 },
     ]);
     let resource =
-        AppResource { uri: "ui://a".into(), html: "<p>app".into(), meta: Default::default() };
+        AppResource { uri: "ui://a".into(), html: "<p>app".into(), ..Default::default() };
     let loaded =
         reduce(&state, Action::AppLoaded { call_id: "call-1".into(), resource: Rc::new(resource) });
     assert_eq!(loaded.chat.save_epoch, state.chat.save_epoch + 1);
@@ -111,7 +111,7 @@ fn the_same_app_loaded_twice_is_one_copy() {
         Action::ToolAsked(card)
     };
     let resource =
-        || AppResource { uri: "ui://a".into(), html: "<p>app".into(), meta: Default::default() };
+        || AppResource { uri: "ui://a".into(), html: "<p>app".into(), ..Default::default() };
     let loaded = |id: &str| Action::AppLoaded { call_id: id.into(), resource: Rc::new(resource()) };
     let state =
         run(vec![sent("show"), card("call-1"), card("call-2"), loaded("call-1"), loaded("call-2")]);

@@ -51,7 +51,7 @@ pub enum Answer {
 pub async fn post_stream(
     url: &str,
     api_key: &str,
-    body: &str,
+    body: &JsValue,
     abort: &Abort,
     mut on_chunk: impl FnMut(&[u8]),
 ) -> Result<Answer, BrowserError> {
@@ -66,7 +66,7 @@ pub async fn post_stream(
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_headers(&headers);
-    init.set_body(&JsValue::from_str(body));
+    init.set_body(body);
     init.set_signal(Some(&abort.controller.signal()));
     // Never followed: the key would go wherever a redirect points.
     init.set_redirect(RequestRedirect::Manual);

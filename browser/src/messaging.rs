@@ -1,6 +1,7 @@
 //! Conversion of the page↔worker messages to and from JS values, and the popup's one-shot
 //! requests.
 
+use gemipanel_core::json_pieces;
 use gemipanel_core::messages::{ClientMessage, Request, Response, WorkerMessage};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::JsValue;
@@ -16,6 +17,17 @@ pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, BrowserError> {
     let text = serde_json::to_string(value)
         .map_err(|e| BrowserError::new(format!("encoding a message: {e}")))?;
     js_sys::JSON::parse(&text).map_err(|e| BrowserError::from_js("encoding a message", e))
+}
+
+/// `value`'s JSON text as a JS string, written into it a piece at a time
+/// (`core::json_pieces`): a document of megabytes (a long chat saved, a request that carries
+/// its history) never takes one block of wasm memory.
+pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, serde_json::Error> {
+    let pieces = js_sys::Array::new();
+    json_pieces::write_json(value, |piece| {
+        pieces.push(&JsValue::from_str(piece));
+    })?;
+    Ok(pieces.join("").into())
 }
 
 /// The inverse of [`to_js`], also through JSON text. `undefined` reads as `null`.

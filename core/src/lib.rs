@@ -13,6 +13,7 @@ pub mod decode;
 pub mod first_run;
 pub mod gemini;
 pub mod hash;
+pub mod json_pieces;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod mentions;

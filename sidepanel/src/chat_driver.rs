@@ -10,10 +10,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use gemipanel_browser::gemini_http::{post_stream, Abort, Answer};
+use gemipanel_browser::messaging::to_js_text;
 use gemipanel_core::gemini::{
     prompts, Action as ChatAction, Chat, ChatConfig, ChatEvent, Error, ModelRequest, Notice, Part,
     ThinkingChoice, ToolCall, ToolOutcome, ToolsOff, Turn, FALLBACK_MODEL,
 };
+use gemipanel_core::json_pieces;
 use gemipanel_core::messages::Request;
 use gemipanel_core::page::context::{page_content_in, ContextPart};
 use gemipanel_core::page::tab::Tab;
@@ -325,8 +327,14 @@ impl Driver {
             };
             if matches!(ask, Ask::Message(_)) && !setup.files.is_empty() {
                 // The history goes again with every request, its inline data included.
-                let sent_again = serde_json::to_string(this.0.borrow().chat.history())
-                    .map_or(0, |text| text.len() as u64);
+                // Counted, not kept: a long history is not a block of wasm memory.
+                let mut sent_again = 0;
+                let counted = json_pieces::write_json(this.0.borrow().chat.history(), |piece| {
+                    sent_again += piece.len() as u64;
+                });
+                if counted.is_err() {
+                    sent_again = 0;
+                }
                 let api_base = settings.gemini.api_base().to_owned();
                 let prepared =
                     this.prepare_files(&setup.files, key.expose(), &api_base, sent_again).await;
@@ -613,7 +621,8 @@ impl Driver {
             let inner = self.0.borrow();
             (format!("{}{}", inner.base_url, request.path()), inner.api_key.clone())
         };
-        let body = match serde_json::to_string(&request.body) {
+        // A JS string: a long chat's history is not a block of wasm memory at each request.
+        let body = match to_js_text(&request.body) {
             Ok(body) => body,
             Err(err) => return self.network_error(id, &format!("encoding the request: {err}")),
         };

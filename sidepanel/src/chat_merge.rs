@@ -62,12 +62,12 @@ fn parting(theirs: &[Entry], mine: &[Entry]) -> Parting {
 /// come back as a second version of its message.
 pub fn to_store(
     stored: Option<SavedChat>,
-    mine: &SavedChat,
+    mine: SavedChat,
     stored_by_this_panel: bool,
 ) -> (SavedChat, bool) {
     match stored {
         Some(stored) if stored.revision != mine.revision && !stored_by_this_panel => {
-            (merge(stored, mine.clone()), true)
+            (merge(stored, mine), true)
         }
         stored => (over_own_save(stored.map_or(0, |s| s.revision), mine), false),
     }
@@ -75,8 +75,8 @@ pub fn to_store(
 
 /// `mine` stored over this panel's own save at `revision` (or over nothing, at 0): whole, at
 /// the next revision.
-pub fn over_own_save(revision: u64, mine: &SavedChat) -> SavedChat {
-    SavedChat { revision: revision.max(mine.revision) + 1, ..mine.clone() }
+pub fn over_own_save(revision: u64, mine: SavedChat) -> SavedChat {
+    SavedChat { revision: revision.max(mine.revision) + 1, ..mine }
 }
 
 /// The chat to store when `mine` is saved over `stored`, which another panel wrote since this
@@ -235,13 +235,13 @@ mod tests {
         // save's revision came back, with the reply finished and the next message sent.
         let first = chat(&[("hello", "hi"), ("more", "ye")], 4);
         let second = chat(&[("hello", "hi"), ("more", "yes"), ("again", "ok")], 3);
-        let (stored, merged) = to_store(Some(first.clone()), &second, true);
+        let (stored, merged) = to_store(Some(first.clone()), second.clone(), true);
         assert!(!merged);
         assert_eq!(stored.revision, 5);
         assert_eq!(messages(&stored), ["hello", "more", "again"]);
         assert_eq!(versions_at(&stored, 1), None, "no second version of its own message");
         // Another panel's copy is merged, as before.
-        let (stored, merged) = to_store(Some(first), &second, false);
+        let (stored, merged) = to_store(Some(first), second, false);
         assert!(merged);
         assert_eq!(versions_at(&stored, 1).map(|(_, count)| count), Some(2));
     }
@@ -249,8 +249,8 @@ mod tests {
     #[test]
     fn a_first_save_and_an_unchanged_revision_write_over() {
         let mine = chat(&[("hello", "hi")], 2);
-        assert_eq!(to_store(None, &mine, false).0.revision, 3);
-        let (stored, merged) = to_store(Some(chat(&[("other", "x")], 2)), &mine, false);
+        assert_eq!(to_store(None, mine.clone(), false).0.revision, 3);
+        let (stored, merged) = to_store(Some(chat(&[("other", "x")], 2)), mine, false);
         assert!(!merged);
         assert_eq!(messages(&stored), ["hello"]);
     }

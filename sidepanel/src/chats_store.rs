@@ -4,6 +4,7 @@
 //! lose nothing). An index that cannot be read is kept aside, as stored, and rebuilt from the
 //! `chat:<id>` entries: never replaced by an empty list.
 
+use gemipanel_browser::messaging::to_js_text;
 use gemipanel_browser::{chrome, locks, BrowserError};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::JsValue;
@@ -27,10 +28,9 @@ async fn read<T: DeserializeOwned>(key: &str) -> Result<Option<T>, BrowserError>
         .map_err(|e| BrowserError::new(format!("reading saved chats ({key}): {e}")))
 }
 
+/// A long chat's megabytes never take one block of wasm memory (`to_js_text`).
 fn to_json<T: Serialize>(value: &T) -> Result<JsValue, BrowserError> {
-    serde_json::to_string(value)
-        .map(|text| JsValue::from_str(&text))
-        .map_err(|e| BrowserError::new(format!("saving chats: {e}")))
+    to_js_text(value).map_err(|e| BrowserError::new(format!("saving chats: {e}")))
 }
 
 async fn write<T: Serialize>(key: &str, value: &T) -> Result<(), BrowserError> {
@@ -168,7 +168,7 @@ pub async fn stored_is_own(id: &str) -> bool {
 }
 
 /// Saves a chat; another panel's save since `chat` was read is kept with it (`chat_merge`).
-pub async fn save(chat: &SavedChat) -> Result<Saved, BrowserError> {
+pub async fn save(chat: SavedChat) -> Result<Saved, BrowserError> {
     let _turn = locks::exclusive(INDEX_LOCK).await?;
     let index = index().await?;
     let (mut stored_now, merged) = match WRITTEN.with(|w| w.borrow().own_in(&index, &chat.id)) {

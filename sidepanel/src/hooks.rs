@@ -169,7 +169,7 @@ pub fn use_chat_persistence(state: UseReducerHandle<State>) {
         if chat.save_epoch > 0 && !chat.entries.is_empty() {
             let saved = chat.to_saved();
             wasm_bindgen_futures::spawn_local(async move {
-                match chats_store::save(&saved).await {
+                match chats_store::save(saved).await {
                     Ok(saved) => {
                         dispatcher.dispatch(Action::ChatsListed(saved.index));
                         dispatcher.dispatch(Action::ChatStored {

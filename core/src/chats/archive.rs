@@ -41,8 +41,9 @@ pub fn export(mut chats: Vec<SavedChat>, now_ms: u64) -> String {
     chats.iter_mut().for_each(SavedChat::tabulate_app_resources);
     let archive =
         ChatArchive { format: FORMAT.into(), version: VERSION, exported_ms: now_ms, chats };
-    // Compact, as chats are stored: a pretty printer of the saved form costs wasm size.
-    serde_json::to_string(&archive).unwrap_or_default()
+    // Compact and through the writer chats are stored with: a second serializer of the saved
+    // form (a pretty printer, another writer) costs the side panel several KB.
+    crate::json_pieces::to_string(&archive).unwrap_or_default()
 }
 
 /// What reading a file gives: the chats to save, and how many got a new id.

@@ -101,10 +101,12 @@ try {
   const measure = async () => {
     await page.waitForTimeout(500);
     const panelJs = await heapOf((m, p) => session.send(m, p));
-    const [panelWasm, [panelLive, panelPeak]] = await page.evaluate(async () => [
-      (globalThis.gemipanelMemory?.buffer.byteLength ?? 0) + (globalThis.gemipanelAppHostMemory?.buffer.byteLength ?? 0),
+    const [panelOwnWasm, appHostWasm, [panelLive, panelPeak]] = await page.evaluate(async () => [
+      globalThis.gemipanelMemory?.buffer.byteLength ?? 0,
+      globalThis.gemipanelAppHostMemory?.buffer.byteLength ?? 0,
       (await import('./wasm/sidepanel.js')).heapStats(),
     ]);
+    const panelWasm = panelOwnWasm + appHostWasm;
     const panel = panelJs + panelWasm;
     // The sandbox pages share a process: its heap once, from any of its frames.
     const frames = page.frames().filter((f) => f !== page.mainFrame());
@@ -122,7 +124,7 @@ try {
     for (const frame of frames) {
       size += await frame.evaluate(() => document.documentElement.outerHTML.length).catch(() => 0);
     }
-    return { panel, panelJs, panelWasm, panelLive, panelPeak, sandbox, worker, size, total: panel + sandbox + worker };
+    return { panel, panelJs, panelWasm, appHostWasm, panelLive, panelPeak, sandbox, worker, size, total: panel + sandbox + worker };
   };
 
   // The floor the fixed part of the budget stands for: the panel open on an empty chat.
@@ -139,6 +141,7 @@ try {
   // What the wasm memories hold from the system: they never give memory back, so the most
   // the panel's allocator ever held (`peak`) sets them, not what it holds now (`live`).
   console.log(`memory_panel_wasm_mb=${(first.panelWasm / MB).toFixed(1)}`);
+  console.log(`memory_panel_apphost_wasm_mb=${(first.appHostWasm / MB).toFixed(1)}`);
   console.log(`memory_panel_wasm_live_mb=${(first.panelLive / MB).toFixed(1)}`);
   console.log(`memory_panel_wasm_peak_mb=${(first.panelPeak / MB).toFixed(1)}`);
   console.log(`memory_worker_mb=${(first.worker / MB).toFixed(1)}`);

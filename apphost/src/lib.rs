@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use gemipanel_browser::messaging::{from_js, from_object};
+use gemipanel_core::apps::resource::{one_copy, AppResource};
 use gemipanel_core::apps::AppSetup;
 use gemipanel_core::mcp::CallToolResult;
 use serde_json::{Map, Value};
@@ -30,6 +31,8 @@ pub struct AppView(Rc<RefCell<View>>);
 thread_local! {
     /// Every app shown, for [`depart_within`].
     static SHOWN: RefCell<Vec<Weak<RefCell<View>>>> = const { RefCell::new(Vec::new()) };
+    /// The apps' resources the views hold: the views of one app share its HTML.
+    static RESOURCES: RefCell<Vec<Weak<AppResource>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The apps inside `container` are about to go with it (another chat is opened): each is
@@ -53,7 +56,9 @@ impl AppView {
     /// callbacks.
     #[wasm_bindgen(constructor)]
     pub fn new(container: HtmlElement, setup: JsValue, host: JsValue) -> Result<AppView, JsValue> {
-        let setup: AppSetup = from_object(setup).map_err(|e| JsValue::from_str(e.message()))?;
+        let mut setup: AppSetup = from_object(setup).map_err(|e| JsValue::from_str(e.message()))?;
+        setup.resource =
+            RESOURCES.with(|kept| one_copy(&mut kept.borrow_mut(), setup.resource.clone()));
         let host = HostCallbacks::new(host)?;
         let view = View::mount(container, setup, host);
         SHOWN.with(|shown| shown.borrow_mut().push(Rc::downgrade(&view)));

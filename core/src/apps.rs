@@ -46,6 +46,8 @@ pub fn composer_with_message(typed: &str, offered: &str) -> String {
 }
 
 mod mount {
+    use std::rc::Rc;
+
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
 
@@ -63,7 +65,9 @@ mod mount {
         /// The tool's definition (`toolInfo.tool` of the host context).
         pub tool: Value,
         pub input: Map<String, Value>,
-        pub resource: AppResource,
+        /// Shared: the panel hands over its copy without copying the HTML, and the app host
+        /// keeps one copy for the views of the same app (`one_copy` there).
+        pub resource: Rc<AppResource>,
         #[serde(default)]
         pub result: Option<CallToolResult>,
         #[serde(default)]

@@ -8,7 +8,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-/// The size of a piece: large enough that the pieces are few, small enough to leave no mark.
+/// The size of a piece: large enough that the pieces are few, small against the megabytes of a
+/// long chat.
 pub const PIECE_BYTES: usize = 64 * 1024;
 
 /// Writes `value` as JSON, handing `piece` the text a piece at a time, in order.
@@ -18,7 +19,8 @@ pub fn write_json<T: Serialize + ?Sized>(
 ) -> Result<(), serde_json::Error> {
     let mut pieces = Pieces { buffer: Vec::with_capacity(PIECE_BYTES), piece: &mut piece };
     serde_json::to_writer(&mut pieces, value)?;
-    pieces.hand_over(pieces.buffer.len());
+    pieces.hand_over();
+    debug_assert!(pieces.buffer.is_empty(), "serde_json ends on a whole character");
     Ok(())
 }
 
@@ -38,10 +40,10 @@ struct Pieces<'a> {
 }
 
 impl Pieces<'_> {
-    /// Hands over the whole characters among the first `upto` bytes; a character cut at the
-    /// end stays for the next piece.
-    fn hand_over(&mut self, upto: usize) {
-        let whole = match std::str::from_utf8(&self.buffer[..upto]) {
+    /// Hands over the whole characters written; a character cut at the end stays for the next
+    /// piece.
+    fn hand_over(&mut self) {
+        let whole = match std::str::from_utf8(&self.buffer) {
             Ok(text) => text,
             // serde_json writes UTF-8: only the piece's end can cut a character.
             Err(cut) => std::str::from_utf8(&self.buffer[..cut.valid_up_to()]).unwrap_or_default(),
@@ -65,7 +67,7 @@ impl Write for Pieces<'_> {
         let taken = bytes.len().min(PIECE_BYTES.saturating_sub(self.buffer.len()));
         self.buffer.extend_from_slice(&bytes[..taken]);
         if self.buffer.len() >= PIECE_BYTES {
-            self.hand_over(self.buffer.len());
+            self.hand_over();
         }
         Ok(taken)
     }
@@ -100,13 +102,20 @@ mod tests {
 
     #[test]
     fn the_pieces_join_into_the_json_text() {
-        // Characters of 1 to 4 bytes, so that pieces end inside every kind of character.
+        // Characters of 1 to 4 bytes, shifted by 0 to 9 bytes, so that pieces end 1, 2 and 3
+        // bytes into characters.
         let long: String = "aé€😀".repeat(PIECE_BYTES / 4);
-        let value = json!({"title": "日本語", "text": long, "list": [1, 2.5, null, "x\"y"]});
-        let pieces = pieces_of(&value);
-        assert!(pieces.len() >= 2, "{} pieces", pieces.len());
-        assert!(pieces.iter().all(|p| p.len() <= PIECE_BYTES), "a piece stays small");
-        assert_eq!(pieces.concat(), serde_json::to_string(&value).unwrap());
+        let mut cut = [false; 4];
+        for shift in 0..10 {
+            let value = json!({"pad": "x".repeat(shift), "text": long, "list": [1, null, "x\"y"]});
+            let pieces = pieces_of(&value);
+            assert!(pieces.len() >= 2, "{} pieces", pieces.len());
+            assert!(pieces.iter().all(|p| p.len() <= PIECE_BYTES), "a piece stays small");
+            assert_eq!(pieces.concat(), serde_json::to_string(&value).unwrap());
+            // How far into a character the first piece's end would have fallen.
+            cut[PIECE_BYTES - pieces[0].len()] = true;
+        }
+        assert_eq!(cut, [true; 4], "pieces ended 0, 1, 2 and 3 bytes into a character");
     }
 
     #[test]

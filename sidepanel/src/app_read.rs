@@ -24,11 +24,16 @@ impl HeldApps {
         self.0.get(&(server_id.to_owned(), uri.to_owned()))?.upgrade()
     }
 
+    /// Holds `resource` for its server and URI, unless a copy of the same HTML is held there
+    /// already (two tools of one app, each with its own `_meta.ui`, then do not take turns).
     pub fn hold(&mut self, server_id: &str, resource: &Rc<AppResource>) {
         // Those let go leave with the next one held.
         self.0.retain(|_, held| held.strong_count() > 0);
         let key = (server_id.to_owned(), resource.uri.clone());
-        self.0.insert(key, Rc::downgrade(resource));
+        let held = self.0.get(&key).and_then(Weak::upgrade);
+        if held.is_none_or(|held| held.digest != resource.digest) {
+            self.0.insert(key, Rc::downgrade(resource));
+        }
     }
 }
 
@@ -49,9 +54,13 @@ pub async fn read_app(
         held: held.as_ref().map(|held| held.digest.clone()),
     };
     match port.request(request).await {
-        Ok(Response::App { read }) => {
-            read.shown(uri, held, tool).ok_or_else(|| message("errWorkerUnexpectedAnswer", &[]))
-        }
+        Ok(Response::App { read }) => match read.into_resource(uri, held.clone(), tool) {
+            Some(resource) => Ok(resource),
+            // "Unchanged" about a copy this page does not hold (a worker of another version):
+            // once more, asking for the whole app.
+            None if held.is_some() => Box::pin(read_app(port, server_id, uri, tool, None)).await,
+            None => Err(message("errWorkerUnexpectedAnswer", &[])),
+        },
         Ok(Response::Error { error } | Response::SignInNeeded { error, .. }) => {
             Err(word(&unreadable(&error)))
         }

@@ -1,7 +1,7 @@
 //! A tool's UI resource: the app's HTML and what it asks of its host.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -127,7 +127,7 @@ impl AppRead {
     /// The app `uri` as the page shows it, its `_meta.ui` completed from its tool's definition
     /// `tool`; `held` is the copy whose digest the page sent. `None`: no HTML came, and the
     /// page holds no copy of this digest.
-    pub fn shown(
+    pub fn into_resource(
         self,
         uri: &str,
         held: Option<Rc<AppResource>>,
@@ -144,6 +144,17 @@ impl AppRead {
         };
         Some(Rc::new(AppResource { uri: uri.to_owned(), html, meta, digest: self.digest }))
     }
+}
+
+/// `resource`, or the equal one among `kept` that something still holds; a resource not there
+/// joins them (weakly: a copy nothing holds any more goes).
+pub fn one_copy(kept: &mut Vec<Weak<AppResource>>, resource: Rc<AppResource>) -> Rc<AppResource> {
+    kept.retain(|copy| copy.strong_count() > 0);
+    if let Some(copy) = kept.iter().filter_map(Weak::upgrade).find(|copy| *copy == resource) {
+        return copy;
+    }
+    kept.push(Rc::downgrade(&resource));
+    resource
 }
 
 /// SHA-256 of the HTML, base64url.
@@ -275,20 +286,39 @@ mod tests {
             digest: "d1".into(),
             html: html.map(str::to_owned),
         };
-        let held = read(Some("<p>")).shown("ui://a", None, &tool(true)).unwrap();
+        let held = read(Some("<p>")).into_resource("ui://a", None, &tool(true)).unwrap();
         assert_eq!((held.uri.as_str(), held.digest.as_str()), ("ui://a", "d1"));
         assert_eq!(held.meta.prefers_border, Some(true));
         // The same tool: the very copy, so the cards share it.
-        let again = read(None).shown("ui://a", Some(held.clone()), &tool(true)).unwrap();
+        let again = read(None).into_resource("ui://a", Some(held.clone()), &tool(true)).unwrap();
         assert!(Rc::ptr_eq(&again, &held));
         // Another tool of the app: its own meta, the same HTML.
-        let other = read(None).shown("ui://a", Some(held.clone()), &tool(false)).unwrap();
+        let other = read(None).into_resource("ui://a", Some(held.clone()), &tool(false)).unwrap();
         assert_eq!((other.meta.prefers_border, &other.html), (Some(false), &held.html));
         // No copy, or a copy of something else: nothing to show.
-        assert!(read(None).shown("ui://a", None, &tool(true)).is_none());
+        assert!(read(None).into_resource("ui://a", None, &tool(true)).is_none());
         let stale = AppRead { digest: "d2".into(), ..read(None) };
-        assert!(stale.shown("ui://a", Some(held.clone()), &tool(true)).is_none());
-        assert!(read(None).shown("ui://b", Some(held), &tool(true)).is_none());
+        assert!(stale.into_resource("ui://a", Some(held.clone()), &tool(true)).is_none());
+        assert!(read(None).into_resource("ui://b", Some(held), &tool(true)).is_none());
+    }
+
+    #[test]
+    fn views_of_one_app_share_one_copy_while_one_holds_it() {
+        let app = |html: &str| {
+            Rc::new(AppResource { uri: "ui://a".into(), html: html.into(), ..Default::default() })
+        };
+        let mut kept = Vec::new();
+        let first = one_copy(&mut kept, app("<p>1</p>"));
+        let again = one_copy(&mut kept, app("<p>1</p>"));
+        assert!(Rc::ptr_eq(&first, &again));
+        let other = one_copy(&mut kept, app("<p>2</p>"));
+        assert!(!Rc::ptr_eq(&first, &other));
+        assert_eq!(kept.len(), 2);
+        drop((first, again));
+        // Nothing holds the first any more: it is not kept, and comes anew.
+        let anew = one_copy(&mut kept, app("<p>1</p>"));
+        assert_eq!(Rc::strong_count(&anew), 1);
+        assert_eq!(kept.len(), 2);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use indexmap::IndexSet;
 
 use std::rc::Rc;
 
-use crate::apps::resource::AppResource;
+use crate::apps::resource::{html_digest, AppResource};
 use crate::branches::Forks;
 use crate::gemini::history::{HistoryMark, HistoryTail};
 use crate::gemini::{Error, Sources, ThinkingChoice, Turn, TurnUsage};
@@ -527,13 +527,25 @@ impl SavedChat {
     /// that points past the table has none, and the app is read again when shown; a chat
     /// stored before the table keeps its resources in its cards (a chat shown shares them:
     /// `share_app_resources`).
+    /// Resources stored before digests get theirs, so that they equal the same app read again.
     pub fn inline_app_resources(&mut self) {
-        let table = std::mem::take(&mut self.app_resources);
+        let mut table = std::mem::take(&mut self.app_resources);
+        table.iter_mut().for_each(with_digest);
         self.each_app_mut(&mut |app| {
             if let Some(at) = app.resource_at.take() {
                 app.resource = app.resource.take().or_else(|| table.get(usize::from(at)).cloned());
+            } else if let Some(resource) = &mut app.resource {
+                with_digest(resource);
             }
         });
+    }
+}
+
+/// Gives a resource stored before digests its digest (copied only if something else holds it).
+fn with_digest(resource: &mut Rc<AppResource>) {
+    if resource.digest.is_empty() {
+        let digest = html_digest(&resource.html);
+        Rc::make_mut(resource).digest = digest;
     }
 }
 
@@ -600,8 +612,12 @@ mod tests {
         let mut card = ToolCard::asked(call_id, "srv", "Server", "show", "{}".into(), None, true);
         card.status = ToolStatus::Done;
         let mut app = AppCard::unread("srv".into(), "ui://app".into(), Rc::default(), Map::new());
-        let resource =
-            AppResource { uri: "ui://app".into(), html: html.into(), ..Default::default() };
+        let resource = AppResource {
+            uri: "ui://app".into(),
+            html: html.into(),
+            meta: Default::default(),
+            digest: html_digest(html),
+        };
         app.resource = Some(Rc::new(resource));
         card.app = Some(app);
         Entry::Tool(card)
@@ -653,6 +669,24 @@ mod tests {
         damaged.inline_app_resources();
         let Entry::Tool(ToolCard { app: Some(app), .. }) = &damaged.entries[1] else { panic!() };
         assert_eq!((app.resource.as_ref(), app.resource_at), (None, None));
+    }
+
+    #[test]
+    fn a_resource_stored_before_digests_gets_its_digest_when_read() {
+        // Else it would never equal the same app read again, and the chat would keep both.
+        let mut old = two_apps_three_cards();
+        old.each_app_mut(&mut |app| {
+            if let Some(resource) = &mut app.resource {
+                Rc::make_mut(resource).digest.clear();
+            }
+        });
+        let mut tabled = old.clone();
+        tabled.tabulate_app_resources();
+        for mut read in [old, tabled] {
+            read.inline_app_resources();
+            assert_eq!(resource_of(&read.entries[1]).digest, html_digest("<p>two</p>"));
+            assert_eq!(resource_of(&read.entries[2]).digest, html_digest("<p>one</p>"));
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The page ↔ worker protocol: what a page sends the worker, read by `decode_client_message`.
 
+use gemipanel_core::apps::resource::{AppRead, UiResourceMeta};
 use gemipanel_core::mcp::InvalidTool;
 use gemipanel_core::messages::{
     decode_client_message, AppConsent, Caller, ClientMessage, ElicitationPrompt, Event, Recovery,
@@ -45,6 +46,8 @@ fn request() -> impl Strategy<Value = Request> {
         server_id().prop_map(|server_id| Request::ListResources { server_id }),
         text().prop_map(|call_id| Request::CancelToolCall { call_id }),
         (server_id(), text()).prop_map(|(server_id, uri)| Request::ReadResource { server_id, uri }),
+        (server_id(), text(), proptest::option::of(text()))
+            .prop_map(|(server_id, uri, held)| Request::ReadApp { server_id, uri, held }),
         (crate::settings::draft(), proptest::option::of(text()))
             .prop_map(|(draft, run)| Request::TestConnection { draft, run }),
         (text(), crate::mcp::elicit_result()).prop_map(|(elicitation_id, result)| {
@@ -110,6 +113,12 @@ fn worker_message() -> impl Strategy<Value = WorkerMessage> {
         ),
         crate::mcp::call_result().prop_map(|result| Response::ToolResult { result }),
         crate::mcp::read_result().prop_map(|result| Response::Resource { result }),
+        (text(), proptest::option::of(text()), proptest::option::of(any::<bool>())).prop_map(
+            |(digest, html, prefers_border)| {
+                let meta = UiResourceMeta { prefers_border, ..Default::default() };
+                Response::App { read: AppRead { meta, digest, html } }
+            }
+        ),
         Just(Response::Ok),
         any::<[u32; 4]>().prop_map(|[servers, sign_ins, dpop_keys, chats]| {
             let removed = Removed { servers, sign_ins, dpop_keys, chats };

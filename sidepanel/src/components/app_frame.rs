@@ -195,7 +195,7 @@ fn setup_of(props: &Props) -> Option<AppSetup> {
         tool_name: props.tool_name.to_string(),
         tool: (*props.app.tool).clone(),
         input: props.app.input.clone(),
-        resource: (**props.app.resource.as_ref()?).clone(),
+        resource: props.app.resource.clone()?,
         result: props.app.result.as_ref().map(|r| (**r).clone()),
         cancelled: props.app.cancelled,
     })

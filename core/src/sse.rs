@@ -37,6 +37,9 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// A line buffer up to this size is kept for the next line; a larger one (an app's HTML in one
+/// `data:` line) is let go.
+const LINE_KEPT_BYTES: usize = 64 * 1024;
 
 /// The default cap on one event (its fields together), generous for tool results.
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 10 * 1024 * 1024;
@@ -133,8 +136,12 @@ impl Parser {
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(&chunk[..end]);
                 let r = self.process_line(&line, out);
-                line.clear();
-                self.line = line;
+                // A long line's buffer goes now, before its event is parsed, not with the
+                // stream.
+                if line.capacity() <= LINE_KEPT_BYTES {
+                    line.clear();
+                    self.line = line;
+                }
                 r
             };
             if result.is_ok() {
@@ -182,6 +189,12 @@ impl Parser {
                 if self.data.len() + value.len() + 1 > self.max_event_bytes {
                     self.discard_event();
                     return Err(Error::EventTooLarge { limit: self.max_event_bytes });
+                }
+                // A first line exactly: pushing the '\n' onto a full buffer doubled it, and an
+                // event of an app's HTML took twice its size of the worker's memory, which
+                // never shrinks.
+                if self.data.is_empty() {
+                    self.data.reserve_exact(value.len() + 1);
                 }
                 push_lossy(&mut self.data, value);
                 self.data.push('\n');
@@ -259,6 +272,24 @@ mod tests {
         let mut out = Vec::new();
         parser.feed(input, &mut out).expect("no limit hit");
         out
+    }
+
+    #[test]
+    fn a_long_event_in_chunks_takes_its_size_once() {
+        // An app's HTML in one `data:` line, arriving in 64 KB chunks as fetch reads them.
+        let html = "<p>".repeat(200_000);
+        let stream = format!("data: {html}\n\n");
+        let mut parser = Parser::default();
+        let mut out = Vec::new();
+        for chunk in stream.as_bytes().chunks(64 * 1024) {
+            parser.feed(chunk, &mut out).unwrap();
+        }
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].data, html);
+        // Not twice its size (the '\n' pushed onto a full buffer), and the line's buffer is
+        // not kept with the stream.
+        assert!(out[0].data.capacity() <= html.len() + 1, "{}", out[0].data.capacity());
+        assert!(parser.line.capacity() <= LINE_KEPT_BYTES, "{}", parser.line.capacity());
     }
 
     #[test]

@@ -117,14 +117,14 @@ try {
       sandbox = await heapOf((m, p) => cdp.send(m, p));
       await cdp.detach();
     }
-    const worker = await heapOf(workerSend)
-      + await (await serviceWorker(browser.context)).evaluate(() => self.gemipanelMemory?.buffer.byteLength ?? 0);
+    const workerWasm = await (await serviceWorker(browser.context)).evaluate(() => self.gemipanelMemory?.buffer.byteLength ?? 0);
+    const worker = await heapOf(workerSend) + workerWasm;
     // What the chat holds: the panel's document and the apps' documents.
     let size = await page.evaluate(() => document.documentElement.outerHTML.length);
     for (const frame of frames) {
       size += await frame.evaluate(() => document.documentElement.outerHTML.length).catch(() => 0);
     }
-    return { panel, panelJs, panelWasm, appHostWasm, panelLive, panelPeak, sandbox, worker, size, total: panel + sandbox + worker };
+    return { panel, panelJs, panelWasm, appHostWasm, workerWasm, panelLive, panelPeak, sandbox, worker, size, total: panel + sandbox + worker };
   };
 
   // The floor the fixed part of the budget stands for: the panel open on an empty chat.
@@ -145,6 +145,7 @@ try {
   console.log(`memory_panel_wasm_live_mb=${(first.panelLive / MB).toFixed(1)}`);
   console.log(`memory_panel_wasm_peak_mb=${(first.panelPeak / MB).toFixed(1)}`);
   console.log(`memory_worker_mb=${(first.worker / MB).toFixed(1)}`);
+  console.log(`memory_worker_wasm_mb=${(first.workerWasm / MB).toFixed(1)}`);
   console.log(`memory_sandbox_mb=${(first.sandbox / MB).toFixed(1)}`);
   console.log(`memory_chat_size_mb=${(first.size / MB).toFixed(2)}`);
   console.log(`memory_total_mb=${(first.total / MB).toFixed(1)}`);

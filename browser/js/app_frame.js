@@ -155,10 +155,16 @@ export function adoptSpareSandbox(container) {
  * Posts `load` (a ToSandbox `load`) with the app's document (UTF-8 `bytes`, a view into wasm
  * memory) beside it as `document`.
  */
-export function loadApp(port, load, bytes) {
-  // A copy the port can transfer, not clone: it reaches the app's frame without another copy.
-  const document = bytes.slice().buffer;
-  port.postMessage({ ...load, document }, [document]);
+export function loadApp(port, load, ...parts) {
+  // The document's parts (views of wasm memory) joined into a buffer the port can transfer,
+  // not clone: it reaches the app's frame without another copy.
+  const bytes = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  port.postMessage({ ...load, document: bytes.buffer }, [bytes.buffer]);
 }
 
 /** Posts a ToSandbox message. */

@@ -19,7 +19,7 @@ extern "C" {
         on_hung: &Function,
     ) -> Result<MessagePort, JsValue>;
     #[wasm_bindgen(js_name = loadApp)]
-    fn load_app(port: &MessagePort, load: &JsValue, html: &[u8]);
+    fn load_app(port: &MessagePort, load: &JsValue, head: &[u8], host: &[u8], rest: &[u8]);
     #[wasm_bindgen(catch, js_name = postControl)]
     fn post_control(port: &MessagePort, message: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = unloadApp)]
@@ -109,9 +109,12 @@ impl Sandbox {
     }
 
     /// Loads the app's document (made by `core::apps::document`) with the `allow` attribute.
-    pub fn load(&self, document: &str, allow: &str) {
+    /// Loads the document of `parts` (`core::apps::document::prepared_parts`), joined by the
+    /// page: an app's HTML is not copied once more in wasm memory to be sent.
+    pub fn load(&self, parts: &[impl AsRef<str>; 3], allow: &str) {
         if let Ok(load) = to_js(&ToSandbox::Load { allow: allow.to_owned() }) {
-            load_app(&self.port, &load, document.as_bytes());
+            let [head, host, rest] = parts.each_ref().map(|part| part.as_ref().as_bytes());
+            load_app(&self.port, &load, head, host, rest);
         }
     }
 

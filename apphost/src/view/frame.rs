@@ -101,7 +101,7 @@ impl View {
             this.log("warning", &text);
         }
         let allow = this.allow();
-        sandbox.load(&document::prepare(&this.setup.resource.html, &policy.header), &allow);
+        sandbox.load(&document::prepared_parts(&this.setup.resource.html, &policy.header), &allow);
         this.sandbox = Some(sandbox);
         let input = this.setup.input.clone();
         let mut actions = this.session.tool_input(input);

@@ -14,6 +14,8 @@
 //! that calls `open` unchecked would fail just as before if `indexedDB` were simply removed.
 //! Each stand-in is put in place only where the real one throws.
 
+use std::borrow::Cow;
+
 /// The shim, run before the app's own scripts. Three independent parts: storage, cookies,
 /// IndexedDB.
 const STORAGE_SHIM: &str = concat!(
@@ -71,20 +73,20 @@ const ESCAPE_RELAY: &str = concat!(
 /// `html` with `policy` (a CSP header value), the storage shim and the Escape relay placed
 /// first.
 pub fn prepare(html: &str, policy: &str) -> String {
+    prepared_parts(html, policy).concat()
+}
+
+/// [`prepare`]'s document in three parts, for a page to join outside wasm memory: the HTML up
+/// to where the host's part goes (after a doctype), that part, and the rest of the HTML.
+pub fn prepared_parts<'a>(html: &'a str, policy: &str) -> [Cow<'a, str>; 3] {
     // The policy is ours; quotes are the only character that could end the attribute.
     let meta = format!(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
         policy.replace('"', "&quot;")
     );
     let insert_at = doctype_end(html).unwrap_or(0);
-    let mut out =
-        String::with_capacity(html.len() + meta.len() + STORAGE_SHIM.len() + ESCAPE_RELAY.len());
-    out.push_str(&html[..insert_at]);
-    out.push_str(&meta);
-    out.push_str(STORAGE_SHIM);
-    out.push_str(ESCAPE_RELAY);
-    out.push_str(&html[insert_at..]);
-    out
+    let host = [meta.as_str(), STORAGE_SHIM, ESCAPE_RELAY].concat();
+    [html[..insert_at].into(), host.into(), html[insert_at..].into()]
 }
 
 /// Where a leading `<!doctype …>` (after a BOM and whitespace) ends.
@@ -118,6 +120,17 @@ mod tests {
         let meta = doc.find("<meta").unwrap();
         assert!(doc.find("<!DOCTYPE html>").unwrap() < meta);
         assert!(meta < doc.find("<html>").unwrap());
+    }
+
+    #[test]
+    fn the_parts_borrow_the_apps_html_around_the_hosts_part() {
+        let html = "\u{feff}<!doctype html><p>app</p>";
+        let [head, host, rest] = prepared_parts(html, "p");
+        assert_eq!((head.as_ref(), rest.as_ref()), ("\u{feff}<!doctype html>", "<p>app</p>"));
+        // Borrowed: the page joins them, the HTML is not copied in wasm memory.
+        assert!(matches!((&head, &rest), (Cow::Borrowed(_), Cow::Borrowed(_))));
+        assert!(host.starts_with("<meta http-equiv=\"Content-Security-Policy\""));
+        assert_eq!([head, host, rest].concat(), prepare(html, "p"));
     }
 
     #[test]

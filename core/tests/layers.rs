@@ -19,6 +19,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "deadlines",
             "decode",
             "hash",
+            "json_pieces",
             "jsonrpc",
             "menu",
             "secret",

@@ -98,6 +98,11 @@ impl Parser {
     ///
     /// An oversized event is reported once and dropped; the events before it stay in `out`.
     pub fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<Event>) -> Result<(), Error> {
+        if self.at_start && self.line.is_empty() && chunk.len() >= BOM.len() {
+            // Decided at once, without a copy of the chunk (which may be a whole app's HTML).
+            self.at_start = false;
+            return self.feed_lines(chunk.strip_prefix(BOM).unwrap_or(chunk), out);
+        }
         if self.at_start {
             // Buffer until we know whether the stream opens with a BOM.
             self.line.extend_from_slice(chunk);

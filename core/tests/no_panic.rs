@@ -47,8 +47,8 @@ fn random_bytes_never_panic() {
 
         for content_type in [Some("text/event-stream"), Some("application/json"), None] {
             let mut decoder = ReplyDecoder::for_content_type(content_type, 256).expect("MCP type");
-            let _ = decoder.feed(a);
-            let _ = decoder.feed(b);
+            let _ = decoder.feed(a.to_vec());
+            let _ = decoder.feed(b.to_vec());
             let _ = decoder.finish();
         }
         let _ = Message::parse(&input);

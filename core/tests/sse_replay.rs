@@ -94,7 +94,7 @@ fn mcp_replies_decode_the_same_at_every_split() {
                     ReplyDecoder::for_content_type(Some(content_type), 1 << 20).expect("MCP type");
                 let mut kinds = Vec::new();
                 for chunk in &chunks {
-                    kinds.extend(decoder.feed(chunk).expect("decodes").iter().map(kind));
+                    kinds.extend(decoder.feed(chunk.to_vec()).expect("decodes").iter().map(kind));
                 }
                 kinds.extend(decoder.finish().expect("finishes").iter().map(kind));
                 assert_eq!(kinds, expected, "{}", path.display());

@@ -94,7 +94,7 @@ where
             let broke = loop {
                 match response.body.next_chunk().await {
                     Ok(Some(chunk)) => {
-                        let messages = decoder.feed(&chunk).map_err(|e| self.decode_error(e))?;
+                        let messages = decoder.feed(chunk).map_err(|e| self.decode_error(e))?;
                         if let Some(done) =
                             self.handle_messages(session, messages, id, handler).await
                         {

@@ -269,7 +269,7 @@ where
         let mut subscription = Subscription::new(id, filter);
         loop {
             let (messages, stopped) = match response.body.next_chunk().await {
-                Ok(Some(chunk)) => (decoder.feed(&chunk), None),
+                Ok(Some(chunk)) => (decoder.feed(chunk), None),
                 Ok(None) => (decoder.finish(), Some(None)),
                 Err(e) => (Ok(Vec::new()), Some(Some(e))),
             };

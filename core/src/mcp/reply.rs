@@ -29,9 +29,14 @@ impl fmt::Display for DecodeError {
     }
 }
 
+/// Chunks smaller than this are joined to the one before as they come.
+const SMALL_CHUNK_BYTES: usize = 64 * 1024;
+
 #[derive(Debug)]
 enum Form {
-    Json(Vec<u8>),
+    /// The body's chunks as they came: joined once, at the end, into a block of exactly the
+    /// body's size (a buffer grown chunk by chunk ends up to twice that).
+    Json(Vec<Vec<u8>>),
     Sse(sse::Parser),
 }
 
@@ -75,21 +80,28 @@ impl ReplyDecoder {
     }
 
     /// Feeds a body chunk; returns the messages completed by it.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<Message>, DecodeError> {
+    ///
+    /// Takes the chunk to let it go before the messages are parsed: a chunk may be a whole
+    /// app's HTML, and the worker's memory keeps the most it ever held at once.
+    pub fn feed(&mut self, chunk: Vec<u8>) -> Result<Vec<Message>, DecodeError> {
         self.received = self.received.saturating_add(chunk.len());
         if self.received > self.limit {
             return Err(DecodeError::TooLarge { limit: self.limit });
         }
         match &mut self.form {
-            Form::Json(buffer) => {
-                buffer.extend_from_slice(chunk);
+            Form::Json(chunks) => {
+                match chunks.last_mut() {
+                    // A server trickling bytes: an entry for each would cost far more than them.
+                    Some(last) if last.len() < SMALL_CHUNK_BYTES => last.extend_from_slice(&chunk),
+                    _ => chunks.push(chunk),
+                }
                 Ok(Vec::new())
             }
             Form::Sse(parser) => {
                 let mut events = Vec::new();
-                parser
-                    .feed(chunk, &mut events)
-                    .map_err(|_| DecodeError::TooLarge { limit: self.limit })?;
+                let fed = parser.feed(&chunk, &mut events);
+                drop(chunk);
+                fed.map_err(|_| DecodeError::TooLarge { limit: self.limit })?;
                 events
                     .into_iter()
                     .filter(|e| e.event == "message" && !e.data.is_empty())
@@ -102,8 +114,8 @@ impl ReplyDecoder {
     /// The body ended; returns what only the whole body could tell.
     pub fn finish(&mut self) -> Result<Vec<Message>, DecodeError> {
         match &mut self.form {
-            Form::Json(buffer) => {
-                let body = std::mem::take(buffer);
+            Form::Json(chunks) => {
+                let body = join(std::mem::take(chunks));
                 if body.iter().all(u8::is_ascii_whitespace) {
                     return Ok(Vec::new());
                 }
@@ -115,6 +127,18 @@ impl ReplyDecoder {
             Form::Sse(_) => Ok(Vec::new()),
         }
     }
+}
+
+/// One block of the chunks' bytes; a lone chunk is that block already.
+fn join(mut chunks: Vec<Vec<u8>>) -> Vec<u8> {
+    if chunks.len() == 1 {
+        return chunks.pop().unwrap_or_default();
+    }
+    let mut body = Vec::with_capacity(chunks.iter().map(Vec::len).sum());
+    for chunk in chunks {
+        body.extend_from_slice(&chunk);
+    }
+    body
 }
 
 fn parse_message(bytes: &[u8], place: &str) -> Result<Message, DecodeError> {
@@ -137,18 +161,34 @@ mod tests {
             Err(DecodeError::NotMcp { .. })
         ));
         let mut d = ReplyDecoder::for_content_type(Some("application/json"), 100).unwrap();
-        d.feed(b"<!doctype html>").unwrap();
+        d.feed(b"<!doctype html>".to_vec()).unwrap();
         assert!(matches!(d.finish(), Err(DecodeError::NotMcp { .. })));
+    }
+
+    #[test]
+    fn a_trickled_json_body_is_kept_in_few_blocks() {
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"t":"{}"}}}}"#, "x".repeat(200_000));
+        let mut d = ReplyDecoder::for_content_type(Some("application/json"), 1 << 20).unwrap();
+        for byte in body.bytes() {
+            d.feed(vec![byte]).unwrap();
+        }
+        let Form::Json(chunks) = &d.form else { unreachable!() };
+        assert!(chunks.len() <= body.len() / SMALL_CHUNK_BYTES + 1, "{} blocks", chunks.len());
+        assert_eq!(d.finish().unwrap().len(), 1);
     }
 
     #[test]
     fn sse_priming_events_are_skipped_and_limit_holds() {
         let mut d = ReplyDecoder::for_content_type(Some("text/event-stream"), 200).unwrap();
         let m = d
-            .feed(b"id: a\ndata: \n\nid: b\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+            .feed(
+                b"id: a\ndata: \n\nid: b\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+                    .to_vec(),
+            )
             .unwrap();
         assert_eq!(m.len(), 1);
         assert_eq!(d.resume_point().0, Some("b"));
-        assert!(matches!(d.feed(&[b' '; 200]), Err(DecodeError::TooLarge { .. })));
+        assert!(matches!(d.feed(vec![b' '; 200]), Err(DecodeError::TooLarge { .. })));
     }
 }

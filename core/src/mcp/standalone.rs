@@ -213,7 +213,7 @@ where
         handler: &dyn Handler,
     ) {
         while let Some(chunk) = stream.next_chunk().await {
-            let Ok(messages) = stream.decoder.feed(&chunk) else {
+            let Ok(messages) = stream.decoder.feed(chunk) else {
                 stream.end();
                 break;
             };

@@ -70,7 +70,7 @@ fn reply_run(content_type: Option<&str>, pieces: &[&[u8]], limit: usize) -> Repl
     };
     let mut messages = Vec::new();
     for piece in pieces {
-        match decoder.feed(piece) {
+        match decoder.feed(piece.to_vec()) {
             Ok(more) => messages.extend(more),
             Err(e) => return ReplyRun::Failed(kind(&e)),
         }
@@ -294,7 +294,7 @@ fn mcp_reply_work_is_linear_in_the_body() {
                     panic!("{content_type} is MCP");
                 };
                 for byte in input.chunks(1) {
-                    let _ = decoder.feed(byte);
+                    let _ = decoder.feed(byte.to_vec());
                 }
                 let _ = decoder.finish();
             });

@@ -136,6 +136,26 @@ mod tests {
         assert!(from_js::<FromBridge>(odd).is_err());
     }
 
+    /// Every module's stack is 256 KB (`.cargo/config.toml`). A hostile server's reply may be
+    /// nested as deep as serde_json reads; unoptimised, as here, frames are larger than in the
+    /// product.
+    #[wasm_bindgen_test]
+    fn json_as_deep_as_serde_json_reads_fits_the_stack() {
+        use gemipanel_core::jsonrpc::Message;
+        let nested = |depth: usize| {
+            let value = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":{value}}}}}"#)
+        };
+        // The envelope, the result and its object are three levels of serde_json's 128.
+        let deepest = nested(125);
+        let message = Message::parse(deepest.as_bytes()).expect("within serde_json's depth");
+        assert_eq!(message.to_json(), deepest);
+        assert_eq!(from_js::<Message>(to_js(&message).unwrap()).unwrap(), message);
+        let object = from_object::<serde_json::Value>(to_object(&message).unwrap()).unwrap();
+        assert_eq!(object.to_string(), deepest);
+        assert!(Message::parse(nested(126).as_bytes()).is_err(), "past serde_json's depth");
+    }
+
     #[wasm_bindgen_test]
     fn large_ids_stay_plain_numbers() {
         let js = to_js(&ClientMessage { id: 1 << 40, request: Request::Status }).unwrap();

@@ -3,8 +3,9 @@
 
 use gemipanel_core::json_pieces;
 use gemipanel_core::messages::{ClientMessage, Request, Response, WorkerMessage};
+use js_sys::{JsString, Reflect, Uint8Array};
 use serde::{de::DeserializeOwned, Serialize};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 use crate::{chrome, BrowserError};
 
@@ -67,6 +68,64 @@ pub fn from_text_or_js<T: DeserializeOwned>(value: JsValue) -> Result<T, Browser
             .map_err(|e| BrowserError::new(format!("decoding a message: {e}"))),
         None => from_js(value),
     }
+}
+
+/// A worker's message, as [`from_text_or_js`] decodes it, but with an app's HTML (hundreds of
+/// KB, in `Response::App`) copied into wasm memory once, at its size. Read inside the JSON
+/// text, it took three times that at once (the text, serde_json's scratch for the unescaped
+/// string, the string), and a wasm module's memory keeps the most it ever held.
+pub fn worker_message_from_js(value: JsValue) -> Result<WorkerMessage, BrowserError> {
+    let object = match value.dyn_ref::<JsString>() {
+        Some(text) if text.length() < LONG_TEXT_CHARS => return from_text_or_js(value),
+        // Parsed in JS: the text never enters wasm memory.
+        Some(text) => {
+            json_parse(text).map_err(|e| BrowserError::from_js("decoding a message", e))?
+        }
+        None => value,
+    };
+    let html = take_app_html(&object);
+    let mut message: WorkerMessage = from_js(object)?;
+    if let WorkerMessage::Response { response: Response::App { read }, .. } = &mut message {
+        read.html = html.or(read.html.take());
+    }
+    Ok(message)
+}
+
+/// Text messages shorter than this are read straight from their text.
+const LONG_TEXT_CHARS: u32 = 64 * 1024;
+
+/// Takes the HTML out of a `Response::App` message (as a JS object), as a string of its own.
+fn take_app_html(message: &JsValue) -> Option<String> {
+    let field = |object: &JsValue, key: &str| Reflect::get(object, &JsValue::from_str(key)).ok();
+    let response = field(message, "response")?;
+    if field(&response, "type")?.as_string().as_deref() != Some("app") {
+        return None;
+    }
+    let read = field(&response, "read")?;
+    let html = field(&read, "html")?.dyn_into::<JsString>().ok()?;
+    Reflect::delete_property(read.dyn_ref::<js_sys::Object>()?, &JsValue::from_str("html")).ok()?;
+    Some(utf8(&html))
+}
+
+/// A JS string as a Rust one, through UTF-8 bytes made in JS: one block of exactly its size.
+/// (wasm-bindgen's own conversion reserves three bytes a character once it meets one that is
+/// not ASCII, and apps' scripts have some.)
+fn utf8(text: &JsString) -> String {
+    let bytes = TextEncoder::new().encode(text).to_vec();
+    // A TextEncoder's output is UTF-8 (a lone surrogate becomes U+FFFD).
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
+
+    type TextEncoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextEncoder;
+    #[wasm_bindgen(method)]
+    fn encode(this: &TextEncoder, text: &JsString) -> Uint8Array;
 }
 
 /// Sends one request with `chrome.runtime.sendMessage` and waits for its answer (the popup's
@@ -154,6 +213,35 @@ mod tests {
         let object = from_object::<serde_json::Value>(to_object(&message).unwrap()).unwrap();
         assert_eq!(object.to_string(), deepest);
         assert!(Message::parse(nested(126).as_bytes()).is_err(), "past serde_json's depth");
+    }
+
+    /// An app's HTML arrives whole and unchanged, whichever way its message came.
+    #[wasm_bindgen_test]
+    fn an_app_read_decodes_alike_from_long_text_short_text_and_objects() {
+        use gemipanel_core::apps::resource::AppRead;
+        let app = |html: Option<String>| WorkerMessage::Response {
+            id: 4,
+            response: Response::App {
+                read: AppRead { meta: Default::default(), digest: "d".into(), html },
+            },
+        };
+        let page = "<p class=\"x\">caf\u{e9} \u{4e16} \u{1F600}\\</p>\n";
+        let long = page.repeat(20_000);
+        assert!(long.len() > 64 * 1024);
+        let held_status = WorkerMessage::Response { id: 5, response: status() };
+        for message in [app(Some(long)), app(Some(page.into())), app(None), held_status] {
+            let text = serde_json::to_string(&message).unwrap();
+            assert_eq!(worker_message_from_js(JsValue::from_str(&text)).unwrap(), message);
+            assert_eq!(worker_message_from_js(to_js(&message).unwrap()).unwrap(), message);
+        }
+        let odd = r#"{"kind":"response","id":4,"response":{"type":"app","read":{"digest":"d","html":5}}}"#;
+        let padded = format!("{odd}{}", " ".repeat(64 * 1024));
+        for text in [odd, padded.as_str()] {
+            let err = worker_message_from_js(JsValue::from_str(text)).unwrap_err();
+            assert!(err.message().contains("decoding"), "{err}");
+        }
+        let broken = format!("{{\"kind\":{}", " ".repeat(64 * 1024));
+        assert!(worker_message_from_js(JsValue::from_str(&broken)).is_err());
     }
 
     #[wasm_bindgen_test]

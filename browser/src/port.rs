@@ -20,7 +20,7 @@ use wasm_bindgen::JsValue;
 
 use crate::channel::{self, Channel};
 use crate::chrome::{self, Port};
-use crate::messaging::from_text_or_js;
+use crate::messaging::worker_message_from_js;
 use crate::timers;
 use crate::BrowserError;
 
@@ -220,7 +220,7 @@ impl WorkerPort {
 }
 
 fn deliver(inner: &Rc<RefCell<Inner>>, message: JsValue, greeting_is_news: &Cell<bool>) {
-    match from_text_or_js::<WorkerMessage>(message) {
+    match worker_message_from_js(message) {
         Ok(WorkerMessage::Response { id, response }) => {
             let sender = inner.borrow_mut().pending.remove(&id);
             if let Some(sender) = sender {

@@ -14,9 +14,10 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use gemipanel_browser::messaging::{from_js, from_object};
-use gemipanel_core::apps::resource::{one_copy, AppResource};
+use gemipanel_core::apps::resource::{kept_copy, one_copy, AppResource};
 use gemipanel_core::apps::AppSetup;
 use gemipanel_core::mcp::CallToolResult;
+use js_sys::Reflect;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
@@ -33,6 +34,17 @@ thread_local! {
     static SHOWN: RefCell<Vec<Weak<RefCell<View>>>> = const { RefCell::new(Vec::new()) };
     /// The apps' resources the views hold: the views of one app share its HTML.
     static RESOURCES: RefCell<Vec<Weak<AppResource>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The copy this module holds of the app in `setup` (an `AppSetup` object), if any: then the
+/// HTML in `setup` is left out of what is read from it. An app's HTML is hundreds of KB, and a
+/// module's memory keeps the most it ever held: a second copy, even for a moment, is for good.
+fn leave_held_html(kept: &[Weak<AppResource>], setup: &JsValue) -> Option<Rc<AppResource>> {
+    let field = |object: &JsValue, key: &str| Reflect::get(object, &JsValue::from_str(key)).ok();
+    let resource = field(setup, "resource")?;
+    let held = kept_copy(kept, &field(&resource, "digest")?.as_string()?)?;
+    Reflect::set(&resource, &JsValue::from_str("html"), &JsValue::from_str("")).ok()?;
+    Some(held)
 }
 
 /// The apps inside `container` are about to go with it (another chat is opened): each is
@@ -56,7 +68,11 @@ impl AppView {
     /// callbacks.
     #[wasm_bindgen(constructor)]
     pub fn new(container: HtmlElement, setup: JsValue, host: JsValue) -> Result<AppView, JsValue> {
+        let held = RESOURCES.with(|kept| leave_held_html(&kept.borrow(), &setup));
         let mut setup: AppSetup = from_object(setup).map_err(|e| JsValue::from_str(e.message()))?;
+        if let Some(held) = held {
+            setup.resource = setup.resource.with_html_of(&held);
+        }
         setup.resource =
             RESOURCES.with(|kept| one_copy(&mut kept.borrow_mut(), setup.resource.clone()));
         let host = HostCallbacks::new(host)?;

@@ -157,6 +157,26 @@ pub fn one_copy(kept: &mut Vec<Weak<AppResource>>, resource: Rc<AppResource>) ->
     resource
 }
 
+/// The copy among `kept` that something still holds of the HTML of `digest` (none for an empty
+/// digest: a chat stored before digests).
+pub fn kept_copy(kept: &[Weak<AppResource>], digest: &str) -> Option<Rc<AppResource>> {
+    let digest = (!digest.is_empty()).then_some(digest)?;
+    kept.iter().filter_map(Weak::upgrade).find(|copy| copy.digest == digest)
+}
+
+impl AppResource {
+    /// This resource, read without its HTML, with the HTML of `held` (a copy of the same
+    /// digest): `held` itself when all the rest is the same too.
+    pub fn with_html_of(&self, held: &Rc<AppResource>) -> Rc<AppResource> {
+        let rest_is_same =
+            self.uri == held.uri && self.meta == held.meta && self.digest == held.digest;
+        if rest_is_same {
+            return held.clone();
+        }
+        Rc::new(AppResource { html: held.html.clone(), ..self.clone() })
+    }
+}
+
 /// SHA-256 of the HTML, base64url.
 pub fn html_digest(html: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(html.as_bytes()))
@@ -300,6 +320,32 @@ mod tests {
         let stale = AppRead { digest: "d2".into(), ..read(None) };
         assert!(stale.into_resource("ui://a", Some(held.clone()), &tool(true)).is_none());
         assert!(read(None).into_resource("ui://b", Some(held), &tool(true)).is_none());
+    }
+
+    #[test]
+    fn a_resource_read_without_its_html_takes_the_kept_copy_of_its_digest() {
+        let html = "<p>1</p>";
+        let held = Rc::new(AppResource {
+            uri: "ui://a".into(),
+            html: html.into(),
+            digest: html_digest(html),
+            ..Default::default()
+        });
+        let kept = vec![Rc::downgrade(&held)];
+        assert!(kept_copy(&kept, &html_digest("<p>2</p>")).is_none());
+        assert!(kept_copy(&kept, "").is_none(), "no digest, no copy");
+        let found = kept_copy(&kept, &held.digest).expect("the copy held");
+        let read = AppResource { html: String::new(), ..(*held).clone() };
+        assert!(Rc::ptr_eq(&read.with_html_of(&found), &held));
+        // Another tool of the same app: the same HTML with meta of its own.
+        let bordered = AppResource {
+            meta: UiResourceMeta { prefers_border: Some(true), ..Default::default() },
+            ..read
+        };
+        let other = bordered.with_html_of(&found);
+        assert_eq!((other.html.as_str(), &other.meta), (html, &bordered.meta));
+        drop((held, found));
+        assert!(kept_copy(&kept, &html_digest(html)).is_none(), "nothing holds it any more");
     }
 
     #[test]

@@ -43,7 +43,9 @@ fn leave_held_html(kept: &[Weak<AppResource>], setup: &JsValue) -> Option<Rc<App
     let field = |object: &JsValue, key: &str| Reflect::get(object, &JsValue::from_str(key)).ok();
     let resource = field(setup, "resource")?;
     let held = kept_copy(kept, &field(&resource, "digest")?.as_string()?)?;
-    Reflect::set(&resource, &JsValue::from_str("html"), &JsValue::from_str("")).ok()?;
+    Reflect::set(&resource, &JsValue::from_str("html"), &JsValue::from_str(""))
+        .ok()
+        .filter(|&set| set)?;
     Some(held)
 }
 

@@ -71,7 +71,8 @@ pub fn on_connect(port: Port) {
 
 /// A message arrived on a page's port, or on its fast lane (`lane`, see `background.js`): then
 /// it came as JSON text and the reply goes back on the lane as JSON text, which each side parses
-/// straight into its own types. Either way the request's events go to `port`.
+/// straight into its own types (a page takes an app's HTML out in JS first:
+/// `browser::messaging::worker_message_from_js`). Either way the request's events go to `port`.
 #[wasm_bindgen]
 pub fn on_port_message(port: Port, message: JsValue, lane: Option<js_sys::Function>) {
     wasm_bindgen_futures::spawn_local(async move {

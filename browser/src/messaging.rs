@@ -76,7 +76,9 @@ pub fn from_text_or_js<T: DeserializeOwned>(value: JsValue) -> Result<T, Browser
 /// string, the string), and a wasm module's memory keeps the most it ever held.
 pub fn worker_message_from_js(value: JsValue) -> Result<WorkerMessage, BrowserError> {
     let object = match value.dyn_ref::<JsString>() {
-        Some(text) if text.length() < LONG_TEXT_CHARS => return from_text_or_js(value),
+        // Any other text goes straight to serde_json, exact: JSON.parse would round integers
+        // past 2^53 and move keys that look like numbers first.
+        Some(text) if !is_long_app_answer(text) => return from_text_or_js(value),
         // Parsed in JS: the text never enters wasm memory.
         Some(text) => {
             json_parse(text).map_err(|e| BrowserError::from_js("decoding a message", e))?
@@ -91,8 +93,13 @@ pub fn worker_message_from_js(value: JsValue) -> Result<WorkerMessage, BrowserEr
     Ok(message)
 }
 
-/// Text messages shorter than this are read straight from their text.
-const LONG_TEXT_CHARS: u32 = 64 * 1024;
+/// Whether a text message is an app's answer of 64 KB or more.
+fn is_long_app_answer(text: &JsString) -> bool {
+    text.length() >= 64 * 1024 && {
+        let start = String::from(text.slice(0, WorkerMessage::APP_ANSWER_PREFIX_CHARS));
+        WorkerMessage::is_app_answer(&start)
+    }
+}
 
 /// Takes the HTML out of a `Response::App` message (as a JS object), as a string of its own.
 fn take_app_html(message: &JsValue) -> Option<String> {
@@ -103,7 +110,10 @@ fn take_app_html(message: &JsValue) -> Option<String> {
     }
     let read = field(&response, "read")?;
     let html = field(&read, "html")?.dyn_into::<JsString>().ok()?;
-    Reflect::delete_property(read.dyn_ref::<js_sys::Object>()?, &JsValue::from_str("html")).ok()?;
+    // `false`: a field that cannot go (never so from JSON); then it is read as any other.
+    Reflect::delete_property(read.unchecked_ref::<js_sys::Object>(), &JsValue::from_str("html"))
+        .ok()
+        .filter(|&gone| gone)?;
     Some(utf8(&html))
 }
 
@@ -113,7 +123,7 @@ fn take_app_html(message: &JsValue) -> Option<String> {
 fn utf8(text: &JsString) -> String {
     let bytes = TextEncoder::new().encode(text).to_vec();
     // A TextEncoder's output is UTF-8 (a lone surrogate becomes U+FFFD).
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 #[wasm_bindgen]
@@ -205,7 +215,7 @@ mod tests {
             let value = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
             format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":{value}}}}}"#)
         };
-        // The envelope, the result and its object are three levels of serde_json's 128.
+        // With the envelope and the result, 127 levels: the most serde_json reads.
         let deepest = nested(125);
         let message = Message::parse(deepest.as_bytes()).expect("within serde_json's depth");
         assert_eq!(message.to_json(), deepest);
@@ -234,6 +244,14 @@ mod tests {
             assert_eq!(worker_message_from_js(JsValue::from_str(&text)).unwrap(), message);
             assert_eq!(worker_message_from_js(to_js(&message).unwrap()).unwrap(), message);
         }
+        // Other long answers are read from their text, exact: big integers, keys in order.
+        let exact = r#"{"kind":"response","id":6,"response":{"type":"tool_result","result":{"content":[],"structuredContent":{"b":1,"2":"x","n":12345678901234567890}}}}"#;
+        let message: WorkerMessage = serde_json::from_str(exact).unwrap();
+        let text = serde_json::to_string(&message).unwrap();
+        assert!(text.contains(r#"{"b":1,"2":"x","n":12345678901234567890}"#), "{text}");
+        let long = format!("{text}{}", " ".repeat(64 * 1024));
+        let read = worker_message_from_js(JsValue::from_str(&long)).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), text);
         let odd = r#"{"kind":"response","id":4,"response":{"type":"app","read":{"digest":"d","html":5}}}"#;
         let padded = format!("{odd}{}", " ".repeat(64 * 1024));
         for text in [odd, padded.as_str()] {

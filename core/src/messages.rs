@@ -633,6 +633,20 @@ pub enum WorkerMessage {
     Event { event: Event },
 }
 
+impl WorkerMessage {
+    /// The characters of a message's JSON text that [`WorkerMessage::is_app_answer`] reads.
+    pub const APP_ANSWER_PREFIX_CHARS: u32 = 96;
+
+    /// Whether a message's JSON text, from its start, is the answer with an app
+    /// (`Response::App`): the one answer a page takes apart before reading it (its HTML is
+    /// hundreds of KB). Relies on serde's order: `kind`, `id`, `response`, its `type`.
+    pub fn is_app_answer(start: &str) -> bool {
+        let Some(rest) = start.strip_prefix(r#"{"kind":"response","id":"#) else { return false };
+        rest.trim_start_matches(|c: char| c.is_ascii_digit())
+            .starts_with(r#","response":{"type":"app","#)
+    }
+}
+
 /// A message a page sent that is not a valid [`ClientMessage`].
 ///
 /// Keeps the request id when one could be read, so the page that sent it still gets an answer
@@ -675,6 +689,32 @@ pub fn decode_client_message(value: Value) -> Result<ClientMessage, DecodeError>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_app_answer_is_told_by_the_start_of_its_text() {
+        use crate::apps::resource::AppRead;
+        let text = |response| {
+            serde_json::to_string(&WorkerMessage::Response { id: u64::MAX, response }).unwrap()
+        };
+        let start = |text: &str| {
+            text.chars().take(WorkerMessage::APP_ANSWER_PREFIX_CHARS as usize).collect::<String>()
+        };
+        let app = text(Response::App {
+            read: AppRead {
+                meta: Default::default(),
+                digest: "d".into(),
+                html: Some("<p>".repeat(50)),
+            },
+        });
+        assert!(WorkerMessage::is_app_answer(&start(&app)), "{app}");
+        let status = text(Response::Error { error: Text::new("errX") });
+        assert!(!WorkerMessage::is_app_answer(&start(&status)));
+        let event = serde_json::to_string(&WorkerMessage::Event {
+            event: Event::WorkerStarted { extension_version: "1".into() },
+        })
+        .unwrap();
+        assert!(!WorkerMessage::is_app_answer(&start(&event)));
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -221,6 +221,15 @@ pub fn run() -> Result<Vec<WasmSize>> {
         build = build.args(["-p", package]);
     }
     build.run()?;
+    for (package, _) in WASM_CRATES {
+        let stack = crate::wasm_size::stack_bytes(&built(package))?;
+        if stack != STACK_BYTES {
+            return Err(format!(
+                "{package}'s wasm stack is {stack} bytes, not {STACK_BYTES}: does RUSTFLAGS \
+                 replace the flags of .cargo/config.toml?"
+            ));
+        }
+    }
 
     if dist.exists() {
         fs::remove_dir_all(&dist).map_err(|e| format!("clearing dist/: {e}"))?;
@@ -287,20 +296,29 @@ fn ceiling_problem(name: &str, gzip_kb: f64, ceiling_kb: f64) -> Option<String> 
     })
 }
 
+/// Each module's stack (`.cargo/config.toml`, where the figures behind it are).
+const STACK_BYTES: u64 = 256 * 1024;
+
+/// The module cargo built for a wasm crate, before wasm-bindgen.
+fn built(package: &str) -> PathBuf {
+    util::target_dir()
+        .join("wasm32-unknown-unknown/release")
+        .join(format!("{}.wasm", package.replace('-', "_")))
+}
+
 /// Runs wasm-bindgen on a released wasm crate into `out_dir` as `<name>.js` and
 /// `<name>_bg.wasm`, then `wasm-opt -Oz` on the module; returns the module's path.
 pub fn bind_and_optimize(package: &str, name: &str, out_dir: &Path) -> Result<PathBuf> {
-    let built = util::target_dir()
-        .join("wasm32-unknown-unknown/release")
-        .join(format!("{}.wasm", package.replace('-', "_")));
+    let built = built(package);
     Cmd::new("wasm-bindgen")
         .args(["--target", "web", "--no-typescript", "--out-name", name, "--out-dir"])
         .arg(out_dir)
         .arg(&built)
         .run()?;
     let wasm = out_dir.join(format!("{name}_bg.wasm"));
-    // Rust puts the stack first in linear memory, growing down from 1 MB, and never uses the
-    // low 1 KB: wasm-opt may fold address offsets knowing that.
+    // Rust puts the stack first in linear memory, growing down from its size (256 KB here,
+    // .cargo/config.toml), and never uses the low 1 KB: wasm-opt may fold address offsets
+    // knowing that.
     Cmd::new(node_bin("wasm-opt"))
         .args(["-Oz", "--low-memory-unused"])
         .arg(&wasm)

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use wasmparser::{Name, NameSectionReader, Parser, Payload, TypeRef};
+use wasmparser::{Name, NameSectionReader, Operator, Parser, Payload, TypeRef, ValType};
 
 use crate::util::Result;
 
@@ -93,9 +93,47 @@ fn crate_of(name: &str) -> String {
     }
 }
 
+/// The stack a module cargo built sets aside, in bytes: the start of `__stack_pointer`, its
+/// first mutable i32 global (rustc puts the stack first in memory, growing down from there).
+pub fn stack_bytes(module: &Path) -> Result<u64> {
+    let bytes = std::fs::read(module).map_err(|e| format!("reading {}: {e}", module.display()))?;
+    match read_stack(&bytes) {
+        Ok(Some(stack)) => Ok(stack),
+        Ok(None) => Err(format!("{}: no stack pointer", module.display())),
+        Err(e) => Err(format!("{}: {e}", module.display())),
+    }
+}
+
+fn read_stack(bytes: &[u8]) -> std::result::Result<Option<u64>, wasmparser::BinaryReaderError> {
+    for payload in Parser::new(0).parse_all(bytes) {
+        let Payload::GlobalSection(reader) = payload? else { continue };
+        for global in reader {
+            let global = global?;
+            if !global.ty.mutable || global.ty.content_type != ValType::I32 {
+                continue;
+            }
+            return match global.init_expr.get_operators_reader().read()? {
+                Operator::I32Const { value } => Ok(Some(u64::from(value as u32))),
+                _ => Ok(None),
+            };
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stack_is_where_the_first_mutable_i32_global_starts() {
+        let header = [0, b'a', b's', b'm', 1, 0, 0, 0];
+        // (global i64 (i64.const 7)) (global (mut i32) (i32.const 262144))
+        let globals = [6, 13, 2, 0x7e, 0, 0x42, 7, 0x0b, 0x7f, 1, 0x41, 0x80, 0x80, 0x10, 0x0b];
+        let module = [&header[..], &globals].concat();
+        assert_eq!(read_stack(&module).unwrap(), Some(256 * 1024));
+        assert_eq!(read_stack(&header).unwrap(), None);
+    }
 
     #[test]
     fn a_path_is_credited_to_its_first_crate() {

@@ -189,6 +189,8 @@ impl<B: ResponseBody + 'static> State<B> {
                 link.read = read_next(body);
                 let mut events = Vec::new();
                 let fed = link.parser.feed(&bytes, &mut events);
+                // Gone before the events are parsed (see `ReplyDecoder::feed`).
+                drop(bytes);
                 let dispatched = self.dispatch(events);
                 match fed {
                     // Whose reply was too large cannot be known: all fail, none hangs.

@@ -29,7 +29,7 @@ impl fmt::Display for DecodeError {
     }
 }
 
-/// Chunks smaller than this are joined to the one before as they come.
+/// A chunk smaller than this is joined to the one before when that one is smaller too.
 const SMALL_CHUNK_BYTES: usize = 64 * 1024;
 
 #[derive(Debug)]
@@ -92,7 +92,11 @@ impl ReplyDecoder {
             Form::Json(chunks) => {
                 match chunks.last_mut() {
                     // A server trickling bytes: an entry for each would cost far more than them.
-                    Some(last) if last.len() < SMALL_CHUNK_BYTES => last.extend_from_slice(&chunk),
+                    Some(last)
+                        if last.len() < SMALL_CHUNK_BYTES && chunk.len() < SMALL_CHUNK_BYTES =>
+                    {
+                        last.extend_from_slice(&chunk)
+                    }
                     _ => chunks.push(chunk),
                 }
                 Ok(Vec::new())

@@ -4,11 +4,14 @@ use yew::prelude::*;
 
 use super::markdown::Markdown;
 use super::sources::SourcesView;
-use crate::state::ModelReply;
+use crate::shared::Shared;
+use crate::state::Entry;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub reply: ModelReply,
+    /// The transcript's `Entry::Model`, shared: a view holding a copy of every reply's text
+    /// (and its Copy button another) took a few KB of the panel's memory per turn for nothing.
+    pub entry: Shared<Entry>,
     /// Set on the last reply of an exchange that can start a new version: ask again.
     #[prop_or_default]
     pub regenerate: Option<Callback<()>>,
@@ -18,7 +21,7 @@ pub struct Props {
 /// they stream and after), the text as markdown, a mark when cut short.
 #[function_component]
 pub fn ModelReplyView(props: &Props) -> Html {
-    let reply = &props.reply;
+    let Entry::Model(reply) = &*props.entry.0 else { return Html::default() };
     // Thoughts arrive before the answer: until its first words, the section says it goes on.
     let thinking_now = reply.streaming && reply.doc.is_empty();
     let thoughts = (!reply.thoughts.is_empty()).then(|| {
@@ -75,7 +78,7 @@ pub fn ModelReplyView(props: &Props) -> Html {
         // Beside the reply, not in it: what the reply says stays its text alone.
         if !reply.streaming {
             <div class="reply-meta">
-                <CopyButton text={AttrValue::from(reply.doc.text())} />
+                <CopyButton entry={props.entry.clone()} />
                 { for regenerate }
                 { for usage }
             </div>
@@ -86,7 +89,8 @@ pub fn ModelReplyView(props: &Props) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct CopyProps {
-    text: AttrValue,
+    /// The reply, an `Entry::Model`: its text is made when copied.
+    entry: Shared<Entry>,
 }
 
 /// Copies the reply as the Markdown it was written in.
@@ -94,9 +98,10 @@ struct CopyProps {
 fn CopyButton(props: &CopyProps) -> Html {
     let copied = use_state(|| false);
     let onclick = {
-        let (text, copied) = (props.text.clone(), copied.clone());
+        let (entry, copied) = (props.entry.clone(), copied.clone());
         Callback::from(move |_: MouseEvent| {
-            let (text, copied) = (text.clone(), copied.clone());
+            let Entry::Model(reply) = &*entry.0 else { return };
+            let (text, copied) = (reply.doc.text(), copied.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 copied.set(super::code_block::copy_text(&text).await);
             });

@@ -187,12 +187,12 @@ fn EntryView(props: &EntryProps) -> Html {
                 { for app_context.iter().map(sent_app_context) }
             </>
         },
-        Entry::Model(reply) => {
+        Entry::Model(_) => {
             let place = props.place;
             let regenerate = (place.last_reply && place.info.editable)
                 .then(|| place.at.map(|at| actions.on_regenerate.reform(move |()| at)))
                 .flatten();
-            html! { <ModelReplyView reply={reply.clone()} {regenerate} /> }
+            html! { <ModelReplyView entry={props.entry.clone()} {regenerate} /> }
         }
         Entry::Tool(card) => {
             html! { <ToolCardView card={card.clone()} on_decide={actions.on_decide.clone()} /> }

@@ -204,8 +204,12 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// `_meta.ui` (its CSP and permissions) the popup did not decode before, twice over as every
 /// answer (from the port's objects and from the lane's text). A single struct with an optional
 /// HTML instead of an enum of "new" and "unchanged" saved 1.3 KB of it in the popup.
+/// App host 179 -> 180 (issue 24, memory): measured 178.8 -> 179.2 KB. It takes an app's HTML
+/// out of the panel's setup and brings it in through a `TextEncoder`, at its UTF-8 size:
+/// serde-wasm-bindgen's string conversion reserved three bytes a character, for a moment, after
+/// the first that is not ASCII (real apps' bundles have some), and the module kept that room.
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 536.0), ("sidepanel", 873.0), ("popup", 463.0), ("apphost", 179.0)];
+    [("background", 536.0), ("sidepanel", 873.0), ("popup", 463.0), ("apphost", 180.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

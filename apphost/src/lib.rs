@@ -13,11 +13,11 @@ mod view;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use gemipanel_browser::messaging::{from_js, from_object};
+use gemipanel_browser::messaging::{exact_string, from_js, from_object};
 use gemipanel_core::apps::resource::{kept_copy, one_copy, AppResource};
 use gemipanel_core::apps::AppSetup;
 use gemipanel_core::mcp::CallToolResult;
-use js_sys::Reflect;
+use js_sys::{JsString, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
@@ -36,17 +36,27 @@ thread_local! {
     static RESOURCES: RefCell<Vec<Weak<AppResource>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The copy this module holds of the app in `setup` (an `AppSetup` object), if any: then the
-/// HTML in `setup` is left out of what is read from it. An app's HTML is hundreds of KB, and a
-/// module's memory keeps the most it ever held: a second copy, even for a moment, is for good.
-fn leave_held_html(kept: &[Weak<AppResource>], setup: &JsValue) -> Option<Rc<AppResource>> {
+/// The HTML of the app in `setup` (an `AppSetup` object), taken out of it before the rest is
+/// read: an app's HTML is hundreds of KB, and a module's memory keeps the most it ever held.
+enum Html {
+    /// The copy this module holds already of the same app: no second copy, even for a moment.
+    Held(Rc<AppResource>),
+    /// Brought in at its size (see `exact_string`).
+    Taken(String),
+}
+
+fn take_html(kept: &[Weak<AppResource>], setup: &JsValue) -> Option<Html> {
     let field = |object: &JsValue, key: &str| Reflect::get(object, &JsValue::from_str(key)).ok();
     let resource = field(setup, "resource")?;
-    let held = kept_copy(kept, &field(&resource, "digest")?.as_string()?)?;
+    let digest = field(&resource, "digest").and_then(|digest| digest.as_string());
+    let html = match digest.and_then(|digest| kept_copy(kept, &digest)) {
+        Some(held) => Html::Held(held),
+        None => Html::Taken(exact_string(field(&resource, "html")?.dyn_ref::<JsString>()?)),
+    };
     Reflect::set(&resource, &JsValue::from_str("html"), &JsValue::from_str(""))
         .ok()
         .filter(|&set| set)?;
-    Some(held)
+    Some(html)
 }
 
 /// The apps inside `container` are about to go with it (another chat is opened): each is
@@ -70,10 +80,13 @@ impl AppView {
     /// callbacks.
     #[wasm_bindgen(constructor)]
     pub fn new(container: HtmlElement, setup: JsValue, host: JsValue) -> Result<AppView, JsValue> {
-        let held = RESOURCES.with(|kept| leave_held_html(&kept.borrow(), &setup));
+        let html = RESOURCES.with(|kept| take_html(&kept.borrow(), &setup));
         let mut setup: AppSetup = from_object(setup).map_err(|e| JsValue::from_str(e.message()))?;
-        if let Some(held) = held {
-            setup.resource = setup.resource.with_html_of(&held);
+        match html {
+            Some(Html::Held(held)) => setup.resource = setup.resource.with_html_of(&held),
+            // Just read, the resource is this setup's alone: no copy is made.
+            Some(Html::Taken(html)) => Rc::make_mut(&mut setup.resource).html = html,
+            None => {}
         }
         setup.resource =
             RESOURCES.with(|kept| one_copy(&mut kept.borrow_mut(), setup.resource.clone()));

@@ -114,13 +114,13 @@ fn take_app_html(message: &JsValue) -> Option<String> {
     Reflect::delete_property(read.unchecked_ref::<js_sys::Object>(), &JsValue::from_str("html"))
         .ok()
         .filter(|&gone| gone)?;
-    Some(utf8(&html))
+    Some(exact_string(&html))
 }
 
 /// A JS string as a Rust one, through UTF-8 bytes made in JS: one block of exactly its size.
 /// (wasm-bindgen's own conversion reserves three bytes a character once it meets one that is
 /// not ASCII, and apps' scripts have some.)
-fn utf8(text: &JsString) -> String {
+pub fn exact_string(text: &JsString) -> String {
     let bytes = TextEncoder::new().encode(text).to_vec();
     // A TextEncoder's output is UTF-8 (a lone surrogate becomes U+FFFD).
     String::from_utf8(bytes).unwrap_or_default()
@@ -260,6 +260,16 @@ mod tests {
         }
         let broken = format!("{{\"kind\":{}", " ".repeat(64 * 1024));
         assert!(worker_message_from_js(JsValue::from_str(&broken)).is_err());
+    }
+
+    #[wasm_bindgen_test]
+    fn a_js_string_comes_in_at_its_utf8_size() {
+        let text = "caf\u{e9} \u{4e16}\u{1F600}\"\n".repeat(1000);
+        let read = exact_string(&JsString::from(text.as_str()));
+        assert_eq!(read, text);
+        assert_eq!(read.capacity(), text.len(), "one block, exactly");
+        let lone = js_sys::eval(r"'a\ud800b'").unwrap();
+        assert_eq!(exact_string(lone.dyn_ref().unwrap()), "a\u{fffd}b");
     }
 
     #[wasm_bindgen_test]

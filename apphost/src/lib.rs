@@ -13,11 +13,11 @@ mod view;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use gemipanel_browser::messaging::{exact_string, from_js, from_object};
+use gemipanel_browser::messaging::{exact_string, from_js, from_object, take_text};
 use gemipanel_core::apps::resource::{kept_copy, one_copy, AppResource};
 use gemipanel_core::apps::AppSetup;
 use gemipanel_core::mcp::CallToolResult;
-use js_sys::{JsString, Reflect};
+use js_sys::Reflect;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
@@ -46,17 +46,14 @@ enum Html {
 }
 
 fn take_html(kept: &[Weak<AppResource>], setup: &JsValue) -> Option<Html> {
-    let field = |object: &JsValue, key: &str| Reflect::get(object, &JsValue::from_str(key)).ok();
-    let resource = field(setup, "resource")?;
-    let digest = field(&resource, "digest").and_then(|digest| digest.as_string());
-    let html = match digest.and_then(|digest| kept_copy(kept, &digest)) {
+    let resource = Reflect::get(setup, &JsValue::from_str("resource")).ok()?;
+    let digest = Reflect::get(&resource, &JsValue::from_str("digest")).ok()?.as_string();
+    let held = digest.and_then(|digest| kept_copy(kept, &digest));
+    let html = take_text(&resource, "html")?;
+    Some(match held {
         Some(held) => Html::Held(held),
-        None => Html::Taken(exact_string(field(&resource, "html")?.dyn_ref::<JsString>()?)),
-    };
-    Reflect::set(&resource, &JsValue::from_str("html"), &JsValue::from_str(""))
-        .ok()
-        .filter(|&set| set)?;
-    Some(html)
+        None => Html::Taken(exact_string(&html)),
+    })
 }
 
 /// The apps inside `container` are about to go with it (another chat is opened): each is

@@ -103,18 +103,26 @@ fn is_long_app_answer(text: &JsString) -> bool {
 
 /// Takes the HTML out of a `Response::App` message (as a JS object), as a string of its own.
 fn take_app_html(message: &JsValue) -> Option<String> {
-    let field = |object: &JsValue, key: &str| Reflect::get(object, &JsValue::from_str(key)).ok();
     let response = field(message, "response")?;
     if field(&response, "type")?.as_string().as_deref() != Some("app") {
         return None;
     }
-    let read = field(&response, "read")?;
-    let html = field(&read, "html")?.dyn_into::<JsString>().ok()?;
-    // `false`: a field that cannot go (never so from JSON); then it is read as any other.
-    Reflect::delete_property(read.unchecked_ref::<js_sys::Object>(), &JsValue::from_str("html"))
+    Some(exact_string(&take_text(&field(&response, "read")?, "html")?))
+}
+
+/// The string at `key` of a JS object, left there empty: a field of hundreds of KB that the
+/// rest of the object is then read without.
+pub fn take_text(object: &JsValue, key: &str) -> Option<JsString> {
+    let text = field(object, key)?.dyn_into::<JsString>().ok()?;
+    // `false`: a field that cannot change (never so from JSON); then it is read as any other.
+    Reflect::set(object, &JsValue::from_str(key), &JsValue::from_str(""))
         .ok()
-        .filter(|&gone| gone)?;
-    Some(exact_string(&html))
+        .filter(|&set| set)?;
+    Some(text)
+}
+
+fn field(object: &JsValue, key: &str) -> Option<JsValue> {
+    Reflect::get(object, &JsValue::from_str(key)).ok()
 }
 
 /// A JS string as a Rust one, through UTF-8 bytes made in JS: one block of exactly its size.

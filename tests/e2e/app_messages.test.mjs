@@ -227,7 +227,10 @@ test('a slow app shows that it is loading until it is ready', async () => {
     await modelCalls('mcp_slow_show_counter', { start: 4 }, 'Slowly.');
     const loading = page.getByTestId('app-loading');
     await loading.waitFor({ timeout: 20_000 });
-    assert.deepEqual(slow.reads(), ['ui://counter/app.html'], 'while its resource is read');
+    // The card shows "loading" as soon as it exists, which may be before the read reaches the server.
+    for (let i = 0; i < 100 && slow.reads().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(slow.reads(), ['ui://counter/app.html'], 'its resource is read');
+    assert.ok(await loading.isVisible(), 'still loading while its resource is read');
     assert.match(await loading.innerText(), /Loading the app/);
     // A spinner a person can see, turning.
     const spinner = loading.locator('.spinner');

@@ -1,46 +1,27 @@
 // The service worker's entry. Listeners are registered synchronously, before wasm is ready, so
 // the message that wakes a stopped worker is not lost; each one waits for `ready` and forwards.
 import init, * as worker from './wasm/background.js';
+import { drop, keep, keptCopy, keyOf } from './kept_wasm.js';
 
 // Marks of how a start goes (read by `cargo xtask bench`; cheap, and visible in DevTools).
 performance.mark('gemipanel-evaluated');
 
-// The module is kept in Cache Storage under its build's hash: Chrome reads the extension's own
-// files slowly (about 10 ms for this one), the Cache API two to three times faster, and that
-// read is most of what a stopped worker waits for before it can answer (`cargo xtask bench`,
-// worker_wasm_ready). A copy that fails to start is dropped, and the file used.
+// The module starts from its copy in Cache Storage (static/kept_wasm.js): that read is most of
+// what a stopped worker waits for before it can answer (`cargo xtask bench`, worker_wasm_ready).
+// A copy that fails to start is dropped, and the file used.
 const WASM_FILE = new URL('./wasm/background_bg.wasm', import.meta.url);
-const WASM_BUILD = '%WASM_BUILD%'; // the start of the module's SHA-256, by `cargo xtask dist`
-const WASM_CACHE = 'gemipanel-wasm';
-// The Cache API keys by http(s) URL; `.invalid` never resolves.
-const WASM_KEY = `https://gemipanel.invalid/${WASM_BUILD}/background_bg.wasm`;
-// Storage that does not answer (a busy disk) must not hold the worker up longer than the file.
-const CACHE_PATIENCE_MS = 300;
+const WASM_KEY = keyOf('%WASM_BUILD%', 'background_bg.wasm'); // the hash, by `cargo xtask dist`
 let fromCache = false;
 
-async function keptCopy() {
-  return (await (await caches.open(WASM_CACHE)).match(WASM_KEY)) ?? null;
-}
-
-/** Keeps `response` for the next start; copies of other builds go. */
-function keep(response) {
-  caches.open(WASM_CACHE)
-    .then((cache) => cache.put(WASM_KEY, response)
-      .then(() => cache.keys())
-      .then((keys) => Promise.all(keys.filter((k) => k.url !== WASM_KEY).map((k) => cache.delete(k)))))
-    .catch(() => {});
-}
-
 async function wasmSource() {
-  const late = new Promise((resolve) => setTimeout(resolve, CACHE_PATIENCE_MS, null));
-  const hit = await Promise.race([keptCopy().catch(() => null), late]);
+  const hit = await keptCopy(WASM_KEY);
   if (hit) {
     fromCache = true;
     performance.mark('gemipanel-wasm_cached');
     return hit;
   }
   const response = await fetch(WASM_FILE);
-  keep(response.clone());
+  keep(WASM_KEY, response.clone());
   return response;
 }
 
@@ -48,7 +29,7 @@ const ready = init({ module_or_path: wasmSource() })
   .catch((err) => {
     if (!fromCache) throw err;
     console.warn('GemiPanel: the kept copy of the worker module did not start; using the file', err);
-    caches.delete(WASM_CACHE).catch(() => {});
+    drop(WASM_KEY);
     return init({ module_or_path: WASM_FILE });
   })
   .then((exports) => {

@@ -1,7 +1,8 @@
+import './early.js';
 import init from './wasm/sidepanel.js';
-// The fetch early.js started, if it ran.
-const module = globalThis.gemipanelEarly?.module ?? new URL('./wasm/sidepanel_bg.wasm', import.meta.url);
-init({ module_or_path: module }).then((exports) => {
+
+// The module early.js compiled (wasm-bindgen's init takes a compiled module, or a promise of one).
+init({ module_or_path: globalThis.gemipanelEarly.module }).then((exports) => {
   // For `cargo xtask bench` (memory.mjs): the wasm memory's own size, beside the JS heap.
   globalThis.gemipanelMemory = exports.memory;
 }).catch((error) => {

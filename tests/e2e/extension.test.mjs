@@ -126,7 +126,9 @@ test('after the worker is stopped, the very next one-shot message is answered by
 test('a stopped worker starts from its module kept in Cache Storage; a damaged or old copy costs nothing', async () => {
   const page = await open('popup.html');
   // The extension's pages share the worker's origin, and so its Cache Storage.
-  const keys = () => page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url));
+  // The side panel keeps its own module in the same cache (tests/e2e/panel_open.test.mjs).
+  const keys = () => page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys())
+    .map((r) => r.url).filter((url) => url.endsWith('/background_bg.wasm')));
   const current = /^https:\/\/gemipanel\.invalid\/[0-9a-f]{16}\/background_bg\.wasm$/;
   const restart = async () => {
     await stopServiceWorkers(page);
@@ -145,7 +147,8 @@ test('a stopped worker starts from its module kept in Cache Storage; a damaged o
   };
   // The first start of this build keeps a copy.
   await restart();
-  await page.waitForFunction(async () => (await (await caches.open('gemipanel-wasm')).keys()).length === 1);
+  await page.waitForFunction(async () => (await (await caches.open('gemipanel-wasm')).keys())
+    .filter((r) => r.url.endsWith('/background_bg.wasm')).length === 1);
   const [key] = await keys();
   assert.match(key, current);
   assert.equal(await restart(), true, 'the next start reads the kept copy');
@@ -169,7 +172,8 @@ test('a stopped worker starts from its module kept in Cache Storage; a damaged o
   }, key);
   assert.equal(await restart(), false, 'another build is never started from');
   await page.waitForFunction(async (url) => {
-    const urls = (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url);
+    const urls = (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url)
+      .filter((u) => u.endsWith('/background_bg.wasm'));
     return urls.length === 1 && urls[0] === url;
   }, key);
   await page.close();

@@ -67,6 +67,8 @@ test('an opening panel asks the worker for each thing once, and again only after
 test('text typed into the panel before its module runs is kept, with the focus', async () => {
   // The module's bytes are held back (DevTools' Fetch domain) until the person has typed: a
   // slow network or computer, made certain.
+  // Without the module's kept copy (tested below), whose read is not a fetch to hold back.
+  await dropPanelCopies();
   await page.goto('about:blank');
   const cdp = await page.context().newCDPSession(page);
   const held = [];
@@ -92,6 +94,60 @@ test('text typed into the panel before its module runs is kept, with the focus',
   assert.equal(await page.getByTestId('input').inputValue(), 'Hello from the shell');
   assert.equal(await page.getByTestId('shell-input').count(), 0, 'the shell is gone');
   await page.getByTestId('input').fill('');
+});
+
+/** The side panel's copies of its module in Cache Storage (static/kept_wasm.js). */
+const panelCopies = () => page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys())
+  .map((r) => r.url).filter((url) => url.endsWith('/sidepanel_bg.wasm')));
+
+async function dropPanelCopies() {
+  await page.evaluate(async (urls) => {
+    const cache = await caches.open('gemipanel-wasm');
+    for (const url of urls) await cache.delete(url);
+  }, await panelCopies());
+}
+
+/** Opens the panel asleep until ready; whether its module was compiled from the kept copy. */
+async function openFromCopy() {
+  await openAsleep();
+  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+  return page.evaluate(() => performance.getEntriesByName('gemipanel-wasm_cached').length > 0);
+}
+
+test('the panel compiles its module from a copy kept in Cache Storage; a damaged or old copy costs nothing', async () => {
+  await dropPanelCopies();
+  assert.equal(await openFromCopy(), false, 'no copy yet: the file');
+  await page.waitForFunction(async () => (await (await caches.open('gemipanel-wasm')).keys())
+    .some((r) => r.url.endsWith('/sidepanel_bg.wasm')));
+  const [key] = await panelCopies();
+  assert.match(key, /^https:\/\/gemipanel\.invalid\/[0-9a-f]{16}\/sidepanel_bg\.wasm$/);
+  assert.equal(await openFromCopy(), true, 'the next open compiles the kept copy');
+
+  // A damaged copy: the panel opens from its file all the same, and keeps a good copy again.
+  await page.evaluate(async (url) => (await caches.open('gemipanel-wasm')).put(url,
+    new Response(new Uint8Array([0, 97, 115, 109, 9, 9]), { headers: { 'Content-Type': 'application/wasm' } })), key);
+  assert.equal(await openFromCopy(), false, 'the damaged copy was not used');
+  await page.waitForFunction(async (url) => {
+    const hit = await (await caches.open('gemipanel-wasm')).match(url);
+    return hit && (await hit.arrayBuffer()).byteLength > 1000;
+  }, key);
+  assert.equal(await openFromCopy(), true, 'opened from the good copy');
+
+  // Another build's copy is never used, and goes once this build's is kept.
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('gemipanel-wasm');
+    await cache.delete(url);
+    await cache.put('https://gemipanel.invalid/0123456789abcdef/sidepanel_bg.wasm', new Response('old build'));
+  }, key);
+  assert.equal(await openFromCopy(), false, 'another build is never compiled');
+  await page.waitForFunction(async (url) => {
+    const urls = (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url)
+      .filter((u) => u.endsWith('/sidepanel_bg.wasm'));
+    return urls.length === 1 && urls[0] === url;
+  }, key);
+  // The worker's own copy is another module's: the panel's keeping leaves it be.
+  assert.ok((await page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys())
+    .map((r) => r.url))).some((u) => u.endsWith('/background_bg.wasm')), 'the worker keeps its copy');
 });
 
 test('screenshots of the panel 50, 100 and 200 ms after navigation', async () => {

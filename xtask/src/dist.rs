@@ -251,7 +251,9 @@ pub fn run() -> Result<Vec<WasmSize>> {
         let bytes = fs::read(&wasm).map_err(|e| format!("reading {}: {e}", wasm.display()))?;
         sizes.push(WasmSize { name, raw: bytes.len(), gzip: gzip_len(&bytes) });
     }
-    stamp_worker_build(&dist)?;
+    stamp_build(&dist, "background.js", "wasm/background_bg.wasm")?;
+    stamp_build(&dist, "early.js", "wasm/sidepanel_bg.wasm")?;
+    preload_snippets(&dist)?;
     check_contents(&dist)?;
     println!("dist/ ready: {}", dist.display());
     let mut over = Vec::new();
@@ -377,19 +379,76 @@ fn vendor_readability(dist: &Path) -> Result {
     Ok(())
 }
 
-/// Writes (the start of) the worker module's SHA-256 into `background.js`, which keeps the module
-/// in Cache Storage under it: a new build is never started from an old build's copy.
-fn stamp_worker_build(dist: &Path) -> Result {
+/// Writes (the start of) a module's SHA-256 into the script that starts it (`entry`), which keeps
+/// the module in Cache Storage under it (`static/kept_wasm.js`): a new build is never started
+/// from an old build's copy.
+fn stamp_build(dist: &Path, entry: &str, module: &str) -> Result {
     const PLACEHOLDER: &str = "%WASM_BUILD%";
-    let module = fs::read(dist.join("wasm/background_bg.wasm"))
-        .map_err(|e| format!("reading the worker module: {e}"))?;
-    let entry = dist.join("background.js");
-    let script = fs::read_to_string(&entry).map_err(|e| format!("reading background.js: {e}"))?;
+    let bytes = fs::read(dist.join(module)).map_err(|e| format!("reading {module}: {e}"))?;
+    let entry = dist.join(entry);
+    let script =
+        fs::read_to_string(&entry).map_err(|e| format!("reading {}: {e}", entry.display()))?;
     if script.matches(PLACEHOLDER).count() != 1 {
-        return Err(format!("background.js must name {PLACEHOLDER} once, for the module's hash"));
+        return Err(format!(
+            "{} must name {PLACEHOLDER} once, for the module's hash",
+            entry.display()
+        ));
     }
-    let stamped = script.replace(PLACEHOLDER, &util::sha256_hex(&module)[..16]);
-    fs::write(&entry, stamped).map_err(|e| format!("writing background.js: {e}"))
+    let stamped = script.replace(PLACEHOLDER, &util::sha256_hex(&bytes)[..16]);
+    fs::write(&entry, stamped).map_err(|e| format!("writing {}: {e}", entry.display()))
+}
+
+/// Lists the side panel's snippet modules in `sidepanel.html` as `modulepreload` links: the
+/// browser then reads them beside the glue instead of a round trip after it (each read of an
+/// extension's file takes milliseconds; `cargo xtask bench`, panel_open).
+fn preload_snippets(dist: &Path) -> Result {
+    const PLACEHOLDER: &str =
+        "<!-- %SNIPPET_PRELOADS%: the glue's imports, fetched beside it rather than after it. -->";
+    let wasm = dist.join("wasm");
+    let glue = fs::read_to_string(wasm.join("sidepanel.js"))
+        .map_err(|e| format!("reading the panel's glue: {e}"))?;
+    let mut modules = Vec::new();
+    let mut pending: Vec<String> = snippet_imports(&glue, "");
+    while let Some(module) = pending.pop() {
+        if modules.contains(&module) {
+            continue;
+        }
+        let text =
+            fs::read_to_string(wasm.join(&module)).map_err(|e| format!("reading {module}: {e}"))?;
+        let dir = module.rsplit_once('/').map_or("", |(dir, _)| dir);
+        pending.extend(snippet_imports(&text, dir));
+        modules.push(module);
+    }
+    modules.sort();
+    let links: String = modules
+        .iter()
+        .map(|m| format!("<link rel=\"modulepreload\" href=\"wasm/{m}\">"))
+        .collect::<Vec<_>>()
+        .join("\n  ");
+    let page = dist.join("sidepanel.html");
+    let html = fs::read_to_string(&page).map_err(|e| format!("reading sidepanel.html: {e}"))?;
+    if html.matches(PLACEHOLDER).count() != 1 {
+        return Err(format!("sidepanel.html must hold {PLACEHOLDER} once"));
+    }
+    fs::write(&page, html.replace(PLACEHOLDER, &links))
+        .map_err(|e| format!("writing sidepanel.html: {e}"))
+}
+
+/// The relative modules a module imports, as paths under `dist/wasm` (its own directory is
+/// `dir`). wasm-bindgen writes them as `from './…'` or `from "./…"`.
+fn snippet_imports(module: &str, dir: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for quote in ['\'', '"'] {
+        let start = format!("from {quote}./");
+        let mut rest = module;
+        while let Some(at) = rest.find(&start) {
+            rest = &rest[at + start.len()..];
+            let Some(end) = rest.find(quote) else { break };
+            let path = &rest[..end];
+            found.push(if dir.is_empty() { path.to_owned() } else { format!("{dir}/{path}") });
+        }
+    }
+    found
 }
 
 /// dist/ is what users install: no source maps, no node_modules, nothing but the extension.
@@ -410,6 +469,15 @@ fn check_contents(dir: &Path) -> Result {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_modules_relative_imports_are_found_in_either_quote() {
+        let glue = "import { a } from './snippets/x-1/js/a.js';\nimport * as b from \"./snippets/x-1/js/b.js\"\nconst s = 'from nowhere';";
+        assert_eq!(snippet_imports(glue, ""), ["snippets/x-1/js/a.js", "snippets/x-1/js/b.js"]);
+        let snippet = "import { keep } from './c.js';\nexport const d = 1;";
+        assert_eq!(snippet_imports(snippet, "snippets/x-1/js"), ["snippets/x-1/js/c.js"]);
+        assert!(snippet_imports("export const e = 2;", "").is_empty());
+    }
 
     #[test]
     fn a_ceiling_fails_the_build_when_exceeded_or_too_far_above() {

@@ -11,10 +11,12 @@ performance.mark('gemipanel-evaluated');
 // A copy that fails to start is dropped, and the file used.
 const WASM_FILE = new URL('./wasm/background_bg.wasm', import.meta.url);
 const WASM_KEY = keyOf('%WASM_BUILD%', 'background_bg.wasm'); // the hash, by `cargo xtask dist`
+// Storage that does not answer within this (a busy disk) starts the worker from the file.
+const CACHE_PATIENCE_MS = 300;
 let fromCache = false;
 
 async function wasmSource() {
-  const hit = await keptCopy(WASM_KEY);
+  const hit = await keptCopy(WASM_KEY, CACHE_PATIENCE_MS);
   if (hit) {
     fromCache = true;
     performance.mark('gemipanel-wasm_cached');

@@ -6,16 +6,15 @@
 // hash into the script that starts it.
 
 const CACHE = 'gemipanel-wasm';
-// Storage that does not answer (a busy disk) must not hold a start up longer than the file.
-const PATIENCE_MS = 300;
 
 /** The key of `file` (a module's name) of build `build`: the Cache API keys by http(s) URL, and
  * `.invalid` never resolves. */
 export const keyOf = (build, file) => `https://gemipanel.invalid/${build}/${file}`;
 
-/** The copy kept under `key`, or null (none, storage failed, or it did not answer in time). */
-export async function keptCopy(key) {
-  const late = new Promise((resolve) => setTimeout(resolve, PATIENCE_MS, null));
+/** The copy kept under `key`, or null: none, storage failed, or it did not answer within
+ * `patienceMs` (storage that does not answer, a busy disk, must not hold a start up for long). */
+export async function keptCopy(key, patienceMs) {
+  const late = new Promise((resolve) => setTimeout(resolve, patienceMs, null));
   const hit = (async () => (await (await caches.open(CACHE)).match(key)) ?? null)().catch(() => null);
   return Promise.race([hit, late]);
 }

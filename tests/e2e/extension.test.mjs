@@ -164,18 +164,24 @@ test('a stopped worker starts from its module kept in Cache Storage; a damaged o
   }, key);
   assert.equal(await restart(), true, 'started from the good copy');
 
-  // Another build's copy goes once this build's is kept.
-  await page.evaluate(async (url) => {
+  // Another build's copy goes once this build's is kept; the side panel's copy of its own
+  // module stays.
+  const panelCopy = 'https://gemipanel.invalid/0123456789abcdef/sidepanel_bg.wasm';
+  await page.evaluate(async ([url, panelCopy]) => {
     const cache = await caches.open('gemipanel-wasm');
     await cache.delete(url);
     await cache.put('https://gemipanel.invalid/0123456789abcdef/background_bg.wasm', new Response('old build'));
-  }, key);
+    await cache.put(panelCopy, new Response('the panel module'));
+  }, [key, panelCopy]);
   assert.equal(await restart(), false, 'another build is never started from');
   await page.waitForFunction(async (url) => {
     const urls = (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url)
       .filter((u) => u.endsWith('/background_bg.wasm'));
     return urls.length === 1 && urls[0] === url;
   }, key);
+  assert.ok(await page.evaluate(async (u) => Boolean(await (await caches.open('gemipanel-wasm')).match(u)), panelCopy),
+    'the panel\'s copy is left be');
+  await page.evaluate(async (u) => (await caches.open('gemipanel-wasm')).delete(u), panelCopy);
   await page.close();
 });
 

@@ -2,7 +2,7 @@
 // both pages, surviving a stop, and refusing malformed requests without crashing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { english, launch, screenshot, stopServiceWorkers, serviceWorker } from './harness.mjs';
+import { english, keptCopies, launch, screenshot, stopServiceWorkers, serviceWorker, untilOnlyCopy } from './harness.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -127,8 +127,7 @@ test('a stopped worker starts from its module kept in Cache Storage; a damaged o
   const page = await open('popup.html');
   // The extension's pages share the worker's origin, and so its Cache Storage.
   // The side panel keeps its own module in the same cache (tests/e2e/panel_open.test.mjs).
-  const keys = () => page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys())
-    .map((r) => r.url).filter((url) => url.endsWith('/background_bg.wasm')));
+  const keys = () => keptCopies(page, 'background_bg.wasm');
   const current = /^https:\/\/gemipanel\.invalid\/[0-9a-f]{16}\/background_bg\.wasm$/;
   const restart = async () => {
     await stopServiceWorkers(page);
@@ -174,13 +173,8 @@ test('a stopped worker starts from its module kept in Cache Storage; a damaged o
     await cache.put(panelCopy, new Response('the panel module'));
   }, [key, panelCopy]);
   assert.equal(await restart(), false, 'another build is never started from');
-  await page.waitForFunction(async (url) => {
-    const urls = (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url)
-      .filter((u) => u.endsWith('/background_bg.wasm'));
-    return urls.length === 1 && urls[0] === url;
-  }, key);
-  assert.ok(await page.evaluate(async (u) => Boolean(await (await caches.open('gemipanel-wasm')).match(u)), panelCopy),
-    'the panel\'s copy is left be');
+  await untilOnlyCopy(page, 'background_bg.wasm', key);
+  assert.ok((await keptCopies(page, 'sidepanel_bg.wasm')).includes(panelCopy), 'the panel\'s copy is left be');
   await page.evaluate(async (u) => (await caches.open('gemipanel-wasm')).delete(u), panelCopy);
   await page.close();
 });

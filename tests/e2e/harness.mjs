@@ -125,6 +125,23 @@ export async function serviceWorker(context, id = extensionId) {
   return context.waitForEvent('serviceworker', { predicate: mine, timeout: 15_000 });
 }
 
+/** The copies of module `file` (e.g. `sidepanel_bg.wasm`) kept in Cache Storage
+ * (static/kept_wasm.js), read from an extension page: their keys. */
+export function keptCopies(page, file) {
+  return page.evaluate(async (file) => (await (await caches.open('gemipanel-wasm')).keys())
+    .map((r) => r.url).filter((url) => url.endsWith(`/${file}`)), file);
+}
+
+/** Waits until `url` is the one copy of module `file` kept (other builds' copies gone). */
+export async function untilOnlyCopy(page, file, url) {
+  for (let attempt = 0; ; attempt++) {
+    const urls = await keptCopies(page, file);
+    if (urls.length === 1 && urls[0] === url) return;
+    if (attempt === 100) throw new Error(`kept copies of ${file}: ${urls.join(', ')}, not only ${url}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Stops every service worker through the DevTools protocol, as Chrome does when idle. */
 export async function stopServiceWorkers(page) {
   const cdp = await page.context().newCDPSession(page);

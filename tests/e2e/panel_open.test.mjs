@@ -4,7 +4,7 @@
 // until the module runs, which keeps what was typed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { askedAgainAfterRestart, countOf, launch, requestsAtOpen, screenshot, stopServiceWorkers } from './harness.mjs';
+import { askedAgainAfterRestart, countOf, keptCopies, launch, requestsAtOpen, screenshot, stopServiceWorkers, untilOnlyCopy } from './harness.mjs';
 
 let browser;
 let page;
@@ -100,8 +100,7 @@ test('text typed into the panel before its module runs is kept, with the focus',
 });
 
 /** The side panel's copies of its module in Cache Storage (static/kept_wasm.js). */
-const panelCopies = () => page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys())
-  .map((r) => r.url).filter((url) => url.endsWith('/sidepanel_bg.wasm')));
+const panelCopies = () => keptCopies(page, 'sidepanel_bg.wasm');
 
 async function dropPanelCopies() {
   await page.evaluate(async (urls) => {
@@ -144,14 +143,9 @@ test('the panel compiles its module from a copy kept in Cache Storage; a damaged
     await cache.delete(url);
   }, key);
   assert.equal(await openFromCopy(), false, 'another build is never compiled');
-  await page.waitForFunction(async (url) => {
-    const urls = (await (await caches.open('gemipanel-wasm')).keys()).map((r) => r.url)
-      .filter((u) => u.endsWith('/sidepanel_bg.wasm'));
-    return urls.length === 1 && urls[0] === url;
-  }, key);
+  await untilOnlyCopy(page, 'sidepanel_bg.wasm', key);
   // The worker's own copy is another module's: the panel's keeping leaves it be.
-  assert.ok((await page.evaluate(async () => (await (await caches.open('gemipanel-wasm')).keys())
-    .map((r) => r.url))).some((u) => u.endsWith('/background_bg.wasm')), 'the worker keeps its copy');
+  assert.equal((await keptCopies(page, 'background_bg.wasm')).length, 1, 'the worker keeps its copy');
 });
 
 test('screenshots of the panel 50, 100 and 200 ms after navigation', async () => {

@@ -36,7 +36,7 @@ pub fn use_worker(state: &UseReducerHandle<State>) {
 
 fn on_event(dispatch: &Dispatch, event: Event) {
     let action = match event {
-        Event::SettingsChanged { settings } => Action::SettingsLoaded(settings),
+        Event::SettingsChanged { settings } => Action::SettingsChanged(settings),
         Event::ServerStatus { server_id, status } => Action::ServerStatus { id: server_id, status },
         Event::ToolsChanged { .. } => Action::RefreshServers,
         Event::SettingsProblem { problem } => Action::SettingsProblem(problem),

@@ -115,6 +115,9 @@ pub struct State {
     pub allow_command: Option<(ServerId, Pending<()>)>,
     /// Whether local servers may run (the optional `nativeMessaging`), once known.
     pub local_permission: Option<bool>,
+    /// A change was told on the port: newer than the answer to the first `GetSettings`, if
+    /// that is still on its way.
+    pub changed_since_open: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,8 +126,10 @@ pub enum Action {
     StatusLoaded(WorkerStatus),
     StatusFailed(String),
 
-    /// The document, from `GetSettings`, an edit's answer or a `SettingsChanged` event.
+    /// The document the popup asked for as it opened (`GetSettings`).
     SettingsLoaded(Settings),
+    /// The document after a change, told on the port (`Event::SettingsChanged`).
+    SettingsChanged(Settings),
     SettingsFailed(String),
     SettingsProblem(SettingsProblem),
     Recovering,
@@ -215,6 +220,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         | A::StatusLoaded(_)
         | A::StatusFailed(_)
         | A::SettingsLoaded(_)
+        | A::SettingsChanged(_)
         | A::SettingsFailed(_)
         | A::SettingsProblem(_)
         | A::Recovering
@@ -278,7 +284,14 @@ fn on_worker(next: &mut State, action: Action) {
         }
         Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
-        Action::SettingsLoaded(settings) => next.load_settings(settings),
+        Action::SettingsLoaded(settings) if !next.changed_since_open => {
+            next.load_settings(settings)
+        }
+        Action::SettingsLoaded(_) => {} // read before the change already shown
+        Action::SettingsChanged(settings) => {
+            next.changed_since_open = true;
+            next.load_settings(settings);
+        }
         Action::SettingsFailed(message) => next.settings_error = Some(message),
         Action::SettingsProblem(problem) => {
             next.settings_problem = Some(problem);
@@ -564,6 +577,28 @@ mod tests {
         let (other, _) = with_server("B");
         let changed = reduce(&same, Action::SettingsLoaded(other));
         assert_eq!((changed.status_epoch, changed.servers_epoch), (1, 1), "the count changed");
+    }
+
+    #[test]
+    fn a_change_from_another_page_is_not_undone_by_the_older_first_answer() {
+        // The popup asks for the settings as it opens and follows changes on its port; another
+        // window's save can be told on the port before the answer, read earlier, arrives.
+        let (before, _) = with_server("A");
+        let (after, _) = with_server("B");
+        let state = run(vec![
+            Action::SettingsChanged(after.clone()),
+            Action::SettingsLoaded(before.clone()),
+        ]);
+        assert_eq!(state.settings, Some(after.clone()), "the change stays");
+        // Without a change first, the answer is the document.
+        assert_eq!(
+            run(vec![Action::SettingsLoaded(before.clone())]).settings,
+            Some(before.clone())
+        );
+        // A change after the answer replaces it, as every change does.
+        let state =
+            run(vec![Action::SettingsLoaded(before), Action::SettingsChanged(after.clone())]);
+        assert_eq!(state.settings, Some(after));
     }
 
     #[test]

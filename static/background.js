@@ -1,14 +1,14 @@
 // The service worker's entry. Listeners are registered synchronously, before wasm is ready, so
 // the message that wakes a stopped worker is not lost; each one waits for `ready` and forwards.
 import init, * as worker from './wasm/background.js';
-import { drop, keep, keptCopy, keyOf } from './kept_wasm.js';
+import { fileKept, keptOrFile, keyOf } from './kept_wasm.js';
 
 // Marks of how a start goes (read by `cargo xtask bench`; cheap, and visible in DevTools).
 performance.mark('gemipanel-evaluated');
 
 // The module starts from its copy in Cache Storage (static/kept_wasm.js): that read is most of
 // what a stopped worker waits for before it can answer (`cargo xtask bench`, worker_wasm_ready).
-// A copy that fails to start is dropped, and the file used.
+// A copy that fails to start is replaced from the file, which the worker then starts from.
 const WASM_FILE = new URL('./wasm/background_bg.wasm', import.meta.url);
 const WASM_KEY = keyOf('%WASM_BUILD%', 'background_bg.wasm'); // the hash, by `cargo xtask dist`
 // Storage that does not answer within this (a busy disk) starts the worker from the file.
@@ -16,14 +16,11 @@ const CACHE_PATIENCE_MS = 300;
 let fromCache = false;
 
 async function wasmSource() {
-  const hit = await keptCopy(WASM_KEY, CACHE_PATIENCE_MS);
-  if (hit) {
+  const { response, kept } = await keptOrFile(WASM_KEY, WASM_FILE, CACHE_PATIENCE_MS);
+  if (kept) {
     fromCache = true;
     performance.mark('gemipanel-wasm_cached');
-    return hit;
   }
-  const response = await fetch(WASM_FILE);
-  keep(WASM_KEY, response.clone());
   return response;
 }
 
@@ -31,8 +28,7 @@ const ready = init({ module_or_path: wasmSource() })
   .catch((err) => {
     if (!fromCache) throw err;
     console.warn('GemiPanel: the kept copy of the worker module did not start; using the file', err);
-    drop(WASM_KEY);
-    return init({ module_or_path: WASM_FILE });
+    return init({ module_or_path: fileKept(WASM_KEY, WASM_FILE) });
   })
   .then((exports) => {
     // For `cargo xtask bench` (memory.mjs): a service worker's wasm memory is not among the

@@ -11,27 +11,28 @@ const CACHE = 'gemipanel-wasm';
  * `.invalid` never resolves. */
 export const keyOf = (build, file) => `https://gemipanel.invalid/${build}/${file}`;
 
-/** The copy kept under `key`, or null: none, storage failed, or it did not answer within
- * `patienceMs` (storage that does not answer, a busy disk, must not hold a start up for long). */
-export async function keptCopy(key, patienceMs) {
+/** The module as a response: the copy kept under `key` (`kept`), else the file `url`, kept for
+ * the next start. Storage that does not answer within `patienceMs` (a busy disk) is not waited
+ * for. */
+export async function keptOrFile(key, url, patienceMs) {
   const late = new Promise((resolve) => setTimeout(resolve, patienceMs, null));
   const hit = (async () => (await (await caches.open(CACHE)).match(key)) ?? null)().catch(() => null);
-  return Promise.race([hit, late]);
+  const kept = await Promise.race([hit, late]);
+  return kept ? { response: kept, kept: true } : { response: await fileKept(key, url), kept: false };
 }
 
-/** Keeps `response` under `key`; the copies of the same module from other builds go. */
-export function keep(key, response) {
+/** The file `url` as a response, kept under `key`: it replaces a copy that did not start, and
+ * the copies of the same module from other builds go. */
+export async function fileKept(key, url) {
+  const response = await fetch(url);
   const file = key.slice(key.lastIndexOf('/'));
+  const copy = response.clone();
   caches.open(CACHE)
-    .then((cache) => cache.put(key, response)
+    .then((cache) => cache.put(key, copy)
       .then(() => cache.keys())
       .then((keys) => Promise.all(keys
         .filter((k) => k.url !== key && k.url.endsWith(file))
         .map((k) => cache.delete(k)))))
     .catch(() => {});
-}
-
-/** Drops the copy under `key` (one that did not start). */
-export function drop(key) {
-  caches.open(CACHE).then((cache) => cache.delete(key)).catch(() => {});
+  return response;
 }

@@ -1,11 +1,11 @@
-import { fromCopy, useFile } from './early.js';
+import { fromCopy, fromFile } from './early.js';
 import init from './wasm/sidepanel.js';
 
 // The module early.js compiled (wasm-bindgen's init takes a compiled module, or a promise of one).
 init({ module_or_path: globalThis.gemipanelEarly.module }).catch((error) => {
   if (!fromCopy) throw error;
   console.warn('GemiPanel: the kept copy of the panel module did not start; using the file', error);
-  return init({ module_or_path: useFile() });
+  return init({ module_or_path: fromFile() });
 }).then((exports) => {
   // For `cargo xtask bench` (memory.mjs): the wasm memory's own size, beside the JS heap.
   globalThis.gemipanelMemory = exports.memory;

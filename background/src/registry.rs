@@ -61,15 +61,14 @@ pub fn config_of(
 
 /// The client for `server`, created (resuming a saved session) on first use.
 pub async fn client(server: &Server) -> Rc<McpClient> {
-    let key = server.client_key();
-    if let Some(client) = existing(&server.id, &key) {
+    if let Some(client) = existing(server) {
         return client;
     }
     let saved = saved_session(server).await;
     let credentials = auth::stored_credentials(&server.id).await;
     let signer = auth::kept_signer(&server.id, credentials.as_ref()).await;
     // Another request may have created it while storage was read.
-    if let Some(client) = existing(&server.id, &key) {
+    if let Some(client) = existing(server) {
         return client;
     }
     let (transport, url) = local::transport_for(server, server.id.as_str());
@@ -90,7 +89,7 @@ pub async fn client(server: &Server) -> Rc<McpClient> {
     let client = Rc::new(Client::resuming(transport, config, saved.clone()));
     let entry = Entry {
         id: server.id.clone(),
-        config_key: key,
+        made_from: server.clone(),
         client: client.clone(),
         auth: Rc::new(auth),
         status: ServerStatus::Idle,
@@ -124,7 +123,7 @@ pub async fn authorizer(server: &Server) -> Rc<Authorizer> {
 /// place of the new one's (a saved local server then stayed "not connected").
 pub async fn signed_in_with(server: &Server) -> Option<Credentials> {
     let held =
-        with_entry(&server.id, |e| (e.config_key == server.client_key()).then(|| e.auth.clone()));
+        with_entry(&server.id, |e| server.makes_same_client(&e.made_from).then(|| e.auth.clone()));
     match held.flatten() {
         Some(auth) => auth.credentials(),
         None => auth::stored_credentials(&server.id).await,
@@ -157,11 +156,13 @@ pub fn signed_out(server: &Server) {
 
 /// Whether `client` is the one the registry holds for `server` as configured.
 fn is_current(server: &Server, client: &McpClient) -> bool {
-    existing(&server.id, &server.client_key()).is_some_and(|held| std::ptr::eq(&*held, client))
+    existing(server).is_some_and(|held| std::ptr::eq(&*held, client))
 }
 
-fn existing(id: &ServerId, key: &str) -> Option<Rc<McpClient>> {
-    with_entry(id, |e| (e.config_key == key).then(|| e.client.clone())).flatten()
+/// The client held for `server`, if it was made for the same configuration.
+fn existing(server: &Server) -> Option<Rc<McpClient>> {
+    with_entry(&server.id, |e| server.makes_same_client(&e.made_from).then(|| e.client.clone()))
+        .flatten()
 }
 
 async fn saved_session(server: &Server) -> Option<SessionState> {
@@ -269,7 +270,7 @@ pub fn retain(servers: &[Server]) {
     let gone: Vec<ServerId> = entries(|entries| {
         let mut entries = entries.borrow_mut();
         let current =
-            |e: &Entry| servers.iter().any(|s| s.id == e.id && s.client_key() == e.config_key);
+            |e: &Entry| servers.iter().any(|s| s.id == e.id && s.makes_same_client(&e.made_from));
         let gone = entries
             .iter()
             .filter(|e| !servers.iter().any(|s| s.id == e.id))

@@ -19,7 +19,7 @@ use gemipanel_core::messages::ServerStatus;
 use gemipanel_core::native::link::Bridge;
 use gemipanel_core::oauth::authorizer::Authorizer;
 use gemipanel_core::resource_updates::Demand;
-use gemipanel_core::settings::{ServerId, Settings, SettingsEdit};
+use gemipanel_core::settings::{Server, ServerId, Settings, SettingsEdit};
 use gemipanel_core::sync::{FifoLock, SingleFlight};
 use gemipanel_core::text::Text;
 use gemipanel_core::tools::app_calls::AppCallAsks;
@@ -66,8 +66,9 @@ pub struct Worker {
 /// A server's client and what the worker knows of it (`registry`).
 pub struct ServerEntry {
     pub id: ServerId,
-    /// The configuration the client was made with; a changed one gets a new client.
-    pub config_key: String,
+    /// The configuration the client was made with; one that does not
+    /// [`makes_same_client`](Server::makes_same_client) gets a new client.
+    pub made_from: Server,
     pub client: Rc<McpClient>,
     /// The server's sign-in; its token goes into `client`'s requests.
     pub auth: Rc<Authorizer>,

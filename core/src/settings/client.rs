@@ -1,5 +1,5 @@
-//! What a server's MCP client is made from: the address it sends to, and the key that tells
-//! when a changed configuration needs a new client.
+//! What a server's MCP client is made from: the address it sends to, and what tells when a
+//! changed configuration needs a new client.
 
 use super::Server;
 use crate::native::link::LocalTransport;
@@ -14,28 +14,24 @@ impl Server {
         }
     }
 
-    /// Everything a client is made with, as one string: a changed one gets a new client. Holds
-    /// header values, environment values and the client secret, so it never leaves memory. The
-    /// command line as it is, not hashed: this runs for every request.
-    pub fn client_key(&self) -> String {
-        let mut key = format!("{}\n{}", self.client_address(), self.timeout_ms);
-        if let Some(local) = &self.local {
-            key.push_str(&format!("\n{}\0{}", local.command, local.args.join("\0")));
-            for (name, value) in &local.env {
-                key.push_str(&format!("\n{name}={}", value.expose()));
-            }
-            key.push_str(&format!(
-                "\n{:?}\n{:?}\n{:?}",
-                local.cwd, self.confirmed_command, self.confirmed_run
-            ));
-        }
-        for (name, value) in &self.headers {
-            key.push_str(&format!("\n{name}:{}", value.expose()));
-        }
-        // The sign-in client with its secrets (a `Secret` serialises as its value).
-        key.push('\n');
-        key.push_str(&serde_json::to_string(&self.oauth).unwrap_or_default());
-        key
+    /// Whether a client made for `held` serves this configuration too: everything a client is
+    /// made with is the same (address, timeout, command line and its confirmation, headers,
+    /// environment, sign-in client). Compared in place, not as a key built per request: this
+    /// runs for every request (the local echo's path), and a key would copy every secret.
+    pub fn makes_same_client(&self, held: &Server) -> bool {
+        let same_address = match (&self.local, &held.local) {
+            (Some(_), Some(_)) => self.id == held.id,
+            (None, None) => self.url == held.url,
+            _ => false,
+        };
+        same_address
+            && self.timeout_ms == held.timeout_ms
+            && self.local == held.local
+            && (self.local.is_none()
+                || (self.confirmed_command == held.confirmed_command
+                    && self.confirmed_run == held.confirmed_run))
+            && self.headers == held.headers
+            && self.oauth == held.oauth
     }
 }
 
@@ -66,40 +62,51 @@ mod tests {
 
     #[test]
     fn the_same_configuration_keeps_its_client() {
-        assert_eq!(remote().client_key(), remote().client_key());
+        assert!(remote().makes_same_client(&remote()));
         let mut renamed = local();
         renamed.name = "Other name".into();
         renamed.trust = true;
-        assert_eq!(renamed.client_key(), local().client_key());
+        renamed.allowed_tools.insert("echo".into());
+        assert!(renamed.makes_same_client(&local()));
+        // A remote server's confirmations are of no command.
+        let mut confirmed = remote();
+        confirmed.confirmed_run = Some("fingerprint".into());
+        assert!(confirmed.makes_same_client(&remote()));
     }
 
     #[test]
     fn whatever_the_client_is_made_with_gives_a_new_one() {
         let mut moved = remote();
         moved.url = "https://other.example.com/mcp".into();
-        assert_ne!(moved.client_key(), remote().client_key(), "a changed URL");
+        assert!(!moved.makes_same_client(&remote()), "a changed URL");
         // A local server's URL field is not where its client goes.
         let mut moved = local();
         moved.url = "https://other.example.com/mcp".into();
-        assert_eq!(moved.client_key(), local().client_key());
+        assert!(moved.makes_same_client(&local()));
+        assert!(!remote().makes_same_client(&local()), "remote made local");
+        assert!(!local().makes_same_client(&remote()), "local made remote");
         type Change = (&'static str, fn(&mut Server));
-        let changes: [Change; 7] = [
+        let changes: [Change; 10] = [
             ("timeout", |s| s.timeout_ms += 1),
             ("header", |s| {
                 s.headers.insert("Authorization".into(), Secret::new("Bearer x".to_owned()));
             }),
+            ("command", |s| s.local.as_mut().unwrap().command = "node".into()),
             ("argument", |s| s.local.as_mut().unwrap().args.push("--flag".into())),
             ("environment value", |s| {
                 s.local.as_mut().unwrap().env.insert("TOKEN".into(), Secret::new("two".to_owned()));
             }),
             ("working directory", |s| s.local.as_mut().unwrap().cwd = Some("/tmp".into())),
             ("confirmation", |s| s.confirmed_run = Some("fingerprint".into())),
+            ("confirmed command", |s| s.confirmed_command = Some("fingerprint".into())),
             ("client secret", |s| s.oauth.client_secret = Some(Secret::new("s".to_owned()))),
+            ("client id", |s| s.oauth.client_id = Some("id".into())),
         ];
         for (what, change) in changes {
             let mut changed = local();
             change(&mut changed);
-            assert_ne!(changed.client_key(), local().client_key(), "a changed {what}");
+            assert!(!changed.makes_same_client(&local()), "a changed {what}");
+            assert!(!local().makes_same_client(&changed), "a changed {what}, the other way");
         }
     }
 }

@@ -1,7 +1,7 @@
 // The service worker's entry. Listeners are registered synchronously, before wasm is ready, so
 // the message that wakes a stopped worker is not lost; each one waits for `ready` and forwards.
 import init, * as worker from './wasm/background.js';
-import { fileKept, keptOrFile, keyOf } from './kept_wasm.js';
+import { dropOtherBuilds, fileKept, keptOrFile } from './kept_wasm.js';
 
 // Marks of how a start goes (read by `cargo xtask bench`; cheap, and visible in DevTools).
 performance.mark('gemipanel-evaluated');
@@ -9,14 +9,14 @@ performance.mark('gemipanel-evaluated');
 // The module starts from its copy in Cache Storage (static/kept_wasm.js): that read is most of
 // what a stopped worker waits for before it can answer (`cargo xtask bench`, worker_wasm_ready).
 // A copy that fails to start is replaced from the file, which the worker then starts from.
-const WASM_FILE = new URL('./wasm/background_bg.wasm', import.meta.url);
-const WASM_KEY = keyOf('%WASM_BUILD%', 'background_bg.wasm'); // the hash, by `cargo xtask dist`
+const WASM_NAME = 'background_bg.wasm';
+const WASM_FILE = new URL(`./wasm/${WASM_NAME}`, import.meta.url);
 // Storage that does not answer within this (a busy disk) starts the worker from the file.
 const CACHE_PATIENCE_MS = 300;
 let fromCache = false;
 
 async function wasmSource() {
-  const { response, kept } = await keptOrFile(WASM_KEY, WASM_FILE, CACHE_PATIENCE_MS);
+  const { response, kept } = await keptOrFile(WASM_NAME, WASM_FILE, CACHE_PATIENCE_MS);
   if (kept) {
     fromCache = true;
     performance.mark('gemipanel-wasm_cached');
@@ -28,7 +28,7 @@ const ready = init({ module_or_path: wasmSource() })
   .catch((err) => {
     if (!fromCache) throw err;
     console.warn('GemiPanel: the kept copy of the worker module did not start; using the file', err);
-    return init({ module_or_path: fileKept(WASM_KEY, WASM_FILE) });
+    return init({ module_or_path: fileKept(WASM_NAME, WASM_FILE) });
   })
   .then((exports) => {
     // For `cargo xtask bench` (memory.mjs): a service worker's wasm memory is not among the
@@ -155,9 +155,11 @@ chrome.commands.onCommand.addListener((command, tab) => {
 
 // Install and update (background/src/installed.rs): the context menu ("Ask GemiPanel about …")
 // is registered, a first install opens the welcome page, an update keeps the changelog line
-// for the side panel. A click on the menu opens the side panel here, inside the click (later,
-// Chrome would refuse it), and the worker keeps what was clicked for the panel of that window.
+// for the side panel, and the old build's module copies go (kept_wasm.js). A click on the menu
+// opens the side panel here, inside the click (later, Chrome would refuse it), and the worker
+// keeps what was clicked for the panel of that window.
 chrome.runtime.onInstalled.addListener((details) => {
+  dropOtherBuilds().catch(() => {});
   ready.then(() => worker.on_installed(details.reason, details.previousVersion));
 });
 chrome.contextMenus.onClicked.addListener((info, tab) => {

@@ -4,10 +4,10 @@
 // first, so that a sleeping worker wakes while the page compiles instead of after. The panel
 // takes each answer once (browser::early); a failure leaves null, and the panel asks again over
 // its port. Nothing here may throw: sidepanel.js, which shows why a start failed, imports it.
-import { fileKept, keptOrFile, keyOf } from './kept_wasm.js';
+import { fileKept, keptOrFile } from './kept_wasm.js';
 
-const WASM_FILE = new URL('./wasm/sidepanel_bg.wasm', import.meta.url);
-const WASM_KEY = keyOf('%WASM_BUILD%', 'sidepanel_bg.wasm'); // the hash, by `cargo xtask dist`
+const WASM_NAME = 'sidepanel_bg.wasm';
+const WASM_FILE = new URL(`./wasm/${WASM_NAME}`, import.meta.url);
 // The kept copy is read in about 7 ms; storage slower than the file is not waited for.
 const PATIENCE_MS = 40;
 
@@ -16,10 +16,10 @@ const PATIENCE_MS = 40;
 export let fromCopy = false;
 
 /** The module's file, kept in place of the copy. */
-export const fromFile = () => fileKept(WASM_KEY, WASM_FILE);
+export const fromFile = () => fileKept(WASM_NAME, WASM_FILE);
 
 async function compile() {
-  const { response, kept } = await keptOrFile(WASM_KEY, WASM_FILE, PATIENCE_MS);
+  const { response, kept } = await keptOrFile(WASM_NAME, WASM_FILE, PATIENCE_MS);
   fromCopy = kept;
   // Chrome serves an extension's .wasm as application/wasm, which streaming compilation needs.
   const module = await WebAssembly.compileStreaming(response);

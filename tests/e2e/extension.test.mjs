@@ -163,18 +163,24 @@ test('a stopped worker starts from its module kept in Cache Storage; a damaged o
   }, key);
   assert.equal(await restart(), true, 'started from the good copy');
 
-  // Another build's copy goes once this build's is kept; the side panel's copy of its own
-  // module stays.
-  const panelCopy = 'https://gemipanel.invalid/0123456789abcdef/sidepanel_bg.wasm';
-  await page.evaluate(async ([url, panelCopy]) => {
+  // Copies of another build go once this build's is kept, whichever module they are of, and so
+  // does the copy of a module this build no longer has; the side panel's copy of this build stays.
+  const keyOf = (file) => page.evaluate(async (file) => (await import('/kept_wasm.js')).keyOf(file), file);
+  const panelCopy = await keyOf('sidepanel_bg.wasm');
+  assert.match(panelCopy, /^https:\/\/gemipanel\.invalid\/[0-9a-f]{16}\/sidepanel_bg\.wasm$/);
+  assert.equal(await keyOf('background_bg.wasm'), key, 'the worker keeps its copy under its key');
+  const oldCopies = ['background_bg.wasm', 'sidepanel_bg.wasm', 'renamed_bg.wasm']
+    .map((file) => `https://gemipanel.invalid/0123456789abcdef/${file}`);
+  await page.evaluate(async ([url, panelCopy, oldCopies]) => {
     const cache = await caches.open('gemipanel-wasm');
     await cache.delete(url);
-    await cache.put('https://gemipanel.invalid/0123456789abcdef/background_bg.wasm', new Response('old build'));
+    for (const old of oldCopies) await cache.put(old, new Response('old build'));
     await cache.put(panelCopy, new Response('the panel module'));
-  }, [key, panelCopy]);
+  }, [key, panelCopy, oldCopies]);
   assert.equal(await restart(), false, 'another build is never started from');
   await untilOnlyCopy(page, 'background_bg.wasm', key);
-  assert.ok((await keptCopies(page, 'sidepanel_bg.wasm')).includes(panelCopy), 'the panel\'s copy is left be');
+  await untilOnlyCopy(page, 'sidepanel_bg.wasm', panelCopy);
+  assert.deepEqual(await keptCopies(page, 'renamed_bg.wasm'), [], 'a module this build lacks goes');
   await page.evaluate(async (u) => (await caches.open('gemipanel-wasm')).delete(u), panelCopy);
   await page.close();
 });

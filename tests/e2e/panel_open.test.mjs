@@ -144,7 +144,7 @@ test('the panel compiles its module from a copy kept in Cache Storage; a damaged
   }, key);
   assert.equal(await openFromCopy(), false, 'another build is never compiled');
   await untilOnlyCopy(page, 'sidepanel_bg.wasm', key);
-  // The worker's own copy is another module's: the panel's keeping leaves it be.
+  // The worker's copy of this build is another module's: the panel's keeping leaves it be.
   assert.equal((await keptCopies(page, 'background_bg.wasm')).length, 1, 'the worker keeps its copy');
 });
 

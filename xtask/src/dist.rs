@@ -251,8 +251,7 @@ pub fn run() -> Result<Vec<WasmSize>> {
         let bytes = fs::read(&wasm).map_err(|e| format!("reading {}: {e}", wasm.display()))?;
         sizes.push(WasmSize { name, raw: bytes.len(), gzip: gzip_len(&bytes) });
     }
-    stamp_build(&dist, "background.js", "wasm/background_bg.wasm")?;
-    stamp_build(&dist, "early.js", "wasm/sidepanel_bg.wasm")?;
+    stamp_builds(&dist, "kept_wasm.js", &["background_bg.wasm", "sidepanel_bg.wasm"])?;
     preload_snippets(&dist)?;
     check_contents(&dist)?;
     println!("dist/ ready: {}", dist.display());
@@ -379,23 +378,29 @@ fn vendor_readability(dist: &Path) -> Result {
     Ok(())
 }
 
-/// Writes (the start of) a module's SHA-256 into the script that starts it (`entry`), which keeps
-/// the module in Cache Storage under it (`static/kept_wasm.js`): a new build is never started
-/// from an old build's copy.
-fn stamp_build(dist: &Path, entry: &str, module: &str) -> Result {
-    const PLACEHOLDER: &str = "%WASM_BUILD%";
-    let bytes = fs::read(dist.join(module)).map_err(|e| format!("reading {module}: {e}"))?;
-    let entry = dist.join(entry);
-    let script =
-        fs::read_to_string(&entry).map_err(|e| format!("reading {}: {e}", entry.display()))?;
-    if script.matches(PLACEHOLDER).count() != 1 {
-        return Err(format!(
-            "{} must name {PLACEHOLDER} once, for the module's hash",
-            entry.display()
-        ));
+/// Writes (the start of) each module's SHA-256 into the script that keeps the modules in Cache
+/// Storage under it (`static/kept_wasm.js`, at `%WASM_BUILD:<module>%`): a new build is never
+/// started from an old build's copy, and drops the copies no module of it has.
+fn stamp_builds(dist: &Path, keeper: &str, modules: &[&str]) -> Result {
+    let keeper = dist.join(keeper);
+    let mut script =
+        fs::read_to_string(&keeper).map_err(|e| format!("reading {}: {e}", keeper.display()))?;
+    for module in modules {
+        let placeholder = format!("%WASM_BUILD:{module}%");
+        if script.matches(&placeholder).count() != 1 {
+            return Err(format!(
+                "{} must name {placeholder} once, for the module's hash",
+                keeper.display()
+            ));
+        }
+        let path = dist.join("wasm").join(module);
+        let bytes = fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        script = script.replace(&placeholder, &util::sha256_hex(&bytes)[..16]);
     }
-    let stamped = script.replace(PLACEHOLDER, &util::sha256_hex(&bytes)[..16]);
-    fs::write(&entry, stamped).map_err(|e| format!("writing {}: {e}", entry.display()))
+    if script.contains("%WASM_BUILD") {
+        return Err(format!("{} names a module dist does not build", keeper.display()));
+    }
+    fs::write(&keeper, script).map_err(|e| format!("writing {}: {e}", keeper.display()))
 }
 
 /// Lists the side panel's snippet modules in `sidepanel.html` as `modulepreload` links: the

@@ -7,6 +7,7 @@ init({ module_or_path: globalThis.gemipanelEarly.module }).catch((error) => {
   console.warn('GemiPanel: the kept copy of the panel module did not start; using the file', error);
   return init({ module_or_path: fromFile() });
 }).then((exports) => {
+  performance.mark('gemipanel-started'); // mounted and drawn (tests/bench/panel_open_profile.mjs)
   // For `cargo xtask bench` (memory.mjs): the wasm memory's own size, beside the JS heap.
   globalThis.gemipanelMemory = exports.memory;
 }).catch((error) => {

@@ -7,12 +7,14 @@ use gemipanel_browser::chrome;
 use gemipanel_browser::gemini_models::{keep_models, known_models, list_models, refresh_models};
 use gemipanel_browser::messaging::request_once;
 use gemipanel_core::messages::{Recovery, Request, Response};
-use gemipanel_core::settings::{self, Secret, ServerDraft, ServerId, Settings, SettingsEdit};
+use gemipanel_core::settings::{
+    self, GeminiSettings, Secret, ServerDraft, ServerId, Settings, SettingsEdit,
+};
 use wasm_bindgen_futures::spawn_local;
 use yew::UseReducerDispatcher;
 
 use crate::permissions::{Asked, Needs};
-use crate::state::{Action, Pending, State};
+use crate::state::{Action, ModelSource, Pending, State};
 
 pub type Dispatch = UseReducerDispatcher<State>;
 
@@ -53,14 +55,21 @@ pub fn load_settings(dispatch: Dispatch) {
             Ok(other) => return dispatch.dispatch(Action::SettingsFailed(unexpected(&other))),
             Err(message) => return dispatch.dispatch(Action::SettingsFailed(message)),
         };
-        let gemini = settings.gemini.clone();
         dispatch.dispatch(Action::SettingsLoaded(settings));
-        // The models kept from before at once (offline too), then the live list.
+    });
+}
+
+/// The models of the document's key and address: those kept from before at once (offline
+/// too), then the live list.
+pub fn load_models(dispatch: Dispatch, gemini: GeminiSettings) {
+    let listed_for = ModelSource::of(&gemini);
+    spawn_local(async move {
+        let known = |models| Action::KnownModels { listed_for: listed_for.clone(), models };
         if let Some(models) = known_models(&gemini).await {
-            dispatch.dispatch(Action::KnownModels(models));
+            dispatch.dispatch(known(models));
         }
         if let Some(models) = refresh_models(&gemini).await {
-            dispatch.dispatch(Action::KnownModels(models));
+            dispatch.dispatch(known(models));
         }
     });
 }

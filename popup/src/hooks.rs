@@ -7,7 +7,7 @@ use yew::prelude::*;
 
 use crate::effects::{self, Dispatch};
 use crate::form::{FormEdit, ServerForm, ServerKind};
-use crate::state::{Action, State};
+use crate::state::{Action, ModelSource, State};
 
 /// The name the popup's port carries, so the worker can tell pages apart.
 const PORT_NAME: &str = "popup";
@@ -24,6 +24,16 @@ pub fn use_worker(state: &UseReducerHandle<State>) {
     use_effect_with(state.servers_epoch, {
         let dispatch = dispatch.clone();
         move |_| effects::load_servers(dispatch)
+    });
+    // The models follow the document shown: its first answer, or a change told on the port.
+    let gemini = state.settings.as_ref().map(|s| s.gemini.clone());
+    use_effect_with(gemini.as_ref().map(ModelSource::of), {
+        let dispatch = dispatch.clone();
+        move |_| {
+            if let Some(gemini) = gemini {
+                effects::load_models(dispatch, gemini);
+            }
+        }
     });
     use_effect_with((), move |_| {
         effects::load_settings(dispatch.clone());

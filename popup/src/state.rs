@@ -7,7 +7,7 @@ use gemipanel_core::gemini::ModelInfo;
 use gemipanel_core::messages::{
     ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, SignInOutcome, WorkerStatus,
 };
-use gemipanel_core::settings::{ImportPreview, ServerId, Settings};
+use gemipanel_core::settings::{GeminiSettings, ImportPreview, Secret, ServerId, Settings};
 use yew::Reducible;
 
 use crate::form::{FormEdit, ServerForm};
@@ -33,6 +33,20 @@ pub enum Pending<T> {
 impl<T> Pending<T> {
     pub fn is_running(&self) -> bool {
         matches!(self, Pending::Running)
+    }
+}
+
+/// What a model list is the list of: the API's address and the key it is listed with. The
+/// popup shows the list of the document it shows, fetched again when either changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSource {
+    base: String,
+    key: Option<Secret>,
+}
+
+impl ModelSource {
+    pub fn of(gemini: &GeminiSettings) -> Self {
+        ModelSource { base: gemini.api_base().to_owned(), key: gemini.api_key.clone() }
     }
 }
 
@@ -165,7 +179,11 @@ pub enum Action {
     /// The list of a Check.
     ModelsLoaded(Vec<ModelInfo>),
     /// A list kept from before, or the one listed when the popup opened.
-    KnownModels(Vec<ModelInfo>),
+    /// The list kept from before, or listed again, for the document's key and address.
+    KnownModels {
+        listed_for: ModelSource,
+        models: Vec<ModelInfo>,
+    },
     ModelsFailed(String),
 
     RefreshServers,
@@ -242,7 +260,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         | A::GeminiSaveFailed(_)
         | A::CheckStarted
         | A::ModelsLoaded(_)
-        | A::KnownModels(_)
+        | A::KnownModels { .. }
         | A::ModelsFailed(_)) => on_gemini(state, &mut next, a),
         a @ (A::RefreshServers
         | A::ServersLoaded(_)
@@ -369,7 +387,17 @@ fn on_gemini(state: &State, next: &mut State, action: Action) {
             next.gemini.check = Pending::Done(models);
         }
         Action::ModelsLoaded(_) => {}
-        Action::KnownModels(models) => next.gemini.models = Some(models),
+        // Listed for the key and address shown; one listed for those of an older document is
+        // another key's (another window changed it meanwhile).
+        Action::KnownModels { listed_for, models }
+            if state
+                .settings
+                .as_ref()
+                .is_some_and(|s| ModelSource::of(&s.gemini) == listed_for) =>
+        {
+            next.gemini.models = Some(models)
+        }
+        Action::KnownModels { .. } => {}
         Action::ModelsFailed(message) if state.gemini.check.is_running() => {
             next.gemini.check = Pending::Failed(message)
         }
@@ -686,6 +714,46 @@ mod tests {
         let done = reduce(&state, Action::ModelsLoaded(vec![model.clone()]));
         assert_eq!(done.gemini.check, Pending::Done(vec![model.clone()]));
         assert_eq!(done.gemini.models, Some(vec![model]));
+    }
+
+    #[test]
+    fn the_models_shown_are_those_of_the_key_and_address_shown() {
+        // The list is fetched for the key and address of the document shown; one that arrives
+        // after another window changed them was listed for the old ones and is not shown.
+        let keyed = |key: &str| {
+            let mut settings = Settings::default();
+            settings.gemini.api_key = Some(Secret::new(key.to_owned()));
+            settings
+        };
+        let model = |id: &str| ModelInfo {
+            id: id.into(),
+            display_name: id.into(),
+            stage: gemipanel_core::gemini::Stage::Stable,
+            input_token_limit: None,
+            thinking: None,
+        };
+        let listed = |settings: &Settings, id: &str| Action::KnownModels {
+            listed_for: ModelSource::of(&settings.gemini),
+            models: vec![model(id)],
+        };
+        let (old, new) = (keyed("AIza-old"), keyed("AIza-new"));
+        let state = run(vec![Action::SettingsLoaded(old.clone()), listed(&old, "old-list")]);
+        assert_eq!(state.gemini.models, Some(vec![model("old-list")]));
+        let changed = reduce(&state, Action::SettingsChanged(new.clone()));
+        let late = reduce(&changed, listed(&old, "late-old-list"));
+        assert_eq!(
+            late.gemini.models,
+            Some(vec![model("old-list")]),
+            "not the old key's late list"
+        );
+        let fresh = reduce(&late, listed(&new, "new-list"));
+        assert_eq!(fresh.gemini.models, Some(vec![model("new-list")]));
+        // Another address is another list too.
+        let mut moved = new.clone();
+        moved.gemini.base_url = Some("http://127.0.0.1:9/v1beta".into());
+        assert_ne!(ModelSource::of(&moved.gemini), ModelSource::of(&new.gemini));
+        // Nothing shown yet: no list is anyone's.
+        assert_eq!(reduce(&State::default(), listed(&new, "early")).gemini.models, None);
     }
 
     #[test]

@@ -152,6 +152,27 @@ test('a saved model the API no longer offers is shown with its replacement, in t
   assert.equal(await models().inputValue(), 'gemini-3.8-flash');
 });
 
+test('the popup lists the models of the key it shows, again when another page changes the key', async () => {
+  // A key the API refuses, and no list kept from before: nothing to choose from.
+  await page.evaluate(() => chrome.storage.local.remove('gemini_models'));
+  await setGemini({ api_key: 'not-the-key', base_url: fake.url });
+  const listings = (key) => fake.requests()
+    .filter((r) => /\/models(\?|$)/.test(r.path) && r.headers['x-goog-api-key'] === key).length;
+  const before = listings('not-the-key');
+  const popup = await chat.browser.context.newPage();
+  await popup.goto(chat.browser.url('popup.html'));
+  await popup.waitForFunction(() => document.querySelector('#api-key')?.value === 'not-the-key');
+  for (let i = 0; i < 50 && listings('not-the-key') === before; i++) await popup.waitForTimeout(100);
+  assert.ok(listings('not-the-key') > before, 'the popup asked the API for the list of its key');
+  assert.equal(await popup.locator('select#model optgroup').count(), 0, 'no list for a refused key');
+
+  // The side panel saves the right key: the popup takes the change and lists its models.
+  await chat.request({ type: 'edit_settings', edit: { type: 'set_api_key', api_key: API_KEY } });
+  await popup.locator('select#model optgroup').first().waitFor({ state: 'attached' });
+  assert.equal(await popup.locator('#api-key').inputValue(), API_KEY);
+  await popup.close();
+});
+
 test('thinking: the chat\'s choice is sent as the model takes it; summaries fold above the reply, saved and reopened', async () => {
   await listed();
   const thinking = page.getByTestId('thinking');

@@ -39,8 +39,9 @@ export async function fileKept(file, url) {
   return response;
 }
 
-/** Drops every copy that is not of this build: an updated module's old copy, whichever page
- * starts next, and the copy of a module this build no longer has. */
+/** Drops every copy whose key is not one of this build's: an updated module's old copy, whether
+ * the worker or the panel keeps a copy first, and the copy of a module this build no longer
+ * has. */
 export async function dropOtherBuilds() {
   const current = new Set(Object.keys(BUILDS).map(keyOf));
   const cache = await caches.open(CACHE);

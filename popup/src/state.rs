@@ -178,7 +178,6 @@ pub enum Action {
     CheckStarted,
     /// The list of a Check.
     ModelsLoaded(Vec<ModelInfo>),
-    /// A list kept from before, or the one listed when the popup opened.
     /// The list kept from before, or listed again, for the document's key and address.
     KnownModels {
         listed_for: ModelSource,

@@ -65,7 +65,7 @@ try {
       await cdp.send('Tracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES } });
     }
     await page.goto(browser.url('sidepanel.html'), { waitUntil: 'commit' });
-    await page.evaluate(() => globalThis.__ready);
+    await readyWithin(page, 30_000);
     const seen = await page.evaluate(() => ({
       origin: performance.timeOrigin,
       marks: performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]),
@@ -111,6 +111,18 @@ try {
   }
 } finally {
   await browser.close();
+}
+
+async function readyWithin(page, ms) {
+  let late;
+  const timeout = new Promise((_, fail) => {
+    late = setTimeout(() => fail(new Error(`the panel was not ready within ${ms / 1000} s`)), ms);
+  });
+  try {
+    await Promise.race([page.evaluate(() => globalThis.__ready), timeout]);
+  } finally {
+    clearTimeout(late);
+  }
 }
 
 function medianOf(list) {

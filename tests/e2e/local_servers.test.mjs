@@ -310,7 +310,11 @@ test('the line to allow is the one the bridge runs, what changes what runs shown
   await screenshot(popup, 'local-confirm-again-ja-dark');
   await popup.emulateMedia({ colorScheme: 'light' });
   await row.getByTestId('confirm-command').click();
-  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 }).catch(async (e) => {
+    await screenshot(popup, 'local-confirm-again-not-ready');
+    const shown = await row.evaluate((el) => `${el.dataset.state}: ${el.innerText}`).catch((err) => String(err));
+    throw new Error(`${e.message}\nThe row: ${shown}`);
+  });
   const listed = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
   assert.ok(listed.tools?.some((t) => t.name === 'list_directory'), JSON.stringify(listed));
 });

@@ -164,6 +164,8 @@ test('the popup lists the models of the key it shows, again when another page ch
   await popup.waitForFunction(() => document.querySelector('#api-key')?.value === 'not-the-key');
   for (let i = 0; i < 50 && listings('not-the-key') === before; i++) await popup.waitForTimeout(100);
   assert.ok(listings('not-the-key') > before, 'the popup asked the API for the list of its key');
+  // The refusal shows nothing: give it time to arrive before saying no list came of it.
+  await popup.waitForTimeout(500);
   assert.equal(await popup.locator('select#model optgroup').count(), 0, 'no list for a refused key');
 
   // The side panel saves the right key: the popup takes the change and lists its models.

@@ -380,7 +380,8 @@ fn vendor_readability(dist: &Path) -> Result {
 
 /// Writes (the start of) each module's SHA-256 into the script that keeps the modules in Cache
 /// Storage under it (`static/kept_wasm.js`, at `%WASM_BUILD:<module>%`): a new build is never
-/// started from an old build's copy, and drops the copies no module of it has.
+/// started from an old build's copy, and the keeper drops every copy whose key is not one of
+/// these.
 fn stamp_builds(dist: &Path, keeper: &str, modules: &[&str]) -> Result {
     let keeper = dist.join(keeper);
     let mut script =

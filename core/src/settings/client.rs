@@ -1,7 +1,9 @@
 //! What a server's MCP client is made from: the address it sends to, and what tells when a
 //! changed configuration needs a new client.
 
-use super::Server;
+use indexmap::IndexMap;
+
+use super::{LocalCommand, Server};
 use crate::native::link::LocalTransport;
 
 impl Server {
@@ -19,20 +21,36 @@ impl Server {
     /// environment, sign-in client). Compared in place, not as a key built per request: this
     /// runs for every request (the local echo's path), and a key would copy every secret.
     pub fn makes_same_client(&self, held: &Server) -> bool {
-        let same_address = match (&self.local, &held.local) {
-            (Some(_), Some(_)) => self.id == held.id,
+        let same_local = match (&self.local, &held.local) {
+            // The same process, run only as confirmed.
+            (Some(mine), Some(theirs)) => {
+                self.id == held.id
+                    && same_command(mine, theirs)
+                    && self.confirmed_command == held.confirmed_command
+                    && self.confirmed_run == held.confirmed_run
+            }
             (None, None) => self.url == held.url,
             _ => false,
         };
-        same_address
+        same_local
             && self.timeout_ms == held.timeout_ms
-            && self.local == held.local
-            && (self.local.is_none()
-                || (self.confirmed_command == held.confirmed_command
-                    && self.confirmed_run == held.confirmed_run))
-            && self.headers == held.headers
+            && in_order(&self.headers, &held.headers)
             && self.oauth == held.oauth
     }
+}
+
+/// The same command line, environment in the same order: the confirmation's fingerprint
+/// ([`LocalCommand::fingerprint`]) reads it in order, so a reordered one is confirmed again.
+fn same_command(mine: &LocalCommand, theirs: &LocalCommand) -> bool {
+    mine.command == theirs.command
+        && mine.args == theirs.args
+        && mine.cwd == theirs.cwd
+        && in_order(&mine.env, &theirs.env)
+}
+
+/// `IndexMap`'s `==` ignores order; a client is made with its entries in order.
+fn in_order<V: PartialEq>(mine: &IndexMap<String, V>, theirs: &IndexMap<String, V>) -> bool {
+    mine.iter().eq(theirs.iter())
 }
 
 #[cfg(test)]
@@ -102,6 +120,13 @@ mod tests {
             ("client secret", |s| s.oauth.client_secret = Some(Secret::new("s".to_owned()))),
             ("client id", |s| s.oauth.client_id = Some("id".into())),
         ];
+        // The confirmation reads the environment in order (`LocalCommand::fingerprint`).
+        let mut reordered = local();
+        let env = &mut reordered.local.as_mut().unwrap().env;
+        env.insert("OTHER".into(), Secret::new("x".to_owned()));
+        let mut other_order = reordered.clone();
+        other_order.local.as_mut().unwrap().env.swap_indices(0, 1);
+        assert!(!other_order.makes_same_client(&reordered), "a reordered environment");
         for (what, change) in changes {
             let mut changed = local();
             change(&mut changed);

@@ -13,6 +13,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launch, stopServiceWorkers, dist } from '../e2e/harness.mjs';
+import { SETTINGS, readyAt, watchReady } from './panel_ready.mjs';
 
 const OPENS = Number(process.env.GEMIPANEL_BENCH_OPENS ?? 20);
 const WARMUP = 3;
@@ -28,16 +29,6 @@ const floorPage = join(floor, 'sidepanel.html');
 writeFileSync(floorPage, readFileSync(floorPage, 'utf8').replace('src="panel.js"', 'src="floor-panel.js"'));
 cpSync(join(dist, 'wasm/sidepanel_bg.wasm'), join(floor, 'panel.wasm'));
 cpSync(join(dist, 'wasm/background_bg.wasm'), join(floor, 'worker.wasm'));
-
-const SETTINGS = {
-  version: 6,
-  gemini: { api_key: 'AIza-bench', model: 'gemini-3.8-flash' },
-  servers: Array.from({ length: 5 }, (_, i) => ({
-    id: `srv_${String(i).padStart(16, '0')}`, name: `server ${i}`, url: `https://mcp${i}.example.com/mcp`,
-    headers: { Authorization: 'Bearer x' }, timeout_ms: 30000, trust: false, exclude_tools: [],
-    enabled_by_default: false, local_network: false, allowed_tools: [],
-  })),
-};
 
 const browser = await launch({ extraExtensions: [reference, floor] });
 try {
@@ -55,21 +46,7 @@ try {
     reference: `chrome-extension://${referenceId}/sidepanel.html`,
     floor: `chrome-extension://${floorId}/sidepanel.html`,
   };
-  // "Ready", seen from inside the page against its own navigation start. The bench only waits
-  // on a promise the page keeps: a polling wait (waitForFunction) would put Playwright's injected
-  // script, about 10 ms of parsing in a new renderer, on the main thread in the middle of an open.
-  await browser.context.addInitScript(() => {
-    const ready = () => document.querySelector('[data-testid="worker-status"][data-state="ok"]')
-      && document.querySelector('[data-testid="input"]');
-    globalThis.__ready = new Promise((resolve) => {
-      const watch = new MutationObserver(() => {
-        if (!ready()) return;
-        resolve(performance.now());
-        watch.disconnect();
-      });
-      watch.observe(document, { subtree: true, childList: true, attributes: true });
-    });
-  });
+  await watchReady(browser.context);
   const page = await browser.context.newPage();
   for (const url of Object.values(urls)) {
     await page.goto(url);
@@ -82,15 +59,7 @@ try {
     await new Promise((r) => setTimeout(r, 50));
     // From the commit on, the page is the new one: its promise answers once it is ready.
     await page.goto(url, { waitUntil: 'commit' });
-    let late;
-    const timeout = new Promise((_, fail) => {
-      late = setTimeout(() => fail(new Error(`${url} was not ready within 30 s`)), 30_000);
-    });
-    try {
-      return await Promise.race([page.evaluate(() => globalThis.__ready), timeout]);
-    } finally {
-      clearTimeout(late);
-    }
+    return readyAt(page);
   };
   const times = { ours: [], reference: [], floor: [] };
   const orders = [['ours', 'reference', 'floor'], ['reference', 'floor', 'ours'], ['floor', 'ours', 'reference']];

@@ -10,6 +10,7 @@
 //     node tests/bench/panel_open_profile.mjs [--opens 10] [--warm] [--trace]
 import { parseArgs } from 'node:util';
 import { launch, serviceWorker, stopServiceWorkers } from '../e2e/harness.mjs';
+import { SETTINGS, readyAt, watchReady } from './panel_ready.mjs';
 
 const { values: options } = parseArgs({ options: {
   opens: { type: 'string', default: '10' },
@@ -21,32 +22,9 @@ const OPENS = Number(options.opens);
 const BETWEEN = options.warm ? 'about:blank' : 'data:text/html,between';
 const TRACE_CATEGORIES = ['devtools.timeline', 'v8', 'v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'toplevel', 'blink', 'loading'];
 
-// The bench's document (panel_open.mjs): a key, a model and five servers.
-const SETTINGS = {
-  version: 6,
-  gemini: { api_key: 'AIza-bench', model: 'gemini-3.8-flash' },
-  servers: Array.from({ length: 5 }, (_, i) => ({
-    id: `srv_${String(i).padStart(16, '0')}`, name: `server ${i}`, url: `https://mcp${i}.example.com/mcp`,
-    headers: { Authorization: 'Bearer x' }, timeout_ms: 30000, trust: false, exclude_tools: [],
-    enabled_by_default: false, local_network: false, allowed_tools: [],
-  })),
-};
-
 const browser = await launch();
 try {
-  await browser.context.addInitScript(() => {
-    const ready = () => document.querySelector('[data-testid="worker-status"][data-state="ok"]')
-      && document.querySelector('[data-testid="input"]');
-    globalThis.__ready = new Promise((resolve) => {
-      const watch = new MutationObserver(() => {
-        if (!ready()) return;
-        performance.mark('ready');
-        resolve();
-        watch.disconnect();
-      });
-      watch.observe(document, { subtree: true, childList: true, attributes: true });
-    });
-  });
+  await watchReady(browser.context);
   const page = await browser.context.newPage();
   await page.goto(browser.url('sidepanel.html'));
   await page.evaluate((settings) => chrome.storage.local.set({ settings }), SETTINGS);
@@ -65,7 +43,7 @@ try {
       await cdp.send('Tracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES } });
     }
     await page.goto(browser.url('sidepanel.html'), { waitUntil: 'commit' });
-    await readyWithin(page, 30_000);
+    await readyAt(page);
     const seen = await page.evaluate(() => ({
       origin: performance.timeOrigin,
       marks: performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]),
@@ -111,18 +89,6 @@ try {
   }
 } finally {
   await browser.close();
-}
-
-async function readyWithin(page, ms) {
-  let late;
-  const timeout = new Promise((_, fail) => {
-    late = setTimeout(() => fail(new Error(`the panel was not ready within ${ms / 1000} s`)), ms);
-  });
-  try {
-    await Promise.race([page.evaluate(() => globalThis.__ready), timeout]);
-  } finally {
-    clearTimeout(late);
-  }
 }
 
 function medianOf(list) {

@@ -6,7 +6,7 @@
 // that crashes shows so at once, with its stderr, and is ready again after the next call; its
 // errors name it as the person does. The line to allow is the one the bridge will run: its
 // $VARs expanded, what changes what runs shown with its value, and a change of an expanded
-// value asks again.
+// value asks again. A command allowed while pages keep listing the servers ends ready.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -317,4 +317,40 @@ test('the line to allow is the one the bridge runs, what changes what runs shown
   });
   const listed = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
   assert.ok(listed.tools?.some((t) => t.name === 'list_directory'), JSON.stringify(listed));
+});
+
+test('a command allowed while pages list the servers again and again ends ready, round after round', async () => {
+  const popup = await openPopup({ bridge: true });
+  const id = 'srv_00000000000ace01';
+  const dirs = Array.from({ length: 7 }, () => mkdtempSync(join(tmpdir(), 'gemipanel-race-')));
+  await addConfirmed(popup, id, 'racing', { command: process.execPath, args: [filesystemServer, dirs[0]] });
+  await popup.reload();
+  const row = popup.locator('[data-testid="server-row"][data-name="racing"]');
+  for (let round = 1; round < dirs.length; round++) {
+    // Another folder: a line to allow again.
+    const local = { command: process.execPath, args: [filesystemServer, ...dirs.slice(0, round + 1)] };
+    await request(popup, { type: 'edit_settings', edit: { type: 'update_server', id, changes: { local } } });
+    await row.and(popup.locator('[data-state="needs-confirmation"]')).waitFor();
+    const view = (await request(popup, { type: 'list_servers' })).servers.find((s) => s.id === id);
+    const edit = { type: 'confirm_command', id, command_line: view.command_line, run: view.status.line.fingerprint };
+    // Pages list the servers as the settings change, while the command just allowed starts: a
+    // listing must not put back what the settings said before (a stale status, or a stop of
+    // the server the allowing started; the second case of the test above met the latter once).
+    const [allowed] = await popup.evaluate(async (edit) => {
+      let id = 0;
+      const send = (request) => chrome.runtime.sendMessage({ id: ++id, request });
+      const sent = [send({ type: 'edit_settings', edit })];
+      for (let i = 0; i < 40; i++) {
+        if (i % 4 === 0) await new Promise((r) => setTimeout(r, 0));
+        sent.push(send({ type: 'list_servers' }));
+      }
+      return Promise.all(sent);
+    }, edit);
+    assert.equal(allowed.response.type, 'settings', JSON.stringify(allowed));
+    await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 10_000 }).catch(async (e) => {
+      await screenshot(popup, 'local-allowed-while-listing-not-ready');
+      const shown = await row.evaluate((el) => `${el.dataset.state}: ${el.innerText}`).catch((err) => String(err));
+      throw new Error(`round ${round}: ${e.message}\nThe row: ${shown}`);
+    });
+  }
 });

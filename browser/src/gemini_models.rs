@@ -53,6 +53,17 @@ pub async fn keep_models(gemini: &GeminiSettings, models: &[ModelInfo]) {
     }
 }
 
+/// The lists a page shows for `gemini`, in turn: the one kept from last time at once (offline,
+/// or until the API answers), then the live one. Either may be missing.
+pub async fn each_model_list(gemini: &GeminiSettings, mut show: impl FnMut(Vec<ModelInfo>)) {
+    if let Some(models) = known_models(gemini).await {
+        show(models);
+    }
+    if let Some(models) = refresh_models(gemini).await {
+        show(models);
+    }
+}
+
 /// Lists the models and keeps the list; `None` when the list could not be had.
 pub async fn refresh_models(gemini: &GeminiSettings) -> Option<Vec<ModelInfo>> {
     let models = list_models(gemini, None).await.ok()?;

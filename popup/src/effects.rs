@@ -4,7 +4,7 @@
 //! shown next to whatever the person clicked.
 
 use gemipanel_browser::chrome;
-use gemipanel_browser::gemini_models::{keep_models, known_models, list_models, refresh_models};
+use gemipanel_browser::gemini_models::{each_model_list, keep_models, list_models};
 use gemipanel_browser::messaging::request_once;
 use gemipanel_core::messages::{Recovery, Request, Response};
 use gemipanel_core::settings::{
@@ -64,13 +64,10 @@ pub fn load_settings(dispatch: Dispatch) {
 pub fn load_models(dispatch: Dispatch, gemini: GeminiSettings) {
     let listed_for = ModelSource::of(&gemini);
     spawn_local(async move {
-        let known = |models| Action::KnownModels { listed_for: listed_for.clone(), models };
-        if let Some(models) = known_models(&gemini).await {
-            dispatch.dispatch(known(models));
-        }
-        if let Some(models) = refresh_models(&gemini).await {
-            dispatch.dispatch(known(models));
-        }
+        each_model_list(&gemini, |models| {
+            dispatch.dispatch(Action::KnownModels { listed_for: listed_for.clone(), models })
+        })
+        .await;
     });
 }
 

@@ -7,7 +7,7 @@ use gemipanel_core::resource_updates::FollowedResource;
 use yew::prelude::*;
 
 use gemipanel_browser::early;
-use gemipanel_browser::gemini_models::{known_models, refresh_models};
+use gemipanel_browser::gemini_models::each_model_list;
 
 use crate::chat_driver::Driver;
 use crate::chats_store;
@@ -86,14 +86,9 @@ pub fn use_worker_status(
             };
             let gemini = settings.gemini.clone();
             dispatcher.dispatch(Action::SettingsLoaded(Rc::new(settings)));
-            // The list kept from last time first (offline, or until the API answers), then
-            // the live one; without either the automatic default is the documented fallback.
-            if let Some(models) = known_models(&gemini).await {
-                dispatcher.dispatch(Action::ModelsLoaded(models));
-            }
-            if let Some(models) = refresh_models(&gemini).await {
-                dispatcher.dispatch(Action::ModelsLoaded(models));
-            }
+            // Without either list the automatic default is the documented fallback.
+            each_model_list(&gemini, |models| dispatcher.dispatch(Action::ModelsLoaded(models)))
+                .await;
         });
     });
 }

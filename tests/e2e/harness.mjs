@@ -132,6 +132,12 @@ export function keptCopies(page, file) {
     .map((r) => r.url).filter((url) => url.endsWith(`/${file}`)), file);
 }
 
+/** Waits until some copy of module `file` is kept. */
+export function untilKept(page, file) {
+  return page.waitForFunction(async (file) => (await (await caches.open('gemipanel-wasm')).keys())
+    .some((r) => r.url.endsWith(`/${file}`)), file);
+}
+
 /** Waits until `url` is the one copy of module `file` kept (other builds' copies gone). */
 export async function untilOnlyCopy(page, file, url) {
   for (let attempt = 0; ; attempt++) {

@@ -42,6 +42,18 @@ async function request(page, req) {
   return reply.response;
 }
 
+/**
+ * Waits until `row` says its server is ready; if it does not within `timeout`, keeps a
+ * screenshot named `shot` and says what the row shows (`context` goes before the message).
+ */
+async function untilReady(popup, row, shot, timeout, context = '') {
+  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout }).catch(async (e) => {
+    await screenshot(popup, shot);
+    const shown = await row.evaluate((el) => `${el.dataset.state}: ${el.innerText}`).catch((err) => String(err));
+    throw new Error(`${context}${e.message}\nThe row: ${shown}`);
+  });
+}
+
 /** A Claude Desktop configuration with the filesystem server on `dir`. */
 function claudeConfig(dir) {
   const file = join(mkdtempSync(join(tmpdir(), 'gemipanel-claude-')), 'claude_desktop_config.json');
@@ -173,11 +185,7 @@ test('the popup adds a local server: the command line is previewed, tested, and 
   await screenshot(popup, 'local-form-tested-ja');
   await popup.getByTestId('save-server').click();
   const row = popup.locator('[data-testid="server-row"][data-name="notes"]');
-  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 }).catch(async (e) => {
-    await screenshot(popup, 'local-form-saved-not-ready');
-    const shown = await row.evaluate((el) => `${el.dataset.state}: ${el.innerText}`).catch((err) => String(err));
-    throw new Error(`${e.message}\nThe row: ${shown}`);
-  });
+  await untilReady(popup, row, 'local-form-saved-not-ready', 30_000);
   const stored = (await request(popup, { type: 'get_settings' })).settings.servers[0];
   assert.equal(stored.local.env.NOTES_TOKEN, '', 'pages see no environment value');
 });
@@ -310,11 +318,7 @@ test('the line to allow is the one the bridge runs, what changes what runs shown
   await screenshot(popup, 'local-confirm-again-ja-dark');
   await popup.emulateMedia({ colorScheme: 'light' });
   await row.getByTestId('confirm-command').click();
-  await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 }).catch(async (e) => {
-    await screenshot(popup, 'local-confirm-again-not-ready');
-    const shown = await row.evaluate((el) => `${el.dataset.state}: ${el.innerText}`).catch((err) => String(err));
-    throw new Error(`${e.message}\nThe row: ${shown}`);
-  });
+  await untilReady(popup, row, 'local-confirm-again-not-ready', 30_000);
   const listed = await request(popup, { type: 'list_tools', server_id: id, refresh: true });
   assert.ok(listed.tools?.some((t) => t.name === 'list_directory'), JSON.stringify(listed));
 });
@@ -347,10 +351,6 @@ test('a command allowed while pages list the servers again and again ends ready,
       return Promise.all(sent);
     }, edit);
     assert.equal(allowed.response.type, 'settings', JSON.stringify(allowed));
-    await row.and(popup.locator('[data-state="ready"]')).waitFor({ timeout: 10_000 }).catch(async (e) => {
-      await screenshot(popup, 'local-allowed-while-listing-not-ready');
-      const shown = await row.evaluate((el) => `${el.dataset.state}: ${el.innerText}`).catch((err) => String(err));
-      throw new Error(`round ${round}: ${e.message}\nThe row: ${shown}`);
-    });
+    await untilReady(popup, row, 'local-allowed-while-listing-not-ready', 10_000, `round ${round}: `);
   }
 });

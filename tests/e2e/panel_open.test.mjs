@@ -4,7 +4,7 @@
 // until the module runs, which keeps what was typed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { askedAgainAfterRestart, countOf, keptCopies, launch, requestsAtOpen, screenshot, stopServiceWorkers, untilOnlyCopy } from './harness.mjs';
+import { askedAgainAfterRestart, countOf, keptCopies, launch, requestsAtOpen, screenshot, stopServiceWorkers, untilKept, untilOnlyCopy } from './harness.mjs';
 
 let browser;
 let page;
@@ -95,8 +95,7 @@ test('text typed into the panel before its module runs is kept, with the focus',
   assert.equal(await page.getByTestId('shell-input').count(), 0, 'the shell is gone');
   await page.getByTestId('input').fill('');
   // The open from the file keeps a copy; it must have landed before the next test drops copies.
-  await page.waitForFunction(async () => (await (await caches.open('gemipanel-wasm')).keys())
-    .some((r) => r.url.endsWith('/sidepanel_bg.wasm')));
+  await untilKept(page, 'sidepanel_bg.wasm');
 });
 
 /** The side panel's copies of its module in Cache Storage (static/kept_wasm.js). */
@@ -119,8 +118,7 @@ async function openFromCopy() {
 test('the panel compiles its module from a copy kept in Cache Storage; a damaged or old copy costs nothing', async () => {
   await dropPanelCopies();
   assert.equal(await openFromCopy(), false, 'no copy yet: the file');
-  await page.waitForFunction(async () => (await (await caches.open('gemipanel-wasm')).keys())
-    .some((r) => r.url.endsWith('/sidepanel_bg.wasm')));
+  await untilKept(page, 'sidepanel_bg.wasm');
   const [key] = await panelCopies();
   assert.match(key, /^https:\/\/gemipanel\.invalid\/[0-9a-f]{16}\/sidepanel_bg\.wasm$/);
   assert.equal(await openFromCopy(), true, 'the next open compiles the kept copy');

@@ -266,6 +266,7 @@ test('without an API key the chat says so and links to the settings', async () =
     await page.reload();
     await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
     await page.locator('.empty [data-testid="open-settings"]').waitFor();
+    assert.match(await page.locator('.empty').innerText(), /Add your Gemini API key/);
     await send('Hello?');
     const error = page.getByTestId('error');
     await error.waitFor();
@@ -277,6 +278,16 @@ test('without an API key the chat says so and links to the settings', async () =
   } finally {
     await request({ type: 'edit_settings', edit: { type: 'set_api_key', api_key: API_KEY } });
   }
+});
+
+test('with a key set, the empty chat offers the composer\'s menus instead of asking for a key', async () => {
+  await page.reload();
+  await page.getByTestId('worker-status').and(page.locator('[data-state="ok"]')).waitFor();
+  const empty = page.locator('.empty');
+  await empty.filter({ hasText: 'Type @' }).waitFor();
+  assert.doesNotMatch(await empty.innerText(), /API key/);
+  assert.equal(await empty.getByTestId('open-settings').count(), 0);
+  await shoot('empty-with-key');
 });
 
 test('Google Search goes with the MCP tools on Gemini 3 and later; older models and Gemma turn them off, with the reason shown', async () => {

@@ -14,7 +14,10 @@ pub fn EmptyChat(props: &Props) -> Html {
         <section class="empty" aria-live="polite">
             <h2>{ message("emptyChatTitle", &[]) }</h2>
             <p>{ message("emptyChatBody", &[]) }</p>
-            if !props.has_key {
+            if props.has_key {
+                <p>{ message("emptyChatHint", &[]) }</p>
+            } else {
+                <p>{ message("emptyChatNoKey", &[]) }</p>
                 <a class="button primary" href="popup.html" target="_blank" rel="noopener"
                     data-testid="open-settings">{ message("panelOpenSettings", &[]) }</a>
             }

@@ -28,8 +28,9 @@ mod validate;
 
 pub use crate::secret::Secret;
 pub use document::{
-    same_name, GeminiSettings, Headers, IdentityProvider, OAuthClient, Server, ServerId, Settings,
-    SignInMethod, SourceSettings, ToolNames, CURRENT_VERSION, DEFAULT_TIMEOUT_MS,
+    same_name, GeminiSettings, Headers, IdentityProvider, ModelSource, OAuthClient, Server,
+    ServerId, Settings, SignInMethod, SourceSettings, ToolNames, CURRENT_VERSION,
+    DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit, SourceChange};
 pub use export::{export, Export, ExportOptions, EXPORT_FORMAT};

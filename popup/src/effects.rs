@@ -14,7 +14,7 @@ use wasm_bindgen_futures::spawn_local;
 use yew::UseReducerDispatcher;
 
 use crate::permissions::{Asked, Needs};
-use crate::state::{Action, ModelSource, Pending, State};
+use crate::state::{Action, Pending, State};
 
 pub type Dispatch = UseReducerDispatcher<State>;
 
@@ -62,7 +62,7 @@ pub fn load_settings(dispatch: Dispatch) {
 /// The models of the document's key and address: those kept from before at once (offline
 /// too), then the live list.
 pub fn load_models(dispatch: Dispatch, gemini: GeminiSettings) {
-    let listed_for = ModelSource::of(&gemini);
+    let listed_for = gemini.model_source();
     spawn_local(async move {
         each_model_list(&gemini, |models| {
             dispatch.dispatch(Action::KnownModels { listed_for: listed_for.clone(), models })

@@ -3,11 +3,12 @@
 use gemipanel_browser::chrome;
 use gemipanel_browser::port::WorkerPort;
 use gemipanel_core::messages::Event;
+use gemipanel_core::settings::GeminiSettings;
 use yew::prelude::*;
 
 use crate::effects::{self, Dispatch};
 use crate::form::{FormEdit, ServerForm, ServerKind};
-use crate::state::{Action, ModelSource, State};
+use crate::state::{Action, State};
 
 /// The name the popup's port carries, so the worker can tell pages apart.
 const PORT_NAME: &str = "popup";
@@ -27,7 +28,7 @@ pub fn use_worker(state: &UseReducerHandle<State>) {
     });
     // The models follow the document shown: its first answer, or a change told on the port.
     let gemini = state.settings.as_ref().map(|s| s.gemini.clone());
-    use_effect_with(gemini.as_ref().map(ModelSource::of), {
+    use_effect_with(gemini.as_ref().map(GeminiSettings::model_source), {
         let dispatch = dispatch.clone();
         move |_| {
             if let Some(gemini) = gemini {

@@ -7,7 +7,7 @@ use gemipanel_core::gemini::ModelInfo;
 use gemipanel_core::messages::{
     ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, SignInOutcome, WorkerStatus,
 };
-use gemipanel_core::settings::{GeminiSettings, ImportPreview, Secret, ServerId, Settings};
+use gemipanel_core::settings::{ImportPreview, ModelSource, ServerId, Settings};
 use yew::Reducible;
 
 use crate::form::{FormEdit, ServerForm};
@@ -33,20 +33,6 @@ pub enum Pending<T> {
 impl<T> Pending<T> {
     pub fn is_running(&self) -> bool {
         matches!(self, Pending::Running)
-    }
-}
-
-/// What a model list is the list of: the API's address and the key it is listed with. The
-/// popup shows the list of the document it shows, fetched again when either changes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelSource {
-    base: String,
-    key: Option<Secret>,
-}
-
-impl ModelSource {
-    pub fn of(gemini: &GeminiSettings) -> Self {
-        ModelSource { base: gemini.api_base().to_owned(), key: gemini.api_key.clone() }
     }
 }
 
@@ -389,10 +375,7 @@ fn on_gemini(state: &State, next: &mut State, action: Action) {
         // Listed for the key and address shown; one listed for those of an older document is
         // another key's (another window changed it meanwhile).
         Action::KnownModels { listed_for, models }
-            if state
-                .settings
-                .as_ref()
-                .is_some_and(|s| ModelSource::of(&s.gemini) == listed_for) =>
+            if state.settings.as_ref().is_some_and(|s| s.gemini.model_source() == listed_for) =>
         {
             next.gemini.models = Some(models)
         }
@@ -732,7 +715,7 @@ mod tests {
             thinking: None,
         };
         let listed = |settings: &Settings, id: &str| Action::KnownModels {
-            listed_for: ModelSource::of(&settings.gemini),
+            listed_for: settings.gemini.model_source(),
             models: vec![model(id)],
         };
         let (old, new) = (keyed("AIza-old"), keyed("AIza-new"));
@@ -750,7 +733,7 @@ mod tests {
         // Another address is another list too.
         let mut moved = new.clone();
         moved.gemini.base_url = Some("http://127.0.0.1:9/v1beta".into());
-        assert_ne!(ModelSource::of(&moved.gemini), ModelSource::of(&new.gemini));
+        assert_ne!(moved.gemini.model_source(), new.gemini.model_source());
         // Nothing shown yet: no list is anyone's.
         assert_eq!(reduce(&State::default(), listed(&new, "early")).gemini.models, None);
     }

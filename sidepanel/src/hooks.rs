@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use gemipanel_core::messages::{Event, Request, Response};
 use gemipanel_core::resource_updates::FollowedResource;
+use gemipanel_core::settings::GeminiSettings;
 use yew::prelude::*;
 
 use gemipanel_browser::early;
@@ -50,7 +51,7 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
     })
 }
 
-/// Fetches the worker's status, the settings and the models each time `epoch`
+/// Fetches the worker's status and the settings each time `epoch`
 /// changes (a (re)connect or a click on refresh).
 #[hook]
 pub fn use_worker_status(
@@ -84,12 +85,31 @@ pub fn use_worker_status(
                 Ok(_) => return,
                 Err(err) => return dispatcher.dispatch(Action::SettingsFailed(err.to_string())),
             };
-            let gemini = settings.gemini.clone();
             dispatcher.dispatch(Action::SettingsLoaded(Rc::new(settings)));
-            // Without either list the automatic default is the documented fallback.
-            each_model_list(&gemini, |models| dispatcher.dispatch(Action::ModelsLoaded(models)))
-                .await;
         });
+    });
+}
+
+/// Lists the models of the settings shown: once they are known, on each `epoch`, and again
+/// when another window changes the key or the API's address. Without either list (kept or
+/// live) the automatic default is the documented fallback.
+#[hook]
+pub fn use_model_list(
+    gemini: Option<GeminiSettings>,
+    epoch: u32,
+    dispatcher: UseReducerDispatcher<State>,
+) {
+    let source = gemini.as_ref().map(GeminiSettings::model_source);
+    use_effect_with((source, epoch), move |(source, _)| {
+        if let (Some(gemini), Some(listed_for)) = (gemini, source.clone()) {
+            wasm_bindgen_futures::spawn_local(async move {
+                each_model_list(&gemini, |models| {
+                    let listed_for = listed_for.clone();
+                    dispatcher.dispatch(Action::ModelsLoaded { listed_for, models })
+                })
+                .await;
+            });
+        }
     });
 }
 

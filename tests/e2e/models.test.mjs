@@ -175,6 +175,23 @@ test('the popup lists the models of the key it shows, again when another page ch
   await popup.close();
 });
 
+test('the side panel lists the models of the key it shows, again when another page changes the key', async () => {
+  await page.evaluate(() => chrome.storage.local.remove('gemini_models'));
+  const listings = (key) => fake.requests()
+    .filter((r) => /\/models(\?|$)/.test(r.path) && r.headers['x-goog-api-key'] === key).length;
+  const before = listings('not-the-key');
+  await setGemini({ api_key: 'not-the-key', base_url: fake.url });
+  for (let i = 0; i < 50 && listings('not-the-key') === before; i++) await page.waitForTimeout(100);
+  assert.ok(listings('not-the-key') > before, 'the panel asked the API for the list of its key');
+  await page.waitForTimeout(500);
+  assert.equal(await models().locator('optgroup').count(), 0, 'no list for a refused key');
+
+  // Saved elsewhere (not through the panel's own port): the panel takes the change and lists.
+  await chat.request({ type: 'edit_settings', edit: { type: 'set_api_key', api_key: API_KEY } });
+  await listed();
+  assert.equal(await models().locator('option').first().innerText(), 'Default: Gemini 3.8 Flash');
+});
+
 test('thinking: the chat\'s choice is sent as the model takes it; summaries fold above the reply, saved and reopened', async () => {
   await listed();
   const thinking = page.getByTestId('thinking');

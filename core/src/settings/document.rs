@@ -170,6 +170,20 @@ impl GeminiSettings {
             .unwrap_or(crate::gemini::DEFAULT_BASE_URL)
             .trim_end_matches('/')
     }
+
+    /// What a model list listed with these settings is the list of.
+    pub fn model_source(&self) -> ModelSource {
+        ModelSource { base: self.api_base().to_owned(), key: self.api_key.clone() }
+    }
+}
+
+/// What a model list is the list of: the API's address and the key it is listed with. A page
+/// shows the list of the settings it shows, listed again when either changes; a list that
+/// arrives for another source is another key's (the settings changed meanwhile).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSource {
+    base: String,
+    key: Option<Secret>,
 }
 
 /// One MCP server: remote (`url`) or local (`local`, run through the bridge; `url` empty).

@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 use crate::chat_driver::Driver;
 use crate::hooks::{
-    use_chat_persistence, use_context_menu_clicks, use_driver, use_page_beside,
+    use_chat_persistence, use_context_menu_clicks, use_driver, use_model_list, use_page_beside,
     use_page_tool_changes, use_worker_port, use_worker_status,
 };
 use crate::state::State;
@@ -20,6 +20,8 @@ use crate::state::State;
 pub(super) fn use_worker(state: &UseReducerHandle<State>) -> (Rc<WorkerPort>, Driver) {
     let port = use_worker_port(state.dispatcher());
     use_worker_status(port.clone(), state.status_epoch, state.dispatcher());
+    let gemini = state.settings.as_ref().map(|s| s.gemini.clone());
+    use_model_list(gemini, state.status_epoch, state.dispatcher());
     let driver = use_driver(port.clone(), state.dispatcher());
     use_chat_persistence(state.clone());
     use_page_beside(state.dispatcher());

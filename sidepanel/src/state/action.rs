@@ -12,7 +12,7 @@ use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
 use gemipanel_core::page::webmcp::PageTools;
 use gemipanel_core::resource_updates::FollowedResource;
-use gemipanel_core::settings::Settings;
+use gemipanel_core::settings::{ModelSource, Settings};
 
 use crate::files::{PickedFile, UploadView};
 
@@ -30,7 +30,11 @@ pub enum Action {
     StatusFailed(String),
     SettingsLoaded(Rc<Settings>),
     SettingsFailed(String),
-    ModelsLoaded(Vec<ModelInfo>),
+    /// The models listed with `listed_for`'s key and address.
+    ModelsLoaded {
+        listed_for: ModelSource,
+        models: Vec<ModelInfo>,
+    },
 
     /// The chat's model; empty: the settings' default.
     SetModel(String),

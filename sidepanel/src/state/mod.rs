@@ -205,7 +205,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         | A::StatusFailed(_)
         | A::SettingsLoaded(_)
         | A::SettingsFailed(_)
-        | A::ModelsLoaded(_)) => worker::on_worker(&mut next, a),
+        | A::ModelsLoaded { .. }) => worker::on_worker(&mut next, a),
         a @ (A::SetModel(_)
         | A::SetThinking(_)
         | A::ToggleServer(_)

@@ -7,6 +7,7 @@ use gemipanel_core::chats::activity::Activity;
 use gemipanel_core::gemini::{Part, Sources, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::page::tab::Tab;
+use gemipanel_core::settings::Secret;
 
 fn status(uptime_ms: u64) -> WorkerStatus {
     WorkerStatus {
@@ -333,9 +334,11 @@ fn the_model_is_the_chats_else_the_settings_else_the_automatic_default() {
         input_token_limit: None,
         thinking: None,
     };
-    let state = State::default();
+    let state = run(vec![Action::SettingsLoaded(Rc::new(Settings::default()))]);
     assert_eq!(state.model(), FALLBACK_MODEL, "before any list");
-    let listed = reduce(&state, Action::ModelsLoaded(vec![info("gemini-9-flash")]));
+    let listed_for = Settings::default().gemini.model_source();
+    let listed =
+        reduce(&state, Action::ModelsLoaded { listed_for, models: vec![info("gemini-9-flash")] });
     assert_eq!(listed.model(), "gemini-9-flash", "the list's newest stable Flash");
     let mut settings = Settings::default();
     settings.gemini.model = Some("gemini-4-argon".into());
@@ -345,6 +348,50 @@ fn the_model_is_the_chats_else_the_settings_else_the_automatic_default() {
     assert_eq!(chosen.model(), "gemini-3.6-flash");
     let back = reduce(&chosen, Action::SetModel(String::new()));
     assert_eq!((back.chat.model.clone(), back.model()), (None, "gemini-4-argon".to_owned()));
+}
+
+#[test]
+fn a_model_list_counts_only_for_the_key_and_address_shown() {
+    use gemipanel_core::gemini::Stage;
+    let keyed = |key: &str| {
+        let mut settings = Settings::default();
+        settings.gemini.api_key = Some(Secret::new(key));
+        settings
+    };
+    let list = |id: &str| {
+        vec![ModelInfo {
+            id: id.into(),
+            display_name: id.into(),
+            stage: Stage::Stable,
+            input_token_limit: None,
+            thinking: None,
+        }]
+    };
+    let (old, new) = (keyed("old-key"), keyed("new-key"));
+    // The old key's list was asked for, then another window saved a new key.
+    let state = run(vec![
+        Action::SettingsLoaded(Rc::new(old.clone())),
+        Action::SettingsLoaded(Rc::new(new.clone())),
+    ]);
+    let late = reduce(
+        &state,
+        Action::ModelsLoaded {
+            listed_for: old.gemini.model_source(),
+            models: list("gemini-8-flash"),
+        },
+    );
+    assert!(late.models.is_none(), "the old key's list is not the new key's");
+    let listed = reduce(
+        &late,
+        Action::ModelsLoaded {
+            listed_for: new.gemini.model_source(),
+            models: list("gemini-9-flash"),
+        },
+    );
+    assert_eq!(listed.model(), "gemini-9-flash");
+    let mut moved = new.clone();
+    moved.gemini.base_url = Some("http://127.0.0.1:9/".into());
+    assert_ne!(moved.gemini.model_source(), new.gemini.model_source(), "the address counts too");
 }
 
 fn tab(id: i32, url: Option<&str>) -> Tab {
@@ -520,18 +567,24 @@ fn a_turns_usage_goes_on_its_last_reply_and_the_context_is_kept() {
 #[test]
 fn the_context_meter_needs_the_models_window() {
     use gemipanel_core::gemini::Stage;
-    let mut state = run(vec![Action::Usage { turn: usage(5), context_tokens: 950_000 }]);
+    let mut state = run(vec![
+        Action::SettingsLoaded(Rc::new(Settings::default())),
+        Action::Usage { turn: usage(5), context_tokens: 950_000 },
+    ]);
     assert_eq!(state.context_meter(), None, "no list, no window");
     let model = state.model();
     state = reduce(
         &state,
-        Action::ModelsLoaded(vec![ModelInfo {
-            id: model,
-            display_name: "x".into(),
-            stage: Stage::Stable,
-            input_token_limit: Some(1_000_000),
-            thinking: None,
-        }]),
+        Action::ModelsLoaded {
+            listed_for: Settings::default().gemini.model_source(),
+            models: vec![ModelInfo {
+                id: model,
+                display_name: "x".into(),
+                stage: Stage::Stable,
+                input_token_limit: Some(1_000_000),
+                thinking: None,
+            }],
+        },
     );
     assert!(state.context_meter().unwrap().is_nearly_full());
 }

@@ -15,7 +15,12 @@ pub(super) fn on_worker(next: &mut State, action: Action) {
             next.settings_error = None;
         }
         Action::SettingsFailed(message) => next.settings_error = Some(message),
-        Action::ModelsLoaded(models) => next.models = Some(Rc::new(models)),
+        // Listed for the settings shown; one listed for older settings is another key's.
+        Action::ModelsLoaded { listed_for, models }
+            if next.settings.as_ref().is_some_and(|s| s.gemini.model_source() == listed_for) =>
+        {
+            next.models = Some(Rc::new(models))
+        }
         _ => {} // another part's action (`reduce` sends none here)
     }
 }

@@ -52,6 +52,12 @@ fn forget_cached_now() {
     state(|s| s.cached.borrow_mut().take());
 }
 
+/// The stored document changed: the cached one goes, and reads in flight read again.
+fn changed_now() {
+    state(|s| s.changes.set(s.changes.get() + 1));
+    forget_cached_now();
+}
+
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
 /// moved aside, which writes.
 pub async fn read() -> Result<Rc<Settings>, Text> {
@@ -123,8 +129,7 @@ fn watch_for_changes() {
     }
     let watching = chrome::on_local_storage_changed(|key| {
         if key == KEY || key == PROBLEM_KEY {
-            state(|s| s.changes.set(s.changes.get() + 1));
-            forget_cached_now();
+            changed_now();
         }
         if key == gemipanel_core::vault::RECORD_KEY {
             crate::vault::forget_record();
@@ -256,7 +261,7 @@ pub async fn recover(action: Recovery) -> Result<Option<String>, Text> {
 async fn forget_problem(problem: &SettingsProblem) -> Result<(), Text> {
     chrome::local_remove(PROBLEM_KEY).await.map_err(storage)?;
     chrome::local_remove(&problem.kept_under).await.map_err(storage)?;
-    forget_cached_now();
+    changed_now();
     Ok(())
 }
 
@@ -308,6 +313,7 @@ async fn keep_aside(raw: JsValue, error: Text) -> Result<SettingsProblem, Text> 
     let record = to_js(&problem).map_err(storage)?;
     chrome::local_set(PROBLEM_KEY, &record).await.map_err(storage)?;
     chrome::local_remove(KEY).await.map_err(storage)?;
+    changed_now();
     Ok(problem)
 }
 
@@ -337,7 +343,11 @@ async fn write_forgetting(settings: &Settings, removed: &[ServerId]) -> Result<(
     entries.extend(keys.iter().map(|key| (key.as_str(), &blank)));
     chrome::local_set_all(&entries)
         .await
-        .map_err(|e| Text::new("errSettingsNotSavedBecause").arg(e.message()))
+        .map_err(|e| Text::new("errSettingsNotSavedBecause").arg(e.message()))?;
+    // Chrome tells of the change (`watch_for_changes`) on another channel than this answer,
+    // sometimes after it: a read in between would hand on the document just replaced.
+    changed_now();
+    Ok(())
 }
 
 /// A failure of `chrome.storage` (full disk, quota, a profile being closed).

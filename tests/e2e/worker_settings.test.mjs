@@ -2,7 +2,7 @@
 // without losing any, a damaged document kept aside, import and export through messages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { english, launch } from './harness.mjs';
+import { english, launch, serviceWorker, stopServiceWorkers } from './harness.mjs';
 import { startSlowServer } from './servers.mjs';
 import { startFakeGemini, defaultModels } from '../fixtures/fake-gemini/server.mjs';
 
@@ -129,6 +129,42 @@ test('pages with a port follow edits made elsewhere through events', async () =>
   await edit(pageA, { type: 'set_model', model: 'gemini-2.5-pro' });
   const seen = await events;
   assert.equal(seen.gemini.model, 'gemini-2.5-pro');
+});
+
+test('a read right after an edit sees it, even when Chrome tells of the change late', async () => {
+  // Chrome answers a storage write and tells of the change on separate channels, in no set
+  // order. Here the change reaches the worker 300 ms after the write's answer: its listener is
+  // put off before its first read registers it. Its own browser, so that no page of the app
+  // (they reconnect at once, and read) wakes the worker first.
+  const own = await launch();
+  try {
+    const page = await own.context.newPage();
+    // An extension page with the runtime and no app of its own.
+    await page.goto(own.url('_locales/en/messages.json'));
+    // A stored document (none is never cached).
+    await page.evaluate(() => chrome.storage.local.set({ settings: { version: 6, gemini: {}, servers: [] } }));
+    await stopServiceWorkers(page);
+    // Opening a port wakes the worker and reads no settings; its greeting says it started.
+    const greeting = await page.evaluate(() => new Promise((resolve) => {
+      globalThis.wake = chrome.runtime.connect({ name: 'wake' });
+      globalThis.wake.onMessage.addListener(resolve);
+    }));
+    assert.equal(greeting.event?.type, 'worker_started', JSON.stringify(greeting));
+    const worker = await serviceWorker(own.context);
+    assert.equal(await worker.evaluate(() => performance.getEntriesByName('gemipanel-answered').length), 0,
+      'a worker that has answered nothing yet');
+    await worker.evaluate(() => {
+      const changes = chrome.storage.local.onChanged;
+      const add = changes.addListener.bind(changes);
+      changes.addListener = (listener) => add((...told) => setTimeout(() => listener(...told), 300));
+    });
+    assert.equal((await request(page, { type: 'get_settings' })).settings.gemini.api_key, undefined);
+    await edit(page, { type: 'set_api_key', api_key: 'the-new-key' });
+    const read = await request(page, { type: 'get_settings' });
+    assert.equal(read.settings.gemini.api_key, 'the-new-key', 'the read after the edit has it');
+  } finally {
+    await own.close();
+  }
 });
 
 test('a refused edit changes nothing and says why', async () => {

@@ -116,9 +116,10 @@ pub async fn read_for_rewrite() -> Result<Settings, Text> {
     read_locked().await
 }
 
-/// Drops the document kept in memory (its secrets were sealed, or are now).
+/// Drops the document kept in memory (its secrets were sealed, or are now); reads in flight
+/// read again.
 pub fn forget_cached() {
-    forget_cached_now();
+    changed_now();
 }
 
 /// Drops the cached document whenever the stored one changes. Caching only starts once this

@@ -60,6 +60,7 @@ pub fn on_connect(port: Port) {
     };
     let _ = port.post(&ports::encode(&hello));
     ports::add(port.clone());
+    listen::resume();
     listen::sync();
     // A settings problem is told to every page until the person dismisses it.
     wasm_bindgen_futures::spawn_local(async move {

@@ -6,10 +6,17 @@
 //! tells the pages, as a change seen during a tool call does; a change of prompts is passed on
 //! to the pages (an open `/` menu lists them again). A subscription closes when the last
 //! page goes, its server is removed, or its client is replaced (changed settings).
+//!
+//! Chrome stops an idle worker even under an open panel, which connects again at once. The
+//! servers listened to are kept in `chrome.storage.session`, so the next worker takes them up
+//! again at its first page ([`resume`]), with a fresh list each: changes made while nobody
+//! listened went unannounced.
 
 use std::rc::Rc;
 
+use gemipanel_browser::chrome;
 use gemipanel_browser::http::now_ms;
+use gemipanel_browser::messaging::{from_js, to_js};
 use gemipanel_core::mcp::{CancelToken, ListenEvent, ListenFilter};
 use gemipanel_core::messages::Event;
 use gemipanel_core::settings::ServerId;
@@ -22,8 +29,9 @@ use crate::{ports, store};
 pub fn sync() {
     let pages = !ports::is_empty();
     let clients = if pages { registry::clients() } else { Vec::new() };
-    let stale = worker::with(|w| {
+    let (stale, listened) = worker::with(|w| {
         let mut open = w.listening.borrow_mut();
+        let before: Vec<ServerId> = open.iter().map(|o| o.id.clone()).collect();
         let (keep, stale): (Vec<Listening>, Vec<Listening>) = open.drain(..).partition(|o| {
             clients.iter().any(|(id, client, _)| *id == o.id && Rc::ptr_eq(client, &o.client))
         });
@@ -33,11 +41,47 @@ pub fn sync() {
                 open.push(start(id, client));
             }
         }
-        stale
+        let after: Vec<ServerId> = open.iter().map(|o| o.id.clone()).collect();
+        // No client is no news while pages are open: a new worker has none before it resumes.
+        let news = after != before && (!pages || !after.is_empty());
+        (stale, news.then_some(after))
     });
     drop(stale);
+    if let Some(listened) = listened {
+        wasm_bindgen_futures::spawn_local(keep_listened(listened));
+    }
     // What the pages follow of single resources runs on the same clients.
     crate::resource_watch::sync();
+}
+
+/// Where the servers listened to are kept for the next worker.
+const LISTENED_KEY: &str = "listened_servers";
+
+async fn keep_listened(listened: Vec<ServerId>) {
+    let Ok(value) = to_js(&listened) else { return };
+    if let Err(error) = chrome::session_set(LISTENED_KEY, &value).await {
+        web_sys::console::warn_1(&format!("the servers listened to are not kept: {error}").into());
+    }
+}
+
+/// At a page's port: the first time in this worker, listens again to the servers the worker
+/// before it listened to, each with its tools fetched again and the pages told.
+pub fn resume() {
+    if worker::with(|w| w.listen_resumed.replace(true)) {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async {
+        let Ok(raw) = chrome::session_get(LISTENED_KEY).await else { return };
+        let Ok(listened) = from_js::<Vec<ServerId>>(raw) else { return };
+        if listened.is_empty() {
+            return;
+        }
+        let Ok(settings) = store::read().await else { return };
+        for server in listened.iter().filter_map(|id| settings.server(id)) {
+            // Ready, its client opens a subscription again (`sync`, at `ClientsChanged`).
+            registry::tools_changed(server.clone());
+        }
+    });
 }
 
 fn start(id: ServerId, client: Rc<McpClient>) -> Listening {

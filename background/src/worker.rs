@@ -41,6 +41,8 @@ pub struct Worker {
     pub bridge: OnceCell<Rc<Bridge>>,
     /// Change subscriptions while a page is open (`listen`).
     pub listening: RefCell<Vec<Listening>>,
+    /// Whether the subscriptions of the worker before this one were taken up again (`listen`).
+    pub listen_resumed: Cell<bool>,
     /// What the open chats follow, by page, and the servers' tasks that follow it
     /// (`resource_watch`).
     pub followed: RefCell<Demand<Page>>,
@@ -202,6 +204,7 @@ impl Worker {
             servers: RefCell::default(),
             bridge: OnceCell::new(),
             listening: RefCell::default(),
+            listen_resumed: Cell::new(false),
             followed: RefCell::default(),
             following: RefCell::default(),
             calls: RefCell::default(),

@@ -2,7 +2,7 @@
 // call: the worker keeps a `subscriptions/listen` stream open while a page holds a port.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot } from './harness.mjs';
+import { launch, screenshot, stopServiceWorkers } from './harness.mjs';
 import { startStateless2026 } from './servers.mjs';
 
 let browser;
@@ -130,5 +130,33 @@ test('the subscription closes when the last page goes, and opens again with the 
   await panel.goto(browser.url('sidepanel.html'));
   await request({ type: 'list_servers' });
   await waitForListens(stateless, 1);
+  assert.deepEqual(panel.errors, []);
+});
+
+test('a worker stopped under an open panel listens again when it starts, and tells the panel of changes', async () => {
+  const listens = async (count) => {
+    const deadline = Date.now() + 10_000;
+    while ((await stateless.openListens()) !== count) {
+      assert.ok(Date.now() < deadline, `expected ${count} open subscriptions/listen streams, saw ${await stateless.openListens()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  await listens(1);
+  // As Chrome does to an idle worker; the panel's port drops and the panel connects again.
+  await stopServiceWorkers(panel);
+  await listens(0);
+  await panel.getByTestId('worker-status').and(panel.locator('[data-state="ok"]')).waitFor();
+  await listens(1);
+  // The test's own port went with the old worker.
+  await panel.evaluate(() => {
+    window.testEvents = [];
+    window.testPort = chrome.runtime.connect({ name: 'test' });
+    window.testPort.onMessage.addListener((m) => {
+      if (m.kind === 'event') window.testEvents.push(m.event);
+    });
+  });
+  await stateless.addTool('after_restart');
+  await toolsChangedEvent('srv_0123456789abcdef');
+  assert.ok((await toolNames('srv_0123456789abcdef')).includes('after_restart'));
   assert.deepEqual(panel.errors, []);
 });

@@ -115,10 +115,15 @@ pub struct State {
     pub allow_command: Option<(ServerId, Pending<()>)>,
     /// Whether local servers may run (the optional `nativeMessaging`), once known.
     pub local_permission: Option<bool>,
-    /// A change was told on the port: newer than the answer to the first `GetSettings`, if
-    /// that is still on its way.
-    pub changed_since_open: bool,
+    /// The last documents told on the port, oldest first. The port tells every change in
+    /// order; answers come on another channel, so a document told here before another is
+    /// older than that one, whenever its answer arrives (the first `GetSettings`, an edit's).
+    pub told: Vec<Settings>,
 }
+
+/// How many told documents are kept to order answers by: an answer is rarely more than one
+/// change late.
+const TOLD_KEPT: usize = 4;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -287,12 +292,13 @@ fn on_worker(next: &mut State, action: Action) {
         }
         Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
-        Action::SettingsLoaded(settings) if !next.changed_since_open => {
-            next.load_settings(settings)
-        }
+        Action::SettingsLoaded(settings) if next.told.is_empty() => next.load_settings(settings),
         Action::SettingsLoaded(_) => {} // read before the change already shown
         Action::SettingsChanged(settings) => {
-            next.changed_since_open = true;
+            if next.told.len() == TOLD_KEPT {
+                next.told.remove(0);
+            }
+            next.told.push(settings.clone());
             next.load_settings(settings);
         }
         Action::SettingsFailed(message) => next.settings_error = Some(message),
@@ -304,7 +310,7 @@ fn on_worker(next: &mut State, action: Action) {
         Action::Recovered(settings) => {
             next.settings_problem = None;
             next.recovery = Pending::Idle;
-            next.load_settings(settings);
+            next.load_answer(settings);
             next.servers_epoch += 1;
         }
         Action::RecoveryExported => next.recovery = Pending::Done(()),
@@ -326,7 +332,7 @@ fn on_access(next: &mut State, action: Action) {
         Action::AllowingCommand(id) => next.allow_command = Some((id, Pending::Running)),
         Action::CommandAllowed(settings) => {
             next.allow_command = None;
-            next.load_settings(settings);
+            next.load_answer(settings);
             // The server starts now: list it again for its new status.
             next.servers_epoch += 1;
         }
@@ -361,7 +367,7 @@ fn on_gemini(state: &State, next: &mut State, action: Action) {
         Action::GeminiSaved(settings) => {
             next.gemini.dirty = false;
             next.gemini.save = Pending::Done(());
-            next.load_settings(settings);
+            next.load_answer(settings);
         }
         Action::GeminiSaveFailed(message) => next.gemini.save = Pending::Failed(message),
         Action::CheckStarted => next.gemini.check = Pending::Running,
@@ -410,7 +416,7 @@ fn on_server_list(next: &mut State, action: Action) {
         Action::Removed(settings) => {
             next.confirm_remove = None;
             next.list_error = None;
-            next.load_settings(settings);
+            next.load_answer(settings);
             next.servers_epoch += 1;
         }
         Action::RemoveFailed(message) => {
@@ -455,7 +461,7 @@ fn on_form(next: &mut State, action: Action) {
         }),
         Action::FormSaved(settings) => {
             next.form = None;
-            next.load_settings(settings);
+            next.load_answer(settings);
             next.servers_epoch += 1;
         }
         _ => {} // another part's action (`reduce` sends none here)
@@ -480,7 +486,7 @@ fn on_import_export(state: &State, next: &mut State, action: Action) {
                 _ => 0,
             };
             next.import = ImportView::Applied(count);
-            next.load_settings(settings);
+            next.load_answer(settings);
             next.servers_epoch += 1;
         }
         Action::IncludeSecrets(include) => next.include_secrets = include,
@@ -495,6 +501,17 @@ fn on_import_export(state: &State, next: &mut State, action: Action) {
 }
 
 impl State {
+    /// An edit's answer: the document right after that edit, unless the port told it and
+    /// then a later change, which stays shown (form fields included).
+    fn load_answer(&mut self, settings: Settings) {
+        let told_at = self.told.iter().rposition(|told| *told == settings);
+        let later = match told_at {
+            Some(at) if at + 1 < self.told.len() => self.told.last().cloned(),
+            _ => None,
+        };
+        self.load_settings(later.unwrap_or(settings));
+    }
+
     fn load_settings(&mut self, settings: Settings) {
         let gemini = &mut self.gemini;
         // A document arriving while the person types must not overwrite what they typed.
@@ -609,6 +626,41 @@ mod tests {
         let state =
             run(vec![Action::SettingsLoaded(before), Action::SettingsChanged(after.clone())]);
         assert_eq!(state.settings, Some(after));
+    }
+
+    #[test]
+    fn an_edits_answer_told_before_a_later_change_does_not_undo_it_on_screen() {
+        // The answer comes on another channel than the port's changes: here the port told this
+        // popup's save, then another window's, before the save's answer arrived.
+        let keyed = |key: &str| {
+            let mut settings = Settings::default();
+            settings.gemini.api_key = Some(Secret::new(key));
+            settings
+        };
+        let (mine, theirs) = (keyed("mine"), keyed("theirs"));
+        let state = run(vec![
+            Action::SettingsLoaded(Settings::default()),
+            Action::GeminiSaving,
+            Action::SettingsChanged(mine.clone()),
+            Action::SettingsChanged(theirs.clone()),
+            Action::GeminiSaved(mine.clone()),
+        ]);
+        assert_eq!(state.settings, Some(theirs.clone()), "the later change stays");
+        assert_eq!(state.gemini.api_key, "theirs", "and the form shows it");
+        assert_eq!(state.gemini.save, Pending::Done(()), "the save still says saved");
+        // An answer that comes before its change is told is shown.
+        let state = run(vec![
+            Action::SettingsLoaded(Settings::default()),
+            Action::GeminiSaved(mine.clone()),
+        ]);
+        assert_eq!(state.settings, Some(mine.clone()));
+        // As is one whose change was the last told.
+        let state = run(vec![
+            Action::SettingsChanged(theirs),
+            Action::SettingsChanged(mine.clone()),
+            Action::GeminiSaved(mine.clone()),
+        ]);
+        assert_eq!(state.settings, Some(mine));
     }
 
     #[test]

@@ -199,6 +199,13 @@ async fn apply_batch(batch: Vec<(SettingsEdit, Reply)>) -> Vec<(Reply, Result<Se
             }
             return answers;
         }
+        // Every edit of the batch is answered with the document written, the one the pages are
+        // told: a page orders its answers by the documents told (the popup's `told`).
+        for (_, result) in &mut answers {
+            if result.is_ok() {
+                *result = Ok(doc.clone());
+            }
+        }
         // Still holding the lock: pages see the changes in the order they were made.
         ports::broadcast(Event::SettingsChanged { settings: doc.for_pages() });
         worker::raise(WorkerEvent::SettingsEdited { before: &before, after: &doc });

@@ -60,12 +60,17 @@ test('1,000 edits fired at once from two pages and the worker are all applied', 
     const fromA = pageA.evaluate(({ target, base }) => Promise.all(Array.from({ length: 500 }, (_, i) =>
       chrome.runtime.sendMessage({ id: base + i, request: { type: 'edit_settings', edit: { type: 'allow_tool', id: target, tool: `a_${i}` } } }))),
     { target, base: 10_000 });
+    // Page B also records the documents its port was told (by their count of allowed tools,
+    // which only grows): an answer is one of them, so that a page can order answers by them.
     const fromB = pageB.evaluate(({ target }) => new Promise((resolve) => {
       const port = chrome.runtime.connect({ name: 'edits' });
       const replies = new Map();
+      const told = new Set();
+      const allowed = (settings) => settings.servers.find((s) => s.id === target).allowed_tools.length;
       port.onMessage.addListener((m) => {
+        if (m.kind === 'event' && m.event.type === 'settings_changed') told.add(allowed(m.event.settings));
         if (m.kind !== 'response') return;
-        replies.set(m.id, m.response);
+        replies.set(m.id, { ...m.response, told: told.has(allowed(m.response.settings)) });
         if (replies.size === 500) { port.disconnect(); resolve([...replies.values()]); }
       });
       for (let i = 0; i < 500; i++) {
@@ -83,6 +88,7 @@ test('1,000 edits fired at once from two pages and the worker are all applied', 
     console.log(`1,000 edits and 12 tool refreshes in ${Date.now() - started} ms`);
     assert.ok(a.every((r) => r.response.type === 'settings'), JSON.stringify(a.find((r) => r.response.type !== 'settings')));
     assert.ok(b.every((r) => r.type === 'settings'));
+    assert.deepEqual(b.filter((r) => !r.told).length, 0, 'answers with a document the port never told');
     assert.ok(w.every((r) => r.type === 'tools'), JSON.stringify(w.find((r) => r.type !== 'tools')));
 
     // The worker stores the tool lists in the background; give it a moment.

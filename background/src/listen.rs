@@ -31,7 +31,6 @@ pub fn sync() {
     let clients = if pages { registry::clients() } else { Vec::new() };
     let (stale, listened) = worker::with(|w| {
         let mut open = w.listening.borrow_mut();
-        let before: Vec<ServerId> = open.iter().map(|o| o.id.clone()).collect();
         let (keep, stale): (Vec<Listening>, Vec<Listening>) = open.drain(..).partition(|o| {
             clients.iter().any(|(id, client, _)| *id == o.id && Rc::ptr_eq(client, &o.client))
         });
@@ -41,10 +40,16 @@ pub fn sync() {
                 open.push(start(id, client));
             }
         }
-        let after: Vec<ServerId> = open.iter().map(|o| o.id.clone()).collect();
-        // No client is no news while pages are open: a new worker has none before it resumes.
-        let news = after != before && (!pages || !after.is_empty());
-        (stale, news.then_some(after))
+        let listened: Vec<ServerId> = open.iter().map(|o| o.id.clone()).collect();
+        // None listened to while pages are open is no news: a new worker has no clients before
+        // it resumes, and a replaced client is not ready yet.
+        let keep = if !pages || !listened.is_empty() { Some(listened) } else { None };
+        let kept = &mut *w.listened_kept.borrow_mut();
+        let news = keep.filter(|keep| kept.as_ref() != Some(keep));
+        if news.is_some() {
+            kept.clone_from(&news);
+        }
+        (stale, news)
     });
     drop(stale);
     if let Some(listened) = listened {
@@ -77,6 +82,10 @@ pub fn resume() {
             return;
         }
         let Ok(settings) = store::read().await else { return };
+        // The page that woke this worker may have gone meanwhile: then nobody is told.
+        if ports::is_empty() {
+            return;
+        }
         for server in listened.iter().filter_map(|id| settings.server(id)) {
             // Ready, its client opens a subscription again (`sync`, at `ClientsChanged`).
             registry::tools_changed(server.clone());

@@ -41,8 +41,10 @@ pub struct Worker {
     pub bridge: OnceCell<Rc<Bridge>>,
     /// Change subscriptions while a page is open (`listen`).
     pub listening: RefCell<Vec<Listening>>,
-    /// Whether the subscriptions of the worker before this one were taken up again (`listen`).
+    /// Whether the subscriptions of the worker before this one were taken up again, and the
+    /// servers listened to as last kept for the next one (`listen`).
     pub listen_resumed: Cell<bool>,
+    pub listened_kept: RefCell<Option<Vec<ServerId>>>,
     /// What the open chats follow, by page, and the servers' tasks that follow it
     /// (`resource_watch`).
     pub followed: RefCell<Demand<Page>>,
@@ -205,6 +207,7 @@ impl Worker {
             bridge: OnceCell::new(),
             listening: RefCell::default(),
             listen_resumed: Cell::new(false),
+            listened_kept: RefCell::default(),
             followed: RefCell::default(),
             following: RefCell::default(),
             calls: RefCell::default(),

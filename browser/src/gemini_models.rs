@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use gemipanel_core::gemini::{
     chat_models, list_error, list_models_path, token_count_label, KnownModels, ListModelsResponse,
-    ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
+    ListedModels, ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
 use gemipanel_core::mcp::{HttpRequest, Method, ResponseBody};
 use gemipanel_core::settings::{GeminiSettings, Secret};
@@ -55,12 +55,13 @@ pub async fn keep_models(gemini: &GeminiSettings, models: &[ModelInfo]) {
 
 /// The lists a page shows for `gemini`, in turn: the one kept from last time at once (offline,
 /// or until the API answers), then the live one. Either may be missing.
-pub async fn each_model_list(gemini: &GeminiSettings, mut show: impl FnMut(Vec<ModelInfo>)) {
+pub async fn each_model_list(gemini: &GeminiSettings, mut show: impl FnMut(ListedModels)) {
+    let listed = |models| ListedModels { source: gemini.model_source(), models };
     if let Some(models) = known_models(gemini).await {
-        show(models);
+        show(listed(models));
     }
     if let Some(models) = refresh_models(gemini).await {
-        show(models);
+        show(listed(models));
     }
 }
 

@@ -62,12 +62,8 @@ pub fn load_settings(dispatch: Dispatch) {
 /// The models of the document's key and address: those kept from before at once (offline
 /// too), then the live list.
 pub fn load_models(dispatch: Dispatch, gemini: GeminiSettings) {
-    let listed_for = gemini.model_source();
     spawn_local(async move {
-        each_model_list(&gemini, |models| {
-            dispatch.dispatch(Action::KnownModels { listed_for: listed_for.clone(), models })
-        })
-        .await;
+        each_model_list(&gemini, |listed| dispatch.dispatch(Action::KnownModels(listed))).await;
     });
 }
 

@@ -3,11 +3,11 @@
 
 use std::rc::Rc;
 
-use gemipanel_core::gemini::ModelInfo;
+use gemipanel_core::gemini::{ListedModels, ModelInfo};
 use gemipanel_core::messages::{
     ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, SignInOutcome, WorkerStatus,
 };
-use gemipanel_core::settings::{ImportPreview, ModelSource, ServerId, Settings};
+use gemipanel_core::settings::{ImportPreview, ServerId, Settings};
 use yew::Reducible;
 
 use crate::form::{FormEdit, ServerForm};
@@ -115,9 +115,10 @@ pub struct State {
     pub allow_command: Option<(ServerId, Pending<()>)>,
     /// Whether local servers may run (the optional `nativeMessaging`), once known.
     pub local_permission: Option<bool>,
-    /// The last documents told on the port, oldest first. The port tells every change in
-    /// order; answers come on another channel, so a document told here before another is
-    /// older than that one, whenever its answer arrives (the first `GetSettings`, an edit's).
+    /// The last documents told on the port, oldest first. The port tells each document the
+    /// worker's edits write, in order, and an edit is answered with the document written;
+    /// answers come on another channel, so a document told here before another is older than
+    /// that one, whenever its answer arrives (the first `GetSettings`, an edit's).
     pub told: Vec<Settings>,
 }
 
@@ -170,10 +171,7 @@ pub enum Action {
     /// The list of a Check.
     ModelsLoaded(Vec<ModelInfo>),
     /// The list kept from before, or listed again, for the document's key and address.
-    KnownModels {
-        listed_for: ModelSource,
-        models: Vec<ModelInfo>,
-    },
+    KnownModels(ListedModels),
     ModelsFailed(String),
 
     RefreshServers,
@@ -250,7 +248,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         | A::GeminiSaveFailed(_)
         | A::CheckStarted
         | A::ModelsLoaded(_)
-        | A::KnownModels { .. }
+        | A::KnownModels(_)
         | A::ModelsFailed(_)) => on_gemini(state, &mut next, a),
         a @ (A::RefreshServers
         | A::ServersLoaded(_)
@@ -378,14 +376,14 @@ fn on_gemini(state: &State, next: &mut State, action: Action) {
             next.gemini.check = Pending::Done(models);
         }
         Action::ModelsLoaded(_) => {}
-        // Listed for the key and address shown; one listed for those of an older document is
-        // another key's (another window changed it meanwhile).
-        Action::KnownModels { listed_for, models }
-            if state.settings.as_ref().is_some_and(|s| s.gemini.model_source() == listed_for) =>
+        // Listed for the key and address shown, not for an older document's (another window
+        // changed it meanwhile).
+        Action::KnownModels(listed)
+            if state.settings.as_ref().is_some_and(|s| listed.is_for(&s.gemini)) =>
         {
-            next.gemini.models = Some(models)
+            next.gemini.models = Some(listed.models)
         }
-        Action::KnownModels { .. } => {}
+        Action::KnownModels(_) => {}
         Action::ModelsFailed(message) if state.gemini.check.is_running() => {
             next.gemini.check = Pending::Failed(message)
         }
@@ -534,6 +532,14 @@ impl State {
         }
         if self.confirm_remove.as_ref().is_some_and(|id| settings.server(id).is_none()) {
             self.confirm_remove = None;
+        }
+        // The list shown was another key's or address's.
+        if self
+            .settings
+            .as_ref()
+            .is_some_and(|s| s.gemini.model_source() != settings.gemini.model_source())
+        {
+            self.gemini.models = None;
         }
         // The first settings come with the status and servers the popup asked for at open.
         if self.settings.as_ref().is_some_and(|known| known.servers != settings.servers) {
@@ -766,20 +772,19 @@ mod tests {
             input_token_limit: None,
             thinking: None,
         };
-        let listed = |settings: &Settings, id: &str| Action::KnownModels {
-            listed_for: settings.gemini.model_source(),
-            models: vec![model(id)],
+        let listed = |settings: &Settings, id: &str| {
+            Action::KnownModels(ListedModels {
+                source: settings.gemini.model_source(),
+                models: vec![model(id)],
+            })
         };
         let (old, new) = (keyed("AIza-old"), keyed("AIza-new"));
         let state = run(vec![Action::SettingsLoaded(old.clone()), listed(&old, "old-list")]);
         assert_eq!(state.gemini.models, Some(vec![model("old-list")]));
         let changed = reduce(&state, Action::SettingsChanged(new.clone()));
+        assert_eq!(changed.gemini.models, None, "the old key's list goes with it");
         let late = reduce(&changed, listed(&old, "late-old-list"));
-        assert_eq!(
-            late.gemini.models,
-            Some(vec![model("old-list")]),
-            "not the old key's late list"
-        );
+        assert_eq!(late.gemini.models, None, "not the old key's late list");
         let fresh = reduce(&late, listed(&new, "new-list"));
         assert_eq!(fresh.gemini.models, Some(vec![model("new-list")]));
         // Another address is another list too.

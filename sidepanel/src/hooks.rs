@@ -24,8 +24,7 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
             let action = match event {
                 Event::WorkerStarted { .. } => Action::WorkerStarted,
                 Event::SettingsChanged { settings } => Action::SettingsLoaded(Rc::new(settings)),
-                // The status (with its server count) is fetched again.
-                Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::RefreshStatus,
+                Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::ServerNews,
                 Event::PromptsChanged { .. } => Action::PromptsChanged,
                 Event::ResourceUpdated { server_id, uri } => {
                     Action::ResourceUpdated(FollowedResource { server_id, uri })
@@ -100,12 +99,11 @@ pub fn use_model_list(
     dispatcher: UseReducerDispatcher<State>,
 ) {
     let source = gemini.as_ref().map(GeminiSettings::model_source);
-    use_effect_with((source, epoch), move |(source, _)| {
-        if let (Some(gemini), Some(listed_for)) = (gemini, source.clone()) {
+    use_effect_with((source, epoch), move |_| {
+        if let Some(gemini) = gemini {
             wasm_bindgen_futures::spawn_local(async move {
-                each_model_list(&gemini, |models| {
-                    let listed_for = listed_for.clone();
-                    dispatcher.dispatch(Action::ModelsLoaded { listed_for, models })
+                each_model_list(&gemini, |listed| {
+                    dispatcher.dispatch(Action::ModelsLoaded(listed))
                 })
                 .await;
             });

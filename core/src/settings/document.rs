@@ -177,9 +177,8 @@ impl GeminiSettings {
     }
 }
 
-/// What a model list is the list of: the API's address and the key it is listed with. A page
-/// shows the list of the settings it shows, listed again when either changes; a list that
-/// arrives for another source is another key's (the settings changed meanwhile).
+/// What a model list is the list of (`gemini::ListedModels`): the API's address and the key it
+/// is listed with. A page lists the models again when either changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSource {
     base: String,

@@ -21,7 +21,7 @@ pub(super) fn use_worker(state: &UseReducerHandle<State>) -> (Rc<WorkerPort>, Dr
     let port = use_worker_port(state.dispatcher());
     use_worker_status(port.clone(), state.status_epoch, state.dispatcher());
     let gemini = state.settings.as_ref().map(|s| s.gemini.clone());
-    use_model_list(gemini, state.status_epoch, state.dispatcher());
+    use_model_list(gemini, state.worker_epoch, state.dispatcher());
     let driver = use_driver(port.clone(), state.dispatcher());
     use_chat_persistence(state.clone());
     use_page_beside(state.dispatcher());
@@ -54,7 +54,7 @@ fn use_followed_resources(state: &State, port: &Rc<WorkerPort>) {
     let port = port.clone();
     // Whether the worker was last told of resources to follow.
     let told_some = use_mut_ref(|| false);
-    use_effect_with((followed, state.status_epoch), move |(resources, _)| {
+    use_effect_with((followed, state.worker_epoch), move |(resources, _)| {
         let follows_some = !resources.is_empty();
         let was_told_some = told_some.replace(follows_some);
         if follows_some || was_told_some {

@@ -5,14 +5,14 @@ use std::rc::Rc;
 use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::chats::activity::Activity;
 use gemipanel_core::gemini::budget::ToolsSent;
-use gemipanel_core::gemini::{ModelInfo, Sources, ThinkingChoice, Turn, TurnUsage};
+use gemipanel_core::gemini::{ListedModels, Sources, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
 use gemipanel_core::page::webmcp::PageTools;
 use gemipanel_core::resource_updates::FollowedResource;
-use gemipanel_core::settings::{ModelSource, Settings};
+use gemipanel_core::settings::Settings;
 
 use crate::files::{PickedFile, UploadView};
 
@@ -26,15 +26,13 @@ pub enum Action {
     /// The worker greeted a fresh connection (first open or after a restart).
     WorkerStarted,
     RefreshStatus,
+    /// A server's status or tools changed: the status line (its server count) is fetched again.
+    ServerNews,
     StatusLoaded(WorkerStatus),
     StatusFailed(String),
     SettingsLoaded(Rc<Settings>),
     SettingsFailed(String),
-    /// The models listed with `listed_for`'s key and address.
-    ModelsLoaded {
-        listed_for: ModelSource,
-        models: Vec<ModelInfo>,
-    },
+    ModelsLoaded(ListedModels),
 
     /// The chat's model; empty: the settings' default.
     SetModel(String),

@@ -60,8 +60,12 @@ pub enum View {
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
     pub worker: WorkerView,
-    /// Bumped whenever the worker's status should be fetched again (a (re)connect or a click).
+    /// Bumped whenever the worker's status should be fetched again (a (re)connect, a click, a
+    /// server's news).
     pub status_epoch: u32,
+    /// Bumped when the worker started anew or the person refreshed: the models are listed
+    /// again and the worker is told again what the chat follows.
+    pub worker_epoch: u32,
     pub settings: Option<Rc<Settings>>,
     pub settings_error: Option<String>,
     /// The last model list (kept from an earlier visit until the live one arrives); `None`
@@ -101,6 +105,7 @@ impl Default for State {
         Self {
             worker: WorkerView::Connecting,
             status_epoch: 0,
+            worker_epoch: 0,
             settings: None,
             settings_error: None,
             models: None,
@@ -123,6 +128,13 @@ impl Default for State {
 }
 
 impl State {
+    /// Whether `settings` have the key and address of the settings shown (their model list).
+    pub fn same_model_source(&self, settings: &Settings) -> bool {
+        self.settings
+            .as_ref()
+            .is_some_and(|s| s.gemini.model_source() == settings.gemini.model_source())
+    }
+
     /// The resources the open chat follows: those its messages sent.
     pub fn followed_resources(&self) -> Vec<FollowedResource> {
         followed(self.chat.entries.iter().flat_map(|e| match &**e {
@@ -201,11 +213,12 @@ pub fn reduce(state: &State, action: Action) -> State {
     match action {
         a @ (A::WorkerStarted
         | A::RefreshStatus
+        | A::ServerNews
         | A::StatusLoaded(_)
         | A::StatusFailed(_)
         | A::SettingsLoaded(_)
         | A::SettingsFailed(_)
-        | A::ModelsLoaded { .. }) => worker::on_worker(&mut next, a),
+        | A::ModelsLoaded(_)) => worker::on_worker(&mut next, a),
         a @ (A::SetModel(_)
         | A::SetThinking(_)
         | A::ToggleServer(_)
@@ -221,6 +234,7 @@ pub fn reduce(state: &State, action: Action) -> State {
         | A::PageToolsListed(_)
         | A::SelectionOffered(_)) => page::on_page(&mut next, a),
         a @ (A::AttachSelection
+        | A::ServerNews
         | A::Attach(_)
         | A::Detach(_)
         | A::AttachFiles(..)

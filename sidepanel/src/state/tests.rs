@@ -4,6 +4,7 @@ use super::*;
 use super::turn::{title_from, TITLE_CHARS};
 use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::chats::activity::Activity;
+use gemipanel_core::gemini::ListedModels;
 use gemipanel_core::gemini::{Part, Sources, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::page::tab::Tab;
@@ -337,8 +338,13 @@ fn the_model_is_the_chats_else_the_settings_else_the_automatic_default() {
     let state = run(vec![Action::SettingsLoaded(Rc::new(Settings::default()))]);
     assert_eq!(state.model(), FALLBACK_MODEL, "before any list");
     let listed_for = Settings::default().gemini.model_source();
-    let listed =
-        reduce(&state, Action::ModelsLoaded { listed_for, models: vec![info("gemini-9-flash")] });
+    let listed = reduce(
+        &state,
+        Action::ModelsLoaded(ListedModels {
+            source: listed_for,
+            models: vec![info("gemini-9-flash")],
+        }),
+    );
     assert_eq!(listed.model(), "gemini-9-flash", "the list's newest stable Flash");
     let mut settings = Settings::default();
     settings.gemini.model = Some("gemini-4-argon".into());
@@ -375,23 +381,28 @@ fn a_model_list_counts_only_for_the_key_and_address_shown() {
     ]);
     let late = reduce(
         &state,
-        Action::ModelsLoaded {
-            listed_for: old.gemini.model_source(),
+        Action::ModelsLoaded(ListedModels {
+            source: old.gemini.model_source(),
             models: list("gemini-8-flash"),
-        },
+        }),
     );
     assert!(late.models.is_none(), "the old key's list is not the new key's");
     let listed = reduce(
         &late,
-        Action::ModelsLoaded {
-            listed_for: new.gemini.model_source(),
+        Action::ModelsLoaded(ListedModels {
+            source: new.gemini.model_source(),
             models: list("gemini-9-flash"),
-        },
+        }),
     );
     assert_eq!(listed.model(), "gemini-9-flash");
     let mut moved = new.clone();
     moved.gemini.base_url = Some("http://127.0.0.1:9/".into());
     assert_ne!(moved.gemini.model_source(), new.gemini.model_source(), "the address counts too");
+    // The list shown goes with settings of another address: it was not listed there.
+    let moved = reduce(&listed, Action::SettingsLoaded(Rc::new(moved)));
+    assert!(moved.models.is_none());
+    let same = reduce(&listed, Action::SettingsLoaded(Rc::new(new.clone())));
+    assert!(same.models.is_some(), "the same settings told again keep their list");
 }
 
 fn tab(id: i32, url: Option<&str>) -> Tab {
@@ -575,8 +586,8 @@ fn the_context_meter_needs_the_models_window() {
     let model = state.model();
     state = reduce(
         &state,
-        Action::ModelsLoaded {
-            listed_for: Settings::default().gemini.model_source(),
+        Action::ModelsLoaded(ListedModels {
+            source: Settings::default().gemini.model_source(),
             models: vec![ModelInfo {
                 id: model,
                 display_name: "x".into(),
@@ -584,7 +595,7 @@ fn the_context_meter_needs_the_models_window() {
                 input_token_limit: Some(1_000_000),
                 thinking: None,
             }],
-        },
+        }),
     );
     assert!(state.context_meter().unwrap().is_nearly_full());
 }
@@ -923,4 +934,16 @@ fn titles_are_the_first_line_shortened() {
     assert_eq!(title_from("\n  Hello  \nworld"), "Hello");
     let long = "x".repeat(100);
     assert_eq!(title_from(&long).chars().count(), TITLE_CHARS + 1);
+}
+
+#[test]
+fn a_servers_news_fetches_the_status_again_and_lists_no_models() {
+    // Each ServerStatus or ToolsChanged event: listing the models again on each would cost a
+    // `GET /models` per server event (several at every restart of the worker).
+    let news = run(vec![Action::ServerNews, Action::ServerNews]);
+    assert_eq!((news.status_epoch, news.worker_epoch), (2, 0));
+    let started = reduce(&news, Action::WorkerStarted);
+    assert_eq!((started.status_epoch, started.worker_epoch), (3, 1));
+    let refreshed = reduce(&started, Action::RefreshStatus);
+    assert_eq!((refreshed.status_epoch, refreshed.worker_epoch), (4, 2));
 }

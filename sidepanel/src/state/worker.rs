@@ -7,19 +7,26 @@ use super::{Action, State, View, WorkerView};
 
 pub(super) fn on_worker(next: &mut State, action: Action) {
     match action {
-        Action::WorkerStarted | Action::RefreshStatus => next.status_epoch += 1,
+        Action::WorkerStarted | Action::RefreshStatus => {
+            next.status_epoch += 1;
+            next.worker_epoch += 1;
+        }
+        Action::ServerNews => next.status_epoch += 1,
         Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
         Action::SettingsLoaded(settings) => {
+            // The list shown was another key's or address's.
+            if !next.same_model_source(&settings) {
+                next.models = None;
+            }
             next.settings = Some(settings);
             next.settings_error = None;
         }
         Action::SettingsFailed(message) => next.settings_error = Some(message),
-        // Listed for the settings shown; one listed for older settings is another key's.
-        Action::ModelsLoaded { listed_for, models }
-            if next.settings.as_ref().is_some_and(|s| s.gemini.model_source() == listed_for) =>
+        Action::ModelsLoaded(listed)
+            if next.settings.as_ref().is_some_and(|s| listed.is_for(&s.gemini)) =>
         {
-            next.models = Some(Rc::new(models))
+            next.models = Some(Rc::new(listed.models))
         }
         _ => {} // another part's action (`reduce` sends none here)
     }

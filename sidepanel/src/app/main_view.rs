@@ -48,7 +48,7 @@ pub(super) fn main_view(
                 on_close={emit(&page.dispatcher, |()| Action::ShowActivity(false))} />
         },
         View::Chat if state.chat.entries.is_empty() => {
-            html! { <EmptyChat has_key={state.settings.is_none() || state.has_api_key()} /> }
+            html! { <EmptyChat key_state={state.key_state()} /> }
         }
         View::Chat => transcript_view(state, transcript, changed),
     }

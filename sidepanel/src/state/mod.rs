@@ -57,6 +57,17 @@ pub enum View {
     Activity,
 }
 
+/// What the settings say of the Gemini API key, for the first thing a new chat suggests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum KeyState {
+    /// The settings have not been read (yet).
+    Unknown,
+    Missing,
+    /// Kept, but sealed under a passphrase not entered in this browser session.
+    Locked,
+    Set,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
     pub worker: WorkerView,
@@ -195,6 +206,15 @@ impl State {
         ids.insert(BROWSER.to_owned());
         ids.insert(PAGES.to_owned());
         ids
+    }
+
+    pub fn key_state(&self) -> KeyState {
+        match &self.settings {
+            None => KeyState::Unknown,
+            Some(settings) if settings.gemini.api_key_locked => KeyState::Locked,
+            Some(_) if self.has_api_key() => KeyState::Set,
+            Some(_) => KeyState::Missing,
+        }
     }
 
     pub fn has_api_key(&self) -> bool {

@@ -947,3 +947,20 @@ fn a_servers_news_fetches_the_status_again_and_lists_no_models() {
     let refreshed = reduce(&started, Action::RefreshStatus);
     assert_eq!((refreshed.status_epoch, refreshed.worker_epoch), (4, 2));
 }
+
+#[test]
+fn a_new_chat_suggests_what_the_key_needs() {
+    assert_eq!(State::default().key_state(), KeyState::Unknown, "before the settings");
+    let with = |gemini: gemipanel_core::settings::GeminiSettings| {
+        run(vec![Action::SettingsLoaded(Rc::new(Settings { gemini, ..Settings::default() }))])
+    };
+    assert_eq!(with(Default::default()).key_state(), KeyState::Missing);
+    let locked =
+        gemipanel_core::settings::GeminiSettings { api_key_locked: true, ..Default::default() };
+    assert_eq!(with(locked).key_state(), KeyState::Locked, "kept, not entered: not missing");
+    let set = gemipanel_core::settings::GeminiSettings {
+        api_key: Some(Secret::new("AIza-x")),
+        ..Default::default()
+    };
+    assert_eq!(with(set).key_state(), KeyState::Set);
+}

@@ -254,7 +254,6 @@ pub fn reduce(state: &State, action: Action) -> State {
         | A::PageToolsListed(_)
         | A::SelectionOffered(_)) => page::on_page(&mut next, a),
         a @ (A::AttachSelection
-        | A::ServerNews
         | A::Attach(_)
         | A::Detach(_)
         | A::AttachFiles(..)

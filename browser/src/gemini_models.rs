@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use gemipanel_core::gemini::{
     chat_models, list_error, list_models_path, token_count_label, KnownModels, ListModelsResponse,
-    ListedModels, ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
+    ModelInfo, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
 use gemipanel_core::mcp::{HttpRequest, Method, ResponseBody};
-use gemipanel_core::settings::{GeminiSettings, Secret};
+use gemipanel_core::settings::{GeminiSettings, ListedModels, Secret};
 use wasm_bindgen::JsValue;
 
 use crate::{chrome, http, timers};

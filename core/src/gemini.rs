@@ -37,7 +37,7 @@ pub use grounding::{GroundingMetadata, Sources};
 pub use models::{
     automatic_model, availability, chat_models, default_model, list_error, model_id,
     supports_function_calling, token_count_label, Availability, KnownModels, ListModelsResponse,
-    ListedModels, Model, ModelInfo, Stage, FALLBACK_MODEL, MAX_LIST_BYTES, MAX_LIST_PAGES,
+    Model, ModelInfo, Stage, FALLBACK_MODEL, MAX_LIST_BYTES, MAX_LIST_PAGES,
 };
 pub use signatures::Turn;
 pub use stream::{StreamAccumulator, StreamEvent, StreamOutcome};

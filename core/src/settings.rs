@@ -28,8 +28,8 @@ mod validate;
 
 pub use crate::secret::Secret;
 pub use document::{
-    same_name, GeminiSettings, Headers, IdentityProvider, ModelSource, OAuthClient, Server,
-    ServerId, Settings, SignInMethod, SourceSettings, ToolNames, CURRENT_VERSION,
+    same_name, GeminiSettings, Headers, IdentityProvider, ListedModels, ModelSource, OAuthClient,
+    Server, ServerId, Settings, SignInMethod, SourceSettings, ToolNames, CURRENT_VERSION,
     DEFAULT_TIMEOUT_MS,
 };
 pub use edit::{apply, EditError, ServerDraft, ServerPatch, SettingsEdit, SourceChange};

@@ -3,11 +3,11 @@
 
 use std::rc::Rc;
 
-use gemipanel_core::gemini::{ListedModels, ModelInfo};
+use gemipanel_core::gemini::ModelInfo;
 use gemipanel_core::messages::{
     ConnectionOutcome, ServerStatus, ServerView, SettingsProblem, SignInOutcome, WorkerStatus,
 };
-use gemipanel_core::settings::{ImportPreview, ServerId, Settings};
+use gemipanel_core::settings::{ImportPreview, ListedModels, ServerId, Settings};
 use yew::Reducible;
 
 use crate::form::{FormEdit, ServerForm};

@@ -12,7 +12,6 @@ use serde_json::Value;
 
 use super::family::{version_of, Family};
 use super::routing::{route_of, Fate};
-use crate::settings::{GeminiSettings, ModelSource};
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -237,20 +236,6 @@ impl KnownModels {
     /// The models, when they were listed from `api_base`.
     pub fn for_base(self, api_base: &str) -> Option<Vec<ModelInfo>> {
         (self.api_base == api_base).then_some(self.models)
-    }
-}
-
-/// A model list and what it is the list of. A page shows it only while it shows settings of
-/// the same key and address: one listed for older settings is another key's list.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListedModels {
-    pub source: ModelSource,
-    pub models: Vec<ModelInfo>,
-}
-
-impl ListedModels {
-    pub fn is_for(&self, gemini: &GeminiSettings) -> bool {
-        gemini.model_source() == self.source
     }
 }
 

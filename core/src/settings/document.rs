@@ -177,12 +177,26 @@ impl GeminiSettings {
     }
 }
 
-/// What a model list is the list of (`gemini::ListedModels`): the API's address and the key it
-/// is listed with. A page lists the models again when either changes.
+/// What a model list is the list of ([`ListedModels`]): the API's address and the key it is
+/// listed with. A page lists the models again when either changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSource {
     base: String,
     key: Option<Secret>,
+}
+
+/// A model list and what it is the list of. A page shows it only while it shows settings of
+/// the same key and address: one listed for older settings is another key's list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedModels {
+    pub source: ModelSource,
+    pub models: Vec<crate::gemini::ModelInfo>,
+}
+
+impl ListedModels {
+    pub fn is_for(&self, gemini: &GeminiSettings) -> bool {
+        gemini.model_source() == self.source
+    }
 }
 
 /// One MCP server: remote (`url`) or local (`local`, run through the bridge; `url` empty).

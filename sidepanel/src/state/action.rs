@@ -5,14 +5,14 @@ use std::rc::Rc;
 use gemipanel_core::apps::resource::AppResource;
 use gemipanel_core::chats::activity::Activity;
 use gemipanel_core::gemini::budget::ToolsSent;
-use gemipanel_core::gemini::{ListedModels, Sources, ThinkingChoice, Turn, TurnUsage};
+use gemipanel_core::gemini::{Sources, ThinkingChoice, Turn, TurnUsage};
 use gemipanel_core::mcp::CallToolResult;
 use gemipanel_core::messages::WorkerStatus;
 use gemipanel_core::page::context::ContextPart;
 use gemipanel_core::page::tab::Tab;
 use gemipanel_core::page::webmcp::PageTools;
 use gemipanel_core::resource_updates::FollowedResource;
-use gemipanel_core::settings::Settings;
+use gemipanel_core::settings::{ListedModels, Settings};
 
 use crate::files::{PickedFile, UploadView};
 

@@ -59,8 +59,20 @@ fn changed_now() {
 }
 
 /// The current settings. Reading needs no lock unless the stored document has to be migrated or
-/// moved aside, which writes.
+/// moved aside, which writes, or its secrets could not be opened.
 pub async fn read() -> Result<Rc<Settings>, Text> {
+    let settings = read_current().await?;
+    if !gemipanel_core::vault::has_sealed(&settings) {
+        return Ok(settings);
+    }
+    // Still sealed: the secrets are locked, or a passphrase change (`passphrase::rekey`) wrote
+    // them under a key it has not kept yet. It holds the queue's turn until it has: read again
+    // after that turn, not hand on a document whose key reads as locked.
+    drop(queue().lock().await);
+    read_current().await
+}
+
+async fn read_current() -> Result<Rc<Settings>, Text> {
     // A document that changed while it was read is read again: handed on, the older one would
     // undo the change for whoever acts on it (a listing of servers dropped the client a save
     // had just made, leaving the server "not connected"). Bounded, so a storm of edits cannot

@@ -109,3 +109,37 @@ test('a passphrase seals every stored secret; a new browser session is locked un
   assert.equal(after[`oauth_credentials:${id}`].refreshToken !== undefined, true, 'credentials are documents again');
   assert.deepEqual(popup.errors, []);
 });
+
+test('reads while a passphrase is set or changed never find the key locked', async () => {
+  await request({ type: 'edit_settings', edit: { type: 'set_api_key', api_key: API_KEY } });
+  // The page reads the settings without pause while the worker seals them under a new key:
+  // between the sealed document's write and the new key kept, a read opened it with no key
+  // (or the old one) and told the pages the key was locked.
+  const readWhile = (change) => popup.evaluate(async ({ change, base }) => {
+    let id = base;
+    let done = false;
+    const odd = [];
+    const reader = async () => {
+      let reads = 0;
+      while (!done) {
+        const reply = await chrome.runtime.sendMessage({ id: id++, request: { type: 'get_settings' } });
+        const gemini = reply.response.settings?.gemini ?? {};
+        if (gemini.api_key_locked || !gemini.api_key) odd.push(JSON.stringify(gemini));
+        reads += 1;
+      }
+      return reads;
+    };
+    const readers = [reader(), reader(), reader()];
+    const answer = await chrome.runtime.sendMessage({ id: id++, request: change });
+    done = true;
+    const reads = (await Promise.all(readers)).reduce((a, b) => a + b, 0);
+    return { answer: answer.response, odd, reads };
+  }, { change, base: 100_000 + nextId++ * 1000 });
+  const set = await readWhile({ type: 'set_passphrase', passphrase: PASSPHRASE });
+  assert.equal(set.answer.type, 'ok', JSON.stringify(set.answer));
+  assert.ok(set.reads > 5, `only ${set.reads} reads during the change`);
+  assert.deepEqual(set.odd, [], 'reads while the passphrase was set');
+  const changed = await readWhile({ type: 'set_passphrase', passphrase: `${PASSPHRASE} 2`, current: PASSPHRASE });
+  assert.deepEqual(changed.odd, [], 'reads while the passphrase changed');
+  await request({ type: 'remove_passphrase', passphrase: `${PASSPHRASE} 2` });
+});

@@ -85,9 +85,13 @@ try {
   const carriedShares = [];
   const round = async (withDead) => {
     await enable(withDead);
+    // Cold, as the first send of a browser session: no tool lists kept, and no servers listened
+    // to before, which a restarted worker would take up again with fresh lists (background's
+    // listen::resume), before the send.
     await page.evaluate(async () => {
       const all = await chrome.storage.local.get(null);
       await chrome.storage.local.remove(Object.keys(all).filter((k) => k.startsWith('tools_cache')));
+      await chrome.storage.session.remove('listened_servers');
     });
     await stopServiceWorkers(page);
     await page.reload();

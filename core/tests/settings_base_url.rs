@@ -28,3 +28,27 @@ fn an_unset_base_url_is_left_out_of_the_stored_json() {
     let value = serde_json::to_value(Settings::default()).unwrap();
     assert!(value["gemini"].get("base_url").is_none(), "{value}");
 }
+
+#[test]
+fn a_model_list_belongs_to_one_key_and_one_address() {
+    use gemipanel_core::secret::Secret;
+    use gemipanel_core::settings::GeminiSettings;
+    let with = |key: &str, base: Option<&str>| GeminiSettings {
+        api_key: Some(Secret::new(key)),
+        base_url: base.map(str::to_owned),
+        ..GeminiSettings::default()
+    };
+    let google = with("AIza-one", None);
+    assert!(google
+        .same_model_source(&with("AIza-one", Some("https://generativelanguage.googleapis.com/"))));
+    assert!(google.same_model_source(&GeminiSettings {
+        model: Some("gemini-other".into()),
+        ..google.clone()
+    }));
+    assert!(!google.same_model_source(&with("AIza-two", None)), "another key");
+    assert!(
+        !google.same_model_source(&with("AIza-one", Some("https://proxy.example.com"))),
+        "another address"
+    );
+    assert!(!google.same_model_source(&GeminiSettings::default()), "no key");
+}

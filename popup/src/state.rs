@@ -534,11 +534,7 @@ impl State {
             self.confirm_remove = None;
         }
         // The list shown was another key's or address's.
-        if self
-            .settings
-            .as_ref()
-            .is_some_and(|s| s.gemini.model_source() != settings.gemini.model_source())
-        {
+        if self.settings.as_ref().is_some_and(|s| !s.gemini.same_model_source(&settings.gemini)) {
             self.gemini.models = None;
         }
         // The first settings come with the status and servers the popup asked for at open.

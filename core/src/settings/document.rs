@@ -175,6 +175,12 @@ impl GeminiSettings {
     pub fn model_source(&self) -> ModelSource {
         ModelSource { base: self.api_base().to_owned(), key: self.api_key.clone() }
     }
+
+    /// Whether a model list listed with `other` is also these settings' list: the same key
+    /// and address.
+    pub fn same_model_source(&self, other: &GeminiSettings) -> bool {
+        self.api_key == other.api_key && self.api_base() == other.api_base()
+    }
 }
 
 /// What a model list is the list of ([`ListedModels`]): the API's address and the key it is

@@ -139,13 +139,6 @@ impl Default for State {
 }
 
 impl State {
-    /// Whether `settings` have the key and address of the settings shown (their model list).
-    pub fn same_model_source(&self, settings: &Settings) -> bool {
-        self.settings
-            .as_ref()
-            .is_some_and(|s| s.gemini.model_source() == settings.gemini.model_source())
-    }
-
     /// The resources the open chat follows: those its messages sent.
     pub fn followed_resources(&self) -> Vec<FollowedResource> {
         followed(self.chat.entries.iter().flat_map(|e| match &**e {

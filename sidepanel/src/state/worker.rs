@@ -16,7 +16,8 @@ pub(super) fn on_worker(next: &mut State, action: Action) {
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
         Action::SettingsLoaded(settings) => {
             // The list shown was another key's or address's.
-            if !next.same_model_source(&settings) {
+            let shown = next.settings.as_ref().map(|s| &s.gemini);
+            if !shown.is_some_and(|gemini| gemini.same_model_source(&settings.gemini)) {
                 next.models = None;
             }
             next.settings = Some(settings);

@@ -23,8 +23,10 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
         WorkerPort::connect("sidepanel", move |event| {
             let action = match event {
                 Event::WorkerStarted { .. } => Action::WorkerStarted,
-                Event::SettingsChanged { settings } => Action::SettingsLoaded(Rc::new(settings)),
-                Event::ServerStatus { .. } | Event::ToolsChanged { .. } => Action::ServerNews,
+                Event::SettingsChanged { settings } => Action::SettingsChanged(Rc::new(settings)),
+                // Servers' states are the popup's to show; the panel asks for tools as it
+                // needs them, and the worker's lists follow each server's changes.
+                Event::ServerStatus { .. } | Event::ToolsChanged { .. } => return,
                 Event::PromptsChanged { .. } => Action::PromptsChanged,
                 Event::ResourceUpdated { server_id, uri } => {
                     Action::ResourceUpdated(FollowedResource { server_id, uri })
@@ -50,8 +52,8 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
     })
 }
 
-/// Fetches the worker's status and the settings each time `epoch`
-/// changes (a (re)connect or a click on refresh).
+/// Fetches the worker's status each time `epoch` changes (a (re)connect, a click on refresh, a
+/// settings change).
 #[hook]
 pub fn use_worker_status(
     port: Rc<WorkerPort>,
@@ -72,6 +74,20 @@ pub fn use_worker_status(
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
+        });
+    });
+}
+
+/// Reads the settings each time `epoch` changes (a (re)connect or a click on refresh); changes
+/// made elsewhere arrive as the worker's events.
+#[hook]
+pub fn use_worker_settings(
+    port: Rc<WorkerPort>,
+    epoch: u32,
+    dispatcher: UseReducerDispatcher<State>,
+) {
+    use_effect_with(epoch, move |_| {
+        wasm_bindgen_futures::spawn_local(async move {
             let settings = match early::take("settings").await {
                 Some(answer) => Ok(answer),
                 None => port.request(Request::GetSettings).await,

@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { askedAgainAfterRestart, countOf, keptCopies, launch, requestsAtOpen, screenshot, stopServiceWorkers, untilKept, untilOnlyCopy } from './harness.mjs';
+import { freePort } from './servers.mjs';
 
 let browser;
 let page;
@@ -40,7 +41,17 @@ test('an opening panel asks the worker for each thing once, and again only after
   const fresh = await browser.context.newPage();
   // With a key, the panel asks Gemini for its models list at open.
   const kept = await page.evaluate(() => chrome.storage.local.get('settings'));
-  await page.evaluate(() => chrome.storage.local.set({ settings: { version: 6, gemini: { api_key: 'AIza-open' }, servers: [] } }));
+  // Servers that refuse every connection: the panel asks each for its tools at open, and each
+  // attempt is news of a server's state, which the panel's status line does not show.
+  const servers = [];
+  for (let i = 0; i < 4; i++) {
+    servers.push({
+      id: `srv_${String(i).padStart(16, '0')}`, name: `closed ${i}`, url: `http://127.0.0.1:${await freePort()}/mcp`,
+      headers: {}, timeout_ms: 5000, trust: false, exclude_tools: [], enabled_by_default: true,
+      local_network: false, allowed_tools: [],
+    });
+  }
+  await page.evaluate((servers) => chrome.storage.local.set({ settings: { version: 6, gemini: { api_key: 'AIza-open' }, servers } }), servers);
   let modelLists = 0;
   await fresh.route(/generativelanguage\.googleapis\.com\/.*models/, (route) => {
     modelLists += 1;
@@ -51,6 +62,7 @@ test('an opening panel asks the worker for each thing once, and again only after
     // The worker's greeting of the first connection used to count as a restart: status,
     // settings and Gemini's models were asked twice, and an empty list of resources to follow
     // was sent twice.
+    assert.equal(countOf(atOpen, 'list_tools'), servers.length, `requests at open: ${atOpen}`);
     assert.equal(countOf(atOpen, 'status'), 1, `requests at open: ${atOpen}`);
     assert.equal(countOf(atOpen, 'get_settings'), 1, `requests at open: ${atOpen}`);
     assert.equal(countOf(atOpen, 'follow_resources'), 0, `a chat that follows nothing says nothing: ${atOpen}`);
@@ -62,6 +74,22 @@ test('an opening panel asks the worker for each thing once, and again only after
     await page.evaluate((kept) => (kept.settings === undefined
       ? chrome.storage.local.remove('settings') : chrome.storage.local.set(kept)), kept);
   }
+});
+
+test('the status line counts the servers another page adds or removes, without a refresh', async () => {
+  await page.goto(browser.url('sidepanel.html'));
+  const line = page.getByTestId('worker-status');
+  await line.and(page.locator('[data-state="ok"]')).waitFor();
+  const counted = async () => Number((await line.innerText()).match(/(\d+) MCP server/)[1]);
+  const before = await counted();
+  const ask = (request) => page.evaluate((m) => chrome.runtime.sendMessage(m), { id: 1, request });
+  const id = `srv_${'e'.repeat(16)}`;
+  // As the popup adds and removes one: the panel hears of it only as the settings' change.
+  const added = await ask({ type: 'edit_settings', edit: { type: 'add_server', id, server: { name: 'counted', url: `http://127.0.0.1:${await freePort()}/mcp` } } });
+  assert.equal(added?.response?.type, 'settings', JSON.stringify(added));
+  await line.filter({ hasText: `${before + 1} MCP server` }).waitFor({ timeout: 5_000 });
+  await ask({ type: 'edit_settings', edit: { type: 'remove_server', id } });
+  await line.filter({ hasText: `${before} MCP server` }).waitFor({ timeout: 5_000 });
 });
 
 test('text typed into the panel before its module runs is kept, with the focus', async () => {

@@ -26,11 +26,12 @@ pub enum Action {
     /// The worker greeted a fresh connection (first open or after a restart).
     WorkerStarted,
     RefreshStatus,
-    /// A server's status or tools changed: the status line (its server count) is fetched again.
-    ServerNews,
     StatusLoaded(WorkerStatus),
     StatusFailed(String),
     SettingsLoaded(Rc<Settings>),
+    /// Another page changed the settings (the worker's event): the status line, which counts
+    /// the servers and says whether the key is locked, is fetched again.
+    SettingsChanged(Rc<Settings>),
     SettingsFailed(String),
     ModelsLoaded(ListedModels),
 

@@ -72,10 +72,10 @@ pub enum KeyState {
 pub struct State {
     pub worker: WorkerView,
     /// Bumped whenever the worker's status should be fetched again (a (re)connect, a click, a
-    /// server's news).
+    /// settings change).
     pub status_epoch: u32,
-    /// Bumped when the worker started anew or the person refreshed: the models are listed
-    /// again and the worker is told again what the chat follows.
+    /// Bumped when the worker started anew or the person refreshed: the settings are read and
+    /// the models listed again, and the worker is told again what the chat follows.
     pub worker_epoch: u32,
     pub settings: Option<Rc<Settings>>,
     pub settings_error: Option<String>,
@@ -226,10 +226,10 @@ pub fn reduce(state: &State, action: Action) -> State {
     match action {
         a @ (A::WorkerStarted
         | A::RefreshStatus
-        | A::ServerNews
         | A::StatusLoaded(_)
         | A::StatusFailed(_)
         | A::SettingsLoaded(_)
+        | A::SettingsChanged(_)
         | A::SettingsFailed(_)
         | A::ModelsLoaded(_)) => worker::on_worker(&mut next, a),
         a @ (A::SetModel(_)

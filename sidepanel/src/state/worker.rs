@@ -11,9 +11,12 @@ pub(super) fn on_worker(next: &mut State, action: Action) {
             next.status_epoch += 1;
             next.worker_epoch += 1;
         }
-        Action::ServerNews => next.status_epoch += 1,
         Action::StatusLoaded(status) => next.worker = WorkerView::Ready(status),
         Action::StatusFailed(message) => next.worker = WorkerView::Failed(message),
+        Action::SettingsChanged(settings) => {
+            next.status_epoch += 1;
+            on_worker(next, Action::SettingsLoaded(settings));
+        }
         Action::SettingsLoaded(settings) => {
             // The list shown was another key's or address's.
             let shown = next.settings.as_ref().map(|s| &s.gemini);

@@ -119,15 +119,21 @@ fn the_context_meter_needs_the_models_window() {
 }
 
 #[test]
-fn a_servers_news_fetches_the_status_again_and_lists_no_models() {
-    // Each ServerStatus or ToolsChanged event: listing the models again on each would cost a
-    // `GET /models` per server event (several at every restart of the worker).
-    let news = run(vec![Action::ServerNews, Action::ServerNews]);
-    assert_eq!((news.status_epoch, news.worker_epoch), (2, 0));
-    let started = reduce(&news, Action::WorkerStarted);
-    assert_eq!((started.status_epoch, started.worker_epoch), (3, 1));
+fn a_settings_change_elsewhere_fetches_the_status_again_and_nothing_else() {
+    // The status line counts the servers and says whether the key is locked. Servers' own news
+    // changes neither, and asks nothing: it used to fetch the status and the settings again at
+    // each event, dozens of times while a few servers started.
+    let mut settings = Settings::default();
+    settings.gemini.api_key = Some(Secret::new("AIza-one"));
+    let changed = run(vec![Action::SettingsChanged(Rc::new(settings.clone()))]);
+    assert_eq!((changed.status_epoch, changed.worker_epoch), (1, 0));
+    assert_eq!(changed.settings.as_deref(), Some(&settings));
+    let read = reduce(&changed, Action::SettingsLoaded(Rc::new(settings)));
+    assert_eq!((read.status_epoch, read.worker_epoch), (1, 0), "the panel's own read asks again");
+    let started = reduce(&read, Action::WorkerStarted);
+    assert_eq!((started.status_epoch, started.worker_epoch), (2, 1));
     let refreshed = reduce(&started, Action::RefreshStatus);
-    assert_eq!((refreshed.status_epoch, refreshed.worker_epoch), (4, 2));
+    assert_eq!((refreshed.status_epoch, refreshed.worker_epoch), (3, 2));
 }
 
 #[test]

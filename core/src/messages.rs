@@ -541,6 +541,22 @@ impl WorkerStatus {
             _ => (seconds / 3600, UptimeUnit::Hours),
         }
     }
+
+    /// This status `elapsed_ms` after the worker sent it: a page shows the uptime going on
+    /// without asking again.
+    pub fn aged(&self, elapsed_ms: u64) -> WorkerStatus {
+        WorkerStatus { uptime_ms: self.uptime_ms.saturating_add(elapsed_ms), ..self.clone() }
+    }
+
+    /// In how many ms [`Self::uptime`] shows another figure.
+    pub fn uptime_changes_in_ms(&self) -> u64 {
+        let unit_ms = match self.uptime().1 {
+            UptimeUnit::Seconds => 1_000,
+            UptimeUnit::Minutes => 60_000,
+            UptimeUnit::Hours => 3_600_000,
+        };
+        unit_ms - self.uptime_ms % unit_ms
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -737,6 +753,25 @@ mod tests {
             };
             assert_eq!(status.uptime(), expected, "{uptime_ms} ms");
         }
+    }
+
+    #[test]
+    fn an_aged_status_shows_the_uptime_going_on_and_says_when_it_next_changes() {
+        let status = WorkerStatus {
+            extension_version: "0.1.0".into(),
+            uptime_ms: 58_400,
+            configured_servers: 2,
+            vault: Default::default(),
+        };
+        assert_eq!(status.uptime_changes_in_ms(), 600);
+        let later = status.aged(600);
+        assert_eq!(later.uptime(), (59, UptimeUnit::Seconds));
+        assert_eq!((later.extension_version.as_str(), later.configured_servers), ("0.1.0", 2));
+        let minute = status.aged(1_600);
+        assert_eq!(minute.uptime(), (1, UptimeUnit::Minutes));
+        assert_eq!(minute.uptime_changes_in_ms(), 60_000, "the next figure is a minute away");
+        assert_eq!(status.aged(4_000_000).uptime_changes_in_ms(), 3_141_600, "1 h 7 min 38.4 s");
+        assert_eq!(status.aged(u64::MAX).uptime_ms, u64::MAX, "no overflow");
     }
 
     #[test]

@@ -92,6 +92,21 @@ test('the status line counts the servers another page adds or removes, without a
   await line.filter({ hasText: `${before} MCP server` }).waitFor({ timeout: 5_000 });
 });
 
+test("the status line's uptime goes on without asking the worker again", async () => {
+  const fresh = await browser.context.newPage();
+  try {
+    const atOpen = await requestsAtOpen(fresh, browser.url('sidepanel.html'));
+    const line = fresh.getByTestId('worker-status');
+    const seconds = async () => Number((await line.innerText()).match(/worker up (\d+) s/)[1]);
+    const first = await seconds();
+    await line.filter({ hasText: `worker up ${first + 2} s` }).waitFor({ timeout: 4_000 });
+    const sent = await fresh.evaluate(() => globalThis.__workerRequests);
+    assert.equal(countOf(sent, 'status'), countOf(atOpen, 'status'), `requests: ${sent}`);
+  } finally {
+    await fresh.close();
+  }
+});
+
 test('text typed into the panel before its module runs is kept, with the focus', async () => {
   // The module's bytes are held back (DevTools' Fetch domain) until the person has typed: a
   // slow network or computer, made certain.

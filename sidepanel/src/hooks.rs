@@ -52,15 +52,20 @@ pub fn use_worker_port(dispatcher: UseReducerDispatcher<State>) -> Rc<WorkerPort
     })
 }
 
-/// Fetches the worker's status each time `epoch` changes (a (re)connect, a click on refresh, a
-/// settings change).
+/// Fetches the worker's status each time `status_epoch` changes (a (re)connect, a click on
+/// refresh, a settings change), then the settings if `worker_epoch` changed too (a (re)connect
+/// or a refresh: changes made elsewhere arrive as the worker's events). The status first: it is
+/// what shows the panel ready, and the settings' answer is the bigger one to read and draw.
 #[hook]
 pub fn use_worker_status(
     port: Rc<WorkerPort>,
-    epoch: u32,
+    status_epoch: u32,
+    worker_epoch: u32,
     dispatcher: UseReducerDispatcher<State>,
 ) {
-    use_effect_with(epoch, move |_| {
+    let settings_read_for = use_mut_ref(|| None);
+    use_effect_with((status_epoch, worker_epoch), move |&(_, worker_epoch)| {
+        let read_settings = settings_read_for.replace(Some(worker_epoch)) != Some(worker_epoch);
         wasm_bindgen_futures::spawn_local(async move {
             // On the first run, what the page asked before its module ran (static/early.js).
             let status = match early::take("status").await {
@@ -74,20 +79,9 @@ pub fn use_worker_status(
                 Err(err) => Action::StatusFailed(err.to_string()),
             };
             dispatcher.dispatch(action);
-        });
-    });
-}
-
-/// Reads the settings each time `epoch` changes (a (re)connect or a click on refresh); changes
-/// made elsewhere arrive as the worker's events.
-#[hook]
-pub fn use_worker_settings(
-    port: Rc<WorkerPort>,
-    epoch: u32,
-    dispatcher: UseReducerDispatcher<State>,
-) {
-    use_effect_with(epoch, move |_| {
-        wasm_bindgen_futures::spawn_local(async move {
+            if !read_settings {
+                return;
+            }
             let settings = match early::take("settings").await {
                 Some(answer) => Ok(answer),
                 None => port.request(Request::GetSettings).await,

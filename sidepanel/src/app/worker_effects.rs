@@ -11,7 +11,7 @@ use yew::prelude::*;
 use crate::chat_driver::Driver;
 use crate::hooks::{
     use_chat_persistence, use_context_menu_clicks, use_driver, use_model_list, use_page_beside,
-    use_page_tool_changes, use_worker_port, use_worker_settings, use_worker_status,
+    use_page_tool_changes, use_worker_port, use_worker_status,
 };
 use crate::state::State;
 
@@ -19,8 +19,7 @@ use crate::state::State;
 #[hook]
 pub(super) fn use_worker(state: &UseReducerHandle<State>) -> (Rc<WorkerPort>, Driver) {
     let port = use_worker_port(state.dispatcher());
-    use_worker_status(port.clone(), state.status_epoch, state.dispatcher());
-    use_worker_settings(port.clone(), state.worker_epoch, state.dispatcher());
+    use_worker_status(port.clone(), state.status_epoch, state.worker_epoch, state.dispatcher());
     let gemini = state.settings.as_ref().map(|s| s.gemini.clone());
     use_model_list(gemini, state.worker_epoch, state.dispatcher());
     let driver = use_driver(port.clone(), state.dispatcher());

@@ -214,8 +214,13 @@ pub const WASM_CRATES: [(&str, &str); 4] = [
 /// dropped with another address), the empty chat says what the key needs (`KeyState`: the
 /// locked case), and server events no longer list the models again (`ServerNews`,
 /// `worker_epoch`).
+/// Popup 463 -> 466 (the kept model list, per key): measured 461.9 -> 464.0 KB. A list kept in
+/// storage counted for any key of its address, so after a key change the pickers showed the
+/// previous key's models. The list now carries the SHA-256 of its key (`sha2`, base64url; never
+/// the key), which the popup computes when it keeps a list or reads one: it had no SHA-256
+/// before. The side panel already had it (874.0 -> 874.4).
 pub const CEILINGS_KB: [(&str, f64); 4] =
-    [("background", 536.0), ("sidepanel", 876.0), ("popup", 463.0), ("apphost", 180.0)];
+    [("background", 536.0), ("sidepanel", 876.0), ("popup", 466.0), ("apphost", 180.0)];
 
 pub struct WasmSize {
     pub name: &'static str,

@@ -34,20 +34,17 @@ pub async fn list_models(
     listed.map_err(|message| message.replace(key.expose(), "…"))
 }
 
-/// The last list kept for the API address `gemini` points at.
+/// The last list kept for the API address `gemini` points at and its key.
 pub async fn known_models(gemini: &GeminiSettings) -> Option<Vec<ModelInfo>> {
     let text = chrome::local_get(KnownModels::STORAGE_KEY).await.ok()?.as_string()?;
     // A kept list that no longer reads is as good as none: the next list replaces it.
-    serde_json::from_str::<KnownModels>(&text).ok()?.for_base(gemini.api_base())
+    let key = gemini.api_key.as_ref().map(Secret::expose);
+    serde_json::from_str::<KnownModels>(&text).ok()?.for_source(gemini.api_base(), key)
 }
 
-/// Keeps `models`, listed from the address `gemini` points at, for the next time.
-pub async fn keep_models(gemini: &GeminiSettings, models: &[ModelInfo]) {
-    let known = KnownModels {
-        api_base: gemini.api_base().to_owned(),
-        listed_ms: http::now_ms(),
-        models: models.to_vec(),
-    };
+/// Keeps `models`, listed with `key` from the address `gemini` points at, for the next time.
+pub async fn keep_models(gemini: &GeminiSettings, key: &Secret, models: &[ModelInfo]) {
+    let known = KnownModels::new(gemini.api_base(), key.expose(), http::now_ms(), models.to_vec());
     if let Ok(text) = serde_json::to_string(&known) {
         let _ = chrome::local_set(KnownModels::STORAGE_KEY, &JsValue::from_str(&text)).await;
     }
@@ -65,10 +62,12 @@ pub async fn each_model_list(gemini: &GeminiSettings, mut show: impl FnMut(Liste
     }
 }
 
-/// Lists the models and keeps the list; `None` when the list could not be had.
+/// Lists the models with the stored key and keeps the list; `None` when the list could not be
+/// had.
 pub async fn refresh_models(gemini: &GeminiSettings) -> Option<Vec<ModelInfo>> {
+    let key = gemini.api_key.as_ref()?;
     let models = list_models(gemini, None).await.ok()?;
-    keep_models(gemini, &models).await;
+    keep_models(gemini, key, &models).await;
     Some(models)
 }
 

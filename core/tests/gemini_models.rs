@@ -123,17 +123,26 @@ fn the_picker_offers_chat_models_grouped_and_with_their_context_window() {
 }
 
 #[test]
-fn the_last_list_is_kept_for_the_address_it_came_from() {
-    let known = KnownModels {
-        api_base: "http://127.0.0.1:9".into(),
-        listed_ms: 5,
-        models: infos(&recorded()),
-    };
+fn the_last_list_is_kept_for_the_address_and_the_key_it_came_from() {
+    let known = KnownModels::new("http://127.0.0.1:9", "AIza-one", 5, infos(&recorded()));
     let stored = serde_json::to_string(&known).unwrap();
+    assert!(!stored.contains("AIza-one"), "the key itself is not kept: {stored}");
     let back: KnownModels = serde_json::from_str(&stored).unwrap();
     assert_eq!(back, known);
-    assert!(back.clone().for_base("https://generativelanguage.googleapis.com").is_none());
-    assert_eq!(back.for_base("http://127.0.0.1:9").map(|m| m.len()), Some(8));
+    let google = "https://generativelanguage.googleapis.com";
+    assert!(back.clone().for_source(google, Some("AIza-one")).is_none(), "another address");
+    assert!(
+        back.clone().for_source("http://127.0.0.1:9", Some("AIza-two")).is_none(),
+        "another key"
+    );
+    assert!(back.clone().for_source("http://127.0.0.1:9", None).is_none(), "no key");
+    assert_eq!(back.for_source("http://127.0.0.1:9", Some("AIza-one")).map(|m| m.len()), Some(8));
+    // Kept before lists had a key: good for no key; the next listing replaces it.
+    let older: KnownModels = serde_json::from_value(serde_json::json!({
+        "api_base": "http://127.0.0.1:9", "listed_ms": 5, "models": []
+    }))
+    .unwrap();
+    assert!(older.for_source("http://127.0.0.1:9", Some("AIza-one")).is_none());
 }
 
 #[test]

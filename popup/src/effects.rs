@@ -84,8 +84,12 @@ pub fn check_models(dispatch: Dispatch, api_key: String) {
     spawn_local(async move {
         let models = async {
             let settings = current_settings().await?;
-            let models = list_models(&settings.gemini, api_key).await?;
-            keep_models(&settings.gemini, &models).await;
+            let key = api_key.or_else(|| settings.gemini.api_key.clone());
+            let models = list_models(&settings.gemini, key.clone()).await?;
+            // Kept as the list of the key it was listed with, typed or stored.
+            if let Some(key) = &key {
+                keep_models(&settings.gemini, key, &models).await;
+            }
             Ok::<_, String>(models)
         };
         dispatch.dispatch(match models.await {

@@ -176,7 +176,11 @@ test('the popup lists the models of the key it shows, again when another page ch
 });
 
 test('the side panel lists the models of the key it shows, again when another page changes the key', async () => {
-  await page.evaluate(() => chrome.storage.local.remove('gemini_models'));
+  // The list kept is the right key's (the popup listed it just before), and not the key
+  // itself: another key does not get it, even offline.
+  const kept = (await page.evaluate(() => chrome.storage.local.get('gemini_models'))).gemini_models;
+  assert.ok(JSON.parse(kept).models.length > 0, 'a list is kept');
+  assert.ok(!kept.includes(API_KEY), 'the key is not kept with it');
   const listings = (key) => fake.requests()
     .filter((r) => /\/models(\?|$)/.test(r.path) && r.headers['x-goog-api-key'] === key).length;
   const before = listings('not-the-key');

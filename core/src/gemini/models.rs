@@ -7,8 +7,11 @@
 //! not route elsewhere, with the highest version. Before any list arrived (a first run offline),
 //! [`FALLBACK_MODEL`] stands in: the model that rule picks from the last recorded list.
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::family::{version_of, Family};
 use super::routing::{route_of, Fate};
@@ -221,11 +224,16 @@ pub fn availability(id: &str, models: Option<&[ModelInfo]>) -> Availability {
 
 /// The last model list a page received, kept in `chrome.storage.local` under
 /// [`KnownModels::STORAGE_KEY`] so the pickers work offline and the automatic default needs no
-/// network. Only valid for the API address it was listed from.
+/// network. Only valid for the API address and the key it was listed with: another key may
+/// see other models (its tier, its tuned models).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KnownModels {
     /// `GeminiSettings::api_base` when it was listed.
     pub api_base: String,
+    /// [`KnownModels::key_digest`] of the key it was listed with; a list kept before this
+    /// field has none, and counts for no key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_digest: Option<String>,
     pub listed_ms: u64,
     pub models: Vec<ModelInfo>,
 }
@@ -233,9 +241,25 @@ pub struct KnownModels {
 impl KnownModels {
     pub const STORAGE_KEY: &'static str = "gemini_models";
 
-    /// The models, when they were listed from `api_base`.
-    pub fn for_base(self, api_base: &str) -> Option<Vec<ModelInfo>> {
-        (self.api_base == api_base).then_some(self.models)
+    /// A list listed from `api_base` with `key` (the key is kept only as its digest).
+    pub fn new(api_base: &str, key: &str, listed_ms: u64, models: Vec<ModelInfo>) -> Self {
+        KnownModels {
+            api_base: api_base.to_owned(),
+            key_digest: Some(Self::key_digest(key)),
+            listed_ms,
+            models,
+        }
+    }
+
+    /// What tells one key from another in storage without keeping it: its SHA-256, base64url.
+    pub fn key_digest(key: &str) -> String {
+        URL_SAFE_NO_PAD.encode(Sha256::digest(key.as_bytes()))
+    }
+
+    /// The models, when they were listed from `api_base` with `key`.
+    pub fn for_source(self, api_base: &str, key: Option<&str>) -> Option<Vec<ModelInfo>> {
+        let same_key = key.is_some_and(|key| self.key_digest == Some(Self::key_digest(key)));
+        (self.api_base == api_base && same_key).then_some(self.models)
     }
 }
 

@@ -18,7 +18,8 @@ use gemipanel_core::sync::within;
 /// For all pages together.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The chat models `key` can use (the stored key when `None`), from the API `gemini` points at.
+/// The chat models `key` can use (the stored key when `None`), from the API `gemini` points at,
+/// kept for the next time as that key's list.
 pub async fn list_models(
     gemini: &GeminiSettings,
     key: Option<Secret>,
@@ -31,7 +32,9 @@ pub async fn list_models(
         Err(format!("the Gemini API did not answer within {} s", TIMEOUT.as_secs()))
     });
     // Never echo the key, even if a server put it in its message.
-    listed.map_err(|message| message.replace(key.expose(), "…"))
+    let models = listed.map_err(|message| message.replace(key.expose(), "…"))?;
+    keep_models(gemini, &key, &models).await;
+    Ok(models)
 }
 
 /// The last list kept for the API address `gemini` points at and its key.
@@ -43,7 +46,7 @@ pub async fn known_models(gemini: &GeminiSettings) -> Option<Vec<ModelInfo>> {
 }
 
 /// Keeps `models`, listed with `key` from the address `gemini` points at, for the next time.
-pub async fn keep_models(gemini: &GeminiSettings, key: &Secret, models: &[ModelInfo]) {
+async fn keep_models(gemini: &GeminiSettings, key: &Secret, models: &[ModelInfo]) {
     let known = KnownModels::new(gemini.api_base(), key.expose(), http::now_ms(), models.to_vec());
     if let Ok(text) = serde_json::to_string(&known) {
         let _ = chrome::local_set(KnownModels::STORAGE_KEY, &JsValue::from_str(&text)).await;
@@ -57,18 +60,9 @@ pub async fn each_model_list(gemini: &GeminiSettings, mut show: impl FnMut(Liste
     if let Some(models) = known_models(gemini).await {
         show(listed(models));
     }
-    if let Some(models) = refresh_models(gemini).await {
+    if let Ok(models) = list_models(gemini, None).await {
         show(listed(models));
     }
-}
-
-/// Lists the models with the stored key and keeps the list; `None` when the list could not be
-/// had.
-pub async fn refresh_models(gemini: &GeminiSettings) -> Option<Vec<ModelInfo>> {
-    let key = gemini.api_key.as_ref()?;
-    let models = list_models(gemini, None).await.ok()?;
-    keep_models(gemini, key, &models).await;
-    Some(models)
 }
 
 async fn fetch_all(base: &str, key: &Secret) -> Result<Vec<ModelInfo>, String> {

@@ -4,7 +4,7 @@
 //! shown next to whatever the person clicked.
 
 use gemipanel_browser::chrome;
-use gemipanel_browser::gemini_models::{each_model_list, keep_models, list_models};
+use gemipanel_browser::gemini_models::{each_model_list, list_models};
 use gemipanel_browser::messaging::request_once;
 use gemipanel_core::messages::{Recovery, Request, Response};
 use gemipanel_core::settings::{
@@ -84,13 +84,8 @@ pub fn check_models(dispatch: Dispatch, api_key: String) {
     spawn_local(async move {
         let models = async {
             let settings = current_settings().await?;
-            let key = api_key.or_else(|| settings.gemini.api_key.clone());
-            let models = list_models(&settings.gemini, key.clone()).await?;
             // Kept as the list of the key it was listed with, typed or stored.
-            if let Some(key) = &key {
-                keep_models(&settings.gemini, key, &models).await;
-            }
-            Ok::<_, String>(models)
+            list_models(&settings.gemini, api_key).await
         };
         dispatch.dispatch(match models.await {
             Ok(models) => Action::ModelsLoaded(models),

@@ -179,7 +179,7 @@ impl GeminiSettings {
     /// Whether a model list listed with `other` is also these settings' list: the same key
     /// and address.
     pub fn same_model_source(&self, other: &GeminiSettings) -> bool {
-        self.api_key == other.api_key && self.api_base() == other.api_base()
+        self.model_source() == other.model_source()
     }
 }
 
